@@ -1,0 +1,5 @@
+export * from './errors.js';
+export * from './queues.js';
+export * from './events.js';
+export * from './limits.js';
+export * from './email-record.js';

@@ -1,0 +1,29 @@
+/** Named limits from the specification (sections 2 and 8). Code, docs and tests refer to these. */
+export const LIMITS = {
+  emailsPerBatch: 100,
+  recipientsInTo: 50,
+  tagNameLength: 256,
+  tagValueLength: 256,
+  variableKeyLength: 50,
+  variableStringLength: 2_000,
+  variableNumberMax: Number.MAX_SAFE_INTEGER,
+  variablesPerTemplate: 50,
+  idempotencyKeyLength: 256,
+  idempotencyTtlMs: 24 * 60 * 60 * 1000,
+  attachmentsTotalBytes: 40 * 1024 * 1024,
+  scheduleAheadMs: 30 * 24 * 60 * 60 * 1000,
+  paginationDefault: 20,
+  paginationMax: 100,
+  apiKeyNameLength: 50,
+} as const;
+
+/** Variable names a template may not declare (spec 2.4, reference C.5). */
+export const RESERVED_VARIABLES: ReadonlySet<string> = new Set([
+  'FIRST_NAME',
+  'LAST_NAME',
+  'EMAIL',
+  'UNSUBSCRIBE_URL',
+  'RESEND_UNSUBSCRIBE_URL',
+  'contact',
+  'this',
+]);
