@@ -1,1 +1,3 @@
-export {};
+export * from './scheduler.js';
+export * from './config.js';
+export * from './housekeeping.js';

@@ -1,1 +1,3 @@
-export {};
+export * from './worker.js';
+export * from './config.js';
+export * from './deliver-email.processor.js';

@@ -9,8 +9,13 @@ export interface Tag {
 }
 
 export interface AttachmentInput {
-  /** Base64 content. A `path` attachment is fetched at acceptance and stored as content. */
+  /**
+   * Base64 content. `''` exactly when `path` is set: validation keeps a `path` attachment
+   * unfetched; the acceptance step fetches it, stores the result here and drops `path`.
+   */
   content: string;
+  /** http(s) URL to fetch the content from; set only until the acceptance step has fetched it. */
+  path?: string;
   filename?: string;
   content_type?: string;
   /** Set for inline images referenced as `cid:<content_id>` in the html. */
@@ -24,11 +29,13 @@ export interface TemplateRef {
 }
 
 export interface EmailContent {
+  /** `''` when the request left it out for the template to supply (resolved at send time). */
   from: string;
   to: string[];
   cc: string[];
   bcc: string[];
   reply_to: string[];
+  /** `''` when the request left it out for the template to supply (resolved at send time). */
   subject: string;
   html?: string;
   /** `''` turns off the text part generated from html. */

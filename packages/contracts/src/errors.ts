@@ -11,7 +11,6 @@ export const ERROR_STATUS = {
   invalid_from_address: 422,
   invalid_access: 422,
   invalid_idempotency_key: 400,
-  invalid_json: 400,
   missing_api_key: 401,
   restricted_api_key: 401,
   invalid_api_key: 403,

@@ -42,11 +42,14 @@ export const TERMINAL_STATUSES: ReadonlySet<EmailStatus> = new Set([
   'canceled',
 ]);
 
+/** Timeline-only kinds: recorded on the email, never sent as webhooks. */
+export type TimelineOnlyEventType = 'email.queued' | 'email.canceled' | 'email.rescheduled';
+
 /** The envelope of an internal (and webhook) event. */
 export interface EmailEvent {
   /** Stable event id (UUIDv7); the webhook message id derives from it. */
   id: string;
-  type: EmailEventType;
+  type: EmailEventType | TimelineOnlyEventType;
   created_at: string;
   teamId: string;
   data: Record<string, unknown>;

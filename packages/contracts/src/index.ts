@@ -3,3 +3,5 @@ export * from './queues.js';
 export * from './events.js';
 export * from './limits.js';
 export * from './email-record.js';
+export * from './email.js';
+export * from './template.js';

@@ -1,1 +1,4 @@
-export {};
+export * from './logger.js';
+export * from './metrics.js';
+export * from './health-server.js';
+export * from './lifecycle.js';

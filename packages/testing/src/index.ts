@@ -1,1 +1,33 @@
-export {};
+// Test harness shared by integration, e2e, chaos and bench suites (RELIABILITY.md "Common
+// harness"). Test code only: nothing in the product imports this package.
+export { freePort } from './free-port.js';
+export { uniquePrefix } from './unique-prefix.js';
+export { waitUntil, type WaitUntilOptions } from './wait.js';
+export { startRedis, type StartRedisOptions, type TestRedis } from './redis.js';
+export { findRedisServer } from './redis-local.js';
+export { pingRedis, waitForRedis } from './redis-ping.js';
+export {
+  startSmtpSink,
+  type ConnectionRefusal,
+  type SinkAttempt,
+  type SinkEnvelope,
+  type SinkMessage,
+  type SinkPlan,
+  type SinkStep,
+  type SmtpSink,
+  type SmtpSinkOptions,
+} from './smtp-sink.js';
+export {
+  SMTP_SINK_BIN,
+  startSmtpSinkProcess,
+  type LedgerEntry,
+  type SmtpSinkProcess,
+  type SmtpSinkProcessOptions,
+} from './smtp-sink-process.js';
+export {
+  startHttpReceiver,
+  type HttpReceiver,
+  type HttpReceiverOptions,
+  type RecordedRequest,
+  type ScriptedResponse,
+} from './http-receiver.js';

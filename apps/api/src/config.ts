@@ -1,0 +1,17 @@
+import { apiEnv, dataEnv, loadConfig, logEnv, metricsEnv, redisEnv, webhookEnv, workerEnv } from '@petrel/config';
+
+export const apiConfigShape = {
+  ...redisEnv,
+  ...logEnv,
+  ...metricsEnv,
+  ...apiEnv,
+  ...dataEnv,
+  ...webhookEnv,
+  RETRY_SCHEDULE_S: workerEnv.RETRY_SCHEDULE_S,
+};
+
+export type ApiConfig = ReturnType<typeof loadApiConfig>;
+
+export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
+  return loadConfig(apiConfigShape, env);
+}

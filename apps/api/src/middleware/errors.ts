@@ -1,0 +1,61 @@
+/**
+ * The one error middleware: every error becomes `{ statusCode, name, message }` with statusCode
+ * equal to the HTTP status. Client mistakes (bad JSON, oversize bodies, wrong content type) are
+ * 4xx; anything unexpected is a logged 500 without internals; Redis being unreachable is a 503.
+ */
+import type { NextFunction, Request, Response } from 'express';
+import { PetrelError, type ErrorBody } from '@petrel/contracts';
+import { log } from '@petrel/observability';
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  expose?: boolean;
+  message?: string;
+  code?: string;
+}
+
+export function toErrorBody(err: unknown): ErrorBody {
+  if (err instanceof PetrelError) return err.toBody();
+  const e = (err ?? {}) as HttpLikeError;
+  switch (e.type) {
+    case 'entity.parse.failed':
+      return { statusCode: 400, name: 'validation_error', message: `Request body is not valid JSON: ${e.message ?? ''}`.trim() };
+    case 'entity.too.large':
+      return { statusCode: 413, name: 'payload_too_large', message: 'Request body is larger than the limit for this endpoint' };
+    case 'encoding.unsupported':
+    case 'charset.unsupported':
+      return { statusCode: 415, name: 'unsupported_media_type', message: e.message ?? 'Unsupported body encoding' };
+    case 'request.aborted':
+      return { statusCode: 400, name: 'validation_error', message: 'Request body was aborted by the client' };
+    case 'request.size.invalid':
+      return { statusCode: 400, name: 'validation_error', message: 'Request body size does not match Content-Length' };
+  }
+  const status = e.statusCode ?? e.status;
+  if (status && status >= 400 && status < 500 && e.expose !== false) {
+    return { statusCode: status, name: 'validation_error', message: e.message ?? 'Bad request' };
+  }
+  if (isRedisUnavailable(e)) {
+    return { statusCode: 503, name: 'service_unavailable', message: 'The service is temporarily unavailable; retry shortly' };
+  }
+  return { statusCode: 500, name: 'internal_server_error', message: 'An unexpected error occurred' };
+}
+
+function isRedisUnavailable(e: HttpLikeError): boolean {
+  const m = e.message ?? '';
+  return (
+    /Connection is closed|Stream isn't writeable|max retries per request|Command timed out|ECONNREFUSED|OOM command not allowed|MISCONF/i.test(
+      m,
+    ) || e.code === 'ECONNREFUSED'
+  );
+}
+
+export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
+  const body = toErrorBody(err);
+  if (body.statusCode >= 500) {
+    log().error({ err, requestId: res.locals.requestId, path: req.path }, 'request failed');
+  }
+  if (res.headersSent) return;
+  res.status(body.statusCode).json(body);
+}

@@ -1,0 +1,52 @@
+import type { Request } from 'express';
+import { LIMITS, PetrelError } from '@petrel/contracts';
+
+export interface PageQuery {
+  limit: number;
+  after?: string;
+  before?: string;
+}
+
+/** Parse `limit`, `after`, `before` (reference A.4): limit 1–100, at most one cursor; else 422. */
+export function parsePageQuery(req: Request, defaultLimit: number = LIMITS.paginationDefault): PageQuery {
+  const q = req.query as Record<string, unknown>;
+  const one = (name: string): string | undefined => {
+    const v = q[name];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string') throw new PetrelError('validation_error', `${name}: must be given once, as a string`);
+    return v;
+  };
+  const limitRaw = one('limit');
+  const after = one('after');
+  const before = one('before');
+  let limit = defaultLimit;
+  if (limitRaw !== undefined) {
+    if (!/^\d+$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > LIMITS.paginationMax) {
+      throw new PetrelError('validation_error', `limit: must be an integer between 1 and ${LIMITS.paginationMax}`);
+    }
+    limit = Number(limitRaw);
+  }
+  if (after !== undefined && before !== undefined) {
+    throw new PetrelError('validation_error', 'after, before: only one of the two cursors may be given');
+  }
+  return { limit, ...(after ? { after } : {}), ...(before ? { before } : {}) };
+}
+
+/** Page through an in-memory list (newest first) by id cursor. */
+export function pageArray<T extends { id: string }>(items: T[], q: PageQuery): { data: T[]; has_more: boolean } {
+  let start = 0;
+  let end = items.length;
+  if (q.after) {
+    const i = items.findIndex((x) => x.id === q.after);
+    if (i < 0) throw new PetrelError('validation_error', 'after: no such item');
+    start = i + 1;
+  } else if (q.before) {
+    const i = items.findIndex((x) => x.id === q.before);
+    if (i < 0) throw new PetrelError('validation_error', 'before: no such item');
+    end = i;
+    start = Math.max(0, i - q.limit);
+  }
+  const data = items.slice(start, Math.min(end, start + q.limit));
+  const has_more = q.before ? start > 0 : start + q.limit < end;
+  return { data, has_more };
+}

@@ -1,0 +1,92 @@
+/**
+ * Start the HTTP API against a Redis URL: stores, send queues, the Express app and its HTTP
+ * server. Used by `main.ts` (API alone) and by the all-in-one launcher.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Router } from 'express';
+import { ApiKeysStore, EmailsStore, IdempotencyStore, Keys, createRedis, pingRedis } from '@petrel/store';
+import { SendQueues } from '@petrel/queue';
+import { log } from '@petrel/observability';
+import { createApp } from './app.js';
+import { acceptancePorts, refuseTopics, stagedPreparer, type PrepareStage } from './acceptance.js';
+import type { ApiConfig } from './config.js';
+
+export interface ApiHandle {
+  port: number;
+  server: Server;
+  apiKeys: ApiKeysStore;
+  defaultTeamId: string;
+  close(): Promise<void>;
+}
+
+export interface ApiExtensions {
+  /** Preparation stages run on each accepted email before commit (templates, attachments...). */
+  stages?: (ctx: ApiContext) => PrepareStage[];
+  routes?: (ctx: ApiContext) => ((router: Router) => void)[];
+}
+
+export interface ApiContext {
+  redis: ReturnType<typeof createRedis>;
+  keys: Keys;
+  config: ApiConfig;
+}
+
+export function retryAttempts(schedule: string): number {
+  return schedule.split(',').length + 1;
+}
+
+export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Promise<ApiHandle> {
+  if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the API');
+  const redis = createRedis(config.REDIS_URL, 'command', 'petrel-api');
+  const keys = new Keys(config.REDIS_KEY_PREFIX);
+  const ctx: ApiContext = { redis, keys, config };
+  const retentionMs = config.EMAIL_RETENTION_DAYS * 86_400_000;
+  const apiKeys = new ApiKeysStore(redis, keys);
+  const emails = new EmailsStore(redis, keys, retentionMs);
+  const idempotency = new IdempotencyStore(redis, keys);
+  const queues = new SendQueues(redis, {
+    prefix: `${config.REDIS_KEY_PREFIX}:bull`,
+    attempts: retryAttempts(config.RETRY_SCHEDULE_S),
+  });
+  await Promise.all([queues.queues.send.waitUntilReady(), queues.queues.broadcast.waitUntilReady()]);
+
+  const defaultTeamId = await apiKeys.ensureDefaultTeam();
+  if (config.BOOTSTRAP_API_KEY) await apiKeys.ensureToken(defaultTeamId, config.BOOTSTRAP_API_KEY);
+
+  const stages = ext.stages ? ext.stages(ctx) : [refuseTopics];
+  const app = createApp({
+    apiKeys,
+    emails,
+    queues,
+    accept: acceptancePorts({ redis, emails, idempotency, queues, preparer: stagedPreparer(stages) }),
+    ready: () => pingRedis(redis),
+    bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
+    batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,
+    extraRoutes: ext.routes ? ext.routes(ctx) : [],
+  });
+  const server = createServer(app);
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.PORT, '0.0.0.0', () => resolve());
+  });
+  const port = (server.address() as AddressInfo).port;
+  log().info({ port }, 'API listening');
+
+  return {
+    port,
+    server,
+    apiKeys,
+    defaultTeamId,
+    async close() {
+      // Stop accepting, let in-flight requests finish, then close Redis.
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      });
+      await queues.close();
+      await redis.quit().catch(() => undefined);
+    },
+  };
+}

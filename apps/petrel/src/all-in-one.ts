@@ -1,0 +1,62 @@
+/**
+ * All-in-one mode: every app in one Node process on embedded defaults — a local redis-server
+ * when REDIS_URL is unset, a local capture SMTP server when SMTP_URL is unset — for a single
+ * machine or a first look. Production runs each app as its own process (apps/<app>/dist/main.js).
+ */
+import { startApi, type ApiExtensions } from '@petrel/api';
+import { startWorker, type WorkerExtensions } from '@petrel/worker';
+import { startScheduler } from '@petrel/scheduler';
+import { log, startHealthServer, type Lifecycle } from '@petrel/observability';
+import { startEmbeddedRedis } from './embedded-redis.js';
+import { startCaptureSmtp } from './capture-smtp.js';
+import type { PetrelConfig } from './config.js';
+
+export interface AllInOne {
+  apiPort: number;
+  metricsPort: number;
+  redisUrl: string;
+  smtpUrl: string;
+  /** The first API key, when this start created it. */
+  firstKey: string | null;
+}
+
+export async function startAllInOne(
+  config: PetrelConfig,
+  lifecycle: Lifecycle,
+  ext: { api?: ApiExtensions; worker?: WorkerExtensions } = {},
+): Promise<AllInOne> {
+  let redisUrl = config.REDIS_URL;
+  if (!redisUrl) {
+    const redis = await startEmbeddedRedis({ dataDir: config.DATA_DIR, port: config.EMBEDDED_REDIS_PORT });
+    if (redis.owned) lifecycle.onStop('embedded-redis', () => redis.stop());
+    redisUrl = redis.url;
+  }
+  let smtpUrl = config.SMTP_URL;
+  if (!smtpUrl) {
+    const capture = await startCaptureSmtp({ dataDir: config.DATA_DIR, port: config.CAPTURE_SMTP_PORT });
+    lifecycle.onStop('capture-smtp', () => capture.stop());
+    smtpUrl = capture.url;
+    log().info({ url: capture.url, dir: capture.dir }, `SMTP_URL is unset: mail is captured locally as .eml files in ${capture.dir} (open them with any mail client, or: ls ${capture.dir})`);
+  }
+  const cfg = { ...config, REDIS_URL: redisUrl, SMTP_URL: smtpUrl };
+
+  const api = await startApi(cfg, ext.api);
+  lifecycle.onStop('api', () => api.close());
+  const worker = await startWorker(cfg, ext.worker);
+  lifecycle.onStop('worker', () => worker.close());
+  const scheduler = await startScheduler(cfg);
+  lifecycle.onStop('scheduler', () => scheduler.close());
+
+  let firstKey: string | null = null;
+  if (!config.BOOTSTRAP_API_KEY && (await api.apiKeys.countKeys()) === 0) {
+    firstKey = (await api.apiKeys.create(api.defaultTeamId, { name: 'first key', permission: 'full_access' })).token;
+  }
+
+  // Stopped first: health goes away before the components it reports on.
+  const health = await startHealthServer({
+    port: config.METRICS_PORT ?? 9464,
+    ready: async () => (await Promise.all([worker.ready(), scheduler.ready()])).every(Boolean),
+  });
+  lifecycle.onStop('health', () => health.close());
+  return { apiPort: api.port, metricsPort: health.port, redisUrl, smtpUrl, firstKey };
+}

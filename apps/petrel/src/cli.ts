@@ -1,0 +1,91 @@
+/**
+ * `npm run petrel -- <command>`: manage teams and API keys directly in Redis.
+ *
+ *   teams list | teams create <name>
+ *   keys list [--team <id>] | keys create --name <n> [--team <id>] [--permission full_access|sending_access]
+ *   keys revoke <keyId> [--team <id>]
+ *
+ * Uses REDIS_URL, or the embedded Redis of `npm start` (started for the command if not running).
+ */
+import { parseArgs } from 'node:util';
+import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
+import { initLogger } from '@petrel/observability';
+import { loadPetrelConfig } from './config.js';
+import { startEmbeddedRedis } from './embedded-redis.js';
+
+const USAGE = `usage: npm run petrel -- <command>
+  teams list
+  teams create <name>
+  keys list [--team <id>]
+  keys create --name <name> [--team <id>] [--permission full_access|sending_access]
+  keys revoke <keyId> [--team <id>]`;
+
+async function main(): Promise<number> {
+  const config = loadPetrelConfig();
+  initLogger({ level: 'warn', name: 'cli' });
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: {
+      name: { type: 'string' },
+      team: { type: 'string' },
+      permission: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  const [group, command, arg] = positionals;
+  if (values.help || !group || !command) {
+    console.log(USAGE);
+    return values.help ? 0 : 2;
+  }
+  const embedded = config.REDIS_URL
+    ? null
+    : await startEmbeddedRedis({ dataDir: config.DATA_DIR, port: config.EMBEDDED_REDIS_PORT });
+  const redis = createRedis(config.REDIS_URL ?? embedded!.url, 'command', 'petrel-cli');
+  const store = new ApiKeysStore(redis, new Keys(config.REDIS_KEY_PREFIX));
+  try {
+    const team = values.team ?? (await store.ensureDefaultTeam());
+    if (values.team && !(await store.teamExists(values.team))) throw new Error(`no team ${values.team}`);
+    switch (`${group} ${command}`) {
+      case 'teams list':
+        for (const t of await store.listTeams()) console.log(`${t.id}\t${t.name}\t${t.created_at}`);
+        return 0;
+      case 'teams create': {
+        if (!arg) throw new Error('teams create needs a name');
+        console.log(await store.createTeam(arg));
+        return 0;
+      }
+      case 'keys list':
+        for (const k of await store.list(team)) {
+          console.log(`${k.id}\t${k.name}\t${k.permission}\tcreated ${k.created_at}\tlast used ${k.last_used_at ?? 'never'}`);
+        }
+        return 0;
+      case 'keys create': {
+        if (!values.name) throw new Error('keys create needs --name');
+        const permission = values.permission ?? 'full_access';
+        if (permission !== 'full_access' && permission !== 'sending_access') {
+          throw new Error('--permission must be full_access or sending_access');
+        }
+        const key = await store.create(team, { name: values.name, permission });
+        console.log(`id:    ${key.id}\nteam:  ${team}\ntoken: ${key.token}\n(the token is shown only now)`);
+        return 0;
+      }
+      case 'keys revoke': {
+        if (!arg) throw new Error('keys revoke needs a key id');
+        if (!(await store.revoke(team, arg))) throw new Error(`no key ${arg} in team ${team}`);
+        console.log(`revoked ${arg}`);
+        return 0;
+      }
+      default:
+        console.error(USAGE);
+        return 2;
+    }
+  } catch (err) {
+    console.error(`error: ${(err as Error).message}`);
+    return 1;
+  } finally {
+    await redis.quit().catch(() => undefined);
+    await embedded?.stop();
+  }
+}
+
+process.exit(await main());

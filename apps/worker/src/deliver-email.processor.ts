@@ -1,0 +1,173 @@
+/**
+ * The send processor: one job = one email. Loads the record, renders it (template hook), builds
+ * MIME with the lean builder, sends through the pooled SMTP transport, and records the outcome:
+ *   2xx            → email.sent + email.delivered
+ *   soft failure   → email.delivery_delayed (once), then a retry on the backoff ladder
+ *   retries spent  → email.bounced (Temporary) and the job completes
+ *   hard failure   → email.bounced (Permanent), never retried (UnrecoverableError)
+ * A job whose email is canceled, already delivered or terminal does nothing (a re-run after a
+ * crash must not send twice).
+ */
+import { performance } from 'node:perf_hooks';
+import { sendJobSchema, type EmailContent, type EmailStatus, type SendJob } from '@petrel/contracts';
+import { newEmailId } from '@petrel/core';
+import type { EmailRecord, EmailsStore } from '@petrel/store';
+import { UnrecoverableError, type Job } from '@petrel/queue';
+import { buildMessage, type SendResult } from '@petrel/mailer';
+import { log, metrics, withLogContext } from '@petrel/observability';
+import { emailEventData } from './email-events.js';
+
+/** Statuses from which a send may (still) happen. */
+const SENDABLE: ReadonlySet<EmailStatus> = new Set(['scheduled', 'queued', 'delivery_delayed']);
+
+/** Thrown on a temporary failure; the backoff strategy reads `retryAfterMs`. */
+export class SoftFailError extends Error {
+  override name = 'SoftFailError';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Turns a record into the content to send (templates plug in here). */
+export type ContentResolver = (record: EmailRecord) => Promise<EmailContent | { error: string }>;
+
+export interface DeliverDeps {
+  emails: EmailsStore;
+  send: (msg: { raw: Buffer; envelope: { from: string; to: string[] } }) => Promise<SendResult>;
+  resolveContent?: ContentResolver;
+  lane: 'send' | 'broadcast';
+}
+
+export type DeliverOutcome = 'delivered' | 'skipped' | 'missing' | 'bounced' | 'failed';
+
+export function deliverEmailProcessor(deps: DeliverDeps) {
+  return (job: Job<SendJob>): Promise<DeliverOutcome> => {
+    const data = sendJobSchema.parse(job.data);
+    return withLogContext({ jobId: job.id, teamId: data.teamId, emailId: data.emailId }, () =>
+      deliver(deps, job, data),
+    );
+  };
+}
+
+async function deliver(deps: DeliverDeps, job: Job<SendJob>, data: SendJob): Promise<DeliverOutcome> {
+  const loaded = await deps.emails.getForSend(data.teamId, data.emailId);
+  if (!loaded) {
+    log().warn('email record not found (expired or deleted); nothing to send');
+    return 'missing';
+  }
+  const { record, attachments } = loaded;
+  if (!SENDABLE.has(record.status)) {
+    log().info({ status: record.status }, 'email is no longer sendable; skipping');
+    return 'skipped';
+  }
+
+  const event = (type: Parameters<typeof emailEvent>[0], extra?: Record<string, unknown>) =>
+    emailEvent(type, data.teamId, record, extra);
+
+  let content: EmailContent = { ...record.content, attachments };
+  if (deps.resolveContent) {
+    const resolved = await deps.resolveContent(record);
+    if ('error' in resolved) {
+      await deps.emails.recordEvent(data.teamId, record.id, 'failed', event('email.failed', { failed: { reason: resolved.error } }));
+      return 'failed';
+    }
+    content = { ...resolved, attachments };
+  }
+
+  const msg = buildMessage({
+    emailId: record.id,
+    messageId: record.messageId,
+    date: new Date(),
+    from: content.from,
+    to: content.to,
+    cc: content.cc,
+    bcc: content.bcc,
+    reply_to: content.reply_to,
+    subject: content.subject,
+    ...(content.html !== undefined ? { html: content.html } : {}),
+    ...(content.text !== undefined ? { text: content.text } : {}),
+    headers: content.headers,
+    attachments: content.attachments,
+  });
+
+  const started = performance.now();
+  const result = await deps.send({ raw: msg.raw, envelope: msg.envelope });
+  const seconds = (performance.now() - started) / 1000;
+  metrics.smtpLatency().observe({ kind: result.kind }, seconds);
+  metrics.sendOutcomes().inc({ kind: result.kind, lane: deps.lane });
+
+  if (result.kind === 'sent') {
+    const attempt = record.attempts + 1;
+    await deps.emails.recordEvents(data.teamId, record.id, [
+      { status: 'sent', event: event('email.sent'), fields: { attempts: String(attempt) } },
+      { status: 'delivered', event: event('email.delivered', { smtp_response: result.response }) },
+    ]);
+    metrics.acceptToDelivered().observe((Date.now() - record.createdMs) / 1000);
+    return 'delivered';
+  }
+
+  if (result.kind === 'hard_fail') {
+    await deps.emails.recordEvent(
+      data.teamId,
+      record.id,
+      'bounced',
+      event('email.bounced', {
+        bounce: { type: 'Permanent', subType: 'General', message: result.detail, diagnosticCode: [`smtp; ${result.code} ${result.detail}`] },
+      }),
+      { attempts: String(record.attempts + 1) },
+    );
+    throw new UnrecoverableError(`permanent SMTP failure ${result.code}: ${result.detail}`);
+  }
+
+  // Temporary failure.
+  const attemptsAllowed = job.opts.attempts ?? 1;
+  const exhausted = job.attemptsMade + 1 >= attemptsAllowed;
+  if (exhausted) {
+    await deps.emails.recordEvent(
+      data.teamId,
+      record.id,
+      'bounced',
+      event('email.bounced', {
+        bounce: {
+          type: 'Temporary',
+          subType: 'RetriesExhausted',
+          message: `Delivery retries exhausted: ${result.detail}`,
+          diagnosticCode: result.code ? [`smtp; ${result.code} ${result.detail}`] : [],
+        },
+      }),
+      { attempts: String(record.attempts + 1) },
+    );
+    log().warn({ detail: result.detail }, 'retries exhausted; email bounced (transient)');
+    return 'bounced';
+  }
+  if (record.status !== 'delivery_delayed') {
+    await deps.emails.recordEvent(
+      data.teamId,
+      record.id,
+      'delivery_delayed',
+      event('email.delivery_delayed', { delay: { message: result.detail, code: result.code ?? null } }),
+      { attempts: String(record.attempts + 1) },
+    );
+  } else {
+    await deps.emails.setFields(data.teamId, record.id, { attempts: String(record.attempts + 1) });
+  }
+  throw new SoftFailError(`temporary failure: ${result.detail}`, result.retryAfterMs);
+}
+
+function emailEvent(
+  type: 'email.sent' | 'email.delivered' | 'email.delivery_delayed' | 'email.bounced' | 'email.failed',
+  teamId: string,
+  record: EmailRecord,
+  extra?: Record<string, unknown>,
+) {
+  return {
+    id: newEmailId(),
+    type,
+    created_at: new Date().toISOString(),
+    teamId,
+    data: emailEventData(record, extra),
+  };
+}

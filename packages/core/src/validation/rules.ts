@@ -1,0 +1,112 @@
+/**
+ * Every rule and message of send-request validation in one place. Spec limits come from
+ * `LIMITS` (contracts); the constants below are Petrel's own policy where the spec is silent.
+ * Messages read `<path>: <rule>`, e.g. `emails[3].to: at most 50 recipients`.
+ */
+import { LIMITS } from '@petrel/contracts';
+
+export const VALIDATION_RULES = {
+  /** `scheduled_at` may lie this far in the past (client clock skew, request transit). */
+  scheduleSkewMs: 60_000,
+  /** Longest `scheduled_at` text handed to the natural-language parser. */
+  scheduledAtInputMaxLength: 256,
+  topicIdMaxLength: 256,
+  templateIdMaxLength: 256,
+  attachmentPathMaxLength: 2_048,
+  /** RFC 5322 line length: a whole `Name <address>` never needs more. */
+  addressInputMaxLength: 998,
+  addressMaxLength: 254,
+  localPartMaxLength: 64,
+  domainMaxLength: 253,
+  /** Longest user-controlled key echoed back in a message. */
+  echoedKeyMaxLength: 64,
+  /** At most this many unknown field names are listed in one message. */
+  echoedUnknownFieldsMax: 5,
+} as const;
+
+/**
+ * Headers Petrel writes itself; a custom header of one of these names (any case) is refused so a
+ * client cannot override the envelope-visible fields or the MIME structure.
+ */
+export const OWNED_HEADERS: ReadonlySet<string> = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'reply-to',
+  'message-id',
+  'date',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+]);
+
+/**
+ * Characters that must never reach a header: C0 controls except TAB (CR, LF, NUL among them),
+ * DEL, C1 controls (NEL U+0085 among them) and the Unicode line/paragraph separators.
+ */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+export const HEADER_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** Tag name and value charset (spec 2.2). */
+export const TAG_PATTERN = /^[A-Za-z0-9_-]+$/;
+/** Template variable key charset (spec 2.4). */
+export const VARIABLE_KEY_PATTERN = /^[A-Za-z0-9_]+$/;
+/** RFC 5322 field name: printable ASCII 33..126 except ':'. */
+export const HEADER_NAME_PATTERN = /^[\u0021-\u0039\u003b-\u007e]+$/;
+
+/** camelCase names the SDK maps itself, sent raw by mistake: hinted at in the unknown-field message. */
+export const FIELD_HINTS: Readonly<Record<string, string>> = {
+  replyTo: 'reply_to',
+  scheduledAt: 'scheduled_at',
+  topicId: 'topic_id',
+  contentType: 'content_type',
+  contentId: 'content_id',
+};
+
+const MB = 1024 * 1024;
+
+export const MSG = {
+  required: 'is required',
+  object: 'must be an object',
+  array: 'must be an array',
+  string: 'must be a string',
+  nonEmpty: 'must not be empty',
+  headerUnsafe:
+    'must not contain line breaks (CR, LF, U+2028, U+2029), NUL or other control characters',
+  badAddress: (reason: string) => `invalid address (${reason})`,
+  addressList: 'must be an email address or an array of email addresses',
+  noRecipients: 'must contain at least 1 recipient',
+  tooManyTo: `at most ${LIMITS.recipientsInTo} recipients`,
+  unknownFields: (names: string[], more: number) =>
+    `unknown field${names.length + more > 1 ? 's' : ''} ${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}`,
+  notInBatch: 'not supported in batch',
+  templateConflict: 'cannot be combined with html, text or react',
+  react:
+    'is not accepted on the wire: the SDK renders react to html client-side; send the rendered html instead',
+  headerName: 'header name may contain only printable ASCII except ":"',
+  ownedHeader: 'is set by Petrel from the email fields and cannot be a custom header',
+  tagCharset: 'only a-z A-Z 0-9 _ - allowed',
+  maxChars: (max: number) => `at most ${max} characters`,
+  templateId: `must be a non-empty string of at most ${VALIDATION_RULES.templateIdMaxLength} characters`,
+  variableKeyCharset: 'variable name may contain only ASCII letters, digits and underscore',
+  variableKeyLength: `variable name is longer than ${LIMITS.variableKeyLength} characters`,
+  variableReserved: 'is a reserved variable name',
+  tooManyVariables: `at most ${LIMITS.variablesPerTemplate} variables`,
+  variableType: 'must be a string or a number',
+  variableNumber: 'must be a number between -(2^53 - 1) and 2^53 - 1',
+  topicId: `must be a non-empty string of at most ${VALIDATION_RULES.topicIdMaxLength} characters`,
+  attachmentSource: 'content or path is required',
+  attachmentBothSources: 'give either content or path, not both',
+  base64: 'must be base64-encoded',
+  attachmentPath: 'must be an http or https URL',
+  attachmentsTotal: `total attachment size must be at most ${LIMITS.attachmentsTotalBytes / MB} MB`,
+  scheduledAtFormat:
+    'must be an ISO 8601 date-time or a natural-language time such as "in 1 hour" or "tomorrow at 9am"',
+  scheduledAtTooLong: `must be at most ${VALIDATION_RULES.scheduledAtInputMaxLength} characters`,
+  scheduledAtPast: 'must be in the future',
+  scheduledAtTooFar: `must be at most ${LIMITS.scheduleAheadMs / 86_400_000} days in the future`,
+  batchShape: `must be a JSON array of 1 to ${LIMITS.emailsPerBatch} emails`,
+  batchTooLarge: `at most ${LIMITS.emailsPerBatch} emails per batch`,
+} as const;

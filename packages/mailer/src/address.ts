@@ -1,0 +1,82 @@
+/**
+ * Address handling for the MIME builder: splits `Name <addr>` / bare inputs (already validated
+ * upstream), renders mailboxes for From/To/Cc/Reply-To and bare addresses for the envelope.
+ * The checks here are defence in depth: they refuse anything that could add a recipient or a
+ * header line, not everything validation refuses.
+ */
+import { domainToASCII } from 'node:url';
+import { MessageBuildError } from './build-error.js';
+import { assertHeaderSafe, encodeWords, foldAtSpaces } from './header-encoding.js';
+
+export interface SplitAddress {
+  /** Display name with quoting removed; `''` when there is none. */
+  name: string;
+  /** Bare `local@domain`, the domain in ASCII (punycode) form. */
+  address: string;
+}
+
+/** One `@`, no whitespace and nothing that ends, quotes or separates an address. */
+const ADDR_SPEC = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+$/;
+const NON_ASCII = /[^\x00-\x7f]/;
+/** A display name that is a plain RFC 5322 phrase: atext words separated by single spaces. */
+const ATOM_PHRASE = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?: [A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
+const PRINTABLE = /^[\x20-\x7e]*$/;
+const QUOTED_SPECIALS = /[\\"]/g;
+/** Encoded words in a display name: short enough that `Reply-To: ` plus one stays within 78. */
+const NAME_WORD = 60;
+
+/** Splits one validated address into display name and bare address. */
+export function splitAddress(input: string): SplitAddress {
+  assertHeaderSafe(input, 'address');
+  const s = input.trim();
+  let name = '';
+  let address = s;
+  if (s.endsWith('>')) {
+    const lt = s.lastIndexOf('<');
+    if (lt !== -1) {
+      name = s.slice(0, lt).trim();
+      address = s.slice(lt + 1, -1).trim();
+      if (name.length >= 2 && name.startsWith('"') && name.endsWith('"')) {
+        name = name.slice(1, -1).replace(/\\(.)/g, '$1');
+      }
+    }
+  }
+  return { name, address: normaliseAddress(address) };
+}
+
+/** Checks the bare address and converts an internationalised domain to punycode. */
+function normaliseAddress(address: string): string {
+  if (!ADDR_SPEC.test(address)) {
+    throw new MessageBuildError('invalid_address', 'address is not a single local@domain');
+  }
+  if (!NON_ASCII.test(address)) return address;
+  const at = address.lastIndexOf('@');
+  const domain = domainToASCII(address.slice(at + 1));
+  if (domain === '') throw new MessageBuildError('invalid_address', 'address has an invalid domain');
+  // a non-ASCII local part stays UTF-8 (RFC 6531/6532); the transport negotiates SMTPUTF8
+  return `${address.slice(0, at)}@${domain}`;
+}
+
+/** Renders the display-name part: as is, quoted, or RFC 2047 encoded words. */
+function phrase(name: string): string {
+  if (ATOM_PHRASE.test(name) && !name.includes('=?')) return name;
+  if (PRINTABLE.test(name) && !name.includes('=?')) {
+    return `"${name.replace(QUOTED_SPECIALS, '\\$&')}"`;
+  }
+  return encodeWords(name, NAME_WORD, NAME_WORD).join(' ');
+}
+
+/** `Name <addr>` or `<addr>`... as a header mailbox. */
+export function formatMailbox(a: SplitAddress): string {
+  return a.name === '' ? a.address : `${phrase(a.name)} <${a.address}>`;
+}
+
+/** A folded address-list header (`To: a, "B" <b@x>`), or `''` when the list is empty. */
+export function addressHeader(name: string, list: readonly SplitAddress[]): string {
+  if (list.length === 0) return '';
+  let line = `${name}: `;
+  for (let i = 0; i < list.length; i++) {
+    line += i === 0 ? formatMailbox(list[i]!) : `, ${formatMailbox(list[i]!)}`;
+  }
+  return `${foldAtSpaces(line)}\r\n`;
+}

@@ -1,0 +1,54 @@
+/**
+ * The small HTTP server every process runs: /health (alive), /ready (its checks pass, e.g. Redis
+ * reachable) and /metrics (Prometheus text). The API also answers /health on its own port.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { registry } from './metrics.js';
+import { log } from './logger.js';
+
+export type ReadinessCheck = () => Promise<boolean>;
+
+export interface HealthServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+export async function startHealthServer(opts: {
+  port: number;
+  host?: string;
+  ready: ReadinessCheck;
+}): Promise<HealthServer> {
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    const send = (status: number, body: string, type = 'application/json') => {
+      res.writeHead(status, { 'content-type': type });
+      res.end(body);
+    };
+    if (path === '/health') return send(200, JSON.stringify({ status: 'ok' }));
+    if (path === '/ready') {
+      opts
+        .ready()
+        .then((ok) => send(ok ? 200 : 503, JSON.stringify({ status: ok ? 'ready' : 'not_ready' })))
+        .catch(() => send(503, JSON.stringify({ status: 'not_ready' })));
+      return;
+    }
+    if (path === '/metrics') {
+      registry
+        .metrics()
+        .then((text) => send(200, text, registry.contentType))
+        .catch((err: unknown) => {
+          log().error({ err }, 'metrics collection failed');
+          send(500, '');
+        });
+      return;
+    }
+    send(404, JSON.stringify({ statusCode: 404, name: 'not_found', message: 'Not found' }));
+  });
+  await new Promise<void>((resolve) => server.listen(opts.port, opts.host ?? '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Idempotency keys (RELIABILITY.md "Idempotency on Redis"): a Lua claim, deterministic work,
+ * and a completion written in the same transaction as the accepted emails.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { ChainableCommander, Redis } from 'ioredis';
+import { LIMITS } from '@petrel/contracts';
+import { Keys } from './keys.js';
+import { defineScripts, type StoreCommands } from './scripts.js';
+
+export type ClaimOutcome =
+  | { outcome: 'proceed'; owner: string; startedMs: number }
+  | { outcome: 'mismatch' }
+  | { outcome: 'in_flight' }
+  | { outcome: 'replay'; status: number; body: string };
+
+export interface IdempotencyClaim {
+  key: string;
+  owner: string;
+}
+
+/** How long a claim blocks concurrent requests before a retry may take it over. */
+export const IDEMPOTENCY_LOCK_MS = 60_000;
+
+/** Canonical JSON (sorted object keys) so a re-serialised body is not a conflict. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const obj = value as Record<string, unknown>;
+    return `{${Object.keys(obj)
+      .sort()
+      .filter((k) => obj[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonicalJson(obj[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+export function requestFingerprint(method: string, path: string, body: unknown): string {
+  return createHash('sha256').update(`${method} ${path}\n${canonicalJson(body)}`).digest('hex');
+}
+
+export class IdempotencyStore {
+  private readonly redis: Redis & StoreCommands;
+
+  constructor(
+    redis: Redis,
+    private readonly keys: Keys,
+    private readonly lockMs = IDEMPOTENCY_LOCK_MS,
+    private readonly ttlMs: number = LIMITS.idempotencyTtlMs,
+  ) {
+    this.redis = defineScripts(redis);
+  }
+
+  redisKey(teamId: string, rawKey: string): string {
+    return this.keys.idempotency(teamId, createHash('sha256').update(rawKey).digest('hex'));
+  }
+
+  async claim(teamId: string, rawKey: string, fingerprint: string, now = Date.now()): Promise<ClaimOutcome> {
+    const owner = randomUUID();
+    const res = await this.redis.idempotencyClaim(
+      this.redisKey(teamId, rawKey),
+      fingerprint,
+      owner,
+      now,
+      this.lockMs,
+      this.ttlMs,
+    );
+    switch (res[0]) {
+      case 'proceed':
+        return { outcome: 'proceed', owner, startedMs: Number(res[1]) };
+      case 'mismatch':
+        return { outcome: 'mismatch' };
+      case 'in_flight':
+        return { outcome: 'in_flight' };
+      default:
+        return { outcome: 'replay', status: Number(res[2]), body: res[3] ?? '' };
+    }
+  }
+
+  /** Queue the completion on a transaction (written together with the accepted emails). */
+  completeIn(multi: ChainableCommander, claim: IdempotencyClaim, status: number, body: string): void {
+    (multi as unknown as StoreCommands).idempotencyComplete(claim.key, claim.owner, status, body, this.ttlMs);
+  }
+
+  /** Drop a claim whose request was refused before any side effect (validation errors). */
+  async release(claim: IdempotencyClaim): Promise<void> {
+    await this.redis.idempotencyRelease(claim.key, claim.owner);
+  }
+}

@@ -1,0 +1,38 @@
+/**
+ * ioredis connection factories. Two profiles:
+ * - `command`: for request handlers and stores. Fails a command fast when Redis is down
+ *   (the API then answers 503 instead of hanging) and reconnects on its own.
+ * - `blocking`: for BullMQ workers (`maxRetriesPerRequest: null`, as BullMQ requires).
+ */
+import { Redis, type RedisOptions } from 'ioredis';
+
+export type RedisProfile = 'command' | 'blocking';
+
+export function createRedis(url: string, profile: RedisProfile = 'command', name?: string): Redis {
+  const common: RedisOptions = {
+    enableReadyCheck: true,
+    connectionName: name,
+    retryStrategy: (times) => Math.min(times * 100, 2_000),
+    lazyConnect: false,
+  };
+  const opts: RedisOptions =
+    profile === 'blocking'
+      ? { ...common, maxRetriesPerRequest: null }
+      : { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: true, commandTimeout: 5_000 };
+  return new Redis(url, opts);
+}
+
+/** True when Redis answers PING within `timeoutMs`. */
+export async function pingRedis(redis: Redis, timeoutMs = 1_000): Promise<boolean> {
+  try {
+    const res = await Promise.race([
+      redis.ping(),
+      new Promise<never>((_, reject) => setTimeout(() => reject(new Error('timeout')), timeoutMs).unref()),
+    ]);
+    return res === 'PONG';
+  } catch {
+    return false;
+  }
+}
+
+export type { Redis };

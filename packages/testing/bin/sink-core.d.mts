@@ -1,0 +1,67 @@
+/** Types of sink-core.mjs (the shared SMTP sink engine). */
+
+/** One scripted reply. `at: 'connect'` keyed by recipient replies at RCPT and hangs up. */
+export type SinkStep =
+  | 'accept'
+  | { at: 'connect' | 'rcpt' | 'data'; code: number; message?: string; stall?: false }
+  | { at: 'connect' | 'rcpt' | 'data'; stall: true; code?: number; message?: string };
+
+/**
+ * Scripted replies keyed by recipient address, recipient domain or `'*'` (looked up in that
+ * order). Entry i answers the recipient's attempt i + 1; the last entry repeats.
+ */
+export type SinkPlan = Record<string, SinkStep[]>;
+
+/** One RCPT TO seen by the sink, with the step the plan chose for it. */
+export interface SinkAttempt {
+  /** Lower-cased recipient address. */
+  address: string;
+  /** 1 for the first RCPT TO of this recipient, 2 for the next… */
+  attempt: number;
+  step: SinkStep;
+  /** Date.now() when the RCPT TO arrived. */
+  time: number;
+}
+
+export interface ConnectionRefusal {
+  /** Reply code at the greeting, 421 by default. */
+  code?: number;
+  message?: string;
+  /** Never greet: the client hits its greeting timeout. */
+  stall?: boolean;
+}
+
+export interface PlanBook {
+  readonly log: SinkAttempt[];
+  attemptsFor(address: string): number;
+  nextStep(address: string): SinkStep;
+  rejectConnections(n: number, reply?: ConnectionRefusal): void;
+  takeConnectionRefusal():
+    (Required<Omit<ConnectionRefusal, 'message'>> & { message?: string; remaining: number }) | undefined;
+  reset(): void;
+}
+
+export interface SinkEnvelope {
+  from: string;
+  to: string[];
+}
+
+export interface SinkServer {
+  port: number;
+  book: PlanBook;
+  connections(): number;
+  stop(): Promise<void>;
+}
+
+export declare const SINK_MAX_MESSAGE_BYTES: number;
+
+export declare function createPlanBook(plan?: SinkPlan): PlanBook;
+
+export declare function extractMessageId(raw: Buffer): string;
+
+export declare function startSinkServer(options: {
+  port?: number;
+  host?: string;
+  plan?: SinkPlan;
+  onMessage: (raw: Buffer, envelope: SinkEnvelope) => unknown;
+}): Promise<SinkServer>;

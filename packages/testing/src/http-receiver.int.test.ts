@@ -1,0 +1,56 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startHttpReceiver, type HttpReceiver, type HttpReceiverOptions } from './http-receiver.js';
+
+const receivers: HttpReceiver[] = [];
+async function receiverWith(opts?: HttpReceiverOptions): Promise<HttpReceiver> {
+  const receiver = await startHttpReceiver(opts);
+  receivers.push(receiver);
+  return receiver;
+}
+afterEach(async () => {
+  await Promise.all(receivers.splice(0).map((r) => r.stop()));
+});
+
+describe('startHttpReceiver', () => {
+  it('records requests and answers 200 by default', async () => {
+    const receiver = await receiverWith();
+    const res = await fetch(`${receiver.url}/hooks?x=1`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'webhook-id': 'msg_1' },
+      body: JSON.stringify({ type: 'email.sent' }),
+    });
+    expect(res.status).toBe(200);
+    const [req] = await receiver.waitFor(1);
+    expect(req).toMatchObject({ method: 'POST', path: '/hooks?x=1', body: '{"type":"email.sent"}' });
+    expect(req?.headers['webhook-id']).toBe('msg_1');
+    expect(req?.receivedAt).toBeGreaterThan(0);
+    receiver.clear();
+    expect(receiver.requests).toHaveLength(0);
+  });
+
+  it('answers by script: 500 three times then 200, with headers and delay', async () => {
+    const receiver = await receiverWith({
+      respond: (_req, n) =>
+        n <= 3 ? { status: 500, body: 'boom' } : { status: 200, headers: { 'x-n': String(n) }, delayMs: 50 },
+    });
+    const statuses: number[] = [];
+    for (let i = 0; i < 4; i += 1)
+      statuses.push((await fetch(receiver.url, { method: 'POST', body: 'e' })).status);
+    expect(statuses).toEqual([500, 500, 500, 200]);
+    const t0 = Date.now();
+    const res = await fetch(receiver.url);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(45);
+    expect(res.headers.get('x-n')).toBe('5');
+    expect(receiver.requests).toHaveLength(5);
+  });
+
+  it('stops at once even with a delayed answer pending', async () => {
+    const receiver = await receiverWith({ respond: () => ({ status: 200, delayMs: 60_000 }) });
+    const pending = fetch(receiver.url).catch((err: unknown) => err);
+    await receiver.waitFor(1);
+    const t0 = Date.now();
+    await receiver.stop();
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(await pending).toBeInstanceOf(Error);
+  });
+});

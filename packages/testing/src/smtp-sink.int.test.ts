@@ -1,0 +1,151 @@
+import { connect } from 'node:net';
+import nodemailer from 'nodemailer';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from './smtp-sink.js';
+
+const sinks: SmtpSink[] = [];
+
+async function sinkWith(opts?: SmtpSinkOptions): Promise<SmtpSink> {
+  const sink = await startSmtpSink(opts);
+  sinks.push(sink);
+  return sink;
+}
+
+afterEach(async () => {
+  await Promise.all(sinks.splice(0).map((sink) => sink.stop()));
+});
+
+function transportTo(sink: SmtpSink, extra: Record<string, unknown> = {}) {
+  return nodemailer.createTransport({
+    host: '127.0.0.1',
+    port: sink.port,
+    secure: false,
+    ignoreTLS: true,
+    ...extra,
+  });
+}
+
+const send = (sink: SmtpSink, to: string, extra: Record<string, unknown> = {}) =>
+  transportTo(sink, extra).sendMail({
+    from: 'Sender <sender@petrel.test>',
+    to,
+    subject: `to ${to}`,
+    text: 'hi',
+  });
+
+describe('startSmtpSink', () => {
+  it('records and parses a message sent with nodemailer', async () => {
+    const sink = await sinkWith();
+    expect(sink.url).toBe(`smtp://127.0.0.1:${sink.port}`);
+    const info = await transportTo(sink).sendMail({
+      from: 'Petrel <hello@petrel.test>',
+      to: ['a@example.test', 'B <b@example.test>'],
+      cc: 'c@example.test',
+      bcc: 'hidden@example.test',
+      subject: 'Grüße ✓',
+      text: 'plain body',
+      html: '<p>html body</p>',
+      headers: { 'X-Entity-Ref-ID': 'ref-1' },
+      attachments: [{ filename: 'note.txt', content: 'attached' }],
+    });
+
+    const [message] = await sink.waitFor(1);
+    expect(message?.envelope).toEqual({
+      from: 'hello@petrel.test',
+      to: ['a@example.test', 'b@example.test', 'c@example.test', 'hidden@example.test'],
+    });
+    expect(message?.parsed.subject).toBe('Grüße ✓');
+    expect(message?.parsed.messageId).toBe(info.messageId);
+    expect(message?.parsed.from).toMatchObject({ name: 'Petrel', address: 'hello@petrel.test' });
+    expect(message?.parsed.to?.map((a) => a.address)).toEqual(['a@example.test', 'b@example.test']);
+    expect(message?.parsed.cc?.map((a) => a.address)).toEqual(['c@example.test']);
+    expect(message?.parsed.text?.trim()).toBe('plain body');
+    expect(message?.parsed.html).toContain('<p>html body</p>');
+    expect(message?.parsed.headers).toContainEqual(
+      expect.objectContaining({ key: 'x-entity-ref-id', value: 'ref-1' }),
+    );
+    expect(message?.parsed.attachments.map((a) => a.filename)).toEqual(['note.txt']);
+    expect(message?.raw.toString()).toContain('Subject:');
+    expect(sink.byMessageId(info.messageId)).toHaveLength(1);
+    expect(sink.byMessageId(info.messageId.replace(/[<>]/g, ''))).toHaveLength(1);
+
+    sink.clear();
+    expect(sink.messages).toHaveLength(0);
+  });
+
+  it('plays the plan per recipient attempt: 451, 451, then accept; 550; 552 at DATA', async () => {
+    const sink = await sinkWith({
+      plan: {
+        'soft.test': [
+          { at: 'rcpt', code: 451, message: '4.7.1 try again later' },
+          { at: 'rcpt', code: 451 },
+          'accept',
+        ],
+        'hard.test': [{ at: 'rcpt', code: 550 }],
+        'dataerr.test': [{ at: 'data', code: 552 }],
+      },
+    });
+
+    await expect(send(sink, 'x@soft.test')).rejects.toMatchObject({
+      responseCode: 451,
+      response: expect.stringContaining('4.7.1 try again later'),
+    });
+    await expect(send(sink, 'x@soft.test')).rejects.toMatchObject({ responseCode: 451 });
+    await send(sink, 'x@soft.test');
+    await send(sink, 'x@soft.test');
+    expect(sink.attemptsFor('x@soft.test')).toBe(4);
+    // Attempts are counted per recipient: another address at the same domain starts over.
+    await expect(send(sink, 'y@soft.test')).rejects.toMatchObject({ responseCode: 451 });
+
+    for (let i = 0; i < 3; i += 1)
+      await expect(send(sink, 'x@hard.test')).rejects.toMatchObject({ responseCode: 550 });
+    await expect(send(sink, 'x@dataerr.test')).rejects.toMatchObject({ responseCode: 552 });
+    await send(sink, 'x@unplanned.test');
+
+    expect(sink.messages.map((m) => m.envelope.to)).toEqual([
+      ['x@soft.test'],
+      ['x@soft.test'],
+      ['x@unplanned.test'],
+    ]);
+    expect(sink.attempts.filter((a) => a.address === 'x@hard.test').map((a) => a.attempt)).toEqual([1, 2, 3]);
+  });
+
+  it('refuses connections with 421, by count and by recipient plan', async () => {
+    const sink = await sinkWith({ plan: { 'flaky.test': [{ at: 'connect', code: 421 }, 'accept'] } });
+    sink.rejectConnections(1);
+    await expect(send(sink, 'a@example.test')).rejects.toMatchObject({ responseCode: 421 });
+    await send(sink, 'a@example.test');
+
+    await expect(send(sink, 'a@flaky.test')).rejects.toMatchObject({ responseCode: 421 });
+    await send(sink, 'a@flaky.test');
+    expect(sink.messages).toHaveLength(2);
+  });
+
+  it('can stall after the final dot, and stop() still returns at once', async () => {
+    const sink = await sinkWith({ plan: { 'stall.test': [{ at: 'data', stall: true }] } });
+    await expect(send(sink, 'a@stall.test', { socketTimeout: 500 })).rejects.toMatchObject({
+      code: 'ETIMEDOUT',
+    });
+    const pending = send(sink, 'b@stall.test', { socketTimeout: 30_000 }).catch((err: unknown) => err);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const t0 = Date.now();
+    await sink.stop();
+    expect(Date.now() - t0).toBeLessThan(1_000);
+    expect(await pending).toBeInstanceOf(Error);
+  });
+
+  it("greets after smtp-server's fixed early-talker delay (~100 ms)", async () => {
+    const sink = await sinkWith();
+    const t0 = Date.now();
+    const greeting = await new Promise<string>((resolve, reject) => {
+      const socket = connect(sink.port, '127.0.0.1');
+      socket.once('data', (chunk) => {
+        socket.destroy();
+        resolve(chunk.toString());
+      });
+      socket.once('error', reject);
+    });
+    expect(greeting).toMatch(/^220 sink\.petrel\.test ESMTP Petrel test sink/);
+    expect(Date.now() - t0).toBeLessThan(1_000);
+  });
+});

@@ -1,0 +1,113 @@
+// In-process SMTP sink for integration tests: a real smtp-server on 127.0.0.1 that records
+// and fully parses (postal-mime) every message it accepts, and answers by a scripted plan
+// (4xx-then-250, 550 at RCPT, 552 at DATA, 421 at connect). For load and chaos runs use
+// startSmtpSinkProcess(), which keeps the sink's CPU out of the test process.
+import PostalMime, { type Email } from 'postal-mime';
+import {
+  startSinkServer,
+  type ConnectionRefusal,
+  type SinkAttempt,
+  type SinkEnvelope,
+  type SinkPlan,
+} from '../bin/sink-core.mjs';
+
+export type { ConnectionRefusal, SinkAttempt, SinkEnvelope, SinkPlan, SinkStep } from '../bin/sink-core.mjs';
+
+/** One accepted message. */
+export interface SinkMessage {
+  envelope: SinkEnvelope;
+  /** The DATA as received (dot-unstuffed). */
+  raw: Buffer;
+  /** postal-mime's parse: messageId, subject, from, to, cc, headers [{key, value}], html, text, attachments… */
+  parsed: Email;
+  /** Date.now() when the final dot arrived. */
+  receivedAt: number;
+}
+
+/** Options of {@link startSmtpSink}. */
+export interface SmtpSinkOptions {
+  /** Fixed port; a free one by default. */
+  port?: number;
+  /** Scripted replies per recipient address / domain / '*'; unlisted recipients are accepted. */
+  plan?: SinkPlan;
+}
+
+/** A running in-process sink. */
+export interface SmtpSink {
+  /** `smtp://127.0.0.1:<port>` */
+  url: string;
+  port: number;
+  /** Accepted messages, in arrival order. */
+  readonly messages: SinkMessage[];
+  /** Every RCPT TO with the step the plan chose, in arrival order (attempt timing). */
+  readonly attempts: SinkAttempt[];
+  /** Resolves with the messages once at least `count` were accepted (default timeout 10 s). */
+  waitFor(count: number, timeoutMs?: number): Promise<SinkMessage[]>;
+  /** Every accepted copy with this Message-ID (with or without <>); more than one is a duplicate. */
+  byMessageId(messageId: string): SinkMessage[];
+  /** How many RCPT TO this recipient has had. */
+  attemptsFor(address: string): number;
+  /** The next `n` connections get `reply` (421 by default) instead of the greeting. */
+  rejectConnections(n: number, reply?: ConnectionRefusal): void;
+  /** Forgets messages, attempt counts and pending connection refusals. */
+  clear(): void;
+  /** Cuts open sessions and closes the port. */
+  stop(): Promise<void>;
+}
+
+const bareId = (id: string): string => id.trim().replace(/^<|>$/g, '');
+
+/** Starts the in-process sink on 127.0.0.1. */
+export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const messages: SinkMessage[] = [];
+  const waiters = new Set<() => void>();
+
+  const server = await startSinkServer({
+    ...(opts.port !== undefined && { port: opts.port }),
+    ...(opts.plan !== undefined && { plan: opts.plan }),
+    async onMessage(raw, envelope) {
+      const parsed = await PostalMime.parse(raw);
+      messages.push({ envelope, raw, parsed, receivedAt: Date.now() });
+      for (const wake of waiters) wake();
+    },
+  });
+
+  return {
+    url: `smtp://127.0.0.1:${server.port}`,
+    port: server.port,
+    messages,
+    attempts: server.book.log,
+    waitFor(count, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = (): void => {
+          if (messages.length < count) return;
+          cleanup();
+          resolve(messages.slice());
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`SMTP sink: ${messages.length} of ${count} messages after ${timeoutMs} ms`));
+        }, timeoutMs);
+        const cleanup = (): void => {
+          clearTimeout(timer);
+          waiters.delete(check);
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+    byMessageId(messageId) {
+      const wanted = bareId(messageId);
+      return messages.filter(
+        (m) => m.parsed.messageId !== undefined && bareId(m.parsed.messageId) === wanted,
+      );
+    },
+    attemptsFor: (address) => server.book.attemptsFor(address),
+    rejectConnections: (n, reply) => server.book.rejectConnections(n, reply),
+    clear() {
+      messages.length = 0;
+      server.book.reset();
+    },
+    stop: () => server.stop(),
+  };
+}

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Quick-start command 2 (and CI): install what is missing, build, lint, typecheck, run every test.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/ensure-redis.sh
+bash scripts/ensure-deps.sh
+npm run lint
+npm run typecheck
+npx vitest run "$@"
+if [ "${CI:-}" = "true" ]; then npm run bench -- --quick; fi
