@@ -4,13 +4,22 @@
  */
 import type { Redis } from 'ioredis';
 import { validationError, type EmailContent } from '@petrel/contracts';
-import type { AcceptPorts, AcceptedEmail, PrepareResult } from '@petrel/core';
+import type { AcceptPorts, AcceptedEmail, Endpoint, PrepareResult } from '@petrel/core';
 import { requestFingerprint, type EmailsStore, type IdempotencyStore, type NewEmail } from '@petrel/store';
 import type { SendQueues } from '@petrel/queue';
 import { metrics } from '@petrel/observability';
 
 export interface Preparer {
-  prepare(teamId: string, emails: { index: number; email: EmailContent }[]): Promise<PrepareResult>;
+  prepare(
+    teamId: string,
+    emails: { index: number; email: EmailContent }[],
+    endpoint?: Endpoint,
+  ): Promise<PrepareResult>;
+}
+
+/** What a stage knows about the request: in a batch, messages name the email (`emails[i].`). */
+export interface PrepareContext {
+  batch: boolean;
 }
 
 /** Stages of preparation that later issues plug into (templates, topics, remote attachments). */
@@ -18,18 +27,20 @@ export type PrepareStage = (
   teamId: string,
   email: EmailContent,
   index: number,
+  ctx: PrepareContext,
 ) => Promise<{ email: EmailContent; template?: { id: string; versionId: string } } | { error: string }>;
 
 export function stagedPreparer(stages: PrepareStage[]): Preparer {
   return {
-    async prepare(teamId, emails) {
+    async prepare(teamId, emails, endpoint = 'batch') {
+      const ctx: PrepareContext = { batch: endpoint !== 'single' };
       const out: PrepareResult = { emails: [], errors: [] };
       await Promise.all(
         emails.map(async ({ index, email }) => {
           let current = email;
           let template: { id: string; versionId: string } | undefined;
           for (const stage of stages) {
-            const r = await stage(teamId, current, index);
+            const r = await stage(teamId, current, index, ctx);
             if ('error' in r) {
               out.errors.push({ index, message: r.error });
               return;
@@ -48,9 +59,9 @@ export function stagedPreparer(stages: PrepareStage[]): Preparer {
 }
 
 /** Until the topics issue lands, a request with topic_id is refused rather than sent ignoring it. */
-export const refuseTopics: PrepareStage = async (_teamId, email, index) =>
+export const refuseTopics: PrepareStage = async (_teamId, email, index, ctx) =>
   email.topic_id
-    ? { error: `${prefix(index)}topic_id: topics are not supported by this server yet` }
+    ? { error: `${prefix(index, ctx.batch)}topic_id: topics are not supported by this server yet` }
     : { email };
 
 export const prefix = (index: number, batch = true) => (batch ? `emails[${index}].` : '');
@@ -75,15 +86,15 @@ export function acceptancePorts(deps: {
       return res;
     },
     release: (token) => deps.idempotency.release(token as { key: string; owner: string }),
-    prepare: (teamId, emails) => deps.preparer.prepare(teamId, emails),
+    prepare: (teamId, emails, endpoint) => deps.preparer.prepare(teamId, emails, endpoint),
     fingerprint: (endpoint, body) =>
       requestFingerprint('POST', endpoint === 'batch' ? '/emails/batch' : '/emails', body),
     onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
     async commit(teamId, accepted: AcceptedEmail[], completion) {
-      const multi = deps.redis.multi();
+      const multi = await deps.queues.multi();
       const createdAt = new Date();
       deps.emails.createIn(multi, teamId, accepted.map(toNewEmail), createdAt);
-      const jobs = deps.queues.addSendJobsIn(
+      deps.queues.addSendJobsIn(
         multi,
         'send',
         accepted.map((a) => ({ teamId, emailId: a.id, ...(a.delayMs > 0 ? { delayMs: a.delayMs } : {}) })),
@@ -96,7 +107,6 @@ export function acceptancePorts(deps: {
       if (!results) throw new Error('Redis transaction aborted');
       const failed = results.find(([err]) => err);
       if (failed) throw failed[0];
-      await Promise.all(jobs);
     },
   };
 }

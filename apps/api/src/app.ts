@@ -2,12 +2,13 @@
  * The Express application: request context, body parsing with explicit limits, authentication,
  * the resource routes, 404/405, and the one error middleware.
  */
-import express, { Router, type NextFunction, type Request, type Response } from 'express';
+import express, { Router, type Request, type Response } from 'express';
 import { PetrelError } from '@petrel/contracts';
 import type { ApiKeysStore } from '@petrel/store';
 import { authenticate, requireFullAccess } from './middleware/auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { requestContext } from './middleware/request-context.js';
+import { jsonBody } from './middleware/json-body.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
 import { emailsRoutes, type EmailsRouteDeps } from './routes/emails.routes.js';
 
@@ -37,14 +38,10 @@ export function createApp(deps: AppDeps): express.Express {
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready' });
   });
 
-  const jsonLarge = express.json({ limit: deps.bodyLimitBytes, strict: false, type: isJson });
-  const jsonBatch = express.json({ limit: deps.batchBodyLimitBytes, strict: false, type: isJson });
-
   const api = Router();
   // Authenticate before reading the body: an anonymous client cannot make us buffer anything.
   api.use(authenticate(deps.apiKeys));
-  api.use(requireJsonContentType);
-  api.use((req, res, next) => (req.path === '/emails/batch' ? jsonBatch : jsonLarge)(req, res, next));
+  api.use(jsonBody((req) => (req.path === '/emails/batch' ? deps.batchBodyLimitBytes : deps.bodyLimitBytes)));
   // A sending_access key may only send: everything else needs full access.
   api.use((req, res, next) => {
     if (req.method === 'POST' && SENDING_PATHS.has(req.path)) return next();
@@ -61,27 +58,6 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.use(errorHandler);
   return app;
-}
-
-function isJson(req: { headers: Record<string, unknown> }): boolean {
-  const type = String(req.headers['content-type'] ?? '');
-  return /^application\/([\w.+-]+\+)?json\b/i.test(type);
-}
-
-function hasBody(req: Request): boolean {
-  const len = req.headers['content-length'];
-  return (len !== undefined && len !== '0') || req.headers['transfer-encoding'] !== undefined;
-}
-
-/** A body that is present must be JSON (the SDK always sends application/json). */
-function requireJsonContentType(req: Request, _res: Response, next: NextFunction): void {
-  if (hasBody(req) && !isJson(req)) {
-    throw new PetrelError(
-      'unsupported_media_type',
-      `Content-Type must be application/json (got ${req.headers['content-type'] ?? 'none'})`,
-    );
-  }
-  next();
 }
 
 /** Every registered path answers other methods with 405 and an Allow header. */

@@ -1,4 +1,4 @@
-import { apiEnv, dataEnv, loadConfig, logEnv, metricsEnv, redisEnv, webhookEnv, workerEnv } from '@petrel/config';
+import { apiEnv, dataEnv, loadConfig, logEnv, metricsEnv, redisEnv, webhookEnv } from '@petrel/config';
 
 export const apiConfigShape = {
   ...redisEnv,
@@ -7,7 +7,6 @@ export const apiConfigShape = {
   ...apiEnv,
   ...dataEnv,
   ...webhookEnv,
-  RETRY_SCHEDULE_S: workerEnv.RETRY_SCHEDULE_S,
 };
 
 export type ApiConfig = ReturnType<typeof loadApiConfig>;

@@ -5,12 +5,22 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Router } from 'express';
-import { ApiKeysStore, EmailsStore, IdempotencyStore, Keys, createRedis, pingRedis } from '@petrel/store';
+import {
+  ApiKeysStore,
+  EmailsStore,
+  IdempotencyStore,
+  Keys,
+  TemplatesStore,
+  createRedis,
+  pingRedis,
+} from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
 import { log } from '@petrel/observability';
 import { createApp } from './app.js';
 import { acceptancePorts, refuseTopics, stagedPreparer, type PrepareStage } from './acceptance.js';
 import type { ApiConfig } from './config.js';
+import { templatesRoutes } from './routes/templates.routes.js';
+import { templateStage } from './template-stage.js';
 
 export interface ApiHandle {
   port: number;
@@ -21,8 +31,12 @@ export interface ApiHandle {
 }
 
 export interface ApiExtensions {
-  /** Preparation stages run on each accepted email before commit (templates, attachments...). */
+  /**
+   * Preparation stages run on each accepted email before commit, replacing the defaults
+   * (`defaultStages(ctx)`: templates, then the topics guard); include those to extend them.
+   */
   stages?: (ctx: ApiContext) => PrepareStage[];
+  /** Routes added after the default ones (templates). */
   routes?: (ctx: ApiContext) => ((router: Router) => void)[];
 }
 
@@ -30,31 +44,39 @@ export interface ApiContext {
   redis: ReturnType<typeof createRedis>;
   keys: Keys;
   config: ApiConfig;
+  templates: TemplatesStore;
 }
 
-export function retryAttempts(schedule: string): number {
-  return schedule.split(',').length + 1;
+/** The preparation stages the API runs unless `ApiExtensions.stages` replaces them. */
+export function defaultStages(ctx: ApiContext): PrepareStage[] {
+  return [templateStage(ctx.templates), refuseTopics];
+}
+
+/** The feature routes the API always serves, besides /emails and /api-keys. */
+export function defaultRoutes(ctx: ApiContext): ((router: Router) => void)[] {
+  return [templatesRoutes(ctx.templates)];
 }
 
 export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Promise<ApiHandle> {
   if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the API');
   const redis = createRedis(config.REDIS_URL, 'command', 'petrel-api');
   const keys = new Keys(config.REDIS_KEY_PREFIX);
-  const ctx: ApiContext = { redis, keys, config };
   const retentionMs = config.EMAIL_RETENTION_DAYS * 86_400_000;
+  // Versions of a deleted template stay readable as long as an email that pinned one can exist.
+  const templates = new TemplatesStore(redis, keys, retentionMs);
+  const ctx: ApiContext = { redis, keys, config, templates };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
   const idempotency = new IdempotencyStore(redis, keys);
   const queues = new SendQueues(redis, {
     prefix: `${config.REDIS_KEY_PREFIX}:bull`,
-    attempts: retryAttempts(config.RETRY_SCHEDULE_S),
   });
-  await Promise.all([queues.queues.send.waitUntilReady(), queues.queues.broadcast.waitUntilReady()]);
+  await queues.ready();
 
   const defaultTeamId = await apiKeys.ensureDefaultTeam();
   if (config.BOOTSTRAP_API_KEY) await apiKeys.ensureToken(defaultTeamId, config.BOOTSTRAP_API_KEY);
 
-  const stages = ext.stages ? ext.stages(ctx) : [refuseTopics];
+  const stages = ext.stages ? ext.stages(ctx) : defaultStages(ctx);
   const app = createApp({
     apiKeys,
     emails,
@@ -63,7 +85,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     ready: () => pingRedis(redis),
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
     batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,
-    extraRoutes: ext.routes ? ext.routes(ctx) : [],
+    extraRoutes: [...defaultRoutes(ctx), ...(ext.routes ? ext.routes(ctx) : [])],
   });
   const server = createServer(app);
   server.keepAliveTimeout = 65_000;

@@ -6,7 +6,7 @@
 import { startApi, type ApiExtensions } from '@petrel/api';
 import { startWorker, type WorkerExtensions } from '@petrel/worker';
 import { startScheduler } from '@petrel/scheduler';
-import { log, startHealthServer, type Lifecycle } from '@petrel/observability';
+import { enableDefaultMetrics, log, startHealthServer, type Lifecycle } from '@petrel/observability';
 import { startEmbeddedRedis } from './embedded-redis.js';
 import { startCaptureSmtp } from './capture-smtp.js';
 import type { PetrelConfig } from './config.js';
@@ -25,6 +25,7 @@ export async function startAllInOne(
   lifecycle: Lifecycle,
   ext: { api?: ApiExtensions; worker?: WorkerExtensions } = {},
 ): Promise<AllInOne> {
+  enableDefaultMetrics('petrel');
   let redisUrl = config.REDIS_URL;
   if (!redisUrl) {
     const redis = await startEmbeddedRedis({ dataDir: config.DATA_DIR, port: config.EMBEDDED_REDIS_PORT });

@@ -1,4 +1,4 @@
-import { dataEnv, loadConfig, logEnv, metricsEnv, redisEnv, workerEnv } from '@petrel/config';
+import { dataEnv, loadConfig, logEnv, metricsEnv, redisEnv } from '@petrel/config';
 import { z } from '@petrel/config';
 
 export const schedulerConfigShape = {
@@ -6,7 +6,6 @@ export const schedulerConfigShape = {
   ...logEnv,
   ...metricsEnv,
   ...dataEnv,
-  RETRY_SCHEDULE_S: workerEnv.RETRY_SCHEDULE_S,
   /** How often housekeeping runs, in seconds. */
   HOUSEKEEPING_INTERVAL_S: z.coerce.number().int().min(1).default(60),
 };

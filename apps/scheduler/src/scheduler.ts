@@ -10,7 +10,6 @@ export async function startScheduler(config: SchedulerConfig) {
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const queues = new SendQueues(redis, {
     prefix: `${config.REDIS_KEY_PREFIX}:bull`,
-    attempts: config.RETRY_SCHEDULE_S.split(',').length + 1,
   });
   const housekeeping = startHousekeeping(
     { redis, keys, queues, retentionMs: config.EMAIL_RETENTION_DAYS * 86_400_000 },

@@ -1,6 +1,13 @@
 import { dataEnv, loadConfig, logEnv, metricsEnv, redisEnv, smtpEnv, workerEnv } from '@petrel/config';
 
-export const workerConfigShape = { ...redisEnv, ...logEnv, ...metricsEnv, ...smtpEnv, ...workerEnv, ...dataEnv };
+export const workerConfigShape = {
+  ...redisEnv,
+  ...logEnv,
+  ...metricsEnv,
+  ...smtpEnv,
+  ...workerEnv,
+  ...dataEnv,
+};
 
 export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;
 

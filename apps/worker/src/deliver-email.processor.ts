@@ -13,7 +13,7 @@ import { sendJobSchema, type EmailContent, type EmailStatus, type SendJob } from
 import { newEmailId } from '@petrel/core';
 import type { EmailRecord, EmailsStore } from '@petrel/store';
 import { UnrecoverableError, type Job } from '@petrel/queue';
-import { buildMessage, type SendResult } from '@petrel/mailer';
+import { buildMessage, MessageBuildError, type BuiltMessage, type SendResult } from '@petrel/mailer';
 import { log, metrics, withLogContext } from '@petrel/observability';
 import { emailEventData } from './email-events.js';
 
@@ -39,6 +39,8 @@ export interface DeliverDeps {
   send: (msg: { raw: Buffer; envelope: { from: string; to: string[] } }) => Promise<SendResult>;
   resolveContent?: ContentResolver;
   lane: 'send' | 'broadcast';
+  /** Length of the retry ladder: after this many temporary failures the email bounces. */
+  retries: number;
 }
 
 export type DeliverOutcome = 'delivered' | 'skipped' | 'missing' | 'bounced' | 'failed';
@@ -71,27 +73,45 @@ async function deliver(deps: DeliverDeps, job: Job<SendJob>, data: SendJob): Pro
   if (deps.resolveContent) {
     const resolved = await deps.resolveContent(record);
     if ('error' in resolved) {
-      await deps.emails.recordEvent(data.teamId, record.id, 'failed', event('email.failed', { failed: { reason: resolved.error } }));
+      await deps.emails.recordEvent(
+        data.teamId,
+        record.id,
+        'failed',
+        event('email.failed', { failed: { reason: resolved.error } }),
+      );
       return 'failed';
     }
     content = { ...resolved, attachments };
   }
 
-  const msg = buildMessage({
-    emailId: record.id,
-    messageId: record.messageId,
-    date: new Date(),
-    from: content.from,
-    to: content.to,
-    cc: content.cc,
-    bcc: content.bcc,
-    reply_to: content.reply_to,
-    subject: content.subject,
-    ...(content.html !== undefined ? { html: content.html } : {}),
-    ...(content.text !== undefined ? { text: content.text } : {}),
-    headers: content.headers,
-    attachments: content.attachments,
-  });
+  let msg: BuiltMessage;
+  try {
+    msg = buildMessage({
+      emailId: record.id,
+      messageIdDomain: messageIdDomain(record.messageId),
+      date: new Date(),
+      from: content.from,
+      to: content.to,
+      cc: content.cc,
+      bcc: content.bcc,
+      reply_to: content.reply_to,
+      subject: content.subject,
+      ...(content.html !== undefined ? { html: content.html } : {}),
+      ...(content.text !== undefined ? { text: content.text } : {}),
+      headers: content.headers,
+      attachments: content.attachments,
+    });
+  } catch (err) {
+    // A message that cannot be built never will be: fail it now instead of retrying.
+    if (!(err instanceof MessageBuildError)) throw err;
+    await deps.emails.recordEvent(
+      data.teamId,
+      record.id,
+      'failed',
+      event('email.failed', { failed: { reason: err.message } }),
+    );
+    throw new UnrecoverableError(`message cannot be built: ${err.message}`);
+  }
 
   const started = performance.now();
   const result = await deps.send({ raw: msg.raw, envelope: msg.envelope });
@@ -115,16 +135,20 @@ async function deliver(deps: DeliverDeps, job: Job<SendJob>, data: SendJob): Pro
       record.id,
       'bounced',
       event('email.bounced', {
-        bounce: { type: 'Permanent', subType: 'General', message: result.detail, diagnosticCode: [`smtp; ${result.code} ${result.detail}`] },
+        bounce: {
+          type: 'Permanent',
+          subType: 'General',
+          message: result.detail,
+          diagnosticCode: [`smtp; ${result.code} ${result.detail}`],
+        },
       }),
       { attempts: String(record.attempts + 1) },
     );
     throw new UnrecoverableError(`permanent SMTP failure ${result.code}: ${result.detail}`);
   }
 
-  // Temporary failure.
-  const attemptsAllowed = job.opts.attempts ?? 1;
-  const exhausted = job.attemptsMade + 1 >= attemptsAllowed;
+  // Temporary failure. attemptsMade = failures before this attempt.
+  const exhausted = job.attemptsMade >= deps.retries;
   if (exhausted) {
     await deps.emails.recordEvent(
       data.teamId,
@@ -155,6 +179,11 @@ async function deliver(deps: DeliverDeps, job: Job<SendJob>, data: SendJob): Pro
     await deps.emails.setFields(data.teamId, record.id, { attempts: String(record.attempts + 1) });
   }
   throw new SoftFailError(`temporary failure: ${result.detail}`, result.retryAfterMs);
+}
+
+/** The domain part of the Message-ID fixed at acceptance (`<id@domain>`). */
+function messageIdDomain(messageId: string): string {
+  return /@([^>]+)>?$/.exec(messageId)?.[1] ?? 'petrel.local';
 }
 
 function emailEvent(

@@ -3,13 +3,19 @@
  * one pooled SMTP transport. Retries use the `smtp-retry` backoff strategy: the configured ladder
  * with jitter, honouring "try again in N seconds" hints.
  */
-import { EmailsStore, Keys, createRedis, pingRedis } from '@petrel/store';
+import { EmailsStore, Keys, TemplatesStore, createRedis, pingRedis } from '@petrel/store';
 import { createSendWorker, type Worker } from '@petrel/queue';
-import { createSmtpSender, computeRetryDelay } from '@petrel/mailer';
+import {
+  createSmtpSender,
+  computeRetryDelay,
+  DEFAULT_RETRY_JITTER,
+  DEFAULT_RETRY_SCHEDULE_S,
+} from '@petrel/mailer';
 import { log, metrics } from '@petrel/observability';
 import type { SendJob } from '@petrel/contracts';
 import { deliverEmailProcessor, SoftFailError, type ContentResolver } from './deliver-email.processor.js';
 import type { WorkerConfig } from './config.js';
+import { renderTemplateResolver } from './render-template.resolver.js';
 
 export interface WorkerHandle {
   workers: Worker<SendJob>[];
@@ -17,12 +23,16 @@ export interface WorkerHandle {
   close(): Promise<void>;
 }
 
-export interface WorkerExtensions {
-  resolveContent?: (ctx: { redis: ReturnType<typeof createRedis>; keys: Keys }) => ContentResolver;
+export interface WorkerContext {
+  redis: ReturnType<typeof createRedis>;
+  keys: Keys;
+  templates: TemplatesStore;
 }
 
-/** Retry jitter: ±20 % around each step of the ladder. */
-export const RETRY_JITTER = 0.2;
+export interface WorkerExtensions {
+  /** Replaces the default resolver (templates: `renderTemplateResolver`). */
+  resolveContent?: (ctx: WorkerContext) => ContentResolver;
+}
 
 export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = {}): Promise<WorkerHandle> {
   if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the worker');
@@ -37,8 +47,16 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     connectionTimeoutMs: config.SMTP_CONNECTION_TIMEOUT_MS,
     socketTimeoutMs: config.SMTP_SOCKET_TIMEOUT_MS,
   });
-  const schedule = config.RETRY_SCHEDULE_S.split(',').map(Number);
-  const resolveContent = ext.resolveContent?.({ redis, keys });
+  const schedule = config.RETRY_SCHEDULE_S
+    ? config.RETRY_SCHEDULE_S.split(',').map(Number)
+    : [...DEFAULT_RETRY_SCHEDULE_S];
+  const retentionMs = config.EMAIL_RETENTION_DAYS * 86_400_000;
+  const templates = new TemplatesStore(redis, keys, retentionMs);
+  const resolveContent = (ext.resolveContent ?? ((ctx) => renderTemplateResolver(ctx.templates)))({
+    redis,
+    keys,
+    templates,
+  });
 
   const workers = (['send', 'broadcast'] as const).map((lane) => {
     const w = createSendWorker(
@@ -47,7 +65,8 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
         emails,
         send: (m) => sender.send(m),
         lane,
-        ...(resolveContent ? { resolveContent } : {}),
+        retries: schedule.length,
+        resolveContent,
       }),
       {
         connection: bullConnection,
@@ -57,9 +76,10 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
         settings: {
           backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => {
             const hint = err instanceof SoftFailError ? err.retryAfterMs : undefined;
-            const delay = computeRetryDelay(attemptsMade - 1, schedule, {
+            // attemptsMade counts the attempt that just failed (1 after the first failure).
+            const delay = computeRetryDelay(attemptsMade, schedule, {
               scale: config.RETRY_TIME_SCALE,
-              jitter: RETRY_JITTER,
+              jitter: DEFAULT_RETRY_JITTER,
               ...(hint !== undefined ? { retryAfterMs: hint } : {}),
             });
             return delay ?? 0;
@@ -68,7 +88,8 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
       },
     );
     w.on('failed', (job, err) => {
-      if (!(err instanceof SoftFailError)) log().warn({ jobId: job?.id, err: err.message }, 'send job failed');
+      if (!(err instanceof SoftFailError))
+        log().warn({ jobId: job?.id, err: err.message }, 'send job failed');
     });
     w.on('completed', () => metrics.jobsProcessed().inc({ queue: w.name, result: 'completed' }));
     w.on('error', (err) => log().error({ err }, 'worker error'));

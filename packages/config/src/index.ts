@@ -50,11 +50,14 @@ export const workerEnv = {
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
   /** Emails per second this worker may send (0 = unlimited). */
   WORKER_SEND_RATE: z.coerce.number().int().min(0).default(0),
-  /** Backoff ladder for temporary SMTP failures, seconds, comma separated. */
+  /**
+   * Backoff ladder for temporary SMTP failures: seconds between attempts, comma separated.
+   * Unset: the mailer's default ladder, 24 h in total (DEFAULT_RETRY_SCHEDULE_S).
+   */
   RETRY_SCHEDULE_S: z
     .string()
-    .regex(/^\d+(,\d+)*$/)
-    .default('60,300,900,1800,3600,7200,14400,21600,28800,36000,43200'),
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 60,300,900')
+    .optional(),
   /** Multiplier applied to retry delays (tests compress time with e.g. 0.001). */
   RETRY_TIME_SCALE: z.coerce.number().positive().default(1),
 };

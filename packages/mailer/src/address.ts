@@ -15,15 +15,22 @@ export interface SplitAddress {
   address: string;
 }
 
-/** One `@`, no whitespace and nothing that ends, quotes or separates an address. */
-const ADDR_SPEC = /^[^\s<>()[\]\\,;:"@]+@[^\s<>()[\]\\,;:"@]+$/;
-const NON_ASCII = /[^\x00-\x7f]/;
+/** One `@`; no whitespace, control, or anything that ends, quotes or separates an address. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point
+const ADDR_SPEC = /^[^\s\x00-\x1f\x7f<>()[\]\\,;:"@]+@[^\s\x00-\x1f\x7f<>()[\]\\,;:"@]+$/;
+const NON_ASCII = /[^\x20-\x7e]/;
 /** A display name that is a plain RFC 5322 phrase: atext words separated by single spaces. */
 const ATOM_PHRASE = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(?: [A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*$/;
 const PRINTABLE = /^[\x20-\x7e]*$/;
 const QUOTED_SPECIALS = /[\\"]/g;
 /** Encoded words in a display name: short enough that `Reply-To: ` plus one stays within 78. */
 const NAME_WORD = 60;
+/** A stretch without spaces that could not be folded within 78 columns. */
+const UNFOLDABLE_RUN = /[^ ]{60}/;
+
+/** A whole quoted display name: `"…"` with inner quotes and backslashes escaped. */
+const QUOTED_NAME = /^"(?:[^"\\]|\\.)*"$/;
+const BARE_NAME_FORBIDDEN = /[<>"]/;
 
 /** Splits one validated address into display name and bare address. */
 export function splitAddress(input: string): SplitAddress {
@@ -36,8 +43,10 @@ export function splitAddress(input: string): SplitAddress {
     if (lt !== -1) {
       name = s.slice(0, lt).trim();
       address = s.slice(lt + 1, -1).trim();
-      if (name.length >= 2 && name.startsWith('"') && name.endsWith('"')) {
+      if (QUOTED_NAME.test(name)) {
         name = name.slice(1, -1).replace(/\\(.)/g, '$1');
+      } else if (BARE_NAME_FORBIDDEN.test(name)) {
+        throw new MessageBuildError('invalid_address', 'display name holds <, > or " outside quotes');
       }
     }
   }
@@ -57,11 +66,14 @@ function normaliseAddress(address: string): string {
   return `${address.slice(0, at)}@${domain}`;
 }
 
-/** Renders the display-name part: as is, quoted, or RFC 2047 encoded words. */
+/**
+ * Renders the display-name part: as is, quoted, or RFC 2047 encoded words. Encoded words also
+ * stand in for ASCII that looks like an encoded word or has a run too long to fold.
+ */
 function phrase(name: string): string {
-  if (ATOM_PHRASE.test(name) && !name.includes('=?')) return name;
-  if (PRINTABLE.test(name) && !name.includes('=?')) {
-    return `"${name.replace(QUOTED_SPECIALS, '\\$&')}"`;
+  if (!name.includes('=?') && !UNFOLDABLE_RUN.test(name)) {
+    if (ATOM_PHRASE.test(name)) return name;
+    if (PRINTABLE.test(name)) return `"${name.replace(QUOTED_SPECIALS, '\\$&')}"`;
   }
   return encodeWords(name, NAME_WORD, NAME_WORD).join(' ');
 }

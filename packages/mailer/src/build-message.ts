@@ -19,11 +19,10 @@ import { attachmentType } from './mime-types.js';
 import { textFromHtml } from './text-from-html.js';
 
 /** What {@link buildMessage} needs: the content of one email plus its identity. */
-export interface MessageInput
-  extends Pick<
-    EmailContent,
-    'from' | 'to' | 'cc' | 'bcc' | 'reply_to' | 'subject' | 'html' | 'text' | 'headers' | 'attachments'
-  > {
+export interface MessageInput extends Pick<
+  EmailContent,
+  'from' | 'to' | 'cc' | 'bcc' | 'reply_to' | 'subject' | 'html' | 'text' | 'headers' | 'attachments'
+> {
   /** The email's id; the Message-ID is `<emailId@messageIdDomain>`. */
   emailId: string;
   /** Domain part of the Message-ID, normally the sending domain. */
@@ -127,7 +126,10 @@ function customHeader(name: string, value: string): string {
     throw new MessageBuildError('invalid_header_name', 'custom header name is not an RFC 5322 field name');
   }
   if (OWNED_HEADER_NAMES.has(name.toLowerCase())) {
-    throw new MessageBuildError('owned_header', `custom header ${name} would override a header Petrel writes`);
+    throw new MessageBuildError(
+      'owned_header',
+      `custom header ${name} would override a header Petrel writes`,
+    );
   }
   // custom values may be structured (List-Unsubscribe: <url>), so only the 998 limit forces encoding
   return unstructuredHeader(name, value, 998);

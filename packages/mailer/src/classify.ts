@@ -18,17 +18,45 @@ export interface RejectedRecipient {
   detail: string;
 }
 
+/**
+ * The SMTP step that failed, as nodemailer names it: `CONN` (connect or greeting), `EHLO`,
+ * `AUTH …`, `MAIL FROM`, `RCPT TO`, `DATA`, or `API` (refused locally before talking to the
+ * server). A hard fail at `CONN` or `MAIL FROM` is about the sender or the relay, not the
+ * recipient: bounce the email, but do not suppress the address.
+ */
+export type FailedCommand = string;
+
 /** The outcome of one SMTP attempt. */
 export type SendResult =
   | {
       kind: 'sent';
+      /** The reply code to the end of DATA (250). */
       code: number;
+      /** The server's whole reply, e.g. `250 2.0.0 OK queued as ABC`. */
       response: string;
       /** Recipients refused while others were accepted; absent when all were accepted. */
       rejected?: RejectedRecipient[];
     }
-  | { kind: 'soft_fail'; code?: number; enhancedCode?: string; retryAfterMs?: number; detail: string }
-  | { kind: 'hard_fail'; code: number; enhancedCode?: string; detail: string };
+  | {
+      /** Retry later: 4xx, timeouts, broken connections, DNS, our own TLS/auth setup. */
+      kind: 'soft_fail';
+      /** The reply code, absent when no reply came (timeout, refused connection…). */
+      code?: number;
+      /** RFC 3463 code from the reply, e.g. `4.7.1`. */
+      enhancedCode?: string;
+      /** The server's "try again in N" hint, when the reply had one. */
+      retryAfterMs?: number;
+      command?: FailedCommand;
+      detail: string;
+    }
+  | {
+      /** Never retry: 5xx (the enhanced code's class decides when present). */
+      kind: 'hard_fail';
+      code: number;
+      enhancedCode?: string;
+      command?: FailedCommand;
+      detail: string;
+    };
 
 /** Longest retry hint honoured; a server asking for more is waited for by the schedule. */
 export const MAX_RETRY_HINT_MS = 24 * 60 * 60 * 1000;
@@ -53,7 +81,15 @@ const PERMANENT_LOCAL_CODES: ReadonlySet<string> = new Set(['EENVELOPE', 'EMESSA
  * Failures of our own session setup (credentials, TLS, proxy, config), whatever the reply code:
  * a 535 to AUTH says nothing about the recipient, so it must never bounce or suppress anyone.
  */
-const SETUP_CODES: ReadonlySet<string> = new Set(['EAUTH', 'ENOAUTH', 'EOAUTH2', 'ETLS', 'EREQUIRETLS', 'ECONFIG', 'EPROXY']);
+const SETUP_CODES: ReadonlySet<string> = new Set([
+  'EAUTH',
+  'ENOAUTH',
+  'EOAUTH2',
+  'ETLS',
+  'EREQUIRETLS',
+  'ECONFIG',
+  'EPROXY',
+]);
 
 interface SmtpErrorLike {
   code?: unknown;
@@ -106,6 +142,13 @@ function clip(text: string): string {
  * soft fail, so the retry schedule (not a guess here) decides when to give up.
  */
 export function classifySendError(err: unknown): SendResult {
+  const result = classifyError(err);
+  const command = typeof err === 'object' && err !== null ? (err as SmtpErrorLike).command : undefined;
+  if (typeof command === 'string' && result.kind !== 'sent') result.command = command;
+  return result;
+}
+
+function classifyError(err: unknown): SendResult {
   if (typeof err !== 'object' || err === null) {
     return { kind: 'soft_fail', detail: clip(`unexpected send error: ${String(err)}`) };
   }

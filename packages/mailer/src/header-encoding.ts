@@ -148,6 +148,7 @@ export function encodedHeader(name: string, value: string): string {
  */
 export function unstructuredHeader(name: string, value: string, maxLine: number = MAX_LINE): string {
   assertHeaderSafe(value, `header ${name}`);
+  if (value === '') return `${name}:`;
   if (!NEEDS_ENCODING.test(value)) {
     const folded = foldAtSpaces(`${name}: ${value}`);
     if (longestLine(folded) <= maxLine && !BLANK_FOLD.test(folded)) return folded;
@@ -177,7 +178,7 @@ export function mimeParam(name: string, value: string): string {
   const bytes = Buffer.from(value, 'utf8');
   const segments: string[] = [];
   let current = "utf-8''";
-  for (let i = 0; i < bytes.length; ) {
+  for (let i = 0; i < bytes.length;) {
     const len = utf8Length(bytes[i]!);
     let chunk = '';
     for (let k = i; k < i + len && k < bytes.length; k++) {

@@ -1,1 +1,26 @@
-export {};
+export { buildMessage, OWNED_HEADER_NAMES } from './build-message.js';
+export type { BuiltMessage, MessageEnvelope, MessageInput } from './build-message.js';
+export { MessageBuildError } from './build-error.js';
+export type { MessageBuildErrorReason } from './build-error.js';
+export {
+  classifySendError,
+  classifySendInfo,
+  enhancedCode,
+  MAX_RETRY_HINT_MS,
+  parseRetryHint,
+  replyCode,
+} from './classify.js';
+export type { FailedCommand, RejectedRecipient, SendResult } from './classify.js';
+export { createSmtpSender } from './transport.js';
+export type { OutgoingMessage, SmtpSender, SmtpSenderOptions } from './transport.js';
+export {
+  computeRetryDelay,
+  DEFAULT_RETRY_JITTER,
+  DEFAULT_RETRY_SCHEDULE_S,
+  DEFAULT_RETRY_WINDOW_S,
+  MAX_RETRY_WINDOW_S,
+  MIN_RETRY_WINDOW_S,
+  RETRY_LADDER_S,
+  retryScheduleForWindow,
+} from './retry-policy.js';
+export type { RetryDelayOptions } from './retry-policy.js';

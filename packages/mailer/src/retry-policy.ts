@@ -25,7 +25,10 @@ export const DEFAULT_RETRY_JITTER = 0.2;
  * and a window longer than the ladder repeats the last step. The last attempt therefore happens
  * at the end of the window (before jitter), and then the email expires.
  */
-export function retryScheduleForWindow(windowS: number, ladder: readonly number[] = RETRY_LADDER_S): number[] {
+export function retryScheduleForWindow(
+  windowS: number,
+  ladder: readonly number[] = RETRY_LADDER_S,
+): number[] {
   if (!(windowS > 0) || ladder.length === 0 || ladder.some((s) => !(s > 0))) {
     throw new RangeError('retry window and ladder steps must be positive');
   }

@@ -8,10 +8,23 @@ import { BoundedCache } from './bounded-cache.js';
 
 const convert = compile({
   wordwrap: 78,
+  formatters: {
+    // a table cell's text followed by a space, so `<td>Item</td><td>€1.00</td>` reads "Item €1.00"
+    cell(elem, walk, builder) {
+      walk(elem.children, builder);
+      builder.addInline(' ');
+    },
+  },
   selectors: [
     // images carry no text worth reading in a text part; `cid:` sources are meaningless there
     { selector: 'img', format: 'skip' },
     { selector: 'a', options: { hideLinkHrefIfSameAsText: true } },
+    // emails lay out with tables: one line per row reads better than html-to-text's run-on
+    // default and, unlike its data-table format, survives nested layout tables
+    { selector: 'table', format: 'block' },
+    { selector: 'tr', format: 'block', options: { leadingLineBreaks: 1, trailingLineBreaks: 1 } },
+    { selector: 'td', format: 'cell' },
+    { selector: 'th', format: 'cell' },
   ],
 });
 

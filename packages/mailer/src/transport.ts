@@ -89,7 +89,7 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
     let result: SendResult;
     try {
       const info = await transporter.sendMail({
-        envelope: msg.envelope,
+        envelope: { from: msg.envelope.from, to: msg.envelope.to },
         raw: msg.raw,
         ...(opts.sendTimeoutMs !== undefined ? { signal: AbortSignal.timeout(opts.sendTimeoutMs) } : {}),
       });
@@ -103,6 +103,11 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
 
   return {
     send(msg) {
+      if (closing !== undefined) {
+        const result: SendResult = { kind: 'soft_fail', detail: 'SMTP sender is closed' };
+        report(result, 0);
+        return Promise.resolve(result);
+      }
       const p = attempt(msg);
       inFlight.add(p);
       void p.finally(() => inFlight.delete(p));
@@ -117,8 +122,9 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
     },
     close() {
       closing ??= (async () => {
-        transporter.close();
+        // queued and in-flight sends finish first: closing the pool would fail the queued ones
         await Promise.allSettled([...inFlight]);
+        transporter.close();
       })();
       return closing;
     },

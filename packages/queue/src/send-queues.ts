@@ -20,13 +20,17 @@ export const SMTP_BACKOFF = 'smtp-retry';
 export interface SendQueueOptions {
   /** BullMQ key prefix (default `bull`); tests use their own to stay apart. */
   prefix?: string;
-  /** Attempts per email: retry ladder length + 1. */
-  attempts: number;
 }
 
-export function sendJobOptions(opts: SendQueueOptions): JobsOptions {
+/**
+ * A safety cap only: the worker decides when retries are spent (its retry ladder), so the API
+ * that enqueues never needs to know the ladder.
+ */
+export const MAX_SEND_ATTEMPTS = 1000;
+
+export function sendJobOptions(): JobsOptions {
   return {
-    attempts: opts.attempts,
+    attempts: MAX_SEND_ATTEMPTS,
     backoff: { type: SMTP_BACKOFF },
     removeOnComplete: true,
     removeOnFail: { age: 7 * 24 * 3600, count: 100_000 },
@@ -41,7 +45,7 @@ export class SendQueues {
     private readonly connection: Redis,
     private readonly opts: SendQueueOptions,
   ) {
-    this.jobOptions = sendJobOptions(opts);
+    this.jobOptions = sendJobOptions();
     const mk = (lane: SendLane) =>
       new Queue<SendJob>(LANE_QUEUE[lane], {
         connection,
@@ -51,17 +55,32 @@ export class SendQueues {
     this.queues = { send: mk('send'), broadcast: mk('broadcast') };
   }
 
+  /** Resolves once both queues' connections are ready and BullMQ's scripts are loaded. */
+  async ready(): Promise<void> {
+    await Promise.all([this.queues.send.waitUntilReady(), this.queues.broadcast.waitUntilReady()]);
+  }
+
   /**
-   * Queue one job per email on `multi` (jobId = emailId, so a retried acceptance never makes a
-   * second job). Returns the per-job promises, which settle when `multi` is executed.
+   * A Redis transaction on the queues' connection that BullMQ can add jobs to. Other writes (the
+   * email records, the idempotency completion) go on the same transaction.
+   */
+  async multi(): Promise<ChainableCommander> {
+    const client = await (this.queues.send as unknown as { backend: { client: Promise<unknown> } }).backend
+      .client;
+    return (client as unknown as { multi(): ChainableCommander }).multi();
+  }
+
+  /**
+   * Queue one job per email on `multi` (from `multi()`; jobId = emailId, so a retried acceptance
+   * never makes a second job). The jobs exist once `multi` is executed.
    */
   addSendJobsIn(
     multi: ChainableCommander,
     lane: SendLane,
     jobs: { teamId: string; emailId: string; delayMs?: number }[],
-  ): Promise<string>[] {
+  ): void {
     const queue = this.queues[lane];
-    return jobs.map((j) => {
+    for (const j of jobs) {
       const job = new Job<SendJob>(
         queue,
         'send',
@@ -69,8 +88,9 @@ export class SendQueues {
         { ...this.jobOptions, jobId: j.emailId, ...(j.delayMs ? { delay: j.delayMs } : {}) },
         j.emailId,
       );
-      return job.addJob(multi as never);
-    });
+      // Queued synchronously on the transaction; the result arrives with multi.exec().
+      void job.addJob(multi as never);
+    }
   }
 
   /** Remove a waiting or delayed job (cancel of a scheduled email). */

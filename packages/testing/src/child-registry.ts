@@ -12,18 +12,15 @@ function killAll(): void {
   children.clear();
 }
 
-function onSignal(signal: NodeJS.Signals): void {
-  killAll();
-  // Keep the default "die on signal" unless someone else handles it.
-  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
-}
-
-/** SIGKILLs the child when this process exits (normally, or by SIGINT/SIGTERM/SIGHUP). */
+/**
+ * SIGKILLs the child when this process exits normally. No signal handlers on purpose: they
+ * would change how the test runner dies. Death by signal is covered per child instead:
+ * redis-server runs under `setpriv --pdeathsig`, the sink process exits when its IPC closes.
+ */
 export function killOnExit(child: ChildProcess): void {
   if (!installed) {
     installed = true;
     process.on('exit', killAll);
-    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, onSignal);
   }
   children.add(child);
   child.once('exit', () => children.delete(child));

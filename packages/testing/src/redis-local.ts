@@ -51,9 +51,9 @@ interface Running {
 
 function spawnRedis(bin: string, port: number, dir: string, opts: StartRedisOptions): Running {
   const flags = { port: String(port), bind: HOST, dir, daemonize: 'no', 'protected-mode': 'yes' };
-  const child = spawn(bin, [...redisArgs(flags), ...harnessArgs(opts)], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const args = [...redisArgs(flags), ...harnessArgs(opts)];
+  const [command, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'SIGKILL', '--', bin, ...args]] : [bin, args];
+  const child = spawn(command, argv, { stdio: ['ignore', 'pipe', 'pipe'] });
   killOnExit(child);
   return { child, tail: outputTail(child) };
 }

@@ -1,4 +1,8 @@
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pingRedis } from './redis-ping.js';
@@ -70,5 +74,24 @@ describe('startRedis', () => {
     await clientFor(redis).set('graceful', '1');
     await redis.restart();
     expect(await clientFor(redis).get('graceful')).toBe('1');
+  });
+
+  it('keeps a caller-given dir and reports a taken fixed port clearly', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'petrel-redis-test-'));
+    const redis = await redisFor({ dir });
+    await clientFor(redis).set('k', 'v');
+    await redis.stop();
+    expect(existsSync(dir)).toBe(true);
+    await rm(dir, { recursive: true, force: true });
+
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+    const address = blocker.address();
+    const port = typeof address === 'object' && address ? address.port : 0;
+    try {
+      await expect(startRedis({ port })).rejects.toThrow(/exited .* before answering PING[\s\S]*in use/i);
+    } finally {
+      blocker.close();
+    }
   });
 });

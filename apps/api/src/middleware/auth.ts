@@ -20,7 +20,10 @@ export function authenticate(store: ApiKeysStore) {
     const header = req.get('authorization');
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) {
-      throw new PetrelError('missing_api_key', 'Missing API key in the authorization header. Use `Authorization: Bearer <API_KEY>`.');
+      throw new PetrelError(
+        'missing_api_key',
+        'Missing API key in the authorization header. Use `Authorization: Bearer <API_KEY>`.',
+      );
     }
     const key = await store.authenticate(match[1]!);
     if (!key) throw new PetrelError('invalid_api_key', 'API key is invalid');

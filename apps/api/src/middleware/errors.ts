@@ -10,7 +10,6 @@ import { log } from '@petrel/observability';
 interface HttpLikeError {
   status?: number;
   statusCode?: number;
-  type?: string;
   expose?: boolean;
   message?: string;
   code?: string;
@@ -19,25 +18,16 @@ interface HttpLikeError {
 export function toErrorBody(err: unknown): ErrorBody {
   if (err instanceof PetrelError) return err.toBody();
   const e = (err ?? {}) as HttpLikeError;
-  switch (e.type) {
-    case 'entity.parse.failed':
-      return { statusCode: 400, name: 'validation_error', message: `Request body is not valid JSON: ${e.message ?? ''}`.trim() };
-    case 'entity.too.large':
-      return { statusCode: 413, name: 'payload_too_large', message: 'Request body is larger than the limit for this endpoint' };
-    case 'encoding.unsupported':
-    case 'charset.unsupported':
-      return { statusCode: 415, name: 'unsupported_media_type', message: e.message ?? 'Unsupported body encoding' };
-    case 'request.aborted':
-      return { statusCode: 400, name: 'validation_error', message: 'Request body was aborted by the client' };
-    case 'request.size.invalid':
-      return { statusCode: 400, name: 'validation_error', message: 'Request body size does not match Content-Length' };
-  }
   const status = e.statusCode ?? e.status;
   if (status && status >= 400 && status < 500 && e.expose !== false) {
     return { statusCode: status, name: 'validation_error', message: e.message ?? 'Bad request' };
   }
   if (isRedisUnavailable(e)) {
-    return { statusCode: 503, name: 'service_unavailable', message: 'The service is temporarily unavailable; retry shortly' };
+    return {
+      statusCode: 503,
+      name: 'service_unavailable',
+      message: 'The service is temporarily unavailable; retry shortly',
+    };
   }
   return { statusCode: 500, name: 'internal_server_error', message: 'An unexpected error occurred' };
 }

@@ -11,10 +11,14 @@ export function requestContext(req: Request, res: Response, next: NextFunction):
   const started = process.hrtime.bigint();
   res.on('finish', () => {
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const route = (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.path);
+    const route =
+      (req.route?.path as string | undefined) ?? (res.statusCode === 404 ? 'unmatched' : req.path);
     metrics.httpDuration().observe({ method: req.method, route, status: String(res.statusCode) }, seconds);
     const level = res.statusCode >= 500 ? 'error' : 'debug';
-    log()[level]({ method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) }, 'request');
+    log()[level](
+      { method: req.method, route, status: res.statusCode, ms: Math.round(seconds * 1000) },
+      'request',
+    );
   });
   withLogContext({ requestId }, next);
 }

@@ -29,7 +29,13 @@ export function apiKeysRoutes(router: Router, store: ApiKeysStore): void {
       const page = parsePageQuery(req, LIMITS.paginationMax);
       const keys = await store.list(res.locals.auth.teamId);
       const { data, has_more } = pageArray(
-        keys.map((k) => ({ id: k.id, name: k.name, permission: k.permission, created_at: k.created_at, last_used_at: k.last_used_at })),
+        keys.map((k) => ({
+          id: k.id,
+          name: k.name,
+          permission: k.permission,
+          created_at: k.created_at,
+          last_used_at: k.last_used_at,
+        })),
         page,
       );
       res.json({ object: 'list', has_more, data });

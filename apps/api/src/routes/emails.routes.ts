@@ -82,7 +82,11 @@ export function emailsRoutes(router: Router, deps: EmailsRouteDeps): void {
       const page = parsePageQuery(req);
       const result = await deps.emails.list(res.locals.auth.teamId, page);
       if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such email`);
-      res.json({ object: 'list', has_more: result.hasMore, data: result.items.map((r) => emailToWire(r, false)) });
+      res.json({
+        object: 'list',
+        has_more: result.hasMore,
+        data: result.items.map((r) => emailToWire(r, false)),
+      });
     });
 
   router
@@ -130,7 +134,10 @@ export function emailsRoutes(router: Router, deps: EmailsRouteDeps): void {
       data: { email_id: id },
     });
     if (outcome !== 'canceled') {
-      throw new PetrelError('validation_error', `Only scheduled emails can be canceled; this email is ${rec.status}`);
+      throw new PetrelError(
+        'validation_error',
+        `Only scheduled emails can be canceled; this email is ${rec.status}`,
+      );
     }
     // The record says canceled first, so a job that fires now does nothing; then drop the job.
     await deps.queues.remove(rec.lane, id).catch(() => false);

@@ -13,7 +13,8 @@ export function parsePageQuery(req: Request, defaultLimit: number = LIMITS.pagin
   const one = (name: string): string | undefined => {
     const v = q[name];
     if (v === undefined) return undefined;
-    if (typeof v !== 'string') throw new PetrelError('validation_error', `${name}: must be given once, as a string`);
+    if (typeof v !== 'string')
+      throw new PetrelError('validation_error', `${name}: must be given once, as a string`);
     return v;
   };
   const limitRaw = one('limit');
@@ -22,7 +23,10 @@ export function parsePageQuery(req: Request, defaultLimit: number = LIMITS.pagin
   let limit = defaultLimit;
   if (limitRaw !== undefined) {
     if (!/^\d+$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > LIMITS.paginationMax) {
-      throw new PetrelError('validation_error', `limit: must be an integer between 1 and ${LIMITS.paginationMax}`);
+      throw new PetrelError(
+        'validation_error',
+        `limit: must be an integer between 1 and ${LIMITS.paginationMax}`,
+      );
     }
     limit = Number(limitRaw);
   }
@@ -33,7 +37,10 @@ export function parsePageQuery(req: Request, defaultLimit: number = LIMITS.pagin
 }
 
 /** Page through an in-memory list (newest first) by id cursor. */
-export function pageArray<T extends { id: string }>(items: T[], q: PageQuery): { data: T[]; has_more: boolean } {
+export function pageArray<T extends { id: string }>(
+  items: T[],
+  q: PageQuery,
+): { data: T[]; has_more: boolean } {
   let start = 0;
   let end = items.length;
   if (q.after) {

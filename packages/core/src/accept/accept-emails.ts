@@ -45,8 +45,15 @@ export interface PrepareResult {
 export interface AcceptPorts {
   claim(teamId: string, key: string, fingerprint: string): Promise<ClaimResult>;
   release(token: unknown): Promise<void>;
-  /** Async, side-effect-free resolution (templates, remote attachments). */
-  prepare(teamId: string, emails: { index: number; email: EmailContent }[]): Promise<PrepareResult>;
+  /**
+   * Async, side-effect-free resolution (templates, remote attachments). `endpoint` tells how to
+   * name fields in messages: `emails[i].` prefixes only in a batch.
+   */
+  prepare(
+    teamId: string,
+    emails: { index: number; email: EmailContent }[],
+    endpoint: Endpoint,
+  ): Promise<PrepareResult>;
   /** Write records, jobs and (when given) the idempotency completion atomically. */
   commit(
     teamId: string,
@@ -138,7 +145,7 @@ export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Prom
 
   try {
     // 3. Asynchronous preparation (template resolution, remote attachments).
-    const prepared = await ports.prepare(req.teamId, valid);
+    const prepared = await ports.prepare(req.teamId, valid, req.endpoint);
     errors = [...errors, ...prepared.errors].sort((a, b) => a.index - b.index);
     if (prepared.errors.length > 0 && (req.mode === 'strict' || req.endpoint === 'single')) {
       throw validationError(prepared.errors[0]!.message);

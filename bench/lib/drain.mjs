@@ -1,0 +1,99 @@
+// One delivery measurement: N emails queued while no worker runs, then W worker processes
+// started and timed until the sink holds all N. Throughput is measured at the sink, from the
+// first to the last message received, so process start-up does not count for either side.
+// CPU is sampled over the same window.
+import { cpuDelta, cpuSnapshot } from './cpu.mjs';
+import { postBatches } from './load.mjs';
+import {
+  BASE_PREFIX,
+  BASE_QUEUE,
+  PETREL_PREFIX,
+  PETREL_SEND_QUEUE,
+  fillBaselineQueue,
+  startBaselineWorkers,
+  startPetrelApi,
+  startPetrelWorkers,
+  waitingJobs,
+} from './stacks.mjs';
+import { now, round } from './util.mjs';
+
+/**
+ * @param {object} ctx
+ * @param {object} o
+ * @param {'petrel'|'baseline'} o.system
+ * @param {number} o.n emails
+ * @param {number} o.workers worker processes
+ * @param {(i:number)=>object} o.emailAt email number i (request-body shape)
+ * @param {(api)=>Promise<(i:number)=>object>} [o.prepare] Petrel only: runs against the API
+ *   before the fill (e.g. creates a template) and returns the emailAt to fill with
+ */
+export async function drainRun(ctx, o) {
+  const { system, n, workers } = o;
+  await ctx.redis.reset();
+  await ctx.sink.reset();
+
+  let fill;
+  const t0 = now();
+  if (system === 'petrel') {
+    const api = await startPetrelApi(ctx);
+    try {
+      const emailAt = o.prepare ? await o.prepare(api) : o.emailAt;
+      fill = await postBatches(api, { n, emailAt });
+    } finally {
+      await api.stop();
+    }
+  } else {
+    await fillBaselineQueue(ctx, n, o.emailAt);
+    fill = { accepted: n, seconds: round((now() - t0) / 1000, 2) };
+  }
+  const prefix = system === 'petrel' ? `${PETREL_PREFIX}:bull` : BASE_PREFIX;
+  const queue = system === 'petrel' ? PETREL_SEND_QUEUE : BASE_QUEUE;
+  const waiting = await waitingJobs(ctx, prefix, queue);
+  if (waiting !== n)
+    throw new Error(`${system}: expected ${n} waiting jobs after the fill, found ${waiting}`);
+
+  const stack =
+    system === 'petrel'
+      ? await startPetrelWorkers(ctx, workers, o.workerOpts)
+      : await startBaselineWorkers(ctx, workers, o.workerOpts);
+  const procs = { sink: ctx.sink.pid };
+  stack.workers.forEach((w) => (procs[w.name] = w.child.pid));
+  const spawnSnap = await cpuSnapshot(procs, ctx.redis.client);
+  for (const k of Object.keys(spawnSnap.per)) if (k !== 'sink') spawnSnap.per[k] = 0;
+  const tSpawn = now();
+  let firstSnap;
+  let result;
+  try {
+    await ctx.sink.waitFor(n, {
+      watch: stack.children,
+      stallMs: ctx.opts.quick ? 20_000 : 60_000,
+      onTick: async (s) => {
+        if (!firstSnap && s.count > 0) firstSnap = await cpuSnapshot(procs, ctx.redis.client);
+      },
+    });
+    const endSnap = await cpuSnapshot(procs, ctx.redis.client);
+    const wall = (now() - tSpawn) / 1000;
+    const sum = await ctx.sink.summary();
+    const stats = await ctx.sink.stats();
+    const cpu = cpuDelta(firstSnap && firstSnap.t < endSnap.t - 200 ? firstSnap : spawnSnap, endSnap);
+    cpu.workers = stack.workers.reduce((a, w) => a + (cpu[w.name] ?? 0), 0);
+    const failed = await ctx.redis.client.zcard(`${prefix}:${queue}:failed`);
+    result = {
+      system,
+      n,
+      workers,
+      emails_per_s: round(sum.rate, 0),
+      steady_emails_per_s: round(sum.steady_rate, 0),
+      drain_s: round((sum.last - sum.first) / 1000, 2),
+      wall_s_from_spawn: round(wall, 2),
+      accept_to_250_ms: sum.latency_ms,
+      fill,
+      duplicates: stats.dup,
+      failed_jobs: failed,
+      cpu,
+    };
+  } finally {
+    await stack.stop();
+  }
+  return result;
+}

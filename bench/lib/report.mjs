@@ -1,0 +1,52 @@
+// The final table (markdown) and the JSON written under bench/results/.
+import { fmtRatio } from './util.mjs';
+
+const SHORT = { machine: 'm', workers: 'w', bench: 'gen', redis_children: 'aof-fork' };
+
+/** "api 98 · redis 70 · sink 25 · gen 30 · m 95" (per-worker columns folded into "w"). */
+export function cpuCell(cpu) {
+  if (!cpu) return '–';
+  const parts = [];
+  for (const [k, v] of Object.entries(cpu)) {
+    if (v === null || v === undefined) continue;
+    if (/^worker\d+$/.test(k) && cpu.workers !== undefined) continue;
+    parts.push(`${SHORT[k] ?? k} ${v}`);
+  }
+  return parts.join(' · ');
+}
+
+export function markdownTable(rowsList) {
+  const head =
+    '| phase | metric | Petrel | baseline | ratio | target | met | CPU % Petrel | CPU % baseline |\n' +
+    '|---|---|---|---|---|---|---|---|---|\n';
+  const body = rowsList
+    .map((r) =>
+      [
+        r.phase,
+        r.metric,
+        r.petrel,
+        r.baseline,
+        fmtRatio(r.ratio),
+        r.target ?? '',
+        r.met === true ? 'yes' : r.met === false ? '**no**' : '',
+        cpuCell(r.cpu_petrel),
+        cpuCell(r.cpu_baseline),
+      ].join(' | '),
+    )
+    .map((l) => `| ${l} |`)
+    .join('\n');
+  return head + body + '\n';
+}
+
+export function machineLine(m) {
+  return (
+    `${m.nproc} cores (${m.cpu_model}), ${m.memory_gib} GiB, Linux ${m.kernel}, Node ${m.node}, ` +
+    `Redis ${m.redis} (AOF ${m.redis_aof}), bullmq ${m.packages.bullmq}, nodemailer ${m.packages.nodemailer}, ` +
+    `smtp-server ${m.packages['smtp-server']}, express ${m.packages.express}, autocannon ${m.packages.autocannon}`
+  );
+}
+
+export const CPU_LEGEND =
+  'CPU: % of one core over the measured window, per process (/proc/<pid>/stat; redis from INFO cpu). ' +
+  '`w` = all worker processes together, `gen` = the bench process (autocannon / load generator), ' +
+  '`aof-fork` = AOF rewrite children, `m` = the whole machine (100 = every core busy).';

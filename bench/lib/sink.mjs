@@ -1,0 +1,176 @@
+// The SMTP sink, run as its own process (fork) so its CPU never competes inside a worker's
+// event loop. smtp-server without TLS, AUTH optional (and not offered), no reverse DNS. For each
+// message it records the time the data ended (just before it answers 250) and the Message-ID;
+// when the Message-ID's left part is a UUIDv7 (Petrel's email ids, and the baseline's), its first
+// 48 bits are the acceptance millisecond, so acceptance-to-250 latency = receive − acceptance.
+// The parent queries it over IPC: { id, cmd, args } → { id, result } (see sink-client.mjs).
+import { SMTPServer } from 'smtp-server';
+
+const ID_RE = /(?:^|\n)message-id:[ \t]*<([^>\r\n]*)>/i;
+const V7_RE = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-/i;
+
+class Series {
+  constructor() {
+    this.a = new Float64Array(1 << 16);
+    this.n = 0;
+  }
+  push(v) {
+    if (this.n === this.a.length) {
+      const b = new Float64Array(this.a.length * 2);
+      b.set(this.a);
+      this.a = b;
+    }
+    this.a[this.n++] = v;
+  }
+  clear() {
+    this.n = 0;
+  }
+}
+
+const recv = new Series(); // receive ms (epoch) per message
+const lat = new Series(); // acceptance-to-250 ms per message (NaN when the id is not a v7 UUID)
+const seen = new Set();
+let dup = 0;
+let noId = 0;
+let bytes = 0;
+let connections = 0;
+
+function acceptMsOf(id) {
+  const m = V7_RE.exec(id);
+  if (!m) return NaN;
+  return parseInt(m[1] + m[2], 16);
+}
+
+const server = new SMTPServer({
+  secure: false,
+  authOptional: true,
+  disabledCommands: ['STARTTLS', 'AUTH'],
+  disableReverseLookup: true,
+  logger: false,
+  banner: 'petrel bench sink',
+  size: 50 * 1024 * 1024,
+  onConnect(_session, cb) {
+    connections++;
+    cb();
+  },
+  onData(stream, _session, cb) {
+    let head = '';
+    let id;
+    let searching = true;
+    stream.on('data', (chunk) => {
+      bytes += chunk.length;
+      if (!searching) return;
+      head += chunk.toString('latin1');
+      const m = ID_RE.exec(head);
+      if (m) {
+        id = m[1];
+        searching = false;
+        head = '';
+      } else if (head.includes('\r\n\r\n') || head.length > 65_536) {
+        searching = false;
+        head = '';
+      }
+    });
+    stream.on('end', () => {
+      const t = Date.now();
+      recv.push(t);
+      if (id === undefined) {
+        noId++;
+        lat.push(NaN);
+      } else {
+        if (seen.has(id)) dup++;
+        else seen.add(id);
+        lat.push(t - acceptMsOf(id));
+      }
+      cb(null, 'OK: queued');
+    });
+  },
+});
+
+function pct(sorted, p) {
+  if (sorted.length === 0) return null;
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[rank];
+}
+
+/** Messages received in [from, to] (epoch ms; both optional): count, rates and latency. */
+function summary({ from = -Infinity, to = Infinity } = {}) {
+  const times = [];
+  const lats = [];
+  for (let i = 0; i < recv.n; i++) {
+    const t = recv.a[i];
+    if (t < from || t > to) continue;
+    times.push(t);
+    const l = lat.a[i];
+    if (!Number.isNaN(l)) lats.push(l);
+  }
+  lats.sort((a, b) => a - b);
+  const n = times.length;
+  const first = n ? times[0] : null;
+  const last = n ? times[n - 1] : null;
+  // steady-state rate: between the 5th and the 95th percentile message (drops ramp-up and tail)
+  let steady = null;
+  if (n >= 100) {
+    const i5 = Math.floor(n * 0.05);
+    const i95 = Math.floor(n * 0.95);
+    const dt = times[i95] - times[i5];
+    if (dt > 0) steady = ((i95 - i5) / dt) * 1000;
+  }
+  return {
+    count: n,
+    first,
+    last,
+    rate: n > 1 && last > first ? ((n - 1) / (last - first)) * 1000 : null,
+    steady_rate: steady,
+    latency_ms: {
+      n: lats.length,
+      p50: pct(lats, 50),
+      p90: pct(lats, 90),
+      p99: pct(lats, 99),
+      max: lats.length ? lats[lats.length - 1] : null,
+    },
+  };
+}
+
+const commands = {
+  stats: () => ({
+    count: recv.n,
+    unique: seen.size,
+    dup,
+    noId,
+    bytes,
+    connections,
+    last: recv.n ? recv.a[recv.n - 1] : null,
+  }),
+  summary,
+  reset: () => {
+    recv.clear();
+    lat.clear();
+    seen.clear();
+    dup = 0;
+    noId = 0;
+    bytes = 0;
+    return true;
+  },
+};
+
+process.on('message', (msg) => {
+  const fn = commands[msg?.cmd];
+  if (!fn) {
+    process.send({ id: msg?.id, error: `unknown command ${msg?.cmd}` });
+    return;
+  }
+  try {
+    process.send({ id: msg.id, result: fn(msg.args) });
+  } catch (err) {
+    process.send({ id: msg.id, error: String(err?.stack ?? err) });
+  }
+});
+
+// The bench went away: do not linger.
+process.on('disconnect', () => process.exit(0));
+
+server.on('error', (err) => process.stderr.write(`sink error: ${err.message}\n`));
+server.listen(Number(process.env.SINK_PORT || 0), '127.0.0.1', () => {
+  process.send({ ready: true, port: server.server.address().port });
+});

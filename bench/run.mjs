@@ -1,0 +1,272 @@
+#!/usr/bin/env node
+// `npm run bench` — Petrel against the raw stack it is built on, side by side in one run, on the
+// same redis-server (AOF everysec) and the same SMTP sink (its own process). See bench/README.md.
+//
+//   npm run bench                       all phases, full size (a few minutes)
+//   npm run bench -- --quick            every phase, tiny (CI smoke: proves the bench works)
+//   npm run bench -- --phase delivery   one phase (comma-separate several)
+//   npm run bench -- --profile worker   write --cpu-prof profiles of Petrel workers (api, worker,
+//                                       baseline-api, baseline-worker or all) under the run's dir
+//   other flags: --n 20000 --reps 2 --ingest-seconds 10 --mixed-seconds 10 --mixed-rate 1000
+//                --concurrency 50 --pool 20 --skip-baseline --write-latest --list
+//
+// A phase is one file in bench/phases/ exporting { name, order, title, run(ctx), rows(result) }
+// and optionally toJson(result); it is picked up automatically.
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createRequire } from 'node:module';
+import { execFileSync } from 'node:child_process';
+import { installExitHandlers, liveChildren, setLogDir } from './lib/proc.mjs';
+import { startRedis } from './lib/redis.mjs';
+import { startSink } from './lib/sink-client.mjs';
+import { backgroundLoad, machineInfo } from './lib/cpu.mjs';
+import { petrelBuilt, ROOT } from './lib/stacks.mjs';
+import { CPU_LEGEND, machineLine, markdownTable } from './lib/report.mjs';
+import { now } from './lib/util.mjs';
+
+const BENCH = fileURLToPath(new URL('.', import.meta.url));
+
+function parseArgs(argv) {
+  const o = {
+    quick: false,
+    phases: null,
+    n: 20_000,
+    reps: 2,
+    ingestSeconds: 10,
+    mixedSeconds: 10,
+    mixedRate: undefined,
+    concurrency: 50,
+    pool: 20,
+    profile: undefined,
+    skipBaseline: false,
+    writeLatest: undefined,
+    list: false,
+  };
+  const num = (v, flag) => {
+    const n = Number(v);
+    if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} needs a positive number`);
+    return n;
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const [flag, inline] = a.includes('=')
+      ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]
+      : [a, undefined];
+    const val = () => inline ?? argv[++i];
+    switch (flag) {
+      case '--quick':
+        o.quick = true;
+        break;
+      case '--phase':
+      case '--phases':
+        o.phases = val().split(',');
+        break;
+      case '--n':
+        o.n = num(val(), flag);
+        break;
+      case '--reps':
+        o.reps = num(val(), flag);
+        break;
+      case '--ingest-seconds':
+        o.ingestSeconds = num(val(), flag);
+        break;
+      case '--mixed-seconds':
+        o.mixedSeconds = num(val(), flag);
+        break;
+      case '--mixed-rate':
+        o.mixedRate = num(val(), flag);
+        break;
+      case '--concurrency':
+        o.concurrency = num(val(), flag);
+        break;
+      case '--pool':
+        o.pool = num(val(), flag);
+        break;
+      case '--profile':
+        o.profile = val();
+        break;
+      case '--skip-baseline':
+        o.skipBaseline = true;
+        break;
+      case '--write-latest':
+        o.writeLatest = true;
+        break;
+      case '--no-write-latest':
+        o.writeLatest = false;
+        break;
+      case '--list':
+        o.list = true;
+        break;
+      case '--help':
+      case '-h':
+        process.stdout.write(
+          readFileSync(fileURLToPath(import.meta.url), 'utf8')
+            .split('\n')
+            .slice(1, 14)
+            .join('\n') + '\n',
+        );
+        process.exit(0);
+        break;
+      default:
+        throw new Error(`unknown argument ${a} (see --help)`);
+    }
+  }
+  return o;
+}
+
+async function loadPhases() {
+  const dir = join(BENCH, 'phases');
+  const mods = [];
+  for (const f of readdirSync(dir)
+    .filter((f) => f.endsWith('.mjs'))
+    .sort()) {
+    const m = await import(pathToFileURL(join(dir, f)).href);
+    if (typeof m.run !== 'function' || !m.name) continue;
+    mods.push(m);
+  }
+  return mods.sort((a, b) => (a.order ?? 1000) - (b.order ?? 1000));
+}
+
+function versions() {
+  const require = createRequire(join(ROOT, 'package.json'));
+  const v = {};
+  for (const p of ['bullmq', 'ioredis', 'nodemailer', 'smtp-server', 'express', 'zod', 'autocannon']) {
+    try {
+      v[p] = require(`${p}/package.json`).version;
+    } catch {
+      v[p] = 'unknown';
+    }
+  }
+  return v;
+}
+
+function gitCommit() {
+  try {
+    const sha = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT }).toString().trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: ROOT })
+      .toString()
+      .trim();
+    return dirty ? `${sha}+dirty` : sha;
+  } catch {
+    return 'unknown';
+  }
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const phases = await loadPhases();
+  if (opts.list) {
+    for (const p of phases) process.stdout.write(`${p.name.padEnd(12)} ${p.title ?? ''}\n`);
+    return 0;
+  }
+  const selected = opts.phases ? phases.filter((p) => opts.phases.includes(p.name)) : phases;
+  if (opts.phases) {
+    const unknown = opts.phases.filter((n) => !phases.some((p) => p.name === n));
+    if (unknown.length)
+      throw new Error(
+        `unknown phase(s): ${unknown.join(', ')}; known: ${phases.map((p) => p.name).join(', ')}`,
+      );
+  }
+  if (!petrelBuilt())
+    throw new Error('Petrel is not built: run `npm run build` first (apps/api/dist, apps/worker/dist)');
+
+  installExitHandlers();
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-').replace('Z', '');
+  const runName = `${stamp}${opts.quick ? '-quick' : ''}`;
+  const outDir = join(BENCH, 'results', runName);
+  mkdirSync(join(outDir, 'logs'), { recursive: true });
+  setLogDir(join(outDir, 'logs'));
+
+  const t0 = now();
+  const elapsed = () => `${((now() - t0) / 1000).toFixed(1).padStart(6)}s`;
+  const progress = (msg) => process.stdout.write(`[${elapsed()}] ${msg}\n`);
+
+  progress(
+    `petrel bench${opts.quick ? ' (quick)' : ''}: phases ${selected.map((p) => p.name).join(', ')}; logs in ${outDir}`,
+  );
+  const background = await backgroundLoad(opts.quick ? 300 : 2000);
+  if (background > 10) {
+    progress(
+      `WARNING: the machine is already ${background}% busy before the bench starts; figures will be low and noisy`,
+    );
+  }
+  const redis = await startRedis();
+  const sink = await startSink();
+  const machine = {
+    ...machineInfo(),
+    redis: redis.version,
+    redis_aof: redis.aof ? 'everysec' : 'off',
+    packages: versions(),
+    commit: gitCommit(),
+    date: new Date().toISOString(),
+    quick: opts.quick,
+    background_cpu_pct_before_run: background,
+  };
+  progress(machineLine(machine));
+
+  const ctx = { opts, redis, sink, results: {}, outDir, progress, phase: undefined, petrelEnv: {} };
+  const json = {};
+  const rows = [];
+  let failures = 0;
+  try {
+    for (const [i, p] of selected.entries()) {
+      ctx.phase = p.name;
+      progress(`[${i + 1}/${selected.length}] ${p.name}: ${p.title ?? ''}`);
+      const started = now();
+      let result;
+      try {
+        result = await p.run(ctx);
+      } catch (err) {
+        failures++;
+        result = { error: String(err?.message ?? err) };
+        progress(`  FAILED: ${String(err?.stack ?? err)}`);
+        // children of the failed phase must not leak into the next one
+        for (const c of liveChildren()) if (c.pid !== redis.pid && c.pid !== sink.pid) await c.kill();
+      }
+      ctx.results[p.name] = result;
+      json[p.name] = result.error || !p.toJson ? result : p.toJson(result);
+      if (!result.error && p.rows) rows.push(...p.rows(result));
+      else if (result.error)
+        rows.push({
+          phase: p.name,
+          metric: 'error',
+          petrel: result.error.split('\n')[0].slice(0, 120),
+          baseline: '',
+          ratio: null,
+        });
+      progress(`  ${p.name} done in ${((now() - started) / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    await sink.stop().catch(() => undefined);
+    await redis.stop().catch(() => undefined);
+  }
+  json.machine = machine;
+
+  const md =
+    `# Petrel bench${opts.quick ? ' (quick)' : ''} — ${machine.date}\n\n` +
+    `${machineLine(machine)}. Commit ${machine.commit}.\n\n` +
+    markdownTable(rows) +
+    `\n${CPU_LEGEND}\n`;
+  process.stdout.write(`\n${md}\n`);
+
+  const resultsDir = join(BENCH, 'results');
+  writeFileSync(join(resultsDir, `${runName}.json`), JSON.stringify(json, null, 2) + '\n');
+  writeFileSync(join(outDir, 'table.md'), md);
+  const full = !opts.quick && !opts.phases && failures === 0;
+  if (opts.writeLatest ?? full) {
+    writeFileSync(join(resultsDir, 'latest.json'), JSON.stringify(json, null, 2) + '\n');
+    writeFileSync(join(resultsDir, 'latest.md'), md);
+    progress(`wrote bench/results/latest.json and latest.md`);
+  }
+  progress(`wrote bench/results/${runName}.json (${((now() - t0) / 1000).toFixed(0)} s in all)`);
+  return failures ? 1 : 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    process.stderr.write(`bench: ${err?.stack ?? err}\n`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,259 @@
+import net from 'node:net';
+import type { AddressInfo } from 'node:net';
+import PostalMime from 'postal-mime';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { afterEach, describe, expect, it } from 'vitest';
+import { buildMessage, type MessageInput } from './build-message.js';
+import type { SendResult } from './classify.js';
+import { createSmtpSender, type SmtpSender, type SmtpSenderOptions } from './transport.js';
+
+interface Received {
+  from: string;
+  to: string[];
+  raw: Buffer;
+}
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** A real smtp-server on 127.0.0.1 with the given hooks; records accepted messages. */
+async function startServer(
+  hooks: Partial<SMTPServerOptions> = {},
+): Promise<{ url: string; received: Received[]; connections: () => number }> {
+  const received: Received[] = [];
+  let connections = 0;
+  const server = new SMTPServer({
+    authOptional: true,
+    disabledCommands: ['STARTTLS'],
+    logger: false,
+    onConnect(_session, cb) {
+      connections++;
+      cb();
+    },
+    onData(stream, session, cb) {
+      const chunks: Buffer[] = [];
+      stream.on('data', (c: Buffer) => chunks.push(c));
+      stream.on('end', () => {
+        received.push({
+          from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
+          to: session.envelope.rcptTo.map((r) => r.address),
+          raw: Buffer.concat(chunks),
+        });
+        cb();
+      });
+    },
+    ...hooks,
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.server.address() as AddressInfo;
+  cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return { url: `smtp://127.0.0.1:${port}`, received, connections: () => connections };
+}
+
+function smtpError(responseCode: number, message: string): Error {
+  return Object.assign(new Error(message), { responseCode });
+}
+
+function sender(url: string, over: Partial<SmtpSenderOptions> = {}): SmtpSender {
+  const s = createSmtpSender({ url, poolSize: 2, connectionTimeoutMs: 2000, socketTimeoutMs: 5000, ...over });
+  cleanups.push(() => s.close());
+  return s;
+}
+
+const input: MessageInput = {
+  emailId: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+  messageIdDomain: 'petrel.test',
+  date: new Date('2026-11-21T09:12:00Z'),
+  from: 'Petrel Test <sender@petrel.test>',
+  to: ['Ünïcødé Recipient <to@example.test>'],
+  cc: ['cc@example.test'],
+  bcc: ['hidden@example.test'],
+  reply_to: [],
+  subject: 'Integration ✓ test',
+  html: `<p>Hello</p>\n.\n<p>${'long line '.repeat(30)}</p>`,
+  text: 'Hello\n.\n..dots survive SMTP dot-stuffing\n',
+  headers: { 'X-Entity-Ref-ID': 'int-1' },
+  attachments: [{ content: Buffer.from('attached bytes').toString('base64'), filename: 'a.txt' }],
+};
+
+/** A port with nothing listening on it. */
+async function closedPort(): Promise<number> {
+  const srv = net.createServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const { port } = srv.address() as AddressInfo;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return port;
+}
+
+describe('createSmtpSender against a real smtp-server', () => {
+  it('delivers the built message byte for byte, Bcc only in the envelope', async () => {
+    const server = await startServer();
+    const results: [SendResult, number][] = [];
+    const s = sender(server.url, { onResult: (r, ms) => results.push([r, ms]) });
+    const msg = buildMessage(input);
+    const result = await s.send(msg);
+    expect(result).toMatchObject({ kind: 'sent', code: 250 });
+    expect(server.received).toHaveLength(1);
+    const got = server.received[0]!;
+    expect(got.from).toBe('sender@petrel.test');
+    expect(got.to).toEqual(['to@example.test', 'cc@example.test', 'hidden@example.test']);
+    expect(got.raw.equals(msg.raw)).toBe(true);
+    const parsed = await PostalMime.parse(got.raw);
+    expect(parsed.subject).toBe('Integration ✓ test');
+    expect(parsed.messageId).toBe('<0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b@petrel.test>');
+    expect(parsed.text).toBe('Hello\n.\n..dots survive SMTP dot-stuffing\n\n');
+    expect(parsed.bcc).toBeUndefined();
+    expect(Buffer.from(parsed.attachments[0]!.content as ArrayBuffer).toString()).toBe('attached bytes');
+    expect(results).toHaveLength(1);
+    expect(results[0]![0].kind).toBe('sent');
+    expect(results[0]![1]).toBeGreaterThan(0);
+  });
+
+  it('reuses pooled connections for many messages', async () => {
+    const server = await startServer();
+    const s = sender(server.url, { poolSize: 3 });
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => s.send(buildMessage({ ...input, emailId: `id-${i}` }))),
+    );
+    expect(results.every((r) => r.kind === 'sent')).toBe(true);
+    expect(server.received).toHaveLength(30);
+    expect(server.connections()).toBeLessThanOrEqual(3);
+  });
+
+  it('451 at RCPT (greylisting) → soft_fail with the hinted delay', async () => {
+    const server = await startServer({
+      onRcptTo(_a, _s, cb) {
+        cb(smtpError(451, '4.7.1 Greylisted, please try again in 300 seconds'));
+      },
+    });
+    const r = await sender(server.url).send(buildMessage(input));
+    expect(r).toMatchObject({ kind: 'soft_fail', code: 451, enhancedCode: '4.7.1', retryAfterMs: 300_000 });
+    expect(server.received).toHaveLength(0);
+  });
+
+  it('550 at RCPT → hard_fail', async () => {
+    const server = await startServer({
+      onRcptTo(_a, _s, cb) {
+        cb(smtpError(550, '5.1.1 No such user'));
+      },
+    });
+    const r = await sender(server.url).send(buildMessage(input));
+    expect(r).toMatchObject({ kind: 'hard_fail', code: 550, enhancedCode: '5.1.1' });
+  });
+
+  it('550 for one recipient of several → sent, that recipient listed as rejected', async () => {
+    const server = await startServer({
+      onRcptTo(address, _s, cb) {
+        cb(address.address === 'cc@example.test' ? smtpError(550, '5.1.1 No such user') : undefined);
+      },
+    });
+    const r = await sender(server.url).send(buildMessage(input));
+    expect(r.kind).toBe('sent');
+    expect(r.kind === 'sent' && r.rejected).toEqual([
+      expect.objectContaining({ address: 'cc@example.test', code: 550, permanent: true }),
+    ]);
+    expect(server.received[0]?.to).toEqual(['to@example.test', 'hidden@example.test']);
+  });
+
+  it('552 at the end of DATA → hard_fail', async () => {
+    const server = await startServer({
+      onData(stream, _s, cb) {
+        stream.resume();
+        stream.on('end', () => cb(smtpError(552, '5.3.4 Message too big for system')));
+      },
+    });
+    const r = await sender(server.url).send(buildMessage(input));
+    expect(r).toMatchObject({ kind: 'hard_fail', code: 552, enhancedCode: '5.3.4' });
+  });
+
+  it('421 at connect → soft_fail', async () => {
+    const server = await startServer({
+      onConnect(_s, cb) {
+        cb(smtpError(421, '4.7.0 Too many connections, try again in 2 minutes'));
+      },
+    });
+    const r = await sender(server.url).send(buildMessage(input));
+    expect(r).toMatchObject({ kind: 'soft_fail', code: 421, retryAfterMs: 120_000 });
+  });
+
+  it('connection refused → soft_fail', async () => {
+    const port = await closedPort();
+    const s = sender(`smtp://127.0.0.1:${port}`);
+    const r = await s.send(buildMessage(input));
+    expect(r.kind).toBe('soft_fail');
+    expect(r.kind === 'soft_fail' && r.detail).toMatch(/ECONNREFUSED/);
+    expect(await s.verify()).toBe(false);
+  });
+
+  it('a server that never greets → soft_fail within the timeout + 1 s', async () => {
+    const sockets = new Set<net.Socket>();
+    const mute = net.createServer((sock) => {
+      sockets.add(sock);
+      sock.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => mute.listen(0, '127.0.0.1', resolve));
+    cleanups.push(async () => {
+      for (const sock of sockets) sock.destroy();
+      await new Promise<void>((resolve) => mute.close(() => resolve()));
+    });
+    const { port } = mute.address() as AddressInfo;
+    const s = sender(`smtp://127.0.0.1:${port}`, {
+      connectionTimeoutMs: 500,
+      greetingTimeoutMs: 500,
+      socketTimeoutMs: 500,
+    });
+    const started = Date.now();
+    const r = await s.send(buildMessage(input));
+    const elapsed = Date.now() - started;
+    expect(r.kind).toBe('soft_fail');
+    expect(r.kind === 'soft_fail' && r.detail).toMatch(/ETIMEDOUT|Greeting/i);
+    expect(elapsed).toBeLessThan(500 + 1000);
+  });
+
+  it('a server stalling after the final dot → soft_fail within the socket timeout + 1 s', async () => {
+    const server = await startServer({
+      onData(stream) {
+        stream.resume(); // read everything, never answer
+      },
+    });
+    const s = sender(server.url, { socketTimeoutMs: 700 });
+    const started = Date.now();
+    const r = await s.send(buildMessage(input));
+    expect(r.kind).toBe('soft_fail');
+    expect(Date.now() - started).toBeLessThan(700 + 1000);
+  });
+
+  it('sendTimeoutMs bounds a send that the socket timeout would let run on', async () => {
+    const server = await startServer({
+      onData(stream) {
+        stream.resume();
+      },
+    });
+    const s = sender(server.url, { socketTimeoutMs: 30_000, sendTimeoutMs: 600 });
+    const started = Date.now();
+    const r = await s.send(buildMessage(input));
+    expect(r.kind).toBe('soft_fail');
+    expect(r.kind === 'soft_fail' && r.detail).toMatch(/EABORT|abort/i);
+    expect(Date.now() - started).toBeLessThan(600 + 1000);
+  });
+
+  it('verify() is true for a working server; close() lets in-flight sends finish, then refuses', async () => {
+    const server = await startServer();
+    const s = createSmtpSender({
+      url: server.url,
+      poolSize: 1,
+      connectionTimeoutMs: 2000,
+      socketTimeoutMs: 5000,
+    });
+    expect(await s.verify()).toBe(true);
+    const inFlight = s.send(buildMessage(input));
+    await s.close();
+    expect((await inFlight).kind).toBe('sent');
+    expect(await s.send(buildMessage(input))).toMatchObject({
+      kind: 'soft_fail',
+      detail: 'SMTP sender is closed',
+    });
+  });
+});

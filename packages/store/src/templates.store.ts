@@ -1,0 +1,364 @@
+/**
+ * Templates (reference B.4, C.5): one hash per template, immutable version hashes, a per-team
+ * alias index and a creation-time listing.
+ *
+ * Layout (see keys.ts): `template:<id>` holds the metadata (name, alias, timestamps,
+ * `current_version_id` = the latest version, `published_version_id`, `rev`, `versions`);
+ * `template:<id>:version:<vid>` holds one version's content (from, subject, reply_to, html, text,
+ * variables). A field that is absent from a version hash is `null`.
+ *
+ * Versioning: a version that has ever been published is never written again, so a published
+ * version id names the same content for as long as it exists (accepted emails pin it, and the
+ * compiled cache below relies on it). Editing the content of a template whose current version is
+ * published writes a new version (`has_unpublished_versions`); editing an unpublished draft
+ * rewrites that draft in place. Publishing promotes the current version.
+ *
+ * Every write is one Lua script guarded by the template's `rev` counter (optimistic concurrency:
+ * read, compute, write-if-unchanged, retry), and alias uniqueness is decided inside the same
+ * script, so two concurrent creates with one alias cannot both win.
+ *
+ * Deletion removes the template, its listing entry and its alias at once, but its versions only
+ * expire after `versionTtlMs` (the email retention): an email accepted before the deletion still
+ * renders from the version it pinned.
+ */
+import type { Redis } from 'ioredis';
+import { UUID_RE, newEmailId, parseTemplate } from '@petrel/core';
+import { Keys } from './keys.js';
+import {
+  mergeContent,
+  pairs,
+  sameContent,
+  toMeta,
+  toVersion,
+  variableRecords,
+  versionPairs,
+  type CompiledTemplateVersion,
+  type CreateTemplateResult,
+  type NewTemplate,
+  type PublishTemplateResult,
+  type PublishedTemplateResult,
+  type TemplateMeta,
+  type TemplatePatch,
+  type TemplateVersion,
+  type UpdateTemplateResult,
+} from './templates.records.js';
+import { defineTemplateScripts, type TemplateCommands } from './templates.scripts.js';
+
+export type {
+  CompiledTemplateVersion,
+  CreateTemplateResult,
+  NewTemplate,
+  PublishTemplateResult,
+  PublishedTemplateResult,
+  TemplateContent,
+  TemplateMeta,
+  TemplatePatch,
+  TemplateVariableInput,
+  TemplateVersion,
+  UpdateTemplateResult,
+} from './templates.records.js';
+
+/** Optimistic-concurrency retries before a write gives up (only under heavy contention). */
+const MAX_WRITE_ATTEMPTS = 8;
+
+/** Bounds of the compiled-version cache: entries, and total characters of the sources. */
+export const COMPILED_CACHE_LIMITS = { entries: 1_000, chars: 32 * 1024 * 1024 } as const;
+
+export class TemplatesStore {
+  private readonly redis: Redis & TemplateCommands;
+  /** Compiled published versions by team, template and version id (LRU; published versions never change). */
+  private readonly compiled = new Map<string, CompiledTemplateVersion>();
+  private compiledChars = 0;
+
+  constructor(
+    redis: Redis,
+    private readonly keys: Keys,
+    /** How long the versions of a deleted template stay readable (the email retention). */
+    private readonly versionTtlMs: number,
+  ) {
+    this.redis = defineTemplateScripts(redis);
+  }
+
+  /** The template id for an id or an alias (aliases never have the shape of an id). */
+  async resolveId(teamId: string, idOrAlias: string): Promise<string | null> {
+    if (UUID_RE.test(idOrAlias)) return idOrAlias.toLowerCase();
+    return this.redis.hget(this.keys.templateAliases(teamId), idOrAlias);
+  }
+
+  async getMeta(teamId: string, templateId: string): Promise<TemplateMeta | null> {
+    const r = await this.redis.hgetall(this.keys.template(teamId, templateId));
+    return r.id ? toMeta(r) : null;
+  }
+
+  async getVersion(teamId: string, templateId: string, versionId: string): Promise<TemplateVersion | null> {
+    const r = await this.redis.hgetall(this.keys.templateVersion(teamId, templateId, versionId));
+    return r.id ? toVersion(r, templateId) : null;
+  }
+
+  /** The template and its current (latest) version, by id or alias. */
+  async get(
+    teamId: string,
+    idOrAlias: string,
+  ): Promise<{ template: TemplateMeta; version: TemplateVersion } | null> {
+    const id = await this.resolveId(teamId, idOrAlias);
+    if (!id) return null;
+    const meta = await this.getMeta(teamId, id);
+    if (!meta) return null;
+    const version = await this.getVersion(teamId, id, meta.current_version_id);
+    return version ? { template: meta, version } : null;
+  }
+
+  /**
+   * A published version compiled for rendering, cached by version id. Call it only with a
+   * version id that was published (the published one, or one an email pinned): those never
+   * change, drafts may. Returns null when the version is gone.
+   */
+  async getCompiledVersion(
+    teamId: string,
+    templateId: string,
+    versionId: string,
+  ): Promise<CompiledTemplateVersion | null> {
+    const cacheKey = `${teamId}:${templateId}:${versionId}`;
+    const hit = this.compiled.get(cacheKey);
+    if (hit) {
+      this.compiled.delete(cacheKey);
+      this.compiled.set(cacheKey, hit);
+      return hit;
+    }
+    const version = await this.getVersion(teamId, templateId, versionId);
+    if (!version) return null;
+    const compiled: CompiledTemplateVersion = {
+      version,
+      subject: version.subject === null ? undefined : parseTemplate(version.subject),
+      html: parseTemplate(version.html),
+      text: version.text === null ? undefined : parseTemplate(version.text),
+    };
+    this.remember(cacheKey, compiled);
+    return compiled;
+  }
+
+  /** The published version of a template (id or alias), for sending. */
+  async getPublished(teamId: string, idOrAlias: string): Promise<PublishedTemplateResult> {
+    const id = await this.resolveId(teamId, idOrAlias);
+    if (!id) return { ok: false, reason: 'not_found' };
+    const meta = await this.getMeta(teamId, id);
+    if (!meta) return { ok: false, reason: 'not_found' };
+    if (!meta.published_version_id) return { ok: false, reason: 'not_published' };
+    const compiled = await this.getCompiledVersion(teamId, id, meta.published_version_id);
+    if (!compiled) return { ok: false, reason: 'not_found' };
+    return { ok: true, template: meta, compiled };
+  }
+
+  /** Newest first. `after` pages towards older templates, `before` towards newer ones; null = unknown cursor. */
+  async list(
+    teamId: string,
+    opts: { limit: number; after?: string; before?: string },
+  ): Promise<{ items: TemplateMeta[]; hasMore: boolean } | null> {
+    const index = this.keys.templates(teamId);
+    let ids: string[];
+    let hasMore: boolean;
+    const cursor = opts.after ?? opts.before;
+    if (cursor) {
+      const rank = await this.redis.zrevrank(index, cursor);
+      if (rank === null) return null;
+      if (opts.after) {
+        ids = await this.redis.zrevrange(index, rank + 1, rank + opts.limit + 1);
+        hasMore = ids.length > opts.limit;
+        ids = ids.slice(0, opts.limit);
+      } else {
+        ids =
+          rank === 0 ? [] : await this.redis.zrevrange(index, Math.max(0, rank - opts.limit - 1), rank - 1);
+        hasMore = ids.length > opts.limit;
+        ids = ids.slice(-opts.limit);
+      }
+    } else {
+      ids = await this.redis.zrevrange(index, 0, opts.limit);
+      hasMore = ids.length > opts.limit;
+      ids = ids.slice(0, opts.limit);
+    }
+    if (ids.length === 0) return { items: [], hasMore };
+    const pipe = this.redis.pipeline();
+    for (const id of ids) pipe.hgetall(this.keys.template(teamId, id));
+    const rows = (await pipe.exec()) ?? [];
+    const items = rows
+      .map(([, r]) => r as Record<string, string>)
+      .filter((r) => r?.id)
+      .map(toMeta);
+    return { items, hasMore };
+  }
+
+  async create(teamId: string, input: NewTemplate, now: Date = new Date()): Promise<CreateTemplateResult> {
+    const id = newEmailId(now.getTime());
+    const versionId = newEmailId(now.getTime());
+    const iso = now.toISOString();
+    const templateFields = pairs({
+      id,
+      name: input.name,
+      alias: input.alias ?? '',
+      created_at: iso,
+      updated_at: iso,
+      current_version_id: versionId,
+      rev: '0',
+      versions: versionId,
+    });
+    const versionFields = [
+      'id',
+      versionId,
+      ...versionPairs({ ...input, variables: variableRecords(input.variables, [], iso) }, iso),
+    ];
+    const ok = await this.redis.petrelCreateTemplate(
+      this.keys.template(teamId, id),
+      this.keys.templateVersion(teamId, id, versionId),
+      this.keys.templates(teamId),
+      this.keys.templateAliases(teamId),
+      id,
+      input.alias ?? '',
+      now.getTime(),
+      templateFields.length,
+      ...templateFields,
+      ...versionFields,
+    );
+    return ok === 1 ? { ok: true, id, versionId } : { ok: false, reason: 'alias_taken' };
+  }
+
+  /** Apply `patch` (see TemplatePatch) to the template `idOrAlias`. */
+  async update(
+    teamId: string,
+    idOrAlias: string,
+    patch: TemplatePatch,
+    now: Date = new Date(),
+  ): Promise<UpdateTemplateResult> {
+    const id = await this.resolveId(teamId, idOrAlias);
+    if (!id) return { ok: false, reason: 'not_found' };
+    const key = this.keys.template(teamId, id);
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const raw = await this.redis.hgetall(key);
+      if (!raw.id) return { ok: false, reason: 'not_found' };
+      const meta = toMeta(raw);
+      const current = await this.getVersion(teamId, id, meta.current_version_id);
+      if (!current) return { ok: false, reason: 'not_found' };
+      const iso = now.toISOString();
+      const next = mergeContent(current, patch, iso);
+      const changed = !sameContent(current, next);
+      const newVersionId = newEmailId(now.getTime());
+      const templateFields = pairs({
+        updated_at: iso,
+        ...(patch.name !== undefined ? { name: patch.name } : {}),
+      });
+      const versionFields = changed ? versionPairs(next, iso) : [];
+      const res = await this.redis.petrelUpdateTemplate(
+        key,
+        this.keys.templateAliases(teamId),
+        this.keys.templateVersion(teamId, id, meta.current_version_id),
+        this.keys.templateVersion(teamId, id, newVersionId),
+        id,
+        raw.rev ?? '0',
+        patch.alias === undefined ? 'keep' : 'set',
+        patch.alias ?? '',
+        newVersionId,
+        templateFields.length,
+        versionFields.length,
+        ...templateFields,
+        ...versionFields,
+      );
+      if (res === 'retry') continue;
+      if (res === 'missing') return { ok: false, reason: 'not_found' };
+      if (res === 'alias_taken') return { ok: false, reason: 'alias_taken' };
+      const version = res as 'new' | 'in_place' | 'unchanged';
+      return { ok: true, id, versionId: version === 'new' ? newVersionId : meta.current_version_id, version };
+    }
+    throw new Error(`template ${id}: too many concurrent updates`);
+  }
+
+  /**
+   * Make `expectedVersionId` the published version, if it is still the current one.
+   * `changed` means the template was edited since the caller read it (re-check and retry).
+   */
+  async publish(
+    teamId: string,
+    templateId: string,
+    expectedVersionId: string,
+    now: Date = new Date(),
+  ): Promise<PublishTemplateResult> {
+    const res = await this.redis.petrelPublishTemplate(
+      this.keys.template(teamId, templateId),
+      expectedVersionId,
+      now.toISOString(),
+    );
+    if (res === -1) return { ok: false, reason: 'not_found' };
+    if (res === 0) return { ok: false, reason: 'changed' };
+    return { ok: true, versionId: expectedVersionId };
+  }
+
+  /** Delete a template; returns its id, or null when there is none. Versions expire later (see header). */
+  async remove(teamId: string, idOrAlias: string): Promise<string | null> {
+    const id = await this.resolveId(teamId, idOrAlias);
+    if (!id) return null;
+    const key = this.keys.template(teamId, id);
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const [rev, versions] = await this.redis.hmget(key, 'rev', 'versions');
+      if (!rev) return null;
+      const versionKeys = (versions ?? '')
+        .split(' ')
+        .filter(Boolean)
+        .map((v) => this.keys.templateVersion(teamId, id, v));
+      const res = await this.redis.petrelDeleteTemplate(
+        3 + versionKeys.length,
+        key,
+        this.keys.templateAliases(teamId),
+        this.keys.templates(teamId),
+        ...versionKeys,
+        id,
+        rev,
+        this.versionTtlMs,
+      );
+      if (res === 1) return id;
+      if (res === -1) return null;
+    }
+    throw new Error(`template ${id}: too many concurrent updates`);
+  }
+
+  /** A new draft template with the current content of `idOrAlias`, named "<name> (copy)", without alias. */
+  async duplicate(teamId: string, idOrAlias: string, now: Date = new Date()): Promise<string | null> {
+    const found = await this.get(teamId, idOrAlias);
+    if (!found) return null;
+    const { template, version } = found;
+    const res = await this.create(
+      teamId,
+      {
+        name: `${template.name} (copy)`,
+        alias: null,
+        from: version.from,
+        subject: version.subject,
+        reply_to: version.reply_to,
+        html: version.html,
+        text: version.text,
+        variables: version.variables,
+      },
+      now,
+    );
+    if (!res.ok) throw new Error('unreachable: a duplicate has no alias');
+    return res.id;
+  }
+
+  private remember(cacheKey: string, c: CompiledTemplateVersion): void {
+    const cost = compiledCost(c);
+    if (cost > COMPILED_CACHE_LIMITS.chars / 16) return;
+    this.compiled.set(cacheKey, c);
+    this.compiledChars += cost;
+    while (
+      this.compiled.size > COMPILED_CACHE_LIMITS.entries ||
+      this.compiledChars > COMPILED_CACHE_LIMITS.chars
+    ) {
+      const oldest = this.compiled.entries().next();
+      if (oldest.done) break;
+      this.compiled.delete(oldest.value[0]);
+      this.compiledChars -= compiledCost(oldest.value[1]);
+    }
+  }
+}
+
+function compiledCost(c: CompiledTemplateVersion): number {
+  const v = c.version;
+  return v.html.length + (v.text?.length ?? 0) + (v.subject?.length ?? 0);
+}
