@@ -23,7 +23,7 @@ const uniqueAlias = (tag: string): string => `${tag}-${++seq}`;
 
 /** Messages the sink received for `address`. */
 const receivedBy = (address: string): SinkMessage[] =>
-  stack.sink.messages.filter((m) => m.envelope.rcptTo.some((r) => r.address === address));
+  stack.sink.messages.filter((m) => m.envelope.to.includes(address));
 
 async function waitForMessage(address: string, timeoutMs = 15_000): Promise<SinkMessage> {
   const deadline = Date.now() + timeoutMs;
