@@ -9,6 +9,7 @@
 //                                       baseline-api, baseline-worker or all) under the run's dir
 //   other flags: --n 20000 --reps 2 --ingest-seconds 10 --mixed-seconds 10 --mixed-rate 1000
 //                --concurrency 50 --pool 20 --skip-baseline --write-latest --list
+//                --wait-quiet <s>  wait up to s seconds for other load on the machine to stop
 //
 // A phase is one file in bench/phases/ exporting { name, order, title, run(ctx), rows(result) }
 // and optionally toJson(result); it is picked up automatically.
@@ -27,6 +28,13 @@ import { now } from './lib/util.mjs';
 
 const BENCH = fileURLToPath(new URL('.', import.meta.url));
 
+/** The comment block at the top of this file. */
+function helpText() {
+  const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+  const end = lines.findIndex((l) => !l.startsWith('//'));
+  return lines.slice(0, end).join('\n') + '\n';
+}
+
 function parseArgs(argv) {
   const o = {
     quick: false,
@@ -42,12 +50,14 @@ function parseArgs(argv) {
     skipBaseline: false,
     writeLatest: undefined,
     list: false,
+    waitQuiet: 0,
   };
   const num = (v, flag) => {
     const n = Number(v);
     if (!Number.isFinite(n) || n <= 0) throw new Error(`${flag} needs a positive number`);
     return n;
   };
+  const set = new Set();
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
     const [flag, inline] = a.includes('=')
@@ -64,15 +74,19 @@ function parseArgs(argv) {
         break;
       case '--n':
         o.n = num(val(), flag);
+        set.add('n');
         break;
       case '--reps':
         o.reps = num(val(), flag);
+        set.add('reps');
         break;
       case '--ingest-seconds':
         o.ingestSeconds = num(val(), flag);
+        set.add('ingestSeconds');
         break;
       case '--mixed-seconds':
         o.mixedSeconds = num(val(), flag);
+        set.add('mixedSeconds');
         break;
       case '--mixed-rate':
         o.mixedRate = num(val(), flag);
@@ -95,21 +109,25 @@ function parseArgs(argv) {
       case '--no-write-latest':
         o.writeLatest = false;
         break;
+      case '--wait-quiet':
+        o.waitQuiet = num(val(), flag);
+        break;
       case '--list':
         o.list = true;
         break;
       case '--help':
       case '-h':
-        process.stdout.write(
-          readFileSync(fileURLToPath(import.meta.url), 'utf8')
-            .split('\n')
-            .slice(1, 14)
-            .join('\n') + '\n',
-        );
+        process.stdout.write(helpText());
         process.exit(0);
         break;
       default:
         throw new Error(`unknown argument ${a} (see --help)`);
+    }
+  }
+  if (o.quick) {
+    // a smoke run: every phase and every code path, tiny sizes (CI runs this after the build)
+    for (const [k, v] of Object.entries({ n: 1000, reps: 1, ingestSeconds: 1.5, mixedSeconds: 1.5 })) {
+      if (!set.has(k)) o[k] = v;
     }
   }
   return o;
@@ -185,7 +203,12 @@ async function main() {
   progress(
     `petrel bench${opts.quick ? ' (quick)' : ''}: phases ${selected.map((p) => p.name).join(', ')}; logs in ${outDir}`,
   );
-  const background = await backgroundLoad(opts.quick ? 300 : 2000);
+  let background = await backgroundLoad(opts.quick ? 300 : 2000);
+  const quietUntil = Date.now() + opts.waitQuiet * 1000;
+  while (background > 10 && Date.now() < quietUntil) {
+    progress(`the machine is ${background}% busy with other work; waiting for it to go quiet (--wait-quiet)`);
+    background = await backgroundLoad(5000);
+  }
   if (background > 10) {
     progress(
       `WARNING: the machine is already ${background}% busy before the bench starts; figures will be low and noisy`,

@@ -15,6 +15,8 @@ try {
   // default
 }
 
+const NPROC = os.availableParallelism ? os.availableParallelism() : os.cpus().length;
+
 /** CPU seconds used so far by `pid` (its threads included), or null when it is gone. */
 export function procCpuSeconds(pid) {
   try {
@@ -85,6 +87,11 @@ export function cpuDelta(a, b) {
   out.bench = round(((b.bench - a.bench) / secs) * 100, 0);
   const dt = b.machine.total - a.machine.total;
   out.machine = dt > 0 ? round((1 - (b.machine.idle - a.machine.idle) / dt) * 100, 0) : null;
+  // CPU used by processes the bench did not start (other work on the box): contamination
+  if (out.machine !== null) {
+    const ours = Object.values(out).reduce((s, v) => s + (v ?? 0), 0) - out.machine;
+    out.other = Math.max(0, round(out.machine * NPROC - ours, 0));
+  }
   return out;
 }
 

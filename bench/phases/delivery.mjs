@@ -48,7 +48,7 @@ export function best(runs, system) {
 }
 
 export async function run(ctx) {
-  const n = ctx.opts.quick ? 2000 : ctx.opts.n;
+  const n = ctx.opts.n;
   const splits = ctx.opts.quick ? [1] : [1, 2];
   const runs = await drainBoth(ctx, { n, splits });
   const p = best(runs, 'petrel');

@@ -61,10 +61,10 @@ function pickMedian(runs) {
 
 export async function run(ctx) {
   const o = {
-    durationS: ctx.opts.quick ? 2 : ctx.opts.ingestSeconds,
+    durationS: ctx.opts.ingestSeconds,
     warmupS: ctx.opts.quick ? 0.5 : 1,
     connections: 10,
-    reps: ctx.opts.quick ? 1 : ctx.opts.reps,
+    reps: ctx.opts.reps,
   };
   const bodies = Array.from({ length: BODIES }, (_, k) =>
     JSON.stringify(batch(k * PER_REQUEST, PER_REQUEST, 'small', 'i')),

@@ -122,7 +122,7 @@ export async function run(ctx) {
   const rate = ctx.opts.mixedRate ?? (ctx.opts.quick ? 500 : defaultRate);
   const o = {
     rate,
-    durationS: ctx.opts.quick ? 1.5 : ctx.opts.mixedSeconds,
+    durationS: ctx.opts.mixedSeconds,
     warmupS: ctx.opts.quick ? 0.5 : 1,
     workers: {
       petrel: d?.best_split?.petrel ?? 2,

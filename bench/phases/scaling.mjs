@@ -9,7 +9,7 @@ export const order = 40;
 export const title = 'Scaling: delivery with 1, 2 and 4 worker processes';
 
 export async function run(ctx) {
-  const n = ctx.opts.quick ? 2000 : ctx.opts.n;
+  const n = ctx.opts.n;
   const splits = ctx.opts.quick ? [1, 2] : [1, 2, 4];
   const prior = ctx.results.delivery?.runs ?? {};
   const runs = {};

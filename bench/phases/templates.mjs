@@ -33,7 +33,7 @@ async function createTemplate(api) {
 }
 
 export async function run(ctx) {
-  const n = ctx.opts.quick ? 2000 : ctx.opts.n;
+  const n = ctx.opts.n;
   const prior = ctx.results.delivery;
   // the split Petrel did best with in phase 2 (2 processes when phase 2 did not run)
   const workers = prior?.best_split?.petrel ?? (ctx.opts.quick ? 1 : 2);

@@ -10,7 +10,7 @@ import { startStack, type Stack } from './helpers.js';
 
 let stack: Stack;
 beforeAll(async () => {
-  stack = await startStack({ env: { LOG_LEVEL: 'error' } });
+  stack = await startStack();
 });
 afterAll(async () => {
   await stack?.stop();
