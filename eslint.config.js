@@ -8,6 +8,8 @@ export default tseslint.config(
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', setImmediate: 'readonly' } },
     rules: {
+      // Validation and header code must name control characters (CR, LF, NUL) in patterns.
+      'no-control-regex': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read configuration through packages/config (config.ts per app).' }],
     },

@@ -1,15 +1,20 @@
 #!/usr/bin/env node
 // Summarises V8 .cpuprofile files (from `npm run bench -- --profile worker`): the top functions
 // by self time, and self time per package (node_modules/<pkg>, packages/<name>, node internals).
-//   node bench/profile-top.mjs <file-or-dir>... [--top 30]
+//   node bench/profile-top.mjs <file-or-dir>... [--top 30] [--callers <function name>]...
+// --callers prints, for a function, the call stacks (5 frames up) its self time comes from.
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
 const args = process.argv.slice(2);
 let top = 30;
+let depth = 5;
+const callersOf = [];
 const files = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--top') top = Number(args[++i]);
+  else if (args[i] === "--callers") callersOf.push(args[++i]);
+  else if (args[i] === "--depth") depth = Number(args[++i]);
   else files.push(args[i]);
 }
 const expand = (p) =>
@@ -38,11 +43,13 @@ function bucketOf(url) {
 }
 
 const byFn = new Map();
+const stacks = new Map(callersOf.map((n) => [n, new Map()]));
 const byPkg = new Map();
 let total = 0;
 for (const path of paths) {
   const prof = JSON.parse(readFileSync(path, 'utf8'));
   const nodes = new Map(prof.nodes.map((n) => [n.id, n]));
+  for (const n of prof.nodes) for (const c of n.children ?? []) nodes.get(c).parent = n.id;
   const dts = prof.timeDeltas;
   const self = new Map();
   for (let i = 0; i < prof.samples.length; i++) {
@@ -59,6 +66,17 @@ for (const path of paths) {
       : '';
     const key = `${name} ${where}`.trim();
     byFn.set(key, (byFn.get(key) ?? 0) + us);
+    if (stacks.has(name)) {
+      const chain = [];
+      for (let p = n.parent; p !== undefined && chain.length < depth; p = nodes.get(p)?.parent) {
+        const f = nodes.get(p)?.callFrame;
+        if (!f) break;
+        chain.push(`${f.functionName || '(anon)'}@${(f.url || '').replace(/^.*\/(node_modules|packages|apps)\//, '').replace(/^node:internal\//, '')}:${f.lineNumber + 1}`);
+      }
+      const m = stacks.get(name);
+      const k = chain.join(' < ');
+      m.set(k, (m.get(k) ?? 0) + us);
+    }
     const b = ['(idle)', '(program)', '(garbage collector)'].includes(name) ? name : bucketOf(cf.url);
     byPkg.set(b, (byPkg.get(b) ?? 0) + us);
   }
@@ -75,3 +93,7 @@ for (const [k, v] of [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, 25))
 process.stdout.write(`\ntop ${top} functions by self time\n`);
 for (const [k, v] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, top))
   process.stdout.write(`${pct(v)}  ${k}\n`);
+for (const [name, m] of stacks) {
+  process.stdout.write(`\ncallers of ${name}\n`);
+  for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, 12)) process.stdout.write(`${pct(v)}  ${k}\n`);
+}

@@ -8,7 +8,6 @@ import { writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { log } from '@petrel/observability';
 
 export interface CaptureSmtp {
   url: string;

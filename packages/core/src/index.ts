@@ -4,3 +4,4 @@ export * from './accept/accept-emails.js';
 export * from './templates/parse-template.js';
 export * from './templates/render-template.js';
 export * from './templates/undeclared-variables.js';
+export * from './net/ip-policy.js';

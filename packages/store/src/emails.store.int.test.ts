@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EmailEvent } from '@petrel/contracts';
+import { startRedis, uniquePrefix, type TestRedis } from '@petrel/testing';
+import { createRedis, type Redis } from './redis.js';
+import { Keys } from './keys.js';
+import { EmailsStore } from './emails.store.js';
+import { IdempotencyStore, requestFingerprint } from './idempotency.store.js';
+
+let server: TestRedis;
+let redis: Redis;
+let keys: Keys;
+beforeAll(async () => {
+  server = await startRedis({ appendonly: false });
+  redis = createRedis(server.url);
+  keys = new Keys(uniquePrefix('store'));
+});
+afterAll(async () => {
+  await redis.quit();
+  await server.stop();
+});
+
+const content = {
+  from: 'a@acme.test',
+  to: ['b@example.test'],
+  cc: [],
+  bcc: [],
+  reply_to: [],
+  subject: 's',
+  html: '<p>x</p>',
+  headers: {},
+  tags: [],
+  attachments: [],
+};
+const ev = (type: EmailEvent['type']): EmailEvent => ({ id: type, type, created_at: new Date().toISOString(), teamId: 't', data: {} });
+
+describe('EmailsStore', () => {
+  it('creates records only once (an idempotent retry leaves the first untouched)', async () => {
+    const store = new EmailsStore(redis, keys, 60_000);
+    const email = { id: 'e1', content, status: 'queued' as const, lane: 'send' as const, messageId: '<e1@acme.test>', event: ev('email.queued') };
+    let multi = redis.multi();
+    store.createIn(multi, 't', [email], new Date());
+    await multi.exec();
+    await store.recordEvent('t', 'e1', 'delivered', ev('email.delivered'));
+    multi = redis.multi();
+    store.createIn(multi, 't', [{ ...email, content: { ...content, subject: 'changed' } }], new Date());
+    await multi.exec();
+    const rec = await store.get('t', 'e1');
+    expect(rec).toMatchObject({ status: 'delivered', content: { subject: 's' } });
+    expect((await store.list('t', { limit: 10 }))!.items.map((r) => r.id)).toEqual(['e1']);
+  });
+
+  it('moves the status forward only, even when events arrive out of order', async () => {
+    const store = new EmailsStore(redis, keys, 60_000);
+    const multi = redis.multi();
+    store.createIn(multi, 't', [{ id: 'e2', content, status: 'queued', lane: 'send', messageId: '<e2@x>', event: ev('email.queued') }], new Date());
+    await multi.exec();
+    expect(await store.recordEvent('t', 'e2', 'delivered', ev('email.delivered'))).toBe('moved');
+    expect(await store.recordEvent('t', 'e2', 'delivery_delayed', ev('email.delivery_delayed'))).toBe('kept');
+    expect(await store.recordEvent('t', 'e2', 'sent', ev('email.sent'))).toBe('kept');
+    expect((await store.get('t', 'e2'))!.status).toBe('delivered');
+    expect((await store.events('t', 'e2')).map((e) => e.type)).toEqual([
+      'email.queued',
+      'email.delivered',
+      'email.delivery_delayed',
+      'email.sent',
+    ]);
+    expect(await store.recordEvent('t', 'missing', 'sent', ev('email.sent'))).toBe('missing');
+    // Every event is also published for the webhook dispatcher.
+    expect(await redis.xlen(keys.events())).toBe(4); // 1 from the previous test + 3 here
+  });
+
+  it('cancels only scheduled emails', async () => {
+    const store = new EmailsStore(redis, keys, 60_000);
+    const multi = redis.multi();
+    store.createIn(multi, 't', [{ id: 'e3', content, status: 'scheduled', lane: 'send', messageId: '<e3@x>', event: ev('email.scheduled') }], new Date());
+    await multi.exec();
+    expect(await store.cancelScheduled('t', 'e3', ev('email.canceled'))).toBe('canceled');
+    expect(await store.cancelScheduled('t', 'e3', ev('email.canceled'))).toBe('not_scheduled');
+    expect(await store.cancelScheduled('t', 'nope', ev('email.canceled'))).toBe('missing');
+  });
+});
+
+describe('IdempotencyStore', () => {
+  it('claims, detects mismatch and in-flight, replays, and lets an expired lock be taken over with the same start', async () => {
+    const store = new IdempotencyStore(redis, keys, 1_000);
+    const fp = requestFingerprint('POST', '/emails', { b: 1, a: 2 });
+    expect(fp).toBe(requestFingerprint('POST', '/emails', { a: 2, b: 1 })); // key order does not matter
+    const first = await store.claim('t', 'k1', fp, 10_000);
+    expect(first.outcome).toBe('proceed');
+    expect((await store.claim('t', 'k1', 'other', 10_001)).outcome).toBe('mismatch');
+    expect((await store.claim('t', 'k1', fp, 10_002)).outcome).toBe('in_flight');
+    const takeover = await store.claim('t', 'k1', fp, 11_500);
+    expect(takeover).toMatchObject({ outcome: 'proceed', startedMs: 10_000 });
+    const owner = takeover.outcome === 'proceed' ? takeover.owner : '';
+    const multi = redis.multi();
+    store.completeIn(multi, { key: store.redisKey('t', 'k1'), owner }, 200, '{"id":"x"}');
+    await multi.exec();
+    expect(await store.claim('t', 'k1', fp, 11_600)).toEqual({ outcome: 'replay', status: 200, body: '{"id":"x"}' });
+    // Another team's identical key is independent.
+    expect((await store.claim('t2', 'k1', fp, 11_600)).outcome).toBe('proceed');
+  });
+});
