@@ -197,3 +197,23 @@ describe('error shape', () => {
     expect(text).toContain('process_cpu_user_seconds_total');
   });
 });
+
+describe('tenant isolation', () => {
+  it("another team's key sees 404 for this team's email and keys", async () => {
+    const { ApiKeysStore, Keys, createRedis } = await import('@petrel/store');
+    const r = createRedis(stack.redis.url);
+    const store = new ApiKeysStore(r, new Keys(stack.prefix));
+    const otherTeam = await store.createTeam('other');
+    const { token } = await store.create(otherTeam, { name: 'other' });
+    await r.quit();
+    const other = new Resend(token, { baseUrl: stack.baseUrl });
+
+    const mine = await stack.resend.emails.send(email(1) as any);
+    expect((await other.emails.get(mine.data!.id)).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    expect((await other.emails.cancel(mine.data!.id)).error).toMatchObject({ statusCode: 404 });
+    const myKeys = await stack.resend.apiKeys.list();
+    const someKey = myKeys.data!.data[0]!.id;
+    expect((await other.apiKeys.remove(someKey)).error).toMatchObject({ statusCode: 404 });
+    expect((await other.emails.list()).data!.data.find((e) => e.id === mine.data!.id)).toBeUndefined();
+  });
+});
