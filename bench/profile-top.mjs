@@ -13,8 +13,8 @@ const callersOf = [];
 const files = [];
 for (let i = 0; i < args.length; i++) {
   if (args[i] === '--top') top = Number(args[++i]);
-  else if (args[i] === "--callers") callersOf.push(args[++i]);
-  else if (args[i] === "--depth") depth = Number(args[++i]);
+  else if (args[i] === '--callers') callersOf.push(args[++i]);
+  else if (args[i] === '--depth') depth = Number(args[++i]);
   else files.push(args[i]);
 }
 const expand = (p) =>
@@ -43,6 +43,7 @@ function bucketOf(url) {
 }
 
 const byFn = new Map();
+const byOwner = new Map();
 const stacks = new Map(callersOf.map((n) => [n, new Map()]));
 const byPkg = new Map();
 let total = 0;
@@ -71,12 +72,23 @@ for (const path of paths) {
       for (let p = n.parent; p !== undefined && chain.length < depth; p = nodes.get(p)?.parent) {
         const f = nodes.get(p)?.callFrame;
         if (!f) break;
-        chain.push(`${f.functionName || '(anon)'}@${(f.url || '').replace(/^.*\/(node_modules|packages|apps)\//, '').replace(/^node:internal\//, '')}:${f.lineNumber + 1}`);
+        chain.push(
+          `${f.functionName || '(anon)'}@${(f.url || '').replace(/^.*\/(node_modules|packages|apps)\//, '').replace(/^node:internal\//, '')}:${f.lineNumber + 1}`,
+        );
       }
       const m = stacks.get(name);
       const k = chain.join(' < ');
       m.set(k, (m.get(k) ?? 0) + us);
     }
+    // owner: the nearest frame (leaf upwards) that belongs to a package, so that native and
+    // node-internal time (socket writes, streams, buffers) is charged to the code that caused it
+    let owner = ['(idle)', '(program)', '(garbage collector)'].includes(name) ? name : undefined;
+    for (let p = id; owner === undefined && p !== undefined; p = nodes.get(p)?.parent) {
+      const u = nodes.get(p)?.callFrame.url;
+      if (u && !u.startsWith('node:')) owner = bucketOf(u);
+    }
+    owner ??= '(node internals, no package frame)';
+    byOwner.set(owner, (byOwner.get(owner) ?? 0) + us);
     const b = ['(idle)', '(program)', '(garbage collector)'].includes(name) ? name : bucketOf(cf.url);
     byPkg.set(b, (byPkg.get(b) ?? 0) + us);
   }
@@ -90,10 +102,14 @@ process.stdout.write(
 process.stdout.write('self time by package (share of all samples)\n');
 for (const [k, v] of [...byPkg].sort((a, b) => b[1] - a[1]).slice(0, 25))
   process.stdout.write(`${pct(v)}  ${k}\n`);
+process.stdout.write('\nself time charged to the nearest package frame (native and node: time included)\n');
+for (const [k, v] of [...byOwner].sort((a, b) => b[1] - a[1]).slice(0, 25))
+  process.stdout.write(`${pct(v)}  ${k}\n`);
 process.stdout.write(`\ntop ${top} functions by self time\n`);
 for (const [k, v] of [...byFn].sort((a, b) => b[1] - a[1]).slice(0, top))
   process.stdout.write(`${pct(v)}  ${k}\n`);
 for (const [name, m] of stacks) {
   process.stdout.write(`\ncallers of ${name}\n`);
-  for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, 12)) process.stdout.write(`${pct(v)}  ${k}\n`);
+  for (const [k, v] of [...m].sort((a, b) => b[1] - a[1]).slice(0, 12))
+    process.stdout.write(`${pct(v)}  ${k}\n`);
 }

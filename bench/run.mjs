@@ -30,7 +30,9 @@ const BENCH = fileURLToPath(new URL('.', import.meta.url));
 
 /** The comment block at the top of this file. */
 function helpText() {
-  const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8').split('\n').slice(1);
+  const lines = readFileSync(fileURLToPath(import.meta.url), 'utf8')
+    .split('\n')
+    .slice(1);
   const end = lines.findIndex((l) => !l.startsWith('//'));
   return lines.slice(0, end).join('\n') + '\n';
 }

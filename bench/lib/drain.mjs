@@ -77,6 +77,11 @@ export async function drainRun(ctx, o) {
     const stats = await ctx.sink.stats();
     const cpu = cpuDelta(firstSnap && firstSnap.t < endSnap.t - 200 ? firstSnap : spawnSnap, endSnap);
     cpu.workers = stack.workers.reduce((a, w) => a + (cpu[w.name] ?? 0), 0);
+    // CPU cost per email, robust to other load on the machine: ms of CPU per delivered email
+    if (sum.rate) {
+      cpu.worker_ms_per_email = round((cpu.workers * 10) / sum.rate, 3);
+      cpu.total_ms_per_email = round(((cpu.workers + (cpu.redis ?? 0) + (cpu.sink ?? 0)) * 10) / sum.rate, 3);
+    }
     const failed = await ctx.redis.client.zcard(`${prefix}:${queue}:failed`);
     result = {
       system,

@@ -1,7 +1,16 @@
 // The final table (markdown) and the JSON written under bench/results/.
 import { fmtRatio } from './util.mjs';
 
-const SHORT = { machine: 'm', workers: 'w', bench: 'gen', redis_children: 'aof-fork' };
+const SHORT = {
+  machine: 'm',
+  workers: 'w',
+  bench: 'gen',
+  redis_children: 'aof-fork',
+  worker_ms_per_email: 'w ms/email',
+  total_ms_per_email: 'all ms/email',
+  api_us_per_email: 'api µs/email',
+  redis_us_per_email: 'redis µs/email',
+};
 
 /** "api 98 · redis 70 · sink 25 · gen 30 · m 95" (per-worker columns folded into "w"). */
 export function cpuCell(cpu) {

@@ -31,7 +31,8 @@ export async function drainBoth(ctx, { n, splits, prepare, emailAt = deliveryEma
       ctx.progress(
         `  ${label}${system.padEnd(8)} ${workers} worker${workers > 1 ? 's' : ' '}: ${fmtInt(r.emails_per_s)} emails/s ` +
           `(steady ${fmtInt(r.steady_emails_per_s)}), accept→250 p50 ${fmtInt(r.accept_to_250_ms.p50)} / p99 ${fmtInt(r.accept_to_250_ms.p99)} ms, ` +
-          `cpu: workers ${r.cpu.workers}%, redis ${r.cpu.redis}%, sink ${r.cpu.sink}%, machine ${r.cpu.machine}%`,
+          `cpu: workers ${r.cpu.workers}%, redis ${r.cpu.redis}%, sink ${r.cpu.sink}%, machine ${r.cpu.machine}%, other ${r.cpu.other}%; ` +
+          `worker ${r.cpu.worker_ms_per_email} ms/email`,
       );
     }
   }

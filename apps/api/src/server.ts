@@ -17,6 +17,7 @@ import {
 import { SendQueues } from '@petrel/queue';
 import { log } from '@petrel/observability';
 import { createApp } from './app.js';
+import { attachmentStage } from './attachments/attachment-stage.js';
 import { acceptancePorts, refuseTopics, stagedPreparer, type PrepareStage } from './acceptance.js';
 import type { ApiConfig } from './config.js';
 import { templatesRoutes } from './routes/templates.routes.js';
@@ -49,7 +50,11 @@ export interface ApiContext {
 
 /** The preparation stages the API runs unless `ApiExtensions.stages` replaces them. */
 export function defaultStages(ctx: ApiContext): PrepareStage[] {
-  return [templateStage(ctx.templates), refuseTopics];
+  return [
+    attachmentStage({ allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
+    templateStage(ctx.templates),
+    refuseTopics,
+  ];
 }
 
 /** The feature routes the API always serves, besides /emails and /api-keys. */

@@ -59,11 +59,13 @@ export interface RemoteAttachment {
 
 const MB = 1024 * 1024;
 const USER_AGENT = 'petrel-attachment-fetcher';
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNSAFE_IN_NAME = /[\u0000-\u001f\u007f-\u009f\u2028\u2029/\\]/g;
 const MEDIA_TYPE = /^[A-Za-z0-9!#$&^_.+-]+\/[A-Za-z0-9!#$&^_.+-]+[ \t]*(;[\x20-\x7e]*)?$/;
 
-export async function fetchRemoteAttachment(url: string, opts: FetchAttachmentOptions): Promise<RemoteAttachment> {
+export async function fetchRemoteAttachment(
+  url: string,
+  opts: FetchAttachmentOptions,
+): Promise<RemoteAttachment> {
   const field = opts.field ?? 'path';
   const fail = (reason: string) => new PetrelError('invalid_attachment', `${field}: ${reason}`);
 
@@ -87,25 +89,43 @@ export async function fetchRemoteAttachment(url: string, opts: FetchAttachmentOp
     let target: { address: string; family: 4 | 6 };
     if (host.kind === 'ip') {
       if (!opts.allowPrivate && isPrivateAddress(host.address)) {
-        throw fail(`${host.address} is a private or reserved network address; only public hosts can be fetched`);
+        throw fail(
+          `${host.address} is a private or reserved network address; only public hosts can be fetched`,
+        );
       }
       target = { address: host.address, family: host.family };
     } else {
-      const addresses = await abortable(resolve(host.name, opts.lookup), controller.signal).catch((err: unknown) => {
-        throw controller.signal.aborted ? timedOut() : fail(`could not resolve ${host.name}${describe(err)}`);
-      });
+      const addresses = await abortable(resolve(host.name, opts.lookup), controller.signal).catch(
+        (err: unknown) => {
+          throw controller.signal.aborted
+            ? timedOut()
+            : fail(`could not resolve ${host.name}${describe(err)}`);
+        },
+      );
       if (addresses.length === 0) throw fail(`could not resolve ${host.name}`);
       if (!opts.allowPrivate && addresses.some(isPrivateAddress)) {
-        throw fail(`${host.name} resolves to a private or reserved network address; only public hosts can be fetched`);
+        throw fail(
+          `${host.name} resolves to a private or reserved network address; only public hosts can be fetched`,
+        );
       }
       const first = addresses.find((a) => isIP(a) !== 0);
       if (first === undefined) throw fail(`could not resolve ${host.name}`);
       target = { address: first, family: isIP(first) === 6 ? 6 : 4 };
     }
-    const connectTarget: ConnectTarget = { ...target, port, host: host.kind === 'ip' ? host.address : host.name };
+    const connectTarget: ConnectTarget = {
+      ...target,
+      port,
+      host: host.kind === 'ip' ? host.address : host.name,
+    };
 
     // 2. Connect to the vetted address only.
-    if (host.kind === 'ip') opts.connect?.(connectTarget);
+    if (host.kind === 'ip') {
+      try {
+        opts.connect?.(connectTarget);
+      } catch (err) {
+        throw errorFrom(err, fail);
+      }
+    }
     const pinned: LookupFunction = (_hostname, options, callback) => {
       try {
         opts.connect?.(connectTarget);
@@ -113,13 +133,8 @@ export async function fetchRemoteAttachment(url: string, opts: FetchAttachmentOp
         callback(err as NodeJS.ErrnoException, '', 0);
         return;
       }
-      if (options.all) {
-        (callback as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
-          { address: target.address, family: target.family },
-        ]);
-      } else {
-        callback(null, target.address, target.family);
-      }
+      if (options.all) callback(null, [{ address: target.address, family: target.family }]);
+      else callback(null, target.address, target.family);
     };
 
     // 3. GET, no redirects, bounded body.
@@ -199,7 +214,8 @@ export async function fetchRemoteAttachment(url: string, opts: FetchAttachmentOp
         });
         res.on('error', (err) => settle(controller.signal.aborted ? timedOut() : errorFrom(err, fail)));
         res.on('close', () => {
-          if (!res.complete) settle(controller.signal.aborted ? timedOut() : fail('the connection closed early'));
+          if (!res.complete)
+            settle(controller.signal.aborted ? timedOut() : fail('the connection closed early'));
         });
       });
       req.end();
@@ -233,7 +249,7 @@ function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
   });
 }
 
-/** A PetrelError thrown by the `connect` hook passes through; socket errors are summarised. */
+/** A PetrelError (e.g. from the `connect` hook) passes through; other errors are summarised. */
 function errorFrom(err: unknown, fail: (reason: string) => PetrelError): Error {
   if (err instanceof PetrelError) return err;
   return fail(`could not fetch the URL${describe(err)}`);
@@ -248,7 +264,8 @@ function tooLarge(maxBytes: number): string {
   const limit = LIMITS.attachmentsTotalBytes;
   const limitText = `${formatBytes(limit)} limit on the attachments of an email`;
   if (maxBytes === limit) return `the content is larger than the ${limitText}`;
-  if (maxBytes < limit) return `the content is larger than ${formatBytes(maxBytes)}, what is left of the ${limitText}`;
+  if (maxBytes < limit)
+    return `the content is larger than ${formatBytes(maxBytes)}, what is left of the ${limitText}`;
   return `the content is larger than ${formatBytes(maxBytes)}`;
 }
 
@@ -258,7 +275,7 @@ function formatBytes(n: number): string {
 }
 
 function formatSeconds(ms: number): string {
-  return `${Number.isInteger(ms / 1000) ? ms / 1000 : (ms / 1000).toFixed(1)} s`;
+  return `${Math.round(ms / 100) / 10} s`;
 }
 
 /** A well-formed `type/subtype[; params]` in printable ASCII, or undefined. */

@@ -125,7 +125,10 @@ describe('parseUrlHost', () => {
     });
   });
   it('returns names lower-cased for resolution', () => {
-    expect(parseUrlHost('https://Files.Example.COM/a.pdf')).toEqual({ kind: 'name', name: 'files.example.com' });
+    expect(parseUrlHost('https://Files.Example.COM/a.pdf')).toEqual({
+      kind: 'name',
+      name: 'files.example.com',
+    });
   });
   it('returns undefined for text that is not a URL with a host', () => {
     expect(parseUrlHost('not a url')).toBeUndefined();
@@ -230,12 +233,23 @@ describe('isPrivateAddress', () => {
     expect(isPrivateAddress(ip)).toBe(false);
   });
 
-  it.each(['', 'localhost', 'example.com', '0x7f.1', '2130706433', '127.1', '127.0.0.01', '256.0.0.1', '1.2.3', ':::', '1::2::3', '12345::', 'g::1'])(
-    'fails closed on %j (not a well-formed IP literal)',
-    (text) => {
-      expect(isPrivateAddress(text)).toBe(true);
-    },
-  );
+  it.each([
+    '',
+    'localhost',
+    'example.com',
+    '0x7f.1',
+    '2130706433',
+    '127.1',
+    '127.0.0.01',
+    '256.0.0.1',
+    '1.2.3',
+    ':::',
+    '1::2::3',
+    '12345::',
+    'g::1',
+  ])('fails closed on %j (not a well-formed IP literal)', (text) => {
+    expect(isPrivateAddress(text)).toBe(true);
+  });
 });
 
 describe('parsers', () => {

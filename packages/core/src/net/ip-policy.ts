@@ -12,7 +12,8 @@
 
 type Cidr4 = readonly [base: number, bits: number];
 
-const v4 = (a: number, b: number, c: number, d: number): number => ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
+const v4 = (a: number, b: number, c: number, d: number): number =>
+  ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
 
 /** IPv4 ranges refused as destinations. */
 const PRIVATE_V4: readonly Cidr4[] = [
@@ -31,7 +32,7 @@ const PRIVATE_V4: readonly Cidr4[] = [
 
 function inCidr4(addr: number, [base, bits]: Cidr4): boolean {
   const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return ((addr & mask) >>> 0) === ((base & mask) >>> 0);
+  return (addr & mask) >>> 0 === (base & mask) >>> 0;
 }
 
 /** A strict dotted-quad (`a.b.c.d`, decimal, no leading zeros) as a uint32, or undefined. */
@@ -104,7 +105,16 @@ function isPrivateV4(addr: number): boolean {
 const embedded = (hi: number, lo: number): number => ((hi << 16) | lo) >>> 0;
 
 function isPrivateV6(g: number[]): boolean {
-  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [number, number, number, number, number, number, number, number];
+  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
 
   // ::/96 — the unspecified address, loopback ::1 and the deprecated IPv4-compatible addresses
@@ -151,9 +161,7 @@ export function isPrivateAddress(ip: string): boolean {
 }
 
 /** The host of a URL: an IP literal (normalised) or a name that still has to be resolved. */
-export type UrlHost =
-  | { kind: 'ip'; family: 4 | 6; address: string }
-  | { kind: 'name'; name: string };
+export type UrlHost = { kind: 'ip'; family: 4 | 6; address: string } | { kind: 'name'; name: string };
 
 /**
  * Reads the host of an absolute URL the way the WHATWG URL parser (and so every HTTP client)

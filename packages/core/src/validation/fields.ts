@@ -5,18 +5,18 @@
  */
 import type { Tag } from '@petrel/contracts';
 import { LIMITS } from '@petrel/contracts';
-import { parseAddress } from './address.js';
+import { parseAddress, trimBlanks } from './address.js';
 import { assertHeaderSafe, assertKnownKeys, child, fail, isRecord, item, keyPath } from './field-error.js';
 import {
   FIELD_HINTS,
   HEADER_NAME_PATTERN,
+  HEADER_UNSAFE,
   MSG,
   OWNED_HEADERS,
   TAG_PATTERN,
   VALIDATION_RULES,
 } from './rules.js';
 
-const EDGE_BLANKS = /^[ \t]+|[ \t]+$/g;
 const TAG_FIELDS: ReadonlySet<string> = new Set(['name', 'value']);
 
 /** Fails unless `value` is one acceptable address; returns it without surrounding blanks. */
@@ -24,7 +24,7 @@ export function readAddress(value: unknown, path: string): string {
   if (typeof value !== 'string') fail(path, MSG.string);
   const parsed = parseAddress(value);
   if (!parsed.ok) fail(path, MSG.badAddress(parsed.reason));
-  return value.replace(EDGE_BLANKS, '');
+  return trimBlanks(value);
 }
 
 /**
@@ -59,12 +59,12 @@ export function readHeaders(value: unknown, path: string): Record<string, string
   if (value === undefined || value === null) return out;
   if (!isRecord(value)) fail(path, MSG.object);
   for (const name of Object.keys(value)) {
-    const at = keyPath(path, name);
-    if (!HEADER_NAME_PATTERN.test(name)) fail(at, MSG.headerName);
-    if (OWNED_HEADERS.has(name.toLowerCase())) fail(at, MSG.ownedHeader);
+    // The path is built only on failure: this loop runs for every header of every email.
+    if (!HEADER_NAME_PATTERN.test(name)) fail(keyPath(path, name), MSG.headerName);
+    if (OWNED_HEADERS.has(name.toLowerCase())) fail(keyPath(path, name), MSG.ownedHeader);
     const v = value[name];
-    if (typeof v !== 'string') fail(at, MSG.string);
-    assertHeaderSafe(v, at);
+    if (typeof v !== 'string') fail(keyPath(path, name), MSG.string);
+    if (HEADER_UNSAFE.test(v)) fail(keyPath(path, name), MSG.headerUnsafe);
     out[name] = v;
   }
   return out;

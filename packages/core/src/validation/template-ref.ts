@@ -32,23 +32,27 @@ function readVariables(value: unknown, path: string): Record<string, string | nu
   const keys = Object.keys(value);
   if (keys.length > LIMITS.variablesPerTemplate) fail(path, MSG.tooManyVariables);
   for (const key of keys) {
-    const at = keyPath(path, key);
-    if (key.length > LIMITS.variableKeyLength) fail(at, MSG.variableKeyLength);
-    if (!VARIABLE_KEY_PATTERN.test(key)) fail(at, MSG.variableKeyCharset);
-    if (RESERVED_VARIABLES.has(key)) fail(at, MSG.variableReserved);
     const v = value[key];
-    if (typeof v === 'string') {
-      if (v.length > LIMITS.variableStringLength && codePoints(v) > LIMITS.variableStringLength) {
-        fail(at, MSG.maxChars(LIMITS.variableStringLength));
-      }
-    } else if (typeof v === 'number') {
-      if (!Number.isFinite(v) || Math.abs(v) > LIMITS.variableNumberMax) fail(at, MSG.variableNumber);
-    } else {
-      fail(at, MSG.variableType);
-    }
-    out[key] = v;
+    const rule = variableRule(key, v);
+    if (rule !== undefined) fail(keyPath(path, key), rule);
+    out[key] = v as string | number;
   }
   return out;
+}
+
+/** The rule a variable entry breaks, or undefined when it is fine. */
+function variableRule(key: string, v: unknown): string | undefined {
+  if (key.length > LIMITS.variableKeyLength) return MSG.variableKeyLength;
+  if (!VARIABLE_KEY_PATTERN.test(key)) return MSG.variableKeyCharset;
+  if (RESERVED_VARIABLES.has(key)) return MSG.variableReserved;
+  if (typeof v === 'string') {
+    const max = LIMITS.variableStringLength;
+    return v.length > max && codePoints(v) > max ? MSG.maxChars(max) : undefined;
+  }
+  if (typeof v === 'number') {
+    return Number.isFinite(v) && Math.abs(v) <= LIMITS.variableNumberMax ? undefined : MSG.variableNumber;
+  }
+  return MSG.variableType;
 }
 
 /** Length in characters (code points), so an emoji counts once. */
