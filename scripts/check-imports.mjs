@@ -30,10 +30,14 @@ const files = (dir) =>
         return statSync(p).isDirectory() ? files(p) : /\.ts$/.test(n) && !/\.test\.ts$/.test(n) ? [p] : [];
       })
     : [];
-const IMPORT_RE = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+const IMPORT_RE =
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 const graph = new Map();
-for (const [kind, names] of [['packages', PACKAGES], ['apps', APPS]]) {
+for (const [kind, names] of [
+  ['packages', PACKAGES],
+  ['apps', APPS],
+]) {
   for (const name of names) {
     for (const file of files(join(root, kind, name, 'src'))) {
       const src = readFileSync(file, 'utf8');
@@ -73,7 +77,10 @@ for (const start of graph.keys()) {
       const next = edges[top[1]++];
       const c = colour.get(next);
       if (c === 1) {
-        const cycle = path.slice(path.indexOf(next)).concat(next).map((f) => relative(root, f));
+        const cycle = path
+          .slice(path.indexOf(next))
+          .concat(next)
+          .map((f) => relative(root, f));
         errors.push(`circular import: ${cycle.join(' -> ')}`);
       } else if (!c && graph.has(next)) {
         colour.set(next, 1);

@@ -45,13 +45,24 @@ describe('authentication', () => {
     expect(created.error).toBeNull();
     const sender = new Resend(created.data!.token, { baseUrl: stack.baseUrl });
 
-    const sent = await sender.emails.send({ from: 'a@acme.test', to: 'b@example.test', subject: 's', html: '<p>x</p>' });
+    const sent = await sender.emails.send({
+      from: 'a@acme.test',
+      to: 'b@example.test',
+      subject: 's',
+      html: '<p>x</p>',
+    });
     expect(sent.error).toBeNull();
     expect(sent.data?.id).toMatch(/^[0-9a-f-]{36}$/);
-    const batch = await sender.batch.send([{ from: 'a@acme.test', to: 'c@example.test', subject: 's', html: 'x' }]);
+    const batch = await sender.batch.send([
+      { from: 'a@acme.test', to: 'c@example.test', subject: 's', html: 'x' },
+    ]);
     expect(batch.error).toBeNull();
 
-    for (const call of [() => sender.apiKeys.list(), () => sender.emails.get(sent.data!.id), () => sender.emails.list()]) {
+    for (const call of [
+      () => sender.apiKeys.list(),
+      () => sender.emails.get(sent.data!.id),
+      () => sender.emails.list(),
+    ]) {
       const { error } = await call();
       expect(error).toMatchObject({ statusCode: 401, name: 'restricted_api_key' });
     }
@@ -70,7 +81,10 @@ describe('api keys', () => {
     expect(row).toMatchObject({ id, name: 'ci', created_at: expect.any(String) });
     expect(JSON.stringify(list.data)).not.toContain(data!.token);
 
-    const renamed = await stack.http(`/api-keys/${id}`, { method: 'PATCH', body: JSON.stringify({ name: 'ci-renamed' }) });
+    const renamed = await stack.http(`/api-keys/${id}`, {
+      method: 'PATCH',
+      body: JSON.stringify({ name: 'ci-renamed' }),
+    });
     expect(renamed).toMatchObject({ status: 200, body: { object: 'api_key', id } });
     const again = await stack.resend.apiKeys.list();
     expect(again.data!.data.find((k) => k.id === id)?.name).toBe('ci-renamed');
@@ -90,7 +104,10 @@ describe('api keys', () => {
     const tooLong = await stack.resend.apiKeys.create({ name: 'x'.repeat(51) });
     expect(tooLong.error).toMatchObject({ statusCode: 422, name: 'validation_error' });
     expect(tooLong.error!.message).toContain('name');
-    const badPerm = await stack.http('/api-keys', { method: 'POST', body: JSON.stringify({ name: 'p', permission: 'root' }) });
+    const badPerm = await stack.http('/api-keys', {
+      method: 'POST',
+      body: JSON.stringify({ name: 'p', permission: 'root' }),
+    });
     expect(badPerm.status).toBe(422);
     expect(badPerm.body.message).toContain('permission');
     const missing = await stack.resend.apiKeys.remove('01900000-0000-7000-8000-000000000000');
@@ -104,7 +121,8 @@ describe('api keys', () => {
     const keys = await r.keys(`${stack.prefix}:*`);
     for (const k of keys) {
       const type = await r.type(k);
-      const dump = type === 'hash' ? JSON.stringify(await r.hgetall(k)) : type === 'string' ? await r.get(k) : '';
+      const dump =
+        type === 'hash' ? JSON.stringify(await r.hgetall(k)) : type === 'string' ? await r.get(k) : '';
       expect(dump ?? '').not.toContain(data!.token);
       expect(dump ?? '').not.toContain(stack.key);
     }
@@ -136,39 +154,45 @@ describe('error shape', () => {
   });
 
   it('wrong content type → 415 with the error body', async () => {
-    const res = await stack.http('/emails', { method: 'POST', body: 'from=a', headers: { 'content-type': 'text/plain' } });
+    const res = await stack.http('/emails', {
+      method: 'POST',
+      body: 'from=a',
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(res.status).toBe(415);
     errorShape(res.body, 415, 'unsupported_media_type');
   });
 
   it('a body over the limit → 413, refused before the whole body is sent', async () => {
     const url = new URL(stack.baseUrl);
-    const result = await new Promise<{ status: number; body: string; sentBytes: number }>((resolve, reject) => {
-      const req = request(
-        {
-          host: url.hostname,
-          port: url.port,
-          path: '/emails/batch',
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${stack.key}`,
-            'content-type': 'application/json',
-            'content-length': String(100 * 1024 * 1024),
+    const result = await new Promise<{ status: number; body: string; sentBytes: number }>(
+      (resolve, reject) => {
+        const req = request(
+          {
+            host: url.hostname,
+            port: url.port,
+            path: '/emails/batch',
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${stack.key}`,
+              'content-type': 'application/json',
+              'content-length': String(100 * 1024 * 1024),
+            },
           },
-        },
-        (res) => {
-          let body = '';
-          res.on('data', (c) => (body += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sentBytes }));
-        },
-      );
-      req.on('error', reject);
-      // Announce 100 MB but send only 64 KB: the answer must come without the rest.
-      let sentBytes = 0;
-      const chunk = Buffer.alloc(64 * 1024, 0x20);
-      req.write(chunk);
-      sentBytes += chunk.length;
-    });
+          (res) => {
+            let body = '';
+            res.on('data', (c) => (body += c));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body, sentBytes }));
+          },
+        );
+        req.on('error', reject);
+        // Announce 100 MB but send only 64 KB: the answer must come without the rest.
+        let sentBytes = 0;
+        const chunk = Buffer.alloc(64 * 1024, 0x20);
+        req.write(chunk);
+        sentBytes += chunk.length;
+      },
+    );
     expect(result.status).toBe(413);
     errorShape(JSON.parse(result.body), 413, 'payload_too_large');
     expect(result.sentBytes).toBeLessThan(1024 * 1024);
@@ -209,7 +233,10 @@ describe('tenant isolation', () => {
     const other = new Resend(token, { baseUrl: stack.baseUrl });
 
     const mine = await stack.resend.emails.send(email(1) as any);
-    expect((await other.emails.get(mine.data!.id)).error).toMatchObject({ statusCode: 404, name: 'not_found' });
+    expect((await other.emails.get(mine.data!.id)).error).toMatchObject({
+      statusCode: 404,
+      name: 'not_found',
+    });
     expect((await other.emails.cancel(mine.data!.id)).error).toMatchObject({ statusCode: 404 });
     const myKeys = await stack.resend.apiKeys.list();
     const someKey = myKeys.data!.data[0]!.id;

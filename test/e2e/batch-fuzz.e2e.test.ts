@@ -17,8 +17,29 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const nasty = fc.constantFrom('\r', '\n', '\r\n', '\0', '\u2028', '\u2029', '\r\nBcc: x@evil.test', '\nX-Injected: 1', '"', '<', '>', ',', ';', ':', '=?utf-8?q?x?=', '🦜', 'é');
-const text = fc.oneof(fc.string({ maxLength: 40 }), fc.tuple(fc.string({ maxLength: 20 }), nasty, fc.string({ maxLength: 20 })).map((p) => p.join('')));
+const nasty = fc.constantFrom(
+  '\r',
+  '\n',
+  '\r\n',
+  '\0',
+  '\u2028',
+  '\u2029',
+  '\r\nBcc: x@evil.test',
+  '\nX-Injected: 1',
+  '"',
+  '<',
+  '>',
+  ',',
+  ';',
+  ':',
+  '=?utf-8?q?x?=',
+  '🦜',
+  'é',
+);
+const text = fc.oneof(
+  fc.string({ maxLength: 40 }),
+  fc.tuple(fc.string({ maxLength: 20 }), nasty, fc.string({ maxLength: 20 })).map((p) => p.join('')),
+);
 const address = fc.oneof(
   fc.constantFrom('user@good.test', 'Good Name <user@good.test>', '"Doe, J" <j@good.test>'),
   fc.constantFrom(
@@ -33,20 +54,49 @@ const address = fc.oneof(
   text,
 );
 const maybe = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined, freq: 2 });
-const good = fc.constantFrom('user@good.test', 'Good Name <user@good.test>', '"Doe, J" <j@good.test>', 'Ünïcode Näme <u@good.test>');
+const good = fc.constantFrom(
+  'user@good.test',
+  'Good Name <user@good.test>',
+  '"Doe, J" <j@good.test>',
+  'Ünïcode Näme <u@good.test>',
+);
 /** Mostly well-formed values with a hostile one now and then, so both paths get exercised. */
-const mostly = <T, U>(ok: fc.Arbitrary<T>, bad: fc.Arbitrary<U>) => fc.oneof({ weight: 6, arbitrary: ok }, { weight: 1, arbitrary: bad });
+const mostly = <T, U>(ok: fc.Arbitrary<T>, bad: fc.Arbitrary<U>) =>
+  fc.oneof({ weight: 6, arbitrary: ok }, { weight: 1, arbitrary: bad });
 const emailArb = fc.record(
   {
     from: mostly(good, fc.oneof(address, fc.integer(), fc.constant(null))),
-    to: mostly(fc.oneof(good, fc.array(good, { minLength: 1, maxLength: 3 })), fc.oneof(address, fc.array(address, { maxLength: 3 }), fc.constant([]))),
-    subject: mostly(fc.string({ maxLength: 60 }).filter((t) => !/[\r\n\0\u2028\u2029]/.test(t)), fc.oneof(text, fc.integer())),
+    to: mostly(
+      fc.oneof(good, fc.array(good, { minLength: 1, maxLength: 3 })),
+      fc.oneof(address, fc.array(address, { maxLength: 3 }), fc.constant([])),
+    ),
+    subject: mostly(
+      fc.string({ maxLength: 60 }).filter((t) => !/[\r\n\0\u2028\u2029]/.test(t)),
+      fc.oneof(text, fc.integer()),
+    ),
     html: maybe(fc.oneof(text, fc.constant('<p>hi</p>'))),
     text: maybe(text),
     cc: maybe(mostly(good, fc.oneof(address, fc.array(address, { maxLength: 2 })))),
     reply_to: maybe(mostly(good, address)),
-    headers: maybe(fc.dictionary(mostly(fc.constantFrom('X-Ok', 'X-Entity-Ref'), fc.oneof(fc.constantFrom('Bcc', 'X Bad', 'X-A\r\nB'), text)), mostly(fc.constantFrom('v', 'ünï'), fc.oneof(text, fc.integer())), { maxKeys: 2 })),
-    tags: maybe(fc.array(fc.record({ name: mostly(fc.constantFrom('ok', 'a_b-c'), text), value: mostly(fc.constantFrom('v'), text) }), { maxLength: 2 })),
+    headers: maybe(
+      fc.dictionary(
+        mostly(
+          fc.constantFrom('X-Ok', 'X-Entity-Ref'),
+          fc.oneof(fc.constantFrom('Bcc', 'X Bad', 'X-A\r\nB'), text),
+        ),
+        mostly(fc.constantFrom('v', 'ünï'), fc.oneof(text, fc.integer())),
+        { maxKeys: 2 },
+      ),
+    ),
+    tags: maybe(
+      fc.array(
+        fc.record({
+          name: mostly(fc.constantFrom('ok', 'a_b-c'), text),
+          value: mostly(fc.constantFrom('v'), text),
+        }),
+        { maxLength: 2 },
+      ),
+    ),
     extra: fc.option(fc.anything(), { nil: undefined, freq: 10 }),
   },
   { requiredKeys: ['from', 'to', 'subject'] },
@@ -68,7 +118,11 @@ describe('POST /emails/batch fuzz', () => {
         });
         expect(res.status, JSON.stringify(res.body)).toBeLessThan(500);
         if (res.status !== 200) {
-          expect(res.body).toMatchObject({ statusCode: res.status, name: expect.any(String), message: expect.any(String) });
+          expect(res.body).toMatchObject({
+            statusCode: res.status,
+            name: expect.any(String),
+            message: expect.any(String),
+          });
           return;
         }
         const items = body as Record<string, unknown>[];
@@ -78,7 +132,10 @@ describe('POST /emails/batch fuzz', () => {
         res.body.data.forEach((d: { id: string }, k: number) => {
           const e = valid[k]!.e;
           const list = (v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]) as string[];
-          acceptedTo.set(d.id, [...list(e.to), ...list(e.cc)].map((a) => /<([^>]+)>\s*$/.exec(a)?.[1] ?? a));
+          acceptedTo.set(
+            d.id,
+            [...list(e.to), ...list(e.cc)].map((a) => /<([^>]+)>\s*$/.exec(a)?.[1] ?? a),
+          );
         });
       }),
       { numRuns: 2000 },
@@ -88,10 +145,13 @@ describe('POST /emails/batch fuzz', () => {
     expect(acceptedTo.size).toBeGreaterThan(100);
     // Everything accepted arrives; no header was injected and no recipient invented.
     const ids = [...acceptedTo.keys()];
-    await waitUntil(() => ids.every((id) => stack.sink.messages.some((m) => m.parsed.messageId?.startsWith(`<${id}@`))), {
-      timeoutMs: 60_000,
-      message: 'not every accepted email reached the sink',
-    });
+    await waitUntil(
+      () => ids.every((id) => stack.sink.messages.some((m) => m.parsed.messageId?.startsWith(`<${id}@`))),
+      {
+        timeoutMs: 60_000,
+        message: 'not every accepted email reached the sink',
+      },
+    );
     for (const m of stack.sink.messages) {
       const headerBlock = m.raw.subarray(0, m.raw.indexOf('\r\n\r\n')).toString('latin1');
       expect(headerBlock).not.toMatch(/\r(?!\n)|(?<!\r)\n/); // only CRLF line ends

@@ -4,7 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Resend } from 'resend';
-import { startRedis, startSmtpSink, uniquePrefix, type SinkPlan, type SmtpSink, type TestRedis } from '@petrel/testing';
+import {
+  startRedis,
+  startSmtpSink,
+  uniquePrefix,
+  type SinkPlan,
+  type SmtpSink,
+  type TestRedis,
+} from '@petrel/testing';
 import { initLogger, Lifecycle } from '@petrel/observability';
 import { loadPetrelConfig, startAllInOne } from '../../apps/petrel/src/index.js';
 
@@ -17,11 +24,16 @@ export interface Stack {
   prefix: string;
   metricsUrl: string;
   /** Raw HTTP helper with the bootstrap key (for what the SDK cannot send). */
-  http(path: string, init?: RequestInit & { key?: string | null }): Promise<{ status: number; body: any; headers: Headers }>;
+  http(
+    path: string,
+    init?: RequestInit & { key?: string | null },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
   stop(): Promise<void>;
 }
 
-export async function startStack(opts: { env?: Record<string, string>; plan?: SinkPlan; redis?: TestRedis } = {}): Promise<Stack> {
+export async function startStack(
+  opts: { env?: Record<string, string>; plan?: SinkPlan; redis?: TestRedis } = {},
+): Promise<Stack> {
   initLogger({ level: 'silent', name: 'e2e' });
   const redis = opts.redis ?? (await startRedis());
   const sink = await startSmtpSink(opts.plan ? { plan: opts.plan } : {});
@@ -59,7 +71,8 @@ export async function startStack(opts: { env?: Record<string, string>; plan?: Si
       const { key: k = key, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (k !== null) headers.set('authorization', `Bearer ${k}`);
-      if (rest.body !== undefined && !headers.has('content-type')) headers.set('content-type', 'application/json');
+      if (rest.body !== undefined && !headers.has('content-type'))
+        headers.set('content-type', 'application/json');
       const res = await fetch(`${baseUrl}${path}`, { ...rest, headers });
       const text = await res.text();
       let body: unknown = text;

@@ -50,7 +50,12 @@ afterAll(() => {
 describe('npm start (all-in-one process)', () => {
   it('starts an embedded redis, prints the first key once, captures mail, and stops everything on SIGTERM', async () => {
     expect(existsSync(MAIN), 'run `npm run build` first').toBe(true);
-    ports = { api: await freePort(), metrics: await freePort(), redis: await freePort(), smtp: await freePort() };
+    ports = {
+      api: await freePort(),
+      metrics: await freePort(),
+      redis: await freePort(),
+      smtp: await freePort(),
+    };
 
     const first = await startPetrel();
     const key = /^\s+(re_\S+)\s*$/m.exec(first.stdout())?.[1];
@@ -59,7 +64,12 @@ describe('npm start (all-in-one process)', () => {
     expect(await pingRedis('127.0.0.1', ports.redis)).toBe(true);
 
     const resend = new Resend(key!, { baseUrl: `http://127.0.0.1:${ports.api}` });
-    const sent = await resend.emails.send({ from: 'Dev <dev@acme.test>', to: 'me@example.test', subject: 'Captured', html: '<p>hello</p>' });
+    const sent = await resend.emails.send({
+      from: 'Dev <dev@acme.test>',
+      to: 'me@example.test',
+      subject: 'Captured',
+      html: '<p>hello</p>',
+    });
     expect(sent.error).toBeNull();
     const mailDir = join(dataDir, 'mail');
     await waitUntil(() => existsSync(mailDir) && readdirSync(mailDir).length === 1, { timeoutMs: 15_000 });
@@ -77,7 +87,14 @@ describe('npm start (all-in-one process)', () => {
 
     // Graceful shutdown with batches in flight: every 200 is durable.
     const inflight = Array.from({ length: 20 }, (_, b) =>
-      resend.batch.send(Array.from({ length: 50 }, (_, i) => ({ from: 'a@acme.test', to: `b${b}-${i}@example.test`, subject: 's', html: 'x' }))),
+      resend.batch.send(
+        Array.from({ length: 50 }, (_, i) => ({
+          from: 'a@acme.test',
+          to: `b${b}-${i}@example.test`,
+          subject: 's',
+          html: 'x',
+        })),
+      ),
     );
     await new Promise((r) => setTimeout(r, 15));
     first.child.kill('SIGTERM');
@@ -92,7 +109,9 @@ describe('npm start (all-in-one process)', () => {
     const wanted = new Set(acceptedIds.map((id) => `<${id}@acme.test>`));
     await waitUntil(
       () => {
-        const seen = readdirSync(mailDir).map((f) => /Message-ID: (<[^>]+>)/i.exec(readFileSync(join(mailDir, f), 'utf8'))?.[1]);
+        const seen = readdirSync(mailDir).map(
+          (f) => /Message-ID: (<[^>]+>)/i.exec(readFileSync(join(mailDir, f), 'utf8'))?.[1],
+        );
         return [...wanted].every((id) => seen.includes(id));
       },
       { timeoutMs: 60_000, message: 'an accepted email was lost across the restart' },

@@ -11,7 +11,11 @@ beforeAll(async () => {
   stack = await startStack({
     plan: {
       // 4xx twice, then accepted.
-      'soft.test': [{ at: 'rcpt', code: 451, message: '4.7.1 Greylisted, try again in 1 seconds' }, { at: 'rcpt', code: 451 }, 'accept'],
+      'soft.test': [
+        { at: 'rcpt', code: 451, message: '4.7.1 Greylisted, try again in 1 seconds' },
+        { at: 'rcpt', code: 451 },
+        'accept',
+      ],
       // Permanent rejection.
       'hard.test': [{ at: 'rcpt', code: 550, message: '5.1.1 No such user' }],
       // Never accepts: retries run out.
@@ -54,7 +58,12 @@ describe('POST /emails/batch', () => {
     expect(received.length).toBe(100);
 
     const one = await stack.resend.emails.get(ids[42]!);
-    expect(one.data).toMatchObject({ object: 'email', id: ids[42], to: [toOf(42)], subject: 'Batch item 42' });
+    expect(one.data).toMatchObject({
+      object: 'email',
+      id: ids[42],
+      to: [toOf(42)],
+      subject: 'Batch item 42',
+    });
     await waitUntil(async () => (await stack.resend.emails.get(ids[42]!)).data?.last_event === 'delivered', {
       timeoutMs: 10_000,
       message: 'email 42 never reached delivered',
@@ -108,18 +117,62 @@ describe('POST /emails/batch', () => {
 describe('validation rules (spec 2.1, 2.2, 2.4, 8): a failing case and an at-the-limit passing case each', () => {
   const tag = (n: number) => 'a'.repeat(n);
   const recipients = (n: number) => Array.from({ length: n }, (_, i) => `r${i}@example.test`);
-  const cases: { rule: string; pass: Record<string, unknown>; fail: Record<string, unknown>; field: string }[] = [
+  const cases: {
+    rule: string;
+    pass: Record<string, unknown>;
+    fail: Record<string, unknown>;
+    field: string;
+  }[] = [
     { rule: 'to: at most 50', pass: { to: recipients(50) }, fail: { to: recipients(51) }, field: 'to' },
-    { rule: 'tag name ≤ 256', pass: { tags: [{ name: tag(256), value: 'v' }] }, fail: { tags: [{ name: tag(257), value: 'v' }] }, field: 'tags[0].name' },
-    { rule: 'tag value ≤ 256', pass: { tags: [{ name: 'n', value: tag(256) }] }, fail: { tags: [{ name: 'n', value: tag(257) }] }, field: 'tags[0].value' },
-    { rule: 'tag charset', pass: { tags: [{ name: 'A-z_09', value: 'ok-_' }] }, fail: { tags: [{ name: 'n', value: 'a b' }] }, field: 'tags[0].value' },
-    { rule: 'from display form', pass: { from: 'Doe, John <"quoted"@acme.test>'.replace('"quoted"', 'john') .replace('Doe, John', '"Doe, John"') }, fail: { from: 'a@acme.test, b@evil.test' }, field: 'from' },
+    {
+      rule: 'tag name ≤ 256',
+      pass: { tags: [{ name: tag(256), value: 'v' }] },
+      fail: { tags: [{ name: tag(257), value: 'v' }] },
+      field: 'tags[0].name',
+    },
+    {
+      rule: 'tag value ≤ 256',
+      pass: { tags: [{ name: 'n', value: tag(256) }] },
+      fail: { tags: [{ name: 'n', value: tag(257) }] },
+      field: 'tags[0].value',
+    },
+    {
+      rule: 'tag charset',
+      pass: { tags: [{ name: 'A-z_09', value: 'ok-_' }] },
+      fail: { tags: [{ name: 'n', value: 'a b' }] },
+      field: 'tags[0].value',
+    },
+    {
+      rule: 'from display form',
+      pass: {
+        from: 'Doe, John <"quoted"@acme.test>'
+          .replace('"quoted"', 'john')
+          .replace('Doe, John', '"Doe, John"'),
+      },
+      fail: { from: 'a@acme.test, b@evil.test' },
+      field: 'from',
+    },
     { rule: 'from required', pass: {}, fail: { from: undefined }, field: 'from' },
     { rule: 'to required', pass: {}, fail: { to: undefined }, field: 'to' },
     { rule: 'subject required', pass: {}, fail: { subject: undefined }, field: 'subject' },
-    { rule: 'no CR/LF in subject', pass: { subject: 'x'.repeat(998) }, fail: { subject: 'hi\r\nBcc: x@evil.test' }, field: 'subject' },
-    { rule: 'no CR/LF in header values', pass: { headers: { 'X-Entity-Ref': 'abc' } }, fail: { headers: { 'X-Entity-Ref': 'a\nb' } }, field: 'headers' },
-    { rule: 'cc/bcc/reply_to addresses', pass: { cc: 'c@example.test', bcc: ['d@example.test'], reply_to: 'e@example.test' }, fail: { reply_to: ['ok@example.test', '<a@evil.test> x'] }, field: 'reply_to' },
+    {
+      rule: 'no CR/LF in subject',
+      pass: { subject: 'x'.repeat(998) },
+      fail: { subject: 'hi\r\nBcc: x@evil.test' },
+      field: 'subject',
+    },
+    {
+      rule: 'no CR/LF in header values',
+      pass: { headers: { 'X-Entity-Ref': 'abc' } },
+      fail: { headers: { 'X-Entity-Ref': 'a\nb' } },
+      field: 'headers',
+    },
+    {
+      rule: 'cc/bcc/reply_to addresses',
+      pass: { cc: 'c@example.test', bcc: ['d@example.test'], reply_to: 'e@example.test' },
+      fail: { reply_to: ['ok@example.test', '<a@evil.test> x'] },
+      field: 'reply_to',
+    },
     {
       rule: 'template with html',
       pass: {},
@@ -154,9 +207,15 @@ describe('validation rules (spec 2.1, 2.2, 2.4, 8): a failing case and an at-the
 
   for (const c of cases) {
     it(`${c.rule}`, async () => {
-      const pass = await stack.http('/emails/batch', { method: 'POST', body: JSON.stringify([email(0, c.pass)]) });
+      const pass = await stack.http('/emails/batch', {
+        method: 'POST',
+        body: JSON.stringify([email(0, c.pass)]),
+      });
       expect(pass.status, JSON.stringify(pass.body)).toBe(200);
-      const fail = await stack.http('/emails/batch', { method: 'POST', body: JSON.stringify([email(0), email(1, c.fail)]) });
+      const fail = await stack.http('/emails/batch', {
+        method: 'POST',
+        body: JSON.stringify([email(0), email(1, c.fail)]),
+      });
       expect(fail.status).toBe(422);
       expect(fail.body).toMatchObject({ statusCode: 422, name: 'validation_error' });
       expect(fail.body.message).toContain(`emails[1].${c.field}`);
@@ -164,10 +223,16 @@ describe('validation rules (spec 2.1, 2.2, 2.4, 8): a failing case and an at-the
   }
 
   it('100 emails pass, 101 fail', async () => {
-    const ok = await stack.http('/emails/batch', { method: 'POST', body: JSON.stringify(Array.from({ length: 100 }, (_, i) => email(i))) });
+    const ok = await stack.http('/emails/batch', {
+      method: 'POST',
+      body: JSON.stringify(Array.from({ length: 100 }, (_, i) => email(i))),
+    });
     expect(ok.status).toBe(200);
     expect(ok.body.data).toHaveLength(100);
-    const tooMany = await stack.http('/emails/batch', { method: 'POST', body: JSON.stringify(Array.from({ length: 101 }, (_, i) => email(i))) });
+    const tooMany = await stack.http('/emails/batch', {
+      method: 'POST',
+      body: JSON.stringify(Array.from({ length: 101 }, (_, i) => email(i))),
+    });
     expect(tooMany.status).toBe(422);
     expect(tooMany.body.message).toMatch(/100/);
     const empty = await stack.http('/emails/batch', { method: 'POST', body: '[]' });
@@ -198,7 +263,9 @@ describe('idempotency', () => {
     const key = `k-${Date.now()}`;
     const a = await stack.resend.emails.send(email(1) as any, { idempotencyKey: key });
     expect(a.error).toBeNull();
-    const b = await stack.resend.emails.send(email(1, { subject: 'changed' }) as any, { idempotencyKey: key });
+    const b = await stack.resend.emails.send(email(1, { subject: 'changed' }) as any, {
+      idempotencyKey: key,
+    });
     expect(b.error).toMatchObject({ statusCode: 409, name: 'invalid_idempotent_request' });
     const long = await stack.resend.emails.send(email(1) as any, { idempotencyKey: 'k'.repeat(257) });
     expect(long.error).toMatchObject({ statusCode: 400, name: 'invalid_idempotency_key' });
@@ -210,14 +277,21 @@ describe('idempotency', () => {
     stack.sink.clear();
     const key = `parallel-${Date.now()}`;
     const body = email(7, { to: 'parallel@example.test' }) as any;
-    const results = await Promise.all(Array.from({ length: 12 }, () => stack.resend.emails.send(body, { idempotencyKey: key })));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, () => stack.resend.emails.send(body, { idempotencyKey: key })),
+    );
     const ok = results.filter((r) => r.data);
     const conflicts = results.filter((r) => r.error);
-    for (const c of conflicts) expect(c.error).toMatchObject({ statusCode: 409, name: 'concurrent_idempotent_requests' });
+    for (const c of conflicts)
+      expect(c.error).toMatchObject({ statusCode: 409, name: 'concurrent_idempotent_requests' });
     expect(new Set(ok.map((r) => r.data!.id)).size).toBe(1);
-    await waitUntil(() => stack.sink.messages.some((m) => m.envelope.to.includes('parallel@example.test')), { timeoutMs: 10_000 });
+    await waitUntil(() => stack.sink.messages.some((m) => m.envelope.to.includes('parallel@example.test')), {
+      timeoutMs: 10_000,
+    });
     await new Promise((r) => setTimeout(r, 800));
-    expect(stack.sink.messages.filter((m) => m.envelope.to.includes('parallel@example.test'))).toHaveLength(1);
+    expect(stack.sink.messages.filter((m) => m.envelope.to.includes('parallel@example.test'))).toHaveLength(
+      1,
+    );
   });
 
   it('a validation failure frees the key for a corrected request', async () => {
@@ -231,10 +305,19 @@ describe('idempotency', () => {
 
 describe('SMTP outcomes', () => {
   it('4xx then 250: delivered once after retries, with one delivery_delayed on the timeline', async () => {
-    const { data } = await stack.resend.emails.send({ from: 'a@acme.test', to: 'user@soft.test', subject: 'retry me', html: '<p>x</p>' });
-    await waitUntil(() => stack.sink.byMessageId(`<${data!.id}@acme.test>`).length > 0, { timeoutMs: 20_000 });
+    const { data } = await stack.resend.emails.send({
+      from: 'a@acme.test',
+      to: 'user@soft.test',
+      subject: 'retry me',
+      html: '<p>x</p>',
+    });
+    await waitUntil(() => stack.sink.byMessageId(`<${data!.id}@acme.test>`).length > 0, {
+      timeoutMs: 20_000,
+    });
     expect(stack.sink.attemptsFor('user@soft.test')).toBe(3);
-    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'delivered', { timeoutMs: 10_000 });
+    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'delivered', {
+      timeoutMs: 10_000,
+    });
     await new Promise((r) => setTimeout(r, 500));
     expect(stack.sink.byMessageId(`<${data!.id}@acme.test>`)).toHaveLength(1);
     const { Redis } = await import('ioredis');
@@ -246,15 +329,29 @@ describe('SMTP outcomes', () => {
   });
 
   it('5xx: bounced without a retry', async () => {
-    const { data } = await stack.resend.emails.send({ from: 'a@acme.test', to: 'user@hard.test', subject: 'bounce', html: '<p>x</p>' });
-    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'bounced', { timeoutMs: 10_000 });
+    const { data } = await stack.resend.emails.send({
+      from: 'a@acme.test',
+      to: 'user@hard.test',
+      subject: 'bounce',
+      html: '<p>x</p>',
+    });
+    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'bounced', {
+      timeoutMs: 10_000,
+    });
     await new Promise((r) => setTimeout(r, 1500));
     expect(stack.sink.attemptsFor('user@hard.test')).toBe(1);
   });
 
   it('retries exhausted: bounced (transient) after the ladder', async () => {
-    const { data } = await stack.resend.emails.send({ from: 'a@acme.test', to: 'user@never.test', subject: 'never', html: '<p>x</p>' });
-    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'bounced', { timeoutMs: 20_000 });
+    const { data } = await stack.resend.emails.send({
+      from: 'a@acme.test',
+      to: 'user@never.test',
+      subject: 'never',
+      html: '<p>x</p>',
+    });
+    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'bounced', {
+      timeoutMs: 20_000,
+    });
     // RETRY_SCHEDULE_S=1,1,1 → 1 attempt + 3 retries.
     expect(stack.sink.attemptsFor('user@never.test')).toBe(4);
   });
@@ -282,14 +379,22 @@ describe('single emails: scheduling', () => {
   });
 
   it('natural-language scheduling and reschedule via PATCH', async () => {
-    const { data, error } = await stack.resend.emails.send({ ...(email(1) as any), scheduledAt: 'in 1 hour' });
+    const { data, error } = await stack.resend.emails.send({
+      ...(email(1) as any),
+      scheduledAt: 'in 1 hour',
+    });
     expect(error).toBeNull();
     const got = await stack.resend.emails.get(data!.id);
     const at = Date.parse(got.data!.scheduled_at!);
     expect(Math.abs(at - (Date.now() + 3_600_000))).toBeLessThan(60_000);
-    const upd = await stack.resend.emails.update({ id: data!.id, scheduledAt: new Date(Date.now() + 1_500).toISOString() });
+    const upd = await stack.resend.emails.update({
+      id: data!.id,
+      scheduledAt: new Date(Date.now() + 1_500).toISOString(),
+    });
     expect(upd.error).toBeNull();
-    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'delivered', { timeoutMs: 15_000 });
+    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'delivered', {
+      timeoutMs: 15_000,
+    });
     const far = await stack.resend.emails.send({ ...(email(1) as any), scheduledAt: 'in 31 days' });
     expect(far.error).toMatchObject({ statusCode: 422 });
   });
@@ -308,7 +413,9 @@ describe('single emails: scheduling', () => {
       ],
     });
     expect(error).toBeNull();
-    const msg = await waitUntil(() => stack.sink.byMessageId(`<${data!.id}@acme.test>`)[0], { timeoutMs: 10_000 });
+    const msg = await waitUntil(() => stack.sink.byMessageId(`<${data!.id}@acme.test>`)[0], {
+      timeoutMs: 10_000,
+    });
     expect(msg!.parsed.messageId).toBe(`<${data!.id}@acme.test>`);
     const files = msg!.parsed.attachments.map((a) => a.filename);
     expect(files).toContain('report.txt');

@@ -37,7 +37,10 @@ export async function startAllInOne(
     const capture = await startCaptureSmtp({ dataDir: config.DATA_DIR, port: config.CAPTURE_SMTP_PORT });
     lifecycle.onStop('capture-smtp', () => capture.stop());
     smtpUrl = capture.url;
-    log().info({ url: capture.url, dir: capture.dir }, `SMTP_URL is unset: mail is captured locally as .eml files in ${capture.dir} (open them with any mail client, or: ls ${capture.dir})`);
+    log().info(
+      { url: capture.url, dir: capture.dir },
+      `SMTP_URL is unset: mail is captured locally as .eml files in ${capture.dir} (open them with any mail client, or: ls ${capture.dir})`,
+    );
   }
   const cfg = { ...config, REDIS_URL: redisUrl, SMTP_URL: smtpUrl };
 
@@ -50,7 +53,8 @@ export async function startAllInOne(
 
   let firstKey: string | null = null;
   if (!config.BOOTSTRAP_API_KEY && (await api.apiKeys.countKeys()) === 0) {
-    firstKey = (await api.apiKeys.create(api.defaultTeamId, { name: 'first key', permission: 'full_access' })).token;
+    firstKey = (await api.apiKeys.create(api.defaultTeamId, { name: 'first key', permission: 'full_access' }))
+      .token;
   }
 
   // Stopped first: health goes away before the components it reports on.

@@ -56,7 +56,9 @@ async function main(): Promise<number> {
       }
       case 'keys list':
         for (const k of await store.list(team)) {
-          console.log(`${k.id}\t${k.name}\t${k.permission}\tcreated ${k.created_at}\tlast used ${k.last_used_at ?? 'never'}`);
+          console.log(
+            `${k.id}\t${k.name}\t${k.permission}\tcreated ${k.created_at}\tlast used ${k.last_used_at ?? 'never'}`,
+          );
         }
         return 0;
       case 'keys create': {

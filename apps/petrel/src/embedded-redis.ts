@@ -16,7 +16,12 @@ export interface EmbeddedRedis {
   stop(): Promise<void>;
 }
 
-const CANDIDATES = ['redis-server', '/usr/bin/redis-server', '/usr/sbin/redis-server', '/usr/local/bin/redis-server'];
+const CANDIDATES = [
+  'redis-server',
+  '/usr/bin/redis-server',
+  '/usr/sbin/redis-server',
+  '/usr/local/bin/redis-server',
+];
 
 export function findRedisServer(): string | null {
   for (const c of CANDIDATES) {
@@ -27,7 +32,12 @@ export function findRedisServer(): string | null {
 }
 
 async function answers(url: string): Promise<boolean> {
-  const r = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null, connectTimeout: 500 });
+  const r = new Redis(url, {
+    lazyConnect: true,
+    maxRetriesPerRequest: 0,
+    retryStrategy: () => null,
+    connectTimeout: 500,
+  });
   r.on('error', () => undefined);
   try {
     await r.connect();
@@ -48,7 +58,7 @@ export async function startEmbeddedRedis(opts: { dataDir: string; port: number }
   const bin = findRedisServer();
   if (!bin) {
     throw new Error(
-      'redis-server is not installed. Run `bash scripts/ensure-redis.sh` (installs Debian\'s redis-server), or set REDIS_URL.',
+      "redis-server is not installed. Run `bash scripts/ensure-redis.sh` (installs Debian's redis-server), or set REDIS_URL.",
     );
   }
   const dir = resolve(opts.dataDir, 'redis');
@@ -56,16 +66,26 @@ export async function startEmbeddedRedis(opts: { dataDir: string; port: number }
   const child: ChildProcess = spawn(
     bin,
     [
-      '--port', String(opts.port),
-      '--bind', '127.0.0.1',
-      '--protected-mode', 'yes',
-      '--dir', dir,
-      '--appendonly', 'yes',
-      '--appendfsync', 'everysec',
-      '--maxmemory-policy', 'noeviction',
-      '--save', '',
-      '--daemonize', 'no',
-      '--logfile', '',
+      '--port',
+      String(opts.port),
+      '--bind',
+      '127.0.0.1',
+      '--protected-mode',
+      'yes',
+      '--dir',
+      dir,
+      '--appendonly',
+      'yes',
+      '--appendfsync',
+      'everysec',
+      '--maxmemory-policy',
+      'noeviction',
+      '--save',
+      '',
+      '--daemonize',
+      'no',
+      '--logfile',
+      '',
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -83,7 +103,10 @@ export async function startEmbeddedRedis(opts: { dataDir: string; port: number }
   }
   const kill = () => child.kill('SIGKILL');
   process.once('exit', kill);
-  log().info({ url, dir, appendonly: true, aof: existsSync(resolve(dir, 'appendonlydir')) }, 'embedded redis-server started');
+  log().info(
+    { url, dir, appendonly: true, aof: existsSync(resolve(dir, 'appendonlydir')) },
+    'embedded redis-server started',
+  );
   return {
     url,
     owned: true,

@@ -37,7 +37,12 @@ try {
     );
   }
   log().info(
-    { api: base, metrics: `http://127.0.0.1:${started.metricsPort}/metrics`, redis: started.redisUrl, smtp: started.smtpUrl },
+    {
+      api: base,
+      metrics: `http://127.0.0.1:${started.metricsPort}/metrics`,
+      redis: started.redisUrl,
+      smtp: started.smtpUrl,
+    },
     'Petrel is running',
   );
 } catch (err) {

@@ -14,7 +14,10 @@ export const redisEnv = {
   /** Redis connection URL. Unset in all-in-one mode: an embedded redis-server is started. */
   REDIS_URL: z.string().url().optional(),
   /** Prefix of every Petrel key, so tests and tenants of one Redis can be kept apart. */
-  REDIS_KEY_PREFIX: z.string().regex(/^[a-zA-Z0-9_-]+$/).default('pt'),
+  REDIS_KEY_PREFIX: z
+    .string()
+    .regex(/^[a-zA-Z0-9_-]+$/)
+    .default('pt'),
 };
 
 export const logEnv = {
@@ -33,9 +36,17 @@ export const apiEnv = {
   /** When set, a full_access key with exactly this token exists for the default team. */
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
   /** Largest accepted request body, in bytes (attachments travel base64 inside it). */
-  API_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(60 * 1024 * 1024),
+  API_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 1024 * 1024),
   /** Largest accepted body on the batch endpoint, in bytes. */
-  API_BATCH_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(5 * 1024 * 1024),
+  API_BATCH_BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(5 * 1024 * 1024),
 };
 
 export const smtpEnv = {

@@ -31,12 +31,25 @@ const content = {
   tags: [],
   attachments: [],
 };
-const ev = (type: EmailEvent['type']): EmailEvent => ({ id: type, type, created_at: new Date().toISOString(), teamId: 't', data: {} });
+const ev = (type: EmailEvent['type']): EmailEvent => ({
+  id: type,
+  type,
+  created_at: new Date().toISOString(),
+  teamId: 't',
+  data: {},
+});
 
 describe('EmailsStore', () => {
   it('creates records only once (an idempotent retry leaves the first untouched)', async () => {
     const store = new EmailsStore(redis, keys, 60_000);
-    const email = { id: 'e1', content, status: 'queued' as const, lane: 'send' as const, messageId: '<e1@acme.test>', event: ev('email.queued') };
+    const email = {
+      id: 'e1',
+      content,
+      status: 'queued' as const,
+      lane: 'send' as const,
+      messageId: '<e1@acme.test>',
+      event: ev('email.queued'),
+    };
     let multi = redis.multi();
     store.createIn(multi, 't', [email], new Date());
     await multi.exec();
@@ -52,7 +65,12 @@ describe('EmailsStore', () => {
   it('moves the status forward only, even when events arrive out of order', async () => {
     const store = new EmailsStore(redis, keys, 60_000);
     const multi = redis.multi();
-    store.createIn(multi, 't', [{ id: 'e2', content, status: 'queued', lane: 'send', messageId: '<e2@x>', event: ev('email.queued') }], new Date());
+    store.createIn(
+      multi,
+      't',
+      [{ id: 'e2', content, status: 'queued', lane: 'send', messageId: '<e2@x>', event: ev('email.queued') }],
+      new Date(),
+    );
     await multi.exec();
     expect(await store.recordEvent('t', 'e2', 'delivered', ev('email.delivered'))).toBe('moved');
     expect(await store.recordEvent('t', 'e2', 'delivery_delayed', ev('email.delivery_delayed'))).toBe('kept');
@@ -72,7 +90,21 @@ describe('EmailsStore', () => {
   it('cancels only scheduled emails', async () => {
     const store = new EmailsStore(redis, keys, 60_000);
     const multi = redis.multi();
-    store.createIn(multi, 't', [{ id: 'e3', content, status: 'scheduled', lane: 'send', messageId: '<e3@x>', event: ev('email.scheduled') }], new Date());
+    store.createIn(
+      multi,
+      't',
+      [
+        {
+          id: 'e3',
+          content,
+          status: 'scheduled',
+          lane: 'send',
+          messageId: '<e3@x>',
+          event: ev('email.scheduled'),
+        },
+      ],
+      new Date(),
+    );
     await multi.exec();
     expect(await store.cancelScheduled('t', 'e3', ev('email.canceled'))).toBe('canceled');
     expect(await store.cancelScheduled('t', 'e3', ev('email.canceled'))).toBe('not_scheduled');
@@ -95,7 +127,11 @@ describe('IdempotencyStore', () => {
     const multi = redis.multi();
     store.completeIn(multi, { key: store.redisKey('t', 'k1'), owner }, 200, '{"id":"x"}');
     await multi.exec();
-    expect(await store.claim('t', 'k1', fp, 11_600)).toEqual({ outcome: 'replay', status: 200, body: '{"id":"x"}' });
+    expect(await store.claim('t', 'k1', fp, 11_600)).toEqual({
+      outcome: 'replay',
+      status: 200,
+      body: '{"id":"x"}',
+    });
     // Another team's identical key is independent.
     expect((await store.claim('t2', 'k1', fp, 11_600)).outcome).toBe('proceed');
   });

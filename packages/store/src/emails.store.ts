@@ -122,7 +122,10 @@ export class EmailsStore {
     const pipe = this.redis.pipeline();
     for (const id of ids) pipe.hgetall(this.keys.email(teamId, id));
     const rows = (await pipe.exec()) ?? [];
-    return rows.map(([, r]) => r as Record<string, string>).filter((r) => r?.id).map(toRecord);
+    return rows
+      .map(([, r]) => r as Record<string, string>)
+      .filter((r) => r?.id)
+      .map(toRecord);
   }
 
   /** Newest first. `after` pages towards older emails, `before` towards newer ones. */

@@ -6,13 +6,7 @@
  * the claim releases it (nothing was written); a failure of the commit leaves the claim to expire
  * so a retry recomputes the same ids (RELIABILITY.md).
  */
-import {
-  LIMITS,
-  PetrelError,
-  validationError,
-  type EmailContent,
-  type EmailEvent,
-} from '@petrel/contracts';
+import { LIMITS, PetrelError, validationError, type EmailContent, type EmailEvent } from '@petrel/contracts';
 import { deterministicEmailId, newEmailId } from '../ids.js';
 import { validateBatch, validateEmail } from '../validation/index.js';
 
@@ -94,7 +88,14 @@ export function checkIdempotencyKey(key: string | undefined): void {
 /** `<id@domain-of-from>`: stable across retries, so downstream can dedupe. */
 export function messageIdFor(emailId: string, from: string): string {
   const at = from.lastIndexOf('@');
-  const domain = at >= 0 ? from.slice(at + 1).replace(/>.*$/, '').trim().toLowerCase() : '';
+  const domain =
+    at >= 0
+      ? from
+          .slice(at + 1)
+          .replace(/>.*$/, '')
+          .trim()
+          .toLowerCase()
+      : '';
   return `<${emailId}@${domain || 'petrel.local'}>`;
 }
 
@@ -122,7 +123,11 @@ export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Prom
   let token: unknown;
   let claimMs = req.now.getTime();
   if (req.idempotencyKey !== undefined) {
-    const claim = await ports.claim(req.teamId, req.idempotencyKey, ports.fingerprint(req.endpoint, req.body));
+    const claim = await ports.claim(
+      req.teamId,
+      req.idempotencyKey,
+      ports.fingerprint(req.endpoint, req.body),
+    );
     ports.onIdempotency?.(claim.outcome);
     if (claim.outcome === 'replay') {
       return { status: claim.status, body: claim.body, replayed: true, accepted: 0 };
@@ -185,11 +190,7 @@ export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Prom
             ...(req.mode === 'permissive' ? { errors } : {}),
           };
     const body = JSON.stringify(bodyObj);
-    await ports.commit(
-      req.teamId,
-      accepted,
-      token !== undefined ? { token, status: 200, body } : undefined,
-    );
+    await ports.commit(req.teamId, accepted, token !== undefined ? { token, status: 200, body } : undefined);
     return { status: 200, body, replayed: false, accepted: accepted.length };
   } catch (err) {
     // Refused before any write: free the key so the client can fix the request and reuse it.

@@ -7,9 +7,7 @@
  */
 import { HEADER_UNSAFE, VALIDATION_RULES } from './rules.js';
 
-export type ParsedAddress =
-  | { ok: true; name?: string; address: string }
-  | { ok: false; reason: string };
+export type ParsedAddress = { ok: true; name?: string; address: string } | { ok: false; reason: string };
 
 const ATEXT = "[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]";
 /** RFC 5322 dot-atom over atext. */

@@ -42,9 +42,9 @@ describe('readAttachments', () => {
   });
 
   it('keeps a path attachment unfetched with content ""', () => {
-    expect(readAttachments([{ path: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' }], 'attachments')).toEqual([
-      { content: '', path: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' },
-    ]);
+    expect(
+      readAttachments([{ path: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' }], 'attachments'),
+    ).toEqual([{ content: '', path: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' }]);
     expect(readAttachments([{ content: '', path: 'http://cdn.example.com/a' }], 'attachments')[0]?.path).toBe(
       'http://cdn.example.com/a',
     );
@@ -60,7 +60,13 @@ describe('readAttachments', () => {
 
   it('refuses content that is not base64 and paths that are not http(s) URLs', () => {
     expect(refuse([{ content: 'not base64!' }])).toBe('attachments[0].content: must be base64-encoded');
-    for (const path of ['file:///etc/passwd', 'ftp://x.example/a', 'cdn.example.com/a', 'https://x.example/a b', 'http://x.example/\r\nX']) {
+    for (const path of [
+      'file:///etc/passwd',
+      'ftp://x.example/a',
+      'cdn.example.com/a',
+      'https://x.example/a b',
+      'http://x.example/\r\nX',
+    ]) {
       expect(refuse([{ path }])).toBe('attachments[0].path: must be an http or https URL');
     }
   });
@@ -83,6 +89,8 @@ describe('readAttachments', () => {
     const small = Buffer.alloc(rest).toString('base64');
     expect(readAttachments([{ content: big }, { content: small }], 'attachments')).toHaveLength(2);
     const tooMuch = Buffer.alloc(rest + 1).toString('base64');
-    expect(refuse([{ content: big }, { content: tooMuch }])).toBe('attachments: total attachment size must be at most 40 MB');
+    expect(refuse([{ content: big }, { content: tooMuch }])).toBe(
+      'attachments: total attachment size must be at most 40 MB',
+    );
   });
 });

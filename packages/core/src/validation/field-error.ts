@@ -35,7 +35,9 @@ export const rootName = (root: string): string => (root === '' ? 'body' : root);
 export function keyPath(parent: string, key: string): string {
   const max = VALIDATION_RULES.echoedKeyMaxLength;
   const shown = key.length > max ? `${key.slice(0, max)}…` : key;
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(shown) ? `${parent}.${shown}` : `${parent}[${JSON.stringify(shown)}]`;
+  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(shown)
+    ? `${parent}.${shown}`
+    : `${parent}[${JSON.stringify(shown)}]`;
 }
 
 export const isRecord = (value: unknown): value is Record<string, unknown> =>

@@ -1,10 +1,6 @@
 export { parseAddress, type ParsedAddress } from './address.js';
 export { parseScheduledAt, type ParsedScheduledAt } from './scheduled-at.js';
 export { base64DecodedLength } from './attachments.js';
-export {
-  validateEmail,
-  type ValidateEmailOptions,
-  type ValidateEmailResult,
-} from './validate-email.js';
+export { validateEmail, type ValidateEmailOptions, type ValidateEmailResult } from './validate-email.js';
 export { validateBatch, type ValidateBatchOptions, type ValidatedBatch } from './validate-batch.js';
 export { MSG as VALIDATION_MESSAGES, OWNED_HEADERS, VALIDATION_RULES } from './rules.js';

@@ -46,7 +46,7 @@ export const OWNED_HEADERS: ReadonlySet<string> = new Set([
  * Characters that must never reach a header: C0 controls except TAB (CR, LF, NUL among them),
  * DEL, C1 controls (NEL U+0085 among them) and the Unicode line/paragraph separators.
  */
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
+ 
 export const HEADER_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /** Tag name and value charset (spec 2.2). */
@@ -73,8 +73,7 @@ export const MSG = {
   array: 'must be an array',
   string: 'must be a string',
   nonEmpty: 'must not be empty',
-  headerUnsafe:
-    'must not contain line breaks (CR, LF, U+2028, U+2029), NUL or other control characters',
+  headerUnsafe: 'must not contain line breaks (CR, LF, U+2028, U+2029), NUL or other control characters',
   badAddress: (reason: string) => `invalid address (${reason})`,
   addressList: 'must be an email address or an array of email addresses',
   noRecipients: 'must contain at least 1 recipient',

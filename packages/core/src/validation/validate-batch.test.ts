@@ -68,7 +68,10 @@ describe('validateBatch', () => {
   it('permissive: every email invalid still answers, with no accepted email', () => {
     const { accepted, errors } = validateBatch([{}, { to: 'x' }], { mode: 'permissive', now });
     expect(accepted).toEqual([]);
-    expect(errors.map((e) => e.message)).toEqual(['emails[0].from: is required', 'emails[1].from: is required']);
+    expect(errors.map((e) => e.message)).toEqual([
+      'emails[0].from: is required',
+      'emails[1].from: is required',
+    ]);
   });
 
   it('refuses scheduled_at in batch and template with html', () => {

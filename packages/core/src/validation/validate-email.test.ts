@@ -59,7 +59,10 @@ describe('validateEmail: normalisation', () => {
     expect(email.cc).toEqual(['c@example.com']);
     expect(email.bcc).toEqual(['b@example.com']);
     expect(email.reply_to).toEqual(['"Support, Team" <support@acme.example>']);
-    expect(email.headers).toEqual({ 'X-Entity-Ref-ID': '123', 'List-Unsubscribe': '<https://acme.example/u>' });
+    expect(email.headers).toEqual({
+      'X-Entity-Ref-ID': '123',
+      'List-Unsubscribe': '<https://acme.example/u>',
+    });
     expect(email.tags).toEqual([{ name: 'category', value: 'confirm_email' }]);
     expect(email.topic_id).toBe('b6d24b8e-af0b-4c3c-be0c-359bbd97381e');
   });
@@ -139,9 +142,21 @@ describe('validateEmail: header injection', () => {
     ['quoted display name', { to: ['"Jane\nDoe" <j@example.com>'] }, 'to[0]'],
     ['header value', { headers: { 'X-A': 'v\r\nBcc: x@evil.test' } }, 'headers["X-A"]'],
     ['header name', { headers: { 'X-A\r\nBcc': 'v' } }, 'headers["X-A\\r\\nBcc"]'],
-    ['attachment filename', { attachments: [{ content: 'aGk=', filename: 'a\r\n.txt' }] }, 'attachments[0].filename'],
-    ['attachment content type', { attachments: [{ content: 'aGk=', content_type: 'text/plain\n' }] }, 'attachments[0].content_type'],
-    ['attachment content id', { attachments: [{ content: 'aGk=', content_id: 'x\u0000' }] }, 'attachments[0].content_id'],
+    [
+      'attachment filename',
+      { attachments: [{ content: 'aGk=', filename: 'a\r\n.txt' }] },
+      'attachments[0].filename',
+    ],
+    [
+      'attachment content type',
+      { attachments: [{ content: 'aGk=', content_type: 'text/plain\n' }] },
+      'attachments[0].content_type',
+    ],
+    [
+      'attachment content id',
+      { attachments: [{ content: 'aGk=', content_id: 'x\u0000' }] },
+      'attachments[0].content_id',
+    ],
   ])('refuses CR/LF/NUL/U+2028 in %s', (_label, fields, path) => {
     expect(refuse(withFields(fields)).startsWith(`${path}: `)).toBe(true);
   });
@@ -153,18 +168,29 @@ describe('validateEmail: header injection', () => {
 });
 
 describe('validateEmail: headers', () => {
-  it.each(['From', 'to', 'CC', 'bcc', 'Subject', 'Reply-To', 'Message-ID', 'date', 'MIME-Version', 'content-type', 'Content-Transfer-Encoding'])(
-    'refuses the Petrel-owned header %s',
-    (name) => {
-      const path = /^\w+$/.test(name) ? `headers.${name}` : `headers["${name}"]`;
-      expect(refuse(withFields({ headers: { [name]: 'x' } }))).toBe(
-        `${path}: is set by Petrel from the email fields and cannot be a custom header`,
-      );
-    },
-  );
+  it.each([
+    'From',
+    'to',
+    'CC',
+    'bcc',
+    'Subject',
+    'Reply-To',
+    'Message-ID',
+    'date',
+    'MIME-Version',
+    'content-type',
+    'Content-Transfer-Encoding',
+  ])('refuses the Petrel-owned header %s', (name) => {
+    const path = /^\w+$/.test(name) ? `headers.${name}` : `headers["${name}"]`;
+    expect(refuse(withFields({ headers: { [name]: 'x' } }))).toBe(
+      `${path}: is set by Petrel from the email fields and cannot be a custom header`,
+    );
+  });
 
   it('checks header names and value types', () => {
-    expect(refuse(withFields({ headers: { 'X A': 'v' } }))).toMatch(/header name may contain only printable ASCII/);
+    expect(refuse(withFields({ headers: { 'X A': 'v' } }))).toMatch(
+      /header name may contain only printable ASCII/,
+    );
     expect(refuse(withFields({ headers: { 'X:A': 'v' } }))).toMatch(/header name/);
     expect(refuse(withFields({ headers: { '': 'v' } }))).toMatch(/header name/);
     expect(refuse(withFields({ headers: { X_Num: 1 } }))).toBe('headers.X_Num: must be a string');
@@ -180,14 +206,24 @@ describe('validateEmail: tags', () => {
 
   it(`accepts ${LIMITS.tagNameLength}-character tags and refuses ${LIMITS.tagNameLength + 1}`, () => {
     expect(accept(withFields(tag('n'.repeat(256), 'v'.repeat(256)))).tags[0]?.name).toHaveLength(256);
-    expect(refuse(withFields(tag('n'.repeat(257))), batch3)).toBe('emails[3].tags[0].name: at most 256 characters');
+    expect(refuse(withFields(tag('n'.repeat(257))), batch3)).toBe(
+      'emails[3].tags[0].name: at most 256 characters',
+    );
     expect(refuse(withFields(tag('n', 'v'.repeat(257))))).toBe('tags[0].value: at most 256 characters');
   });
 
   it('refuses characters outside a-z A-Z 0-9 _ -', () => {
-    expect(refuse(withFields({ tags: [{ name: 'ok', value: 'ok' }, { name: 'a b', value: 'v' }] }), batch3)).toBe(
-      'emails[3].tags[1].name: only a-z A-Z 0-9 _ - allowed',
-    );
+    expect(
+      refuse(
+        withFields({
+          tags: [
+            { name: 'ok', value: 'ok' },
+            { name: 'a b', value: 'v' },
+          ],
+        }),
+        batch3,
+      ),
+    ).toBe('emails[3].tags[1].name: only a-z A-Z 0-9 _ - allowed');
     expect(refuse(withFields(tag('n', 'v.w')))).toBe('tags[0].value: only a-z A-Z 0-9 _ - allowed');
     expect(refuse(withFields(tag('n', 'x\r\ny')))).toBe('tags[0].value: only a-z A-Z 0-9 _ - allowed');
   });
@@ -196,7 +232,9 @@ describe('validateEmail: tags', () => {
     expect(refuse(withFields({ tags: [{ name: 'n' }] }))).toBe('tags[0].value: is required');
     expect(refuse(withFields(tag('')))).toBe('tags[0].name: is required');
     expect(refuse(withFields({ tags: [{ name: 'n', value: 1 }] }))).toBe('tags[0].value: must be a string');
-    expect(refuse(withFields({ tags: [{ name: 'n', value: 'v', x: 1 }] }))).toBe('tags[0]: unknown field `x`');
+    expect(refuse(withFields({ tags: [{ name: 'n', value: 'v', x: 1 }] }))).toBe(
+      'tags[0]: unknown field `x`',
+    );
     expect(refuse(withFields({ tags: { name: 'n', value: 'v' } }))).toBe('tags: must be an array');
   });
 });
@@ -251,22 +289,33 @@ describe('validateEmail: template', () => {
     expect(refuse(tpl({ id: 't', variables: { '': 'v' } }))).toMatch(/variable name may contain only/);
   });
 
-  it.each(['FIRST_NAME', 'LAST_NAME', 'EMAIL', 'UNSUBSCRIBE_URL', 'RESEND_UNSUBSCRIBE_URL', 'contact', 'this'])(
-    'refuses the reserved key %s',
-    (key) => {
-      expect(refuse(tpl({ id: 't', variables: { [key]: 'v' } }))).toBe(
-        `template.variables.${key}: is a reserved variable name`,
-      );
-    },
-  );
+  it.each([
+    'FIRST_NAME',
+    'LAST_NAME',
+    'EMAIL',
+    'UNSUBSCRIBE_URL',
+    'RESEND_UNSUBSCRIBE_URL',
+    'contact',
+    'this',
+  ])('refuses the reserved key %s', (key) => {
+    expect(refuse(tpl({ id: 't', variables: { [key]: 'v' } }))).toBe(
+      `template.variables.${key}: is a reserved variable name`,
+    );
+  });
 
   it(`accepts a ${LIMITS.variableStringLength}-character string value and refuses ${LIMITS.variableStringLength + 1}`, () => {
-    expect(accept(tpl({ id: 't', variables: { V: 'x'.repeat(2000) } })).template?.variables.V).toHaveLength(2000);
-    expect(accept(tpl({ id: 't', variables: { V: '😀'.repeat(2000) } })).template?.variables.V).toHaveLength(4000);
+    expect(accept(tpl({ id: 't', variables: { V: 'x'.repeat(2000) } })).template?.variables.V).toHaveLength(
+      2000,
+    );
+    expect(accept(tpl({ id: 't', variables: { V: '😀'.repeat(2000) } })).template?.variables.V).toHaveLength(
+      4000,
+    );
     expect(refuse(tpl({ id: 't', variables: { V: 'x'.repeat(2001) } }))).toBe(
       'template.variables.V: at most 2000 characters',
     );
-    expect(accept(tpl({ id: 't', variables: { V: 'line\r\nbreak' } })).template?.variables.V).toBe('line\r\nbreak');
+    expect(accept(tpl({ id: 't', variables: { V: 'line\r\nbreak' } })).template?.variables.V).toBe(
+      'line\r\nbreak',
+    );
   });
 
   it('accepts numbers up to ±(2^53 − 1) and refuses 2^53', () => {
@@ -284,12 +333,18 @@ describe('validateEmail: template', () => {
   });
 
   it.each([true, null, { a: 1 }, ['a']])('refuses the variable value %j', (v) => {
-    expect(refuse(tpl({ id: 't', variables: { A: v } }))).toBe('template.variables.A: must be a string or a number');
+    expect(refuse(tpl({ id: 't', variables: { A: v } }))).toBe(
+      'template.variables.A: must be a string or a number',
+    );
   });
 
   it(`accepts ${LIMITS.variablesPerTemplate} variables and refuses ${LIMITS.variablesPerTemplate + 1}`, () => {
-    expect(Object.keys(accept(tpl({ id: 't', variables: variables(50) })).template?.variables ?? {})).toHaveLength(50);
-    expect(refuse(tpl({ id: 't', variables: variables(51) }))).toBe('template.variables: at most 50 variables');
+    expect(
+      Object.keys(accept(tpl({ id: 't', variables: variables(50) })).template?.variables ?? {}),
+    ).toHaveLength(50);
+    expect(refuse(tpl({ id: 't', variables: variables(51) }))).toBe(
+      'template.variables: at most 50 variables',
+    );
   });
 
   it('keeps __proto__-named variables as data', () => {

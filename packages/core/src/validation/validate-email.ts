@@ -7,7 +7,15 @@
 import type { EmailContent } from '@petrel/contracts';
 import { LIMITS, SEND_EMAIL_FIELDS } from '@petrel/contracts';
 import { readAttachments } from './attachments.js';
-import { FieldError, assertKnownKeys, child, fail, isRecord, optionalString, rootName } from './field-error.js';
+import {
+  FieldError,
+  assertKnownKeys,
+  child,
+  fail,
+  isRecord,
+  optionalString,
+  rootName,
+} from './field-error.js';
 import {
   readAddress,
   readAddressList,
