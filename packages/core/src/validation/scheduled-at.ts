@@ -55,8 +55,11 @@ function parseIso(text: string): number | undefined {
   return Date.UTC(year, month - 1, day, hour, minute, second, ms) - offset;
 }
 
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
 function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+  return month === 2 && leap ? 29 : (DAYS_IN_MONTH[month - 1] ?? 0);
 }
 
 /** chrono-node, accepted only when one expression covers the whole text. */
