@@ -58,6 +58,7 @@ export async function drainRun(ctx, o) {
       : await startBaselineWorkers(ctx, workers, o.workerOpts);
   const procs = { sink: ctx.sink.pid };
   stack.workers.forEach((w) => (procs[w.name] = w.child.pid));
+  await ctx.redis.resetStats();
   const spawnSnap = await cpuSnapshot(procs, ctx.redis.client);
   for (const k of Object.keys(spawnSnap.per)) if (k !== 'sink') spawnSnap.per[k] = 0;
   const tSpawn = now();
@@ -93,6 +94,7 @@ export async function drainRun(ctx, o) {
       wall_s_from_spawn: round(wall, 2),
       accept_to_250_ms: sum.latency_ms,
       fill,
+      redis_commands: await ctx.redis.commandStats(8, n),
       duplicates: stats.dup,
       failed_jobs: failed,
       cpu,

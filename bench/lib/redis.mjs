@@ -71,6 +71,29 @@ export async function startRedis() {
       return Number((m.match(/^used_memory:(\d+)/m) || [])[1] || 0);
     },
 
+    /** Zero INFO commandstats (and the other resettable counters). */
+    async resetStats() {
+      await client.config('RESETSTAT');
+    },
+
+    /**
+     * Redis-side cost per command since resetStats(), top `top` by total time: where Redis's CPU
+     * goes. Commands run inside Lua scripts are counted both on their own and in evalsha's time.
+     */
+    async commandStats(top = 8, perUnits) {
+      const info = await client.info('commandstats');
+      const rows = [];
+      for (const m of info.matchAll(/^cmdstat_([^:]+):calls=(\d+),usec=(\d+)/gm)) {
+        rows.push({ cmd: m[1], calls: Number(m[2]), usec: Number(m[3]) });
+      }
+      rows.sort((a, b) => b.usec - a.usec);
+      return rows.slice(0, top).map((r) => ({
+        ...r,
+        usec_per_call: Math.round((r.usec / r.calls) * 10) / 10,
+        ...(perUnits ? { usec_per_email: Math.round((r.usec / perUnits) * 10) / 10 } : {}),
+      }));
+    },
+
     async rewrites() {
       const s = await client.info('persistence');
       return Number((s.match(/^aof_rewrites:(\d+)/m) || [])[1] || 0);

@@ -12,16 +12,26 @@ const SHORT = {
   redis_us_per_email: 'redis µs/email',
 };
 
-/** "api 98 · redis 70 · sink 25 · gen 30 · m 95" (per-worker columns folded into "w"). */
+const CELL_ORDER = [
+  'api',
+  'workers',
+  'redis',
+  'redis_children',
+  'sink',
+  'bench',
+  'machine',
+  'other',
+  'api_us_per_email',
+  'redis_us_per_email',
+  'worker_ms_per_email',
+];
+
+/** "api 98 · redis 70 · sink 25 · gen 30 · m 95 · other 3" (per-worker figures summed in "w"). */
 export function cpuCell(cpu) {
   if (!cpu) return '–';
-  const parts = [];
-  for (const [k, v] of Object.entries(cpu)) {
-    if (v === null || v === undefined) continue;
-    if (/^worker\d+$/.test(k) && cpu.workers !== undefined) continue;
-    parts.push(`${SHORT[k] ?? k} ${v}`);
-  }
-  return parts.join(' · ');
+  return CELL_ORDER.filter((k) => cpu[k] !== null && cpu[k] !== undefined)
+    .map((k) => `${SHORT[k] ?? k} ${cpu[k]}`)
+    .join(' · ');
 }
 
 export function markdownTable(rowsList) {
@@ -58,4 +68,7 @@ export function machineLine(m) {
 export const CPU_LEGEND =
   'CPU: % of one core over the measured window, per process (/proc/<pid>/stat; redis from INFO cpu). ' +
   '`w` = all worker processes together, `gen` = the bench process (autocannon / load generator), ' +
-  '`aof-fork` = AOF rewrite children, `m` = the whole machine (100 = every core busy).';
+  '`aof-fork` = AOF rewrite children, `m` = the whole machine (100 = every core busy), `other` = CPU of ' +
+  'processes the bench did not start plus kernel time no process is charged for (a few % on a quiet machine; ' +
+  'much more means other work was running and the figures are contaminated). Per-email CPU (µs or ms of CPU per email) ' +
+  'is the figure least affected by other load.';

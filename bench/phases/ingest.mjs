@@ -30,6 +30,7 @@ async function once(ctx, system, bodies, o) {
     const mem0 = await ctx.redis.memory();
     const rw0 = await ctx.redis.rewrites();
     const procs = { api: api.child.pid }; // the load generator is the bench process ("bench")
+    await ctx.redis.resetStats();
     const a = await cpuSnapshot(procs, ctx.redis.client);
     const r = await cannon(api, {
       bodies,
@@ -52,6 +53,7 @@ async function once(ctx, system, bodies, o) {
     return {
       ...r,
       cpu,
+      redis_commands: await ctx.redis.commandStats(8, r.ok * PER_REQUEST),
       redis_bytes_per_email: r.ok ? round((mem1 - mem0) / (r.ok * PER_REQUEST), 0) : null,
       aof_rewrites: (await ctx.redis.rewrites()) - rw0,
     };
