@@ -16,7 +16,7 @@ export interface SplitAddress {
 }
 
 /** One `@`; no whitespace, control, or anything that ends, quotes or separates an address. */
- 
+
 const ADDR_SPEC = /^[^\s\x00-\x1f\x7f<>()[\]\\,;:"@]+@[^\s\x00-\x1f\x7f<>()[\]\\,;:"@]+$/;
 const NON_ASCII = /[^\x20-\x7e]/;
 /** A display name that is a plain RFC 5322 phrase: atext words separated by single spaces. */

@@ -15,7 +15,7 @@ const QP_MAX_LINE = 76;
 const BASE64_LINE = 76;
 
 /** NUL and 8-bit characters rule out 7bit. */
- 
+
 const NOT_7BIT = /[^\x01-\x7f]/;
 const LINE_BREAKS = /\r\n|\r/g;
 const LF = /\n/g;

@@ -25,7 +25,7 @@ const ATTACHMENT_FIELDS: ReadonlySet<string> = new Set([
 ]);
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const BASE64_SPACE = /[ \t\r\n]/g;
- 
+
 const URL_FORBIDDEN = /[\u0000-\u0020\u007f-\u009f\u2028\u2029]/;
 
 /** Reads `attachments` (absent or null → `[]`). */

@@ -46,7 +46,7 @@ export const OWNED_HEADERS: ReadonlySet<string> = new Set([
  * Characters that must never reach a header: C0 controls except TAB (CR, LF, NUL among them),
  * DEL, C1 controls (NEL U+0085 among them) and the Unicode line/paragraph separators.
  */
- 
+
 export const HEADER_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
 
 /** Tag name and value charset (spec 2.2). */
