@@ -84,6 +84,21 @@ export async function drainRun(ctx, o) {
       cpu.total_ms_per_email = round(((cpu.workers + (cpu.redis ?? 0) + (cpu.sink ?? 0)) * 10) / sum.rate, 3);
     }
     const failed = await ctx.redis.client.zcard(`${prefix}:${queue}:failed`);
+    // cross-check of the sink's latency: Petrel's own histogram (sum / count = mean)
+    let workerMean = null;
+    if (system === 'petrel') {
+      let sumS = 0;
+      let count = 0;
+      for (const text of await stack.metrics().catch(() => [])) {
+        sumS += Number(
+          (text.match(/^petrel_accept_to_delivered_seconds_sum(?:\{[^}]*\})? ([\d.e+-]+)$/m) || [])[1] || 0,
+        );
+        count += Number(
+          (text.match(/^petrel_accept_to_delivered_seconds_count(?:\{[^}]*\})? ([\d.e+-]+)$/m) || [])[1] || 0,
+        );
+      }
+      if (count) workerMean = Math.round((sumS / count) * 1000);
+    }
     result = {
       system,
       n,
@@ -93,6 +108,7 @@ export async function drainRun(ctx, o) {
       drain_s: round((sum.last - sum.first) / 1000, 2),
       wall_s_from_spawn: round(wall, 2),
       accept_to_250_ms: sum.latency_ms,
+      ...(workerMean !== null ? { worker_histogram_mean_ms: workerMean } : {}),
       fill,
       redis_commands: await ctx.redis.commandStats(8, n),
       duplicates: stats.dup,

@@ -13,6 +13,14 @@ export function setLogDir(dir) {
   logDir = dir;
 }
 
+const exitHooks = new Set();
+
+/** A synchronous clean-up step run when the bench exits in any way (e.g. removing a temp dir). */
+export function onExitSync(fn) {
+  exitHooks.add(fn);
+  return () => exitHooks.delete(fn);
+}
+
 function killAllSync() {
   for (const c of children) {
     try {
@@ -22,6 +30,14 @@ function killAllSync() {
     }
   }
   children.clear();
+  for (const fn of exitHooks) {
+    try {
+      fn();
+    } catch {
+      // best effort
+    }
+  }
+  exitHooks.clear();
 }
 
 let installed = false;

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
-import { spawnProcess } from './proc.mjs';
+import { onExitSync, spawnProcess } from './proc.mjs';
 import { freePort, sleep, waitUntil } from './util.mjs';
 
 const REDIS_BIN =
@@ -33,6 +33,7 @@ export async function startRedis() {
     '--protected-mode',
     'no',
   ]);
+  const removeDir = onExitSync(() => rmSync(dir, { recursive: true, force: true }));
   const url = `redis://127.0.0.1:${port}`;
   const client = new Redis(url, { maxRetriesPerRequest: 3, lazyConnect: true });
   client.on('error', () => undefined); // connection errors surface as failed commands
@@ -103,6 +104,7 @@ export async function startRedis() {
       await client.quit().catch(() => undefined);
       await child.stop(5_000);
       rmSync(dir, { recursive: true, force: true });
+      removeDir();
     },
   };
 }

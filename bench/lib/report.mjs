@@ -69,6 +69,7 @@ export const CPU_LEGEND =
   'CPU: % of one core over the measured window, per process (/proc/<pid>/stat; redis from INFO cpu). ' +
   '`w` = all worker processes together, `gen` = the bench process (autocannon / load generator), ' +
   '`aof-fork` = AOF rewrite children, `m` = the whole machine (100 = every core busy), `other` = CPU of ' +
-  'processes the bench did not start plus kernel time no process is charged for (a few % on a quiet machine; ' +
+  'processes the bench did not start plus kernel time no process is charged for and AOF rewrite children still ' +
+  'running when the window closed (a few % on a quiet machine; ' +
   'much more means other work was running and the figures are contaminated). Per-email CPU (µs or ms of CPU per email) ' +
   'is the figure least affected by other load.';

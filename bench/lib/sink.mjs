@@ -124,6 +124,7 @@ function summary({ from = -Infinity, to = Infinity } = {}) {
     steady_rate: steady,
     latency_ms: {
       n: lats.length,
+      mean: lats.length ? Math.round(lats.reduce((a, b) => a + b, 0) / lats.length) : null,
       p50: pct(lats, 50),
       p90: pct(lats, 90),
       p99: pct(lats, 99),

@@ -46,6 +46,18 @@ export function percentile(sorted, p) {
   return sorted[rank];
 }
 
+/**
+ * The median run of repeated measurements (by `key`; the lower middle one for an even count), with
+ * every repetition's value and the spread ((max − min) / median, %) attached.
+ */
+export function medianRun(runs, key = 'emails_per_s') {
+  const sorted = [...runs].sort((a, b) => (a[key] ?? 0) - (b[key] ?? 0));
+  const mid = sorted[Math.floor((sorted.length - 1) / 2)];
+  const vals = runs.map((r) => r[key]);
+  const spread = mid[key] ? round(((Math.max(...vals) - Math.min(...vals)) / mid[key]) * 100, 0) : null;
+  return { ...mid, reps: vals, spread_pct: spread };
+}
+
 export function median(values) {
   const s = [...values].sort((a, b) => a - b);
   return percentile(s, 50);
