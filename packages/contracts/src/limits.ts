@@ -27,3 +27,18 @@ export const RESERVED_VARIABLES: ReadonlySet<string> = new Set([
   'contact',
   'this',
 ]);
+
+/** Headers Petrel writes itself; a custom header with one of these names is refused. */
+export const OWNED_HEADERS: ReadonlySet<string> = new Set([
+  'from',
+  'to',
+  'cc',
+  'bcc',
+  'subject',
+  'reply-to',
+  'message-id',
+  'date',
+  'mime-version',
+  'content-type',
+  'content-transfer-encoding',
+]);

@@ -9,7 +9,7 @@
  * derived from the email id so a retried job yields the same Message-ID (P2, R10).
  */
 import { randomUUID } from 'node:crypto';
-import type { AttachmentInput, EmailContent } from '@petrel/contracts';
+import { OWNED_HEADERS, type AttachmentInput, type EmailContent } from '@petrel/contracts';
 import { addressHeader, splitAddress, type SplitAddress } from './address.js';
 import { encodeText, wrapBase64, type EncodedText } from './body-encoding.js';
 import { BoundedCache } from './bounded-cache.js';
@@ -45,24 +45,8 @@ export interface BuiltMessage {
   messageId: string;
 }
 
-/**
- * Headers the builder writes itself. A custom header with one of these names is refused
- * (core's validation refuses it first with the same list; this copy keeps the mailer from
- * importing core at runtime).
- */
-export const OWNED_HEADER_NAMES: ReadonlySet<string> = new Set([
-  'from',
-  'to',
-  'cc',
-  'bcc',
-  'subject',
-  'reply-to',
-  'message-id',
-  'date',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-]);
+/** Headers the builder writes itself (one list, in contracts; core's validation refuses them first). */
+export const OWNED_HEADER_NAMES: ReadonlySet<string> = OWNED_HEADERS;
 
 /** RFC 5322 field name: printable ASCII except ':'. */
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;

@@ -13,6 +13,7 @@ import {
   type AttachmentInput,
 } from '@petrel/contracts';
 import { Keys } from './keys.js';
+import { pageIndex } from './page-index.js';
 import { defineScripts, type StoreCommands } from './scripts.js';
 
 export type Lane = 'send' | 'broadcast';
@@ -133,29 +134,9 @@ export class EmailsStore {
     teamId: string,
     opts: { limit: number; after?: string; before?: string },
   ): Promise<{ items: EmailRecord[]; hasMore: boolean } | null> {
-    const index = this.keys.emails(teamId);
-    let ids: string[];
-    let hasMore: boolean;
-    if (opts.after || opts.before) {
-      const cursor = (opts.after ?? opts.before)!;
-      const rank = await this.redis.zrevrank(index, cursor);
-      if (rank === null) return null;
-      if (opts.after) {
-        ids = await this.redis.zrevrange(index, rank + 1, rank + opts.limit + 1);
-        hasMore = ids.length > opts.limit;
-        ids = ids.slice(0, opts.limit);
-      } else {
-        const start = Math.max(0, rank - opts.limit - 1);
-        ids = rank === 0 ? [] : await this.redis.zrevrange(index, start, rank - 1);
-        hasMore = ids.length > opts.limit;
-        ids = ids.slice(-opts.limit);
-      }
-    } else {
-      ids = await this.redis.zrevrange(index, 0, opts.limit);
-      hasMore = ids.length > opts.limit;
-      ids = ids.slice(0, opts.limit);
-    }
-    return { items: await this.getMany(teamId, ids), hasMore };
+    const page = await pageIndex(this.redis, this.keys.emails(teamId), opts);
+    if (!page) return null;
+    return { items: await this.getMany(teamId, page.ids), hasMore: page.hasMore };
   }
 
   async events(teamId: string, emailId: string): Promise<EmailEvent[]> {

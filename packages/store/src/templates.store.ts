@@ -24,6 +24,7 @@
 import type { Redis } from 'ioredis';
 import { UUID_RE, newEmailId, parseTemplate } from '@petrel/core';
 import { Keys } from './keys.js';
+import { pageIndex } from './page-index.js';
 import {
   mergeContent,
   pairs,
@@ -154,28 +155,9 @@ export class TemplatesStore {
     teamId: string,
     opts: { limit: number; after?: string; before?: string },
   ): Promise<{ items: TemplateMeta[]; hasMore: boolean } | null> {
-    const index = this.keys.templates(teamId);
-    let ids: string[];
-    let hasMore: boolean;
-    const cursor = opts.after ?? opts.before;
-    if (cursor) {
-      const rank = await this.redis.zrevrank(index, cursor);
-      if (rank === null) return null;
-      if (opts.after) {
-        ids = await this.redis.zrevrange(index, rank + 1, rank + opts.limit + 1);
-        hasMore = ids.length > opts.limit;
-        ids = ids.slice(0, opts.limit);
-      } else {
-        ids =
-          rank === 0 ? [] : await this.redis.zrevrange(index, Math.max(0, rank - opts.limit - 1), rank - 1);
-        hasMore = ids.length > opts.limit;
-        ids = ids.slice(-opts.limit);
-      }
-    } else {
-      ids = await this.redis.zrevrange(index, 0, opts.limit);
-      hasMore = ids.length > opts.limit;
-      ids = ids.slice(0, opts.limit);
-    }
+    const page = await pageIndex(this.redis, this.keys.templates(teamId), opts);
+    if (!page) return null;
+    const { ids, hasMore } = page;
     if (ids.length === 0) return { items: [], hasMore };
     const pipe = this.redis.pipeline();
     for (const id of ids) pipe.hgetall(this.keys.template(teamId, id));

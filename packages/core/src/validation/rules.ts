@@ -24,23 +24,7 @@ export const VALIDATION_RULES = {
   echoedUnknownFieldsMax: 5,
 } as const;
 
-/**
- * Headers Petrel writes itself; a custom header of one of these names (any case) is refused so a
- * client cannot override the envelope-visible fields or the MIME structure.
- */
-export const OWNED_HEADERS: ReadonlySet<string> = new Set([
-  'from',
-  'to',
-  'cc',
-  'bcc',
-  'subject',
-  'reply-to',
-  'message-id',
-  'date',
-  'mime-version',
-  'content-type',
-  'content-transfer-encoding',
-]);
+export { OWNED_HEADERS } from '@petrel/contracts';
 
 /**
  * Characters that must never reach a header: C0 controls except TAB (CR, LF, NUL among them),
