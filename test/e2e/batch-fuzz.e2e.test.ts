@@ -131,7 +131,9 @@ describe('POST /emails/batch fuzz', () => {
         expect(res.body.data).toHaveLength(valid.length);
         res.body.data.forEach((d: { id: string }, k: number) => {
           const e = valid[k]!.e;
-          const list = (v: unknown) => (v === undefined ? [] : Array.isArray(v) ? v : [v]) as string[];
+          // An optional list given as null or "" means none (the validator treats both as absent).
+          const list = (v: unknown) =>
+            (v === undefined || v === null || v === '' ? [] : Array.isArray(v) ? v : [v]) as string[];
           acceptedTo.set(
             d.id,
             [...list(e.to), ...list(e.cc)].map((a) => /<([^>]+)>\s*$/.exec(a)?.[1] ?? a),
