@@ -99,7 +99,7 @@ describe('npm start (all-in-one process)', () => {
     await new Promise((r) => setTimeout(r, 15));
     first.child.kill('SIGTERM');
     const results = await Promise.all(inflight);
-    expect(await first.exited).toBe(0);
+    expect(await first.exited, first.stdout().slice(-3000)).toBe(0);
     expect(await pingRedis('127.0.0.1', ports.redis, 300)).toBe(false); // embedded redis stopped with it
     const acceptedIds = results.flatMap((r) => r.data?.data.map((d) => d.id) ?? []);
 
@@ -117,7 +117,7 @@ describe('npm start (all-in-one process)', () => {
       { timeoutMs: 60_000, message: 'an accepted email was lost across the restart' },
     );
     second.child.kill('SIGTERM');
-    expect(await second.exited).toBe(0);
+    expect(await second.exited, second.stdout().slice(-3000)).toBe(0);
     expect(await pingRedis('127.0.0.1', ports.redis, 300)).toBe(false);
   }, 180_000);
 });

@@ -23,6 +23,9 @@ import type { ApiConfig } from './config.js';
 import { templatesRoutes } from './routes/templates.routes.js';
 import { templateStage } from './template-stage.js';
 
+/** How long shutdown waits for in-flight requests before cutting the remaining connections. */
+export const SHUTDOWN_DRAIN_MS = 10_000;
+
 export interface ApiHandle {
   port: number;
   server: Server;
@@ -92,7 +95,11 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,
     extraRoutes: [...defaultRoutes(ctx), ...(ext.routes ? ext.routes(ctx) : [])],
   });
-  const server = createServer(app);
+  let closing = false;
+  const server = createServer((req, res) => {
+    if (closing) res.setHeader('Connection', 'close');
+    app(req, res);
+  });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -107,11 +114,18 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     apiKeys,
     defaultTeamId,
     async close() {
-      // Stop accepting, let in-flight requests finish, then close Redis.
+      // Stop accepting, let in-flight requests finish, then close Redis. Keep-alive connections
+      // that go idle after their last in-flight response would otherwise hold close() open until
+      // keepAliveTimeout: answer with `Connection: close` from now on and sweep idle sockets.
+      closing = true;
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      const hardStop = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      clearInterval(sweep);
+      clearTimeout(hardStop);
       await queues.close();
       await redis.quit().catch(() => undefined);
     },
