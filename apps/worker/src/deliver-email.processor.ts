@@ -13,7 +13,13 @@ import { sendJobSchema, type EmailContent, type EmailStatus, type SendJob } from
 import { newEmailId } from '@petrel/core';
 import type { EmailRecord, EmailsStore } from '@petrel/store';
 import { UnrecoverableError, type Job } from '@petrel/queue';
-import { buildMessage, MessageBuildError, type BuiltMessage, type SendResult } from '@petrel/mailer';
+import {
+  buildMessage,
+  MessageBuildError,
+  type BuiltMessage,
+  type OutgoingMessage,
+  type SendResult,
+} from '@petrel/mailer';
 import { log, metrics, withLogContext } from '@petrel/observability';
 import { emailEventData } from './email-events.js';
 
@@ -36,7 +42,7 @@ export type ContentResolver = (record: EmailRecord) => Promise<EmailContent | { 
 
 export interface DeliverDeps {
   emails: EmailsStore;
-  send: (msg: { raw: Buffer; envelope: { from: string; to: string[] } }) => Promise<SendResult>;
+  send: (msg: OutgoingMessage) => Promise<SendResult>;
   resolveContent?: ContentResolver;
   lane: 'send' | 'broadcast';
   /** Length of the retry ladder: after this many temporary failures the email bounces. */
@@ -114,17 +120,22 @@ async function deliver(deps: DeliverDeps, job: Job<SendJob>, data: SendJob): Pro
   }
 
   const started = performance.now();
-  const result = await deps.send({ raw: msg.raw, envelope: msg.envelope });
+  const result = await deps.send(msg);
   const seconds = (performance.now() - started) / 1000;
   metrics.smtpLatency().observe({ kind: result.kind }, seconds);
   metrics.sendOutcomes().inc({ kind: result.kind, lane: deps.lane });
 
   if (result.kind === 'sent') {
     const attempt = record.attempts + 1;
-    await deps.emails.recordEvents(data.teamId, record.id, [
-      { status: 'sent', event: event('email.sent'), fields: { attempts: String(attempt) } },
-      { status: 'delivered', event: event('email.delivered', { smtp_response: result.response }) },
-    ]);
+    await deps.emails.recordEvents(
+      data.teamId,
+      record.id,
+      [
+        { status: 'sent', event: event('email.sent') },
+        { status: 'delivered', event: event('email.delivered', { smtp_response: result.response }) },
+      ],
+      { attempts: String(attempt) },
+    );
     metrics.acceptToDelivered().observe((Date.now() - record.createdMs) / 1000);
     return 'delivered';
   }

@@ -9,6 +9,11 @@ describe('email ids', () => {
     expect(a[14]).toBe('7');
     expect(a < b).toBe(true);
   });
+  it('stay unique across many refills of the random pool', () => {
+    const ids = Array.from({ length: 20_000 }, () => newEmailId(1_700_000_000_000));
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.every((id) => UUID_RE.test(id) && id[14] === '7' && '89ab'.includes(id[19]!))).toBe(true);
+  });
   it('are deterministic for the same idempotency inputs and differ per index/team', () => {
     const x = deterministicEmailId('t1', 'key', 'batch', 0, 1_700_000_000_000);
     expect(deterministicEmailId('t1', 'key', 'batch', 0, 1_700_000_000_000)).toBe(x);

@@ -122,6 +122,22 @@ describe('createSmtpSender against a real smtp-server', () => {
     expect(server.connections()).toBeLessThanOrEqual(3);
   });
 
+  it('a pooled connection the server dropped while idle: the next message goes out once, intact', async () => {
+    // smtp-server closes a connection idle for socketTimeout; the pool must reconnect (or requeue
+    // the message onto a fresh connection, reading its bytes again) without losing or doubling it
+    const server = await startServer({ socketTimeout: 150 });
+    const s = sender(server.url, { poolSize: 1 });
+    const sent: Buffer[] = [];
+    for (let i = 0; i < 3; i++) {
+      const msg = buildMessage({ ...input, emailId: `idle-${i}` });
+      sent.push(msg.raw);
+      expect(await s.send(msg)).toMatchObject({ kind: 'sent' });
+      await new Promise((r) => setTimeout(r, 400));
+    }
+    expect(server.received.map((r) => r.raw.toString())).toEqual(sent.map((b) => b.toString()));
+    expect(server.connections()).toBeGreaterThanOrEqual(2);
+  });
+
   it('451 at RCPT (greylisting) → soft_fail with the hinted delay', async () => {
     const server = await startServer({
       onRcptTo(_a, _s, cb) {

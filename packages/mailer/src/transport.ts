@@ -1,11 +1,18 @@
 /**
- * The pooled SMTP sender: nodemailer's pool transport handed prebuilt `raw` MIME and an
- * explicit envelope (it composes nothing). It owns the connections to one relay (or MX);
- * it never throws for an SMTP outcome — every attempt ends as a {@link SendResult} — and never
- * retries across attempts: that is the send queue's job, on the retry policy's schedule.
+ * The pooled SMTP sender: nodemailer's SMTP pool handed prebuilt MIME bytes and an explicit
+ * envelope (it composes nothing). It owns the connections to one relay (or MX); it never throws
+ * for an SMTP outcome — every attempt ends as a {@link SendResult} — and never retries across
+ * attempts: that is the send queue's job, on the retry policy's schedule.
+ *
+ * The pool is used without nodemailer's Mailer in front of it: `Mailer.sendMail({ raw })` still
+ * wraps the bytes in a MailComposer/MimeNode (random Message-ID and boundary, a `stream.pipeline`
+ * per message), which cost a third of the worker's CPU in the delivery profile (bench/README.md).
+ * {@link RawMail} is the small part of nodemailer's MailMessage the pool reads (envelope, id,
+ * a fresh byte stream per attempt, so a requeued message can be sent again).
  */
+import { PassThrough } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
-import { createTransport } from 'nodemailer';
+import SMTPPool from 'nodemailer/lib/smtp-pool';
 import { classifySendError, classifySendInfo, type SendResult } from './classify.js';
 import type { MessageEnvelope } from './build-message.js';
 
@@ -40,6 +47,8 @@ export interface SmtpSenderOptions {
 export interface OutgoingMessage {
   raw: Buffer;
   envelope: MessageEnvelope;
+  /** The Message-ID header value (with angle brackets), for the pool's log lines. */
+  messageId?: string;
 }
 
 export interface SmtpSender {
@@ -57,8 +66,7 @@ const DEFAULT_MAX_REQUEUES = 1;
 export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
   if (!/^smtps?:\/\//i.test(opts.url)) throw new RangeError('SMTP url must start with smtp:// or smtps://');
   if (!(opts.poolSize >= 1)) throw new RangeError('poolSize must be at least 1');
-  const transporter = createTransport({
-    pool: true,
+  const pool = new SMTPPool({
     url: opts.url,
     maxConnections: Math.floor(opts.poolSize),
     maxMessages: Infinity,
@@ -88,10 +96,12 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
     const started = performance.now();
     let result: SendResult;
     try {
-      const info = await transporter.sendMail({
-        envelope: { from: msg.envelope.from, to: msg.envelope.to },
-        raw: msg.raw,
-        ...(opts.sendTimeoutMs !== undefined ? { signal: AbortSignal.timeout(opts.sendTimeoutMs) } : {}),
+      const info = await new Promise<SMTPPool.SentMessageInfo | undefined>((resolve, reject) => {
+        const mail = rawMail(
+          msg,
+          opts.sendTimeoutMs !== undefined ? AbortSignal.timeout(opts.sendTimeoutMs) : undefined,
+        );
+        pool.send(mail, (err, sent) => (err ? reject(err) : resolve(sent)));
       });
       result = classifySendInfo(info);
     } catch (err) {
@@ -115,7 +125,7 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
     },
     async verify() {
       try {
-        return (await transporter.verify()) === true;
+        return (await pool.verify()) === true;
       } catch {
         return false;
       }
@@ -124,9 +134,42 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
       closing ??= (async () => {
         // queued and in-flight sends finish first: closing the pool would fail the queued ones
         await Promise.allSettled([...inFlight]);
-        transporter.close();
+        pool.close();
       })();
       return closing;
     },
   };
+}
+
+type PoolMail = Parameters<SMTPPool['send']>[0];
+
+/** The parts of nodemailer's MailMessage that SMTPPool and its connections read. */
+interface RawMail {
+  data: { signal?: AbortSignal };
+  message: {
+    getEnvelope(): { from: string; to: string[] };
+    messageId(): string;
+    getHeader(name: string): string;
+    createReadStream(): PassThrough;
+  };
+}
+
+function rawMail(msg: OutgoingMessage, signal: AbortSignal | undefined): PoolMail {
+  const id = msg.messageId ?? '';
+  const mail: RawMail = {
+    data: signal !== undefined ? { signal } : {},
+    message: {
+      // a fresh object per attempt: the connection adds DSN/REQUIRETLS fields to it
+      getEnvelope: () => ({ from: msg.envelope.from, to: [...msg.envelope.to] }),
+      messageId: () => id,
+      getHeader: (name) => (name.toLowerCase() === 'message-id' ? id : ''),
+      // a fresh stream per attempt: a message requeued after a dropped connection is read again
+      createReadStream: () => {
+        const s = new PassThrough();
+        s.end(msg.raw);
+        return s;
+      },
+    },
+  };
+  return mail as unknown as PoolMail;
 }

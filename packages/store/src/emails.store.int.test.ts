@@ -87,6 +87,110 @@ describe('EmailsStore', () => {
     expect(await redis.xlen(keys.events())).toBe(4); // 1 from the previous test + 3 here
   });
 
+  it('records several events in one call: all appended and published in order, fields set, status to the highest', async () => {
+    const store = new EmailsStore(redis, keys, 60_000);
+    const multi = redis.multi();
+    store.createIn(
+      multi,
+      't',
+      [{ id: 'e5', content, status: 'queued', lane: 'send', messageId: '<e5@x>', event: ev('email.queued') }],
+      new Date(),
+    );
+    await multi.exec();
+    const before = await redis.xlen(keys.events());
+    const res = await store.recordEvents(
+      't',
+      'e5',
+      [
+        { status: 'sent', event: ev('email.sent') },
+        { status: 'delivered', event: ev('email.delivered') },
+      ],
+      { attempts: '1' },
+    );
+    expect(res).toBe('moved');
+    expect(await store.get('t', 'e5')).toMatchObject({ status: 'delivered', attempts: 1 });
+    expect((await store.events('t', 'e5')).map((e) => e.type)).toEqual([
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+    ]);
+    const published = await redis.xrange(keys.events(), '-', '+');
+    expect(published.slice(before).map(([, f]) => (JSON.parse(f[1]!) as EmailEvent).type)).toEqual([
+      'email.sent',
+      'email.delivered',
+    ]);
+    // a late lower-ranked pair moves nothing back, but is still recorded
+    expect(await store.recordEvents('t', 'e5', [{ status: 'sent', event: ev('email.sent') }])).toBe('kept');
+    expect((await store.get('t', 'e5'))!.status).toBe('delivered');
+    expect(await store.recordEvents('t', 'nope', [{ status: 'sent', event: ev('email.sent') }])).toBe(
+      'missing',
+    );
+  });
+
+  it('creates a mixed request: every record with its own fields, shared fields, one TTL each, indexed', async () => {
+    const store = new EmailsStore(redis, keys, 60_000);
+    const multi = redis.multi();
+    const at = new Date('2026-11-21T10:00:00.000Z');
+    store.createIn(
+      multi,
+      'mix',
+      [
+        { id: 'm1', content, status: 'queued', lane: 'send', messageId: '<m1@x>', event: ev('email.queued') },
+        {
+          id: 'm2',
+          content: {
+            ...content,
+            scheduled_at: '2026-11-22T10:00:00.000Z',
+            attachments: [{ filename: 'a.txt', content: 'eA==' }],
+          },
+          status: 'scheduled',
+          lane: 'broadcast',
+          messageId: '<m2@x>',
+          template: { id: 'tpl', versionId: 'v1' },
+          broadcastId: 'b1',
+          event: ev('email.scheduled'),
+        },
+      ],
+      at,
+    );
+    const [[, created]] = (await multi.exec()) as [[null, number]];
+    expect(created).toBe(2);
+    const m1 = await store.get('mix', 'm1');
+    expect(m1).toMatchObject({
+      id: 'm1',
+      teamId: 'mix',
+      createdAt: at.toISOString(),
+      createdMs: at.getTime(),
+      status: 'queued',
+      lane: 'send',
+      attempts: 0,
+      template: null,
+      broadcastId: null,
+      hasAttachments: false,
+      scheduledAt: null,
+    });
+    const m2 = await store.getForSend('mix', 'm2');
+    expect(m2!.record).toMatchObject({
+      status: 'scheduled',
+      lane: 'broadcast',
+      template: { id: 'tpl', versionId: 'v1' },
+      broadcastId: 'b1',
+      scheduledAt: '2026-11-22T10:00:00.000Z',
+      hasAttachments: true,
+    });
+    expect(m2!.attachments).toEqual([{ filename: 'a.txt', content: 'eA==' }]);
+    for (const id of ['m1', 'm2']) {
+      expect(await redis.pttl(keys.email('mix', id))).toBeGreaterThan(50_000);
+      expect(await redis.pttl(keys.emailEvents('mix', id))).toBeGreaterThan(50_000);
+    }
+    expect(await redis.zrange(keys.emails('mix'), 0, -1, 'WITHSCORES')).toEqual([
+      'm1',
+      String(at.getTime()),
+      'm2',
+      String(at.getTime()),
+    ]);
+  });
+
   it('cancels only scheduled emails', async () => {
     const store = new EmailsStore(redis, keys, 60_000);
     const multi = redis.multi();

@@ -1,7 +1,7 @@
 /**
  * Email records: one hash per email under its team, a creation-time index per team, and an
  * event timeline per email. Creation is queued onto a caller's transaction (so records, jobs and
- * the idempotency record commit together); events go through `recordEmailEvent`, which only
+ * the idempotency record commit together); events go through `recordEmailEvents`, which only
  * moves an email's status forward.
  */
 import type { ChainableCommander, Redis } from 'ioredis';
@@ -65,39 +65,37 @@ export class EmailsStore {
 
   /** Queue the creation of `emails` (absent ones only) onto `multi`. */
   createIn(multi: ChainableCommander, teamId: string, emails: NewEmail[], createdAt: Date): void {
-    const recKeys = emails.map((e) => this.keys.email(teamId, e.id));
-    const tlKeys = emails.map((e) => this.keys.emailEvents(teamId, e.id));
-    const args: (string | number)[] = [emails.length, createdAt.getTime(), this.retentionMs];
-    for (const e of emails) {
+    const n = emails.length;
+    const keys: string[] = new Array<string>(1 + 2 * n);
+    keys[0] = this.keys.emails(teamId);
+    const createdMs = createdAt.getTime();
+    const shared = [
+      'team_id', teamId,
+      'created_at', createdAt.toISOString(),
+      'created_ms', String(createdMs),
+      'attempts', '0',
+    ]; // prettier-ignore
+    const args: (string | number)[] = [n, createdMs, this.retentionMs, shared.length / 2, ...shared];
+    for (let i = 0; i < n; i++) {
+      const e = emails[i]!;
+      keys[1 + i] = this.keys.email(teamId, e.id);
+      keys[1 + n + i] = this.keys.emailEvents(teamId, e.id);
       const { attachments, ...rest } = e.content;
-      const fields: Record<string, string> = {
-        id: e.id,
-        team_id: teamId,
-        created_at: createdAt.toISOString(),
-        created_ms: String(createdAt.getTime()),
-        status: e.status,
-        status_rank: String(statusRank(e.status)),
-        lane: e.lane,
-        message_id: e.messageId,
-        content: JSON.stringify(rest),
-        scheduled_at: e.content.scheduled_at ?? '',
-        attempts: '0',
-      };
-      if (attachments.length > 0) fields.attachments = JSON.stringify(attachments);
-      if (e.template) {
-        fields.template_id = e.template.id;
-        fields.template_version_id = e.template.versionId;
-      }
-      if (e.broadcastId) fields.broadcast_id = e.broadcastId;
-      args.push(e.id, JSON.stringify(fields), JSON.stringify(e.event));
+      const fields: string[] = [
+        'status', e.status,
+        'status_rank', String(statusRank(e.status)),
+        'lane', e.lane,
+        'message_id', e.messageId,
+        'content', JSON.stringify(rest),
+        'scheduled_at', e.content.scheduled_at ?? '',
+      ]; // prettier-ignore
+      if (attachments.length > 0) fields.push('attachments', JSON.stringify(attachments));
+      if (e.template) fields.push('template_id', e.template.id, 'template_version_id', e.template.versionId);
+      if (e.broadcastId) fields.push('broadcast_id', e.broadcastId);
+      args.push(e.id, JSON.stringify(e.event), fields.length / 2);
+      for (const f of fields) args.push(f);
     }
-    (multi as unknown as StoreCommands).createEmails(
-      1 + recKeys.length * 2,
-      this.keys.emails(teamId),
-      ...recKeys,
-      ...tlKeys,
-      ...args,
-    );
+    (multi as unknown as StoreCommands).createEmails(keys.length, ...keys, ...args);
   }
 
   async get(teamId: string, emailId: string): Promise<EmailRecord | null> {
@@ -148,48 +146,39 @@ export class EmailsStore {
    * Append `event` to the timeline, publish it for the webhook dispatcher, set `fields`, and move
    * the status to `status` if that is forward. Returns 'moved' | 'kept' | 'missing'.
    */
-  async recordEvent(
+  recordEvent(
     teamId: string,
     emailId: string,
     status: EmailStatus,
     event: EmailEvent,
     fields: Record<string, string> = {},
   ): Promise<'moved' | 'kept' | 'missing'> {
-    const res = await this.redis.recordEmailEvent(
-      this.keys.email(teamId, emailId),
-      this.keys.emailEvents(teamId, emailId),
-      this.keys.events(),
-      status,
-      statusRank(status),
-      JSON.stringify(event),
-      JSON.stringify(fields),
-      EVENTS_STREAM_MAXLEN,
-      this.retentionMs,
-    );
-    return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
+    return this.recordEvents(teamId, emailId, [{ status, event }], fields);
   }
 
-  /** Several events in one round trip (e.g. sent + delivered), applied in order. */
+  /**
+   * Several events in one script call (e.g. sent + delivered), appended and published in order;
+   * `fields` are set on the record, and the status moves to the highest-ranked event's status
+   * if that is forward.
+   */
   async recordEvents(
     teamId: string,
     emailId: string,
-    items: { status: EmailStatus; event: EmailEvent; fields?: Record<string, string> }[],
-  ): Promise<void> {
-    const pipe = this.redis.pipeline() as unknown as StoreCommands & { exec(): Promise<unknown> };
-    for (const it of items) {
-      pipe.recordEmailEvent(
-        this.keys.email(teamId, emailId),
-        this.keys.emailEvents(teamId, emailId),
-        this.keys.events(),
-        it.status,
-        statusRank(it.status),
-        JSON.stringify(it.event),
-        JSON.stringify(it.fields ?? {}),
-        EVENTS_STREAM_MAXLEN,
-        this.retentionMs,
-      );
-    }
-    await pipe.exec();
+    items: { status: EmailStatus; event: EmailEvent }[],
+    fields: Record<string, string> = {},
+  ): Promise<'moved' | 'kept' | 'missing'> {
+    const names = Object.keys(fields);
+    const args: (string | number)[] = [
+      this.keys.email(teamId, emailId),
+      this.keys.emailEvents(teamId, emailId),
+      this.keys.events(),
+      EVENTS_STREAM_MAXLEN,
+      names.length,
+    ];
+    for (const n of names) args.push(n, fields[n]!);
+    for (const it of items) args.push(it.status, statusRank(it.status), JSON.stringify(it.event));
+    const res = await this.redis.recordEmailEvents(...args);
+    return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
   }
 
   /** Set plain fields (no event), e.g. a new scheduled_at. Returns false if the email is gone. */

@@ -48,48 +48,61 @@ return 0
 /**
  * createEmails-N
  * KEYS[1] the team's email index (zset); KEYS[2..N] email records, then the same count of
- * timeline keys. ARGV: count, createdMs, retentionMs, then per email: id, fieldsJSON, eventJSON.
+ * timeline keys. ARGV: count, createdMs, retentionMs, sharedCount, sharedCount name/value pairs
+ * (fields every record of the request has), then per email: id, eventJSON, fieldCount, and
+ * fieldCount name/value pairs. Fields arrive flat (no JSON to decode here).
  * An email whose record exists already (an idempotent retry) is left untouched.
  * Returns the number of records created.
  */
 const createEmails = `
 local n = tonumber(ARGV[1])
-local created = 0
+local ns = tonumber(ARGV[4])
+local shared_from, shared_to = 5, 4 + ns * 2
+local p = 5 + ns * 2
+local index = {}
 for i = 1, n do
   local rec = KEYS[1 + i]
   local tl = KEYS[1 + n + i]
+  local id, ev, nf = ARGV[p], ARGV[p + 1], tonumber(ARGV[p + 2])
+  local from, to = p + 3, p + 2 + nf * 2
+  p = to + 1
   if redis.call('EXISTS', rec) == 0 then
-    local base = 3 + (i - 1) * 3
-    local fields = cjson.decode(ARGV[base + 2])
-    local flat = {}
-    for k, v in pairs(fields) do flat[#flat + 1] = k; flat[#flat + 1] = v end
-    redis.call('HSET', rec, unpack(flat))
+    redis.call('HSET', rec, 'id', id, unpack(ARGV, shared_from, shared_to))
+    if nf > 0 then redis.call('HSET', rec, unpack(ARGV, from, to)) end
     redis.call('PEXPIRE', rec, ARGV[3])
-    redis.call('RPUSH', tl, ARGV[base + 3])
+    redis.call('RPUSH', tl, ev)
     redis.call('PEXPIRE', tl, ARGV[3])
-    redis.call('ZADD', KEYS[1], ARGV[2], ARGV[base + 1])
-    created = created + 1
+    index[#index + 1] = ARGV[2]
+    index[#index + 1] = id
   end
 end
-return created
+if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
+return #index / 2
 `;
 
 /**
- * recordEmailEvent-3
+ * recordEmailEvents-3
  * KEYS[1] email record, KEYS[2] its timeline, KEYS[3] the events stream.
- * ARGV: status, rank, eventJSON, extra fields JSON (object), streamMaxLen, retentionMs.
- * Appends the event, publishes it, and moves `status` forward only (rank comparison), so
- * events that arrive out of order never move an email backwards. Returns 1 if the status moved.
+ * ARGV: streamMaxLen, fieldCount, then fieldCount name/value pairs to set on the record, then per
+ * event (in order): status, rank, eventJSON.
+ * Appends and publishes every event, sets the fields, and moves `status` to the highest-ranked
+ * event's status if that is forward (rank comparison), so events that arrive out of order never
+ * move an email backwards. Returns 1 if the status moved, 0 if not, -1 if the record is gone.
  */
-const recordEmailEvent = `
+const recordEmailEvents = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
-redis.call('RPUSH', KEYS[2], ARGV[3])
-redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[5], '*', 'event', ARGV[3])
-local extra = cjson.decode(ARGV[4])
-for k, v in pairs(extra) do redis.call('HSET', KEYS[1], k, v) end
-local cur = tonumber(redis.call('HGET', KEYS[1], 'status_rank') or '-1')
-if tonumber(ARGV[2]) > cur then
-  redis.call('HSET', KEYS[1], 'status', ARGV[1], 'status_rank', ARGV[2])
+local nf = tonumber(ARGV[2])
+if nf > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 3, 2 + nf * 2)) end
+local best = tonumber(redis.call('HGET', KEYS[1], 'status_rank') or '-1')
+local status = nil
+for i = 3 + nf * 2, #ARGV, 3 do
+  redis.call('RPUSH', KEYS[2], ARGV[i + 2])
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'event', ARGV[i + 2])
+  local rank = tonumber(ARGV[i + 1])
+  if rank > best then best = rank; status = ARGV[i] end
+end
+if status then
+  redis.call('HSET', KEYS[1], 'status', status, 'status_rank', best)
   return 1
 end
 return 0
@@ -115,7 +128,7 @@ export const SCRIPTS = {
   idempotencyComplete: { numberOfKeys: 1, lua: idempotencyComplete },
   idempotencyRelease: { numberOfKeys: 1, lua: idempotencyRelease },
   createEmails: { numberOfKeys: undefined, lua: createEmails },
-  recordEmailEvent: { numberOfKeys: 3, lua: recordEmailEvent },
+  recordEmailEvents: { numberOfKeys: 3, lua: recordEmailEvents },
 } as const;
 
 export interface StoreCommands {
@@ -124,7 +137,7 @@ export interface StoreCommands {
   idempotencyComplete(key: string, ...args: (string | number)[]): Promise<number>;
   idempotencyRelease(key: string, owner: string): Promise<number>;
   createEmails(numKeys: number, ...args: (string | number)[]): Promise<number>;
-  recordEmailEvent(...args: (string | number)[]): Promise<number>;
+  recordEmailEvents(...args: (string | number)[]): Promise<number>;
 }
 
 /** Register the store's scripts on a connection (idempotent per connection). */
