@@ -161,7 +161,7 @@ describe('POST /emails/batch fuzz', () => {
       for (const line of headerBlock.split('\r\n')) expect(line.length).toBeLessThanOrEqual(998);
       // The RCPT set is exactly the validated recipients of an accepted email: an injected
       // address (`a@good.test,b@evil.test`, `\r\nBcc: …`, quoted tricks) can never add one.
-      // (`<a@evil.test>` alone is a valid name-addr, so a request naming it does send there.)
+      // (`<a@evil.test>` without a display name is refused: addresses are bare or `Name <addr>`.)
       const id = /^<([^@]+)@/.exec(m.parsed.messageId ?? '')?.[1];
       const expected = acceptedTo.get(id ?? '');
       expect(expected, `message ${m.parsed.messageId} was never accepted`).toBeDefined();

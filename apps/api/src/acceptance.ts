@@ -85,6 +85,10 @@ export function acceptancePorts(deps: {
       }
       return res;
     },
+    async lookup(teamId, key, fingerprint) {
+      const res = await deps.idempotency.lookup(teamId, key, fingerprint);
+      return res.outcome === 'replay' ? { status: res.status, body: res.body } : undefined;
+    },
     release: (token) => deps.idempotency.release(token as { key: string; owner: string }),
     prepare: (teamId, emails, endpoint) => deps.preparer.prepare(teamId, emails, endpoint),
     fingerprint: (endpoint, body) =>

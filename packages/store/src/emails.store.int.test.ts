@@ -183,7 +183,7 @@ describe('EmailsStore', () => {
       expect(await redis.pttl(keys.email('mix', id))).toBeGreaterThan(50_000);
       expect(await redis.pttl(keys.emailEvents('mix', id))).toBeGreaterThan(50_000);
     }
-    expect(await redis.zrange(keys.emails('mix'), 0, -1, 'WITHSCORES')).toEqual([
+    expect(await redis.zrange(keys.emails('mix'), '0', '-1', 'WITHSCORES')).toEqual([
       'm1',
       String(at.getTime()),
       'm2',

@@ -14,6 +14,13 @@ export type ClaimOutcome =
   | { outcome: 'in_flight' }
   | { outcome: 'replay'; status: number; body: string };
 
+/** {@link IdempotencyStore.lookup}: a claim's outcomes, read only (`in_flight` even if the lock expired). */
+export type LookupOutcome =
+  | { outcome: 'absent' }
+  | { outcome: 'mismatch' }
+  | { outcome: 'in_flight' }
+  | { outcome: 'replay'; status: number; body: string };
+
 export interface IdempotencyClaim {
   key: string;
   owner: string;
@@ -78,6 +85,26 @@ export class IdempotencyStore {
       default:
         return { outcome: 'replay', status: Number(res[2]), body: res[3] ?? '' };
     }
+  }
+
+  /**
+   * Read-only peek at a key: what a claim would answer, without claiming, taking over an
+   * expired lock or touching the TTL. `absent` when the key is unknown or was released.
+   * (The claim script stays the only writer; a peek may be stale by the time it returns,
+   * which is harmless for its one use: replaying a completed response.)
+   */
+  async lookup(teamId: string, rawKey: string, fingerprint: string): Promise<LookupOutcome> {
+    const [fp, state, status, body] = await this.redis.hmget(
+      this.redisKey(teamId, rawKey),
+      'fp',
+      'state',
+      'status',
+      'body',
+    );
+    if (fp === null || fp === undefined) return { outcome: 'absent' };
+    if (fp !== fingerprint) return { outcome: 'mismatch' };
+    if (state !== 'done') return { outcome: 'in_flight' };
+    return { outcome: 'replay', status: Number(status), body: body ?? '' };
   }
 
   /** Queue the completion on a transaction (written together with the accepted emails). */

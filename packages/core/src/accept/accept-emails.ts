@@ -5,6 +5,11 @@
  * commit records + jobs + idempotency completion in one transaction. A validation failure after
  * the claim releases it (nothing was written); a failure of the commit leaves the claim to expire
  * so a retry recomputes the same ids (RELIABILITY.md).
+ *
+ * Validation depends on the clock (`scheduled_at` must lie ahead), so a retry of a request that
+ * was accepted can fail it later. Such a retry carrying the same Idempotency-Key and body gets
+ * the stored response (reference C.2): a failed validation peeks at the key (read only, no
+ * claim) before answering with its error. Requests that validate pay nothing for this.
  */
 import { LIMITS, PetrelError, validationError, type EmailContent, type EmailEvent } from '@petrel/contracts';
 import { deterministicEmailId, newEmailId } from '../ids.js';
@@ -36,8 +41,19 @@ export interface PrepareResult {
   errors: { index: number; message: string }[];
 }
 
+/** A response stored under an Idempotency-Key. */
+export interface StoredResponse {
+  status: number;
+  body: string;
+}
+
 export interface AcceptPorts {
   claim(teamId: string, key: string, fingerprint: string): Promise<ClaimResult>;
+  /**
+   * Read-only peek (never claims): the response stored for `key` when an earlier request with
+   * this `fingerprint` completed, else undefined (unknown key, other body, still in flight).
+   */
+  lookup(teamId: string, key: string, fingerprint: string): Promise<StoredResponse | undefined>;
   release(token: unknown): Promise<void>;
   /**
    * Async, side-effect-free resolution (templates, remote attachments). `endpoint` tells how to
@@ -99,24 +115,43 @@ export function messageIdFor(emailId: string, from: string): string {
   return `<${emailId}@${domain || 'petrel.local'}>`;
 }
 
+/** Step 1, pure: the valid emails and (permissive batch) the refused ones; throws when refused. */
+function validateRequest(req: AcceptRequest): {
+  valid: { index: number; email: EmailContent }[];
+  errors: { index: number; message: string }[];
+} {
+  if (req.endpoint === 'single') {
+    const res = validateEmail(req.body, { now: req.now, context: 'single' });
+    if (!res.ok) throw validationError(res.message);
+    return { valid: [{ index: 0, email: res.email }], errors: [] };
+  }
+  const res = validateBatch(req.body, { mode: req.mode, now: req.now });
+  if (res.errors.length > 0 && req.mode === 'strict') throw validationError(res.errors[0]!.message);
+  return { valid: res.accepted, errors: res.errors };
+}
+
 export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Promise<AcceptResponse> {
   checkIdempotencyKey(req.idempotencyKey);
 
-  // 1. Pure validation.
+  // 1. Pure validation. A refused request with a key may be the retry of one that was accepted
+  //    before its scheduled_at passed: then the stored response is the answer, not the error.
   let valid: { index: number; email: EmailContent }[];
   let errors: { index: number; message: string }[];
-  if (req.endpoint === 'batch') {
-    const res = validateBatch(req.body, { mode: req.mode, now: req.now });
-    valid = res.accepted;
-    errors = res.errors;
-  } else {
-    const res = validateEmail(req.body, { now: req.now, context: 'single' });
-    if (!res.ok) throw validationError(res.message);
-    valid = [{ index: 0, email: res.email }];
-    errors = [];
-  }
-  if (errors.length > 0 && (req.mode === 'strict' || req.endpoint === 'single')) {
-    throw validationError(errors[0]!.message);
+  try {
+    ({ valid, errors } = validateRequest(req));
+  } catch (err) {
+    if (req.idempotencyKey !== undefined && err instanceof PetrelError) {
+      const stored = await ports.lookup(
+        req.teamId,
+        req.idempotencyKey,
+        ports.fingerprint(req.endpoint, req.body),
+      );
+      if (stored !== undefined) {
+        ports.onIdempotency?.('replay');
+        return { status: stored.status, body: stored.body, replayed: true, accepted: 0 };
+      }
+    }
+    throw err;
   }
 
   // 2. Idempotency claim.

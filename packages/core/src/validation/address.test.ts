@@ -34,8 +34,102 @@ describe('parseAddress', () => {
     expect(accepts('John Q. Public <jq@example.com>').name).toBe('John Q. Public');
     expect(accepts('Zoë Ångström <z@example.se>').name).toBe('Zoë Ångström');
     expect(accepts('Acme<acme@example.com>').name).toBe('Acme');
-    expect(accepts('<only@example.com>')).toEqual({ ok: true, address: 'only@example.com' });
-    expect(accepts('"" <only@example.com>')).toEqual({ ok: true, address: 'only@example.com' });
+    expect(accepts('  Acme   <acme@example.com>  ')).toEqual({
+      ok: true,
+      name: 'Acme',
+      address: 'acme@example.com',
+    });
+  });
+
+  describe('angle brackets need a display name (spec: bare or `Display Name <address>`)', () => {
+    const MISSING = 'angle brackets without a display name';
+    it.each([
+      ['<only@example.com>'],
+      ['  <only@example.com>\t'],
+      ['<a@evil.test>'],
+      ['"" <a@evil.test>'],
+      ['""<a@evil.test>'],
+      ['" " <a@evil.test>'],
+      ['"\t" <a@evil.test>'],
+      ['\u00a0<a@evil.test>'], // NBSP: the mailer's String#trim would make it no name at all
+      ['\u3000 <a@evil.test>'],
+      ['\u200b<a@evil.test>'], // zero-width space
+      ['\ufeff<a@evil.test>'], // BOM
+      ['"\u200e" <a@evil.test>'], // left-to-right mark, quoted
+    ])('refuses %j', (input) => {
+      expect(refuses(input)).toContain(MISSING);
+    });
+
+    it('says what to send instead', () => {
+      expect(refuses('<a@evil.test>')).toBe(
+        'angle brackets without a display name: send the bare address or Display Name <address>',
+      );
+    });
+
+    it('reports a broken address before the missing name', () => {
+      expect(refuses('<a@evil.test> junk')).toContain('unexpected text after ">"');
+      expect(refuses('<nope>')).toContain('missing @');
+    });
+  });
+
+  describe('the address is always the one between the only "<" and the final ">"', () => {
+    // Each accepted shape has exactly one `<addr-spec>` outside quotes, so no reader of the
+    // string (the mailer takes the text between the last `<` and a final `>`) can find another.
+    it.each([
+      ['"a@good.test" <b@evil.test>', 'a@good.test', 'b@evil.test'],
+      ['"Say <x@good.test>" <b@evil.test>', 'Say <x@good.test>', 'b@evil.test'],
+      ['"<x@good.test>" <b@evil.test>', '<x@good.test>', 'b@evil.test'],
+      ['"a\\\\" <b@evil.test>', 'a\\', 'b@evil.test'],
+      ['"a\\"b" <b@evil.test>', 'a"b', 'b@evil.test'],
+      ['"x \\"<y@good.test>\\"" <b@evil.test>', 'x "<y@good.test>"', 'b@evil.test'],
+      ['Good Name <b@evil.test>', 'Good Name', 'b@evil.test'],
+      ['Good.Name <b@evil.test>', 'Good.Name', 'b@evil.test'],
+    ])('accepts %j as %j <%s>', (input, name, address) => {
+      expect(accepts(input)).toEqual({ ok: true, name, address });
+    });
+
+    it.each([
+      // more than one `<` or `>`, nested or repeated brackets
+      ['<<a@evil.test>>', 'unexpected text after ">"'],
+      ['Name <<a@evil.test>>', 'unexpected text after ">"'],
+      ['Name <a@good.test<b@evil.test>', 'more than one "<"'],
+      ['Name <a@good.test> <b@evil.test>', 'unexpected text after ">"'],
+      ['Name <a@good.test>, <b@evil.test>', 'unexpected text after ">"'],
+      ['Name <a@good.test>b@evil.test', 'unexpected text after ">"'],
+      ['Name < a@evil.test >', 'invalid local part'],
+      ['Name <>', 'empty address'],
+      ['a@good.test <b@evil.test>', 'must be in double quotes'],
+      ['a@good.test<b@evil.test>', 'must be in double quotes'],
+      ['Name <@relay.test:a@evil.test>', 'more than one @'],
+      ['Name <"a"@evil.test>', 'quoted local parts'],
+      ['Name <a@[192.0.2.1]>', 'invalid domain'],
+      ['=?utf-8?q?a@good.test?= <b@evil.test>', 'must be in double quotes'],
+      // quoted display names and nested quotes
+      ['"a@good.test" b@evil.test', 'followed by <address>'],
+      ['"a@good.test"b@evil.test', 'followed by <address>'],
+      ['"a" "b" <c@evil.test>', 'followed by <address>'],
+      ['"a"b"c" <x@evil.test>', 'followed by <address>'],
+      ['"a\\\\"b" <x@evil.test>', 'followed by <address>'],
+      ['"a <b@evil.test>', 'unterminated'],
+      ['"a"@good.test <b@evil.test>', 'quoted local parts'],
+      ['Name "a" <b@evil.test>', 'display name contains'],
+      // comments
+      ['a@good.test (b@evil.test)', 'more than one @'],
+      ['(comment) a@good.test', 'invalid local part'],
+      ['a(comment)@good.test', 'invalid local part'],
+      ['a@good.test(comment)', 'invalid domain'],
+      ['Name (b@evil.test) <a@good.test>', 'must be in double quotes'],
+      ['<a@good.test> (comment)', 'unexpected text after ">"'],
+      // group syntax and address lists
+      ['g: a@evil.test;', 'invalid local part'],
+      ['g:a@evil.test;', 'invalid local part'],
+      ['g: <a@evil.test>;', 'must be in double quotes'],
+      ['"g": a@evil.test;', 'followed by <address>'],
+      ['undisclosed-recipients:;', 'missing @'],
+      ['a@good.test, b@evil.test', 'more than one @'],
+    ])('refuses %j', (input, reason) => {
+      expect(refuses(input)).toContain(reason);
+    });
   });
 
   it('accepts a punycode TLD and the length limits exactly', () => {

@@ -2,8 +2,14 @@
  * A small, strict parser for the addresses a client may send: `local@domain` or
  * `Display Name <local@domain>`. Deliberately narrower than RFC 5322: no comments, no groups,
  * no quoted local parts, no address lists in one string, no IP-literal domains, no internationalised
- * (non-punycode) domains. Everything it accepts can be written into a header without escaping
- * tricks; the mailer reuses it to split name and address.
+ * (non-punycode) domains, and no angle brackets without a display name (`<a@b.c>` and
+ * `"" <a@b.c>` are valid RFC 5322 name-addrs, but the spec allows "a bare address or
+ * `Display Name <address>`"; a client meaning the bare address can send it bare).
+ * Everything it accepts can be written into a header without escaping tricks.
+ *
+ * The worker does not reuse this parser: the mailer's `splitAddress` takes the address between
+ * the LAST `<` and a final `>`. Every accepted input has at most one `<` outside a quoted display
+ * name and nothing after its `>`, so both read the same address (test/e2e/address-shapes).
  */
 import { HEADER_UNSAFE, VALIDATION_RULES } from './rules.js';
 
@@ -23,12 +29,18 @@ const ADDR_SPEC = new RegExp(`^${LOCAL_SRC}@${DOMAIN_SRC}$`);
 const NAME_FORBIDDEN = /[<>"]/;
 /** RFC 5322 specials (besides '.') that need a quoted display name. */
 const NAME_NEEDS_QUOTES = /[,;:@()[\]\\]/;
+/**
+ * A display name that shows nothing: empty, whitespace only (what `String#trim` removes, as the
+ * mailer does) or invisible format characters (zero-width space, BOM, bidi marks).
+ */
+const NAME_INVISIBLE = /^[\s\p{Cf}]*$/u;
 
 const no = (reason: string): ParsedAddress => ({ ok: false, reason });
+const MISSING_NAME = 'angle brackets without a display name: send the bare address or Display Name <address>';
 
 /**
- * Parses one address. `name` is the display name with quoting removed (absent when empty);
- * `address` is the bare `local@domain`. Never throws.
+ * Parses one address. `name` is the display name with quoting removed (absent for a bare
+ * address, never empty otherwise); `address` is the bare `local@domain`. Never throws.
  */
 export function parseAddress(input: string): ParsedAddress {
   if (typeof input !== 'string') return no('not a string');
@@ -73,7 +85,8 @@ export function parseAddress(input: string): ParsedAddress {
   if (address.includes('<')) return no('more than one "<"');
   const reason = checkAddrSpec(address);
   if (reason !== undefined) return no(reason);
-  return name === '' ? { ok: true, address } : { ok: true, name, address };
+  if (NAME_INVISIBLE.test(name)) return no(MISSING_NAME);
+  return { ok: true, name, address };
 }
 
 /** Reads the quoted string at the start of `s`; returns its unescaped text and the index after it. */

@@ -129,6 +129,23 @@ describe('validateEmail: recipients', () => {
       'reply_to: invalid address (unexpected text after ">")',
     );
   });
+
+  it('refuses <address> without a display name in every address field, naming the element', () => {
+    const why =
+      'invalid address (angle brackets without a display name: send the bare address or Display Name <address>)';
+    expect(refuse(withFields({ to: ['<a@evil.test>'] }), batch3)).toBe(`emails[3].to[0]: ${why}`);
+    expect(refuse(withFields({ to: '<a@evil.test>' }))).toBe(`to: ${why}`);
+    expect(refuse(withFields({ cc: ['c@example.com', '"" <a@evil.test>'] }))).toBe(`cc[1]: ${why}`);
+    expect(refuse(withFields({ bcc: ['\u200b<a@evil.test>'] }))).toBe(`bcc[0]: ${why}`);
+    expect(refuse(withFields({ reply_to: ' <a@evil.test> ' }))).toBe(`reply_to: ${why}`);
+    expect(refuse(withFields({ from: '<hello@acme.example>' }))).toBe(`from: ${why}`);
+  });
+
+  it('keeps the validated address as the only address in what it returns', () => {
+    const email = accept(withFields({ to: ['"a@good.test" <b@evil.test>', ' Jane <j@example.com> '] }));
+    // The display name may look like an address; the recipient is the bracketed one.
+    expect(email.to).toEqual(['"a@good.test" <b@evil.test>', 'Jane <j@example.com>']);
+  });
 });
 
 describe('validateEmail: header injection', () => {
