@@ -32,6 +32,8 @@ export async function startRedis() {
     '',
     '--protected-mode',
     'no',
+    // extra server settings to try (e.g. "--hash-max-listpack-value 4096"), applied to both sides
+    ...(process.env.BENCH_REDIS_ARGS ?? '').split(/\s+/).filter(Boolean),
   ]);
   const removeDir = onExitSync(() => rmSync(dir, { recursive: true, force: true }));
   const url = `redis://127.0.0.1:${port}`;
