@@ -1,23 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EmailEvent } from '@petrel/contracts';
-import { startRedis, uniquePrefix, type TestRedis } from '@petrel/testing';
-import { createRedis, type Redis } from './redis.js';
-import { Keys } from './keys.js';
+import { useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { IdempotencyStore, requestFingerprint } from './idempotency.store.js';
 
-let server: TestRedis;
-let redis: Redis;
-let keys: Keys;
-beforeAll(async () => {
-  server = await startRedis({ appendonly: false });
-  redis = createRedis(server.url);
-  keys = new Keys(uniquePrefix('store'));
-});
-afterAll(async () => {
-  await redis.quit();
-  await server.stop();
-});
+const fx = useStoreRedis('store');
 
 const content = {
   from: 'a@acme.test',
@@ -41,7 +28,7 @@ const ev = (type: EmailEvent['type']): EmailEvent => ({
 
 describe('EmailsStore', () => {
   it('creates records only once (an idempotent retry leaves the first untouched)', async () => {
-    const store = new EmailsStore(redis, keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
     const email = {
       id: 'e1',
       content,
@@ -50,11 +37,11 @@ describe('EmailsStore', () => {
       messageId: '<e1@acme.test>',
       event: ev('email.queued'),
     };
-    let multi = redis.multi();
+    let multi = fx.redis.multi();
     store.createIn(multi, 't', [email], new Date());
     await multi.exec();
     await store.recordEvent('t', 'e1', 'delivered', ev('email.delivered'));
-    multi = redis.multi();
+    multi = fx.redis.multi();
     store.createIn(multi, 't', [{ ...email, content: { ...content, subject: 'changed' } }], new Date());
     await multi.exec();
     const rec = await store.get('t', 'e1');
@@ -63,8 +50,8 @@ describe('EmailsStore', () => {
   });
 
   it('moves the status forward only, even when events arrive out of order', async () => {
-    const store = new EmailsStore(redis, keys, 60_000);
-    const multi = redis.multi();
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const multi = fx.redis.multi();
     store.createIn(
       multi,
       't',
@@ -84,12 +71,12 @@ describe('EmailsStore', () => {
     ]);
     expect(await store.recordEvent('t', 'missing', 'sent', ev('email.sent'))).toBe('missing');
     // Every event is also published for the webhook dispatcher.
-    expect(await redis.xlen(keys.events())).toBe(4); // 1 from the previous test + 3 here
+    expect(await fx.redis.xlen(fx.keys.events())).toBe(4); // 1 from the previous test + 3 here
   });
 
   it('records several events in one call: all appended and published in order, fields set, status to the highest', async () => {
-    const store = new EmailsStore(redis, keys, 60_000);
-    const multi = redis.multi();
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const multi = fx.redis.multi();
     store.createIn(
       multi,
       't',
@@ -97,7 +84,7 @@ describe('EmailsStore', () => {
       new Date(),
     );
     await multi.exec();
-    const before = await redis.xlen(keys.events());
+    const before = await fx.redis.xlen(fx.keys.events());
     const res = await store.recordEvents(
       't',
       'e5',
@@ -114,7 +101,7 @@ describe('EmailsStore', () => {
       'email.sent',
       'email.delivered',
     ]);
-    const published = await redis.xrange(keys.events(), '-', '+');
+    const published = await fx.redis.xrange(fx.keys.events(), '-', '+');
     expect(published.slice(before).map(([, f]) => (JSON.parse(f[1]!) as EmailEvent).type)).toEqual([
       'email.sent',
       'email.delivered',
@@ -128,8 +115,8 @@ describe('EmailsStore', () => {
   });
 
   it('creates a mixed request: every record with its own fields, shared fields, one TTL each, indexed', async () => {
-    const store = new EmailsStore(redis, keys, 60_000);
-    const multi = redis.multi();
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const multi = fx.redis.multi();
     const at = new Date('2026-11-21T10:00:00.000Z');
     store.createIn(
       multi,
@@ -180,10 +167,10 @@ describe('EmailsStore', () => {
     });
     expect(m2!.attachments).toEqual([{ filename: 'a.txt', content: 'eA==' }]);
     for (const id of ['m1', 'm2']) {
-      expect(await redis.pttl(keys.email('mix', id))).toBeGreaterThan(50_000);
-      expect(await redis.pttl(keys.emailEvents('mix', id))).toBeGreaterThan(50_000);
+      expect(await fx.redis.pttl(fx.keys.email('mix', id))).toBeGreaterThan(50_000);
+      expect(await fx.redis.pttl(fx.keys.emailEvents('mix', id))).toBeGreaterThan(50_000);
     }
-    expect(await redis.zrange(keys.emails('mix'), '0', '-1', 'WITHSCORES')).toEqual([
+    expect(await fx.redis.zrange(fx.keys.emails('mix'), '0', '-1', 'WITHSCORES')).toEqual([
       'm1',
       String(at.getTime()),
       'm2',
@@ -192,8 +179,8 @@ describe('EmailsStore', () => {
   });
 
   it('cancels only scheduled emails', async () => {
-    const store = new EmailsStore(redis, keys, 60_000);
-    const multi = redis.multi();
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const multi = fx.redis.multi();
     store.createIn(
       multi,
       't',
@@ -218,7 +205,7 @@ describe('EmailsStore', () => {
 
 describe('IdempotencyStore', () => {
   it('claims, detects mismatch and in-flight, replays, and lets an expired lock be taken over with the same start', async () => {
-    const store = new IdempotencyStore(redis, keys, 1_000);
+    const store = new IdempotencyStore(fx.redis, fx.keys, 1_000);
     const fp = requestFingerprint('POST', '/emails', { b: 1, a: 2 });
     expect(fp).toBe(requestFingerprint('POST', '/emails', { a: 2, b: 1 })); // key order does not matter
     const first = await store.claim('t', 'k1', fp, 10_000);
@@ -228,7 +215,7 @@ describe('IdempotencyStore', () => {
     const takeover = await store.claim('t', 'k1', fp, 11_500);
     expect(takeover).toMatchObject({ outcome: 'proceed', startedMs: 10_000 });
     const owner = takeover.outcome === 'proceed' ? takeover.owner : '';
-    const multi = redis.multi();
+    const multi = fx.redis.multi();
     store.completeIn(multi, { key: store.redisKey('t', 'k1'), owner }, 200, '{"id":"x"}');
     await multi.exec();
     expect(await store.claim('t', 'k1', fp, 11_600)).toEqual({
