@@ -27,7 +27,11 @@ const files = (dir) =>
   existsSync(dir)
     ? readdirSync(dir).flatMap((n) => {
         const p = join(dir, n);
-        return statSync(p).isDirectory() ? files(p) : /\.ts$/.test(n) && !/\.(test|fixture)\.ts$/.test(n) ? [p] : [];
+        return statSync(p).isDirectory()
+          ? files(p)
+          : /\.ts$/.test(n) && !/\.(test|fixture)\.ts$/.test(n)
+            ? [p]
+            : [];
       })
     : [];
 const IMPORT_RE =

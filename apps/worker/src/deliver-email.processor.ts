@@ -11,7 +11,7 @@
 import { performance } from 'node:perf_hooks';
 import { sendJobSchema, type EmailContent, type EmailStatus, type SendJob } from '@petrel/contracts';
 import { newEmailId } from '@petrel/core';
-import type { EmailRecord, EmailsStore } from '@petrel/store';
+import { isRedisUnavailable, type EmailRecord, type EmailsStore } from '@petrel/store';
 import { UnrecoverableError, type Job } from '@petrel/queue';
 import {
   buildMessage,
@@ -47,7 +47,15 @@ export interface DeliverDeps {
   lane: 'send' | 'broadcast';
   /** Length of the retry ladder: after this many temporary failures the email bounces. */
   retries: number;
+  /**
+   * How long to keep trying to record an SMTP outcome while Redis is unavailable (default 60 s).
+   * After a 250 this is what stands between a Redis outage and a duplicate send: a job whose
+   * outcome was never written is sent again when it is retried.
+   */
+  outcomeRetryMs?: number;
 }
+
+const DEFAULT_OUTCOME_RETRY_MS = 60_000;
 
 export type DeliverOutcome = 'delivered' | 'skipped' | 'missing' | 'bounced' | 'failed';
 
@@ -125,35 +133,35 @@ async function deliver(deps: DeliverDeps, job: Job<SendJob>, data: SendJob): Pro
   metrics.smtpLatency().observe({ kind: result.kind }, seconds);
   metrics.sendOutcomes().inc({ kind: result.kind, lane: deps.lane });
 
+  // From here on the SMTP server has answered: what it said must reach the record.
+  const attempts = String(record.attempts + 1);
   if (result.kind === 'sent') {
-    const attempt = record.attempts + 1;
-    await deps.emails.recordEvents(
-      data.teamId,
-      record.id,
-      [
-        { status: 'sent', event: event('email.sent') },
-        { status: 'delivered', event: event('email.delivered', { smtp_response: result.response }) },
-      ],
-      { attempts: String(attempt) },
+    await persist(deps, () =>
+      deps.emails.recordEvents(
+        data.teamId,
+        record.id,
+        [
+          { status: 'sent', event: event('email.sent') },
+          { status: 'delivered', event: event('email.delivered', { smtp_response: result.response }) },
+        ],
+        { attempts },
+      ),
     );
     metrics.acceptToDelivered().observe((Date.now() - record.createdMs) / 1000);
     return 'delivered';
   }
 
   if (result.kind === 'hard_fail') {
-    await deps.emails.recordEvent(
-      data.teamId,
-      record.id,
-      'bounced',
-      event('email.bounced', {
-        bounce: {
-          type: 'Permanent',
-          subType: 'General',
-          message: result.detail,
-          diagnosticCode: [`smtp; ${result.code} ${result.detail}`],
-        },
+    const bounce = {
+      type: 'Permanent',
+      subType: 'General',
+      message: result.detail,
+      diagnosticCode: [`smtp; ${result.code} ${result.detail}`],
+    };
+    await persist(deps, () =>
+      deps.emails.recordEvent(data.teamId, record.id, 'bounced', event('email.bounced', { bounce }), {
+        attempts,
       }),
-      { attempts: String(record.attempts + 1) },
     );
     throw new UnrecoverableError(`permanent SMTP failure ${result.code}: ${result.detail}`);
   }
@@ -161,35 +169,59 @@ async function deliver(deps: DeliverDeps, job: Job<SendJob>, data: SendJob): Pro
   // Temporary failure. attemptsMade = failures before this attempt.
   const exhausted = job.attemptsMade >= deps.retries;
   if (exhausted) {
-    await deps.emails.recordEvent(
-      data.teamId,
-      record.id,
-      'bounced',
-      event('email.bounced', {
-        bounce: {
-          type: 'Temporary',
-          subType: 'RetriesExhausted',
-          message: `Delivery retries exhausted: ${result.detail}`,
-          diagnosticCode: result.code ? [`smtp; ${result.code} ${result.detail}`] : [],
-        },
+    const bounce = {
+      type: 'Temporary',
+      subType: 'RetriesExhausted',
+      message: `Delivery retries exhausted: ${result.detail}`,
+      diagnosticCode: result.code ? [`smtp; ${result.code} ${result.detail}`] : [],
+    };
+    await persist(deps, () =>
+      deps.emails.recordEvent(data.teamId, record.id, 'bounced', event('email.bounced', { bounce }), {
+        attempts,
       }),
-      { attempts: String(record.attempts + 1) },
     );
     log().warn({ detail: result.detail }, 'retries exhausted; email bounced (transient)');
     return 'bounced';
   }
   if (record.status !== 'delivery_delayed') {
-    await deps.emails.recordEvent(
-      data.teamId,
-      record.id,
-      'delivery_delayed',
-      event('email.delivery_delayed', { delay: { message: result.detail, code: result.code ?? null } }),
-      { attempts: String(record.attempts + 1) },
+    const delay = { message: result.detail, code: result.code ?? null };
+    await persist(deps, () =>
+      deps.emails.recordEvent(
+        data.teamId,
+        record.id,
+        'delivery_delayed',
+        event('email.delivery_delayed', { delay }),
+        { attempts },
+      ),
     );
   } else {
-    await deps.emails.setFields(data.teamId, record.id, { attempts: String(record.attempts + 1) });
+    await persist(deps, () => deps.emails.setFields(data.teamId, record.id, { attempts }));
   }
   throw new SoftFailError(`temporary failure: ${result.detail}`, result.retryAfterMs);
+}
+
+/**
+ * Runs `write` (the record of an SMTP outcome), retrying with backoff while Redis is unavailable,
+ * for up to `outcomeRetryMs`. Any other error, or an outage that outlasts the window, is thrown:
+ * the job then fails this attempt and is retried — after a 250, that is a duplicate send.
+ */
+async function persist<T>(deps: DeliverDeps, write: () => Promise<T>): Promise<T> {
+  const deadline = Date.now() + (deps.outcomeRetryMs ?? DEFAULT_OUTCOME_RETRY_MS);
+  let pause = 100;
+  for (let tries = 1; ; tries++) {
+    try {
+      return await write();
+    } catch (err) {
+      if (!isRedisUnavailable(err) || Date.now() + pause > deadline) throw err;
+      if (tries === 1)
+        log().warn(
+          { err: (err as Error).message },
+          'Redis unavailable while recording a send outcome; retrying',
+        );
+      await new Promise((r) => setTimeout(r, pause));
+      pause = Math.min(pause * 2, 2_000);
+    }
+  }
 }
 
 /** The domain part of the Message-ID fixed at acceptance (`<id@domain>`). */

@@ -72,6 +72,9 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
         connection: bullConnection,
         prefix: `${config.REDIS_KEY_PREFIX}:bull`,
         concurrency: config.WORKER_CONCURRENCY,
+        lockDuration: config.WORKER_LOCK_DURATION_MS,
+        stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+        maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
         ...(config.WORKER_SEND_RATE > 0 ? { limiter: { max: config.WORKER_SEND_RATE, duration: 1000 } } : {}),
         settings: {
           backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => {
@@ -93,6 +96,13 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     });
     w.on('completed', () => metrics.jobsProcessed().inc({ queue: w.name, result: 'completed' }));
     w.on('error', (err) => log().error({ err }, 'worker error'));
+    w.on('stalled', (jobId) => {
+      metrics.jobsProcessed().inc({ queue: w.name, result: 'stalled' });
+      log().warn(
+        { jobId },
+        'send job stalled (its worker stopped without finishing it); put back to be retried',
+      );
+    });
     return w;
   });
   log().info({ concurrency: config.WORKER_CONCURRENCY, pool: config.SMTP_POOL_SIZE }, 'send workers started');

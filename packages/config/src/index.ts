@@ -59,7 +59,7 @@ export const smtpEnv = {
 
 export const workerEnv = {
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),
-  /** Emails per second this worker may send (0 = unlimited). */
+  /** Emails per second per lane across all worker processes (BullMQ's queue-wide limiter; 0 = unlimited). */
   WORKER_SEND_RATE: z.coerce.number().int().min(0).default(0),
   /**
    * Backoff ladder for temporary SMTP failures: seconds between attempts, comma separated.
@@ -71,6 +71,18 @@ export const workerEnv = {
     .optional(),
   /** Multiplier applied to retry delays (tests compress time with e.g. 0.001). */
   RETRY_TIME_SCALE: z.coerce.number().positive().default(1),
+  /**
+   * How long a worker holds a job's lock before it must renew it. A job whose worker died (kill -9,
+   * power loss) is taken over by another worker once its lock has expired.
+   */
+  WORKER_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).default(30_000),
+  /** How often each worker looks for jobs whose lock expired (stalled) and puts them back. */
+  WORKER_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+  /**
+   * How many times one job may stall (its worker died mid-send) and be put back before it is
+   * failed. Each stall can mean one duplicate send (at-least-once); 2 survives two worker crashes.
+   */
+  WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(100).default(2),
 };
 
 export const smtpServerEnv = {

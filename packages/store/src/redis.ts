@@ -35,4 +35,21 @@ export async function pingRedis(redis: Redis, timeoutMs = 1_000): Promise<boolea
   }
 }
 
+/**
+ * True for the errors ioredis raises while Redis cannot take commands (down, restarting, out of
+ * memory, refusing writes after a failed persist): the caller may retry later; nothing is wrong
+ * with the command itself.
+ */
+export function isRedisUnavailable(err: unknown): boolean {
+  const e = (err ?? {}) as { message?: unknown; code?: unknown };
+  const m = typeof e.message === 'string' ? e.message : '';
+  return (
+    /Connection is closed|Stream isn't writeable|max retries per request|Command timed out|ECONNREFUSED|ECONNRESET|OOM command not allowed|MISCONF|LOADING/i.test(
+      m,
+    ) ||
+    e.code === 'ECONNREFUSED' ||
+    e.code === 'ECONNRESET'
+  );
+}
+
 export type { Redis };

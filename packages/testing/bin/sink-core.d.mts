@@ -63,5 +63,7 @@ export declare function startSinkServer(options: {
   port?: number;
   host?: string;
   plan?: SinkPlan;
+  /** Wait this long after recording a message before replying 250 (a slow relay). */
+  replyDelayMs?: number;
   onMessage: (raw: Buffer, envelope: SinkEnvelope) => unknown;
 }): Promise<SinkServer>;

@@ -133,6 +133,7 @@ export function extractMessageId(raw) {
  *   port?: number;
  *   host?: string;
  *   plan?: Record<string, unknown[]>;
+ *   replyDelayMs?: number;
  *   onMessage: (raw: Buffer, envelope: { from: string; to: string[] }) => unknown;
  * }} options
  */
@@ -198,6 +199,10 @@ export async function startSinkServer(options) {
         };
         Promise.resolve()
           .then(() => options.onMessage(Buffer.concat(chunks), envelope))
+          // a slow relay: the message is recorded, the 250 comes later (the duplicate window)
+          .then(() =>
+            options.replyDelayMs ? new Promise((r) => setTimeout(r, options.replyDelayMs)) : undefined,
+          )
           .then(
             () => callback(null, 'OK: message accepted by the sink'),
             (err) =>

@@ -16,6 +16,7 @@ const { values } = parseArgs({
     host: { type: 'string', default: '127.0.0.1' },
     ledger: { type: 'string' },
     plan: { type: 'string' },
+    'reply-delay-ms': { type: 'string', default: '0' },
   },
 });
 
@@ -27,6 +28,7 @@ const sink = await startSinkServer({
   port: Number(values.port),
   host: values.host,
   plan: values.plan ? JSON.parse(values.plan) : undefined,
+  replyDelayMs: Number(values['reply-delay-ms']),
   onMessage(raw, envelope) {
     const messageId = extractMessageId(raw);
     const entry = { messageId, to: envelope.to, bytes: raw.length, receivedAt: Date.now() };

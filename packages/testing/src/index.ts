@@ -31,3 +31,4 @@ export {
   type RecordedRequest,
   type ScriptedResponse,
 } from './http-receiver.js';
+export { startNodeProcess, type NodeProcess, type NodeProcessOptions } from './node-process.js';

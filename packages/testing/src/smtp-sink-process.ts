@@ -30,6 +30,11 @@ export interface SmtpSinkProcessOptions {
   ledger?: string;
   /** Scripted replies, as for the in-process sink (must be JSON). */
   plan?: SinkPlan;
+  /**
+   * Wait this long after recording a message (ledger written) before replying 250: a slow relay,
+   * so that many sends are in flight — and a crash lands between "received" and "250 seen".
+   */
+  replyDelayMs?: number;
 }
 
 /** A sink running in a child process. */
@@ -95,6 +100,7 @@ export async function startSmtpSinkProcess(opts: SmtpSinkProcessOptions = {}): P
   const ledgerPath = opts.ledger ?? join(tempDir ?? tmpdir(), 'ledger.jsonl');
   const args = ['--port', String(opts.port ?? 0), '--ledger', ledgerPath];
   if (opts.plan) args.push('--plan', JSON.stringify(opts.plan));
+  if (opts.replyDelayMs) args.push('--reply-delay-ms', String(opts.replyDelayMs));
   // execArgv: [] — the test runner's own flags (loaders, inspectors) must not leak into the sink.
   const child = fork(SMTP_SINK_BIN, args, { execArgv: [], stdio: ['ignore', 'pipe', 'pipe', 'ipc'] });
   killOnExit(child);

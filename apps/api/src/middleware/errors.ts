@@ -6,6 +6,7 @@
 import type { NextFunction, Request, Response } from 'express';
 import { PetrelError, type ErrorBody } from '@petrel/contracts';
 import { log } from '@petrel/observability';
+import { isRedisUnavailable } from '@petrel/store';
 
 interface HttpLikeError {
   status?: number;
@@ -30,15 +31,6 @@ export function toErrorBody(err: unknown): ErrorBody {
     };
   }
   return { statusCode: 500, name: 'internal_server_error', message: 'An unexpected error occurred' };
-}
-
-function isRedisUnavailable(e: HttpLikeError): boolean {
-  const m = e.message ?? '';
-  return (
-    /Connection is closed|Stream isn't writeable|max retries per request|Command timed out|ECONNREFUSED|OOM command not allowed|MISCONF/i.test(
-      m,
-    ) || e.code === 'ECONNREFUSED'
-  );
 }
 
 export function errorHandler(err: unknown, req: Request, res: Response, _next: NextFunction): void {
