@@ -5,6 +5,9 @@
  *
  *  R1  worker kill -9 under load: lost = 0, phantom = 0, duplicates ≤ kills × concurrency,
  *      0 failed jobs, every email `delivered`.
+ *  R3  API kill -9 while clients send with Idempotency-Keys and retry: every key maps to one
+ *      email id across all its responses, the sink holds each email exactly once, and a replay
+ *      of every key afterwards returns the same body and sends nothing.
  *  R4  redis-server kill -9 and restart on the same AOF: every email acknowledged before the
  *      kill is delivered; the API answers 503 within 2 s while Redis is down; the workers carry
  *      on by themselves (no process restart); duplicates ≤ concurrency × workers.
@@ -46,6 +49,8 @@ interface Cluster {
   prefix: string;
   key: string;
   startWorker(): Promise<NodeProcess>;
+  /** A new API process on the same port (after the old one was killed). */
+  startApi(): Promise<NodeProcess>;
 }
 
 const cleanups: (() => Promise<unknown>)[] = [];
@@ -70,11 +75,22 @@ async function startCluster(opts: {
 
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const api = await startNodeProcess(API_MAIN, {
-    env: { ...common, PORT: String(apiPort), METRICS_PORT: String(await freePort()), BOOTSTRAP_API_KEY: key },
-    ready: httpOk(`${apiUrl}/ready`),
-  });
-  cleanups.push(() => api.stop());
+  const apiMetricsPort = String(await freePort());
+  const startApi = async (): Promise<NodeProcess> => {
+    const api = await startNodeProcess(API_MAIN, {
+      env: {
+        ...common,
+        PORT: String(apiPort),
+        METRICS_PORT: apiMetricsPort,
+        BOOTSTRAP_API_KEY: key,
+        IDEMPOTENCY_LOCK_MS: '2000', // test-sized (production: 60 s)
+      },
+      ready: httpOk(`${apiUrl}/ready`),
+    });
+    cleanups.push(() => api.stop());
+    return api;
+  };
+  const api = await startApi();
 
   const startWorker = async (): Promise<NodeProcess> => {
     const metricsPort = await freePort();
@@ -111,6 +127,7 @@ async function startCluster(opts: {
     prefix,
     key,
     startWorker,
+    startApi,
   };
 }
 
@@ -232,6 +249,68 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     expect(t.duplicates).toBeLessThanOrEqual(kills * CONCURRENCY);
     expect(jobs.failed).toBe(0);
     expect(await statuses(c, ids)).toEqual({ delivered: ids.length });
+  }, 180_000);
+
+  it('R3: kill -9 the API 3 times while clients send with Idempotency-Keys and retry — one id per key, each email sent once', async () => {
+    const c = await startCluster({ workers: 2, sendRate: 0, replyDelayMs: 0 });
+    const total = 600;
+    const clients = 12;
+    const firstBody = new Map<string, string>(); // key → the body of its first 200
+    const retries: Record<string, number> = {};
+    let next = 0;
+    const send = async (i: number): Promise<void> => {
+      const idempotencyKey = `r3-${i}`;
+      const payload = email(i, { subject: `r3 ${i}` });
+      for (;;) {
+        const res = await c.resend.emails.send(payload as never, { idempotencyKey });
+        if (res.data) {
+          firstBody.set(idempotencyKey, JSON.stringify(res.data));
+          return;
+        }
+        const e = res.error as { statusCode?: number | null; name: string; message: string };
+        // what a careful client retries with the same key: the network failed (API killed), the
+        // service is unavailable, or the first attempt still holds the key (its lock expires)
+        const retryable =
+          e.statusCode == null || e.statusCode >= 500 || e.name === 'concurrent_idempotent_requests';
+        if (!retryable) throw new Error(`${idempotencyKey}: ${e.statusCode} ${e.name}: ${e.message}`);
+        const kind = e.statusCode == null ? 'network' : e.name;
+        retries[kind] = (retries[kind] ?? 0) + 1;
+        await sleep(100);
+      }
+    };
+    const loops = Array.from({ length: clients }, async () => {
+      for (let i = next++; i < total; i = next++) await send(i);
+    });
+    const chaos = (async () => {
+      for (let k = 0; k < 3; k++) {
+        await sleep(800);
+        c.api.kill('SIGKILL');
+        await c.api.exited();
+        c.api = await c.startApi(); // the supervisor's restart, same port
+      }
+    })();
+    await Promise.all([...loops, chaos]);
+
+    const ids = [...firstBody.values()].map((b) => (JSON.parse(b) as { id: string }).id);
+    expect(new Set(ids).size).toBe(total); // one distinct id per key
+    await waitForDrain(c, ids, 60_000);
+    // A replay of every key now: byte-identical bodies, nothing new accepted or sent.
+    for (let i = 0; i < total; i++) {
+      const res = await c.resend.emails.send(email(i, { subject: `r3 ${i}` }) as never, {
+        idempotencyKey: `r3-${i}`,
+      });
+      expect(JSON.stringify(res.data)).toBe(firstBody.get(`r3-${i}`));
+    }
+    await sleep(500);
+    const t = await tally(c, ids);
+    console.log(
+      `R3: ${total} keys, client retries across 3 API kills ${JSON.stringify(retries)}, ${t.delivered} delivered, ` +
+        `lost ${t.lost.length}, phantom ${t.phantom.length}, duplicates ${t.duplicates}`,
+    );
+    expect(t.lost).toEqual([]);
+    expect(t.phantom).toEqual([]);
+    expect(t.duplicates).toBe(0);
+    expect(await c.sink.count()).toBe(total);
   }, 180_000);
 
   it('R4: kill -9 redis-server mid-flow and restart it on the same AOF — acknowledged emails are all delivered, the API says 503 meanwhile', async () => {

@@ -75,7 +75,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   const ctx: ApiContext = { redis, keys, config, templates };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
-  const idempotency = new IdempotencyStore(redis, keys);
+  const idempotency = new IdempotencyStore(redis, keys, config.IDEMPOTENCY_LOCK_MS);
   const queues = new SendQueues(redis, {
     prefix: `${config.REDIS_KEY_PREFIX}:bull`,
   });

@@ -47,6 +47,12 @@ export const apiEnv = {
     .int()
     .positive()
     .default(5 * 1024 * 1024),
+  /**
+   * How long an Idempotency-Key stays claimed by a request that has not finished. A request whose
+   * API process died keeps its key locked this long; then a retry takes the claim over and
+   * recomputes the same ids. Must exceed the slowest request (remote attachments: 15 s each).
+   */
+  IDEMPOTENCY_LOCK_MS: z.coerce.number().int().min(1_000).default(60_000),
 };
 
 export const smtpEnv = {
