@@ -37,11 +37,13 @@ export async function pingRedis(redis: Redis, timeoutMs = 1_000): Promise<boolea
 
 /**
  * True for the errors ioredis raises while Redis cannot take commands (down, restarting, out of
- * memory, refusing writes after a failed persist): the caller may retry later; nothing is wrong
- * with the command itself.
+ * memory — also inside a transaction it then aborts —, refusing writes after a failed persist):
+ * the caller may retry later; nothing is wrong with the command itself.
  */
 export function isRedisUnavailable(err: unknown): boolean {
-  const e = (err ?? {}) as { message?: unknown; code?: unknown };
+  const e = (err ?? {}) as { message?: unknown; code?: unknown; previousErrors?: unknown };
+  // A transaction Redis refused to queue (EXECABORT) carries the errors of its commands, e.g. OOM.
+  if (Array.isArray(e.previousErrors) && e.previousErrors.some((p) => isRedisUnavailable(p))) return true;
   const m = typeof e.message === 'string' ? e.message : '';
   return (
     /Connection is closed|Stream isn't writeable|max retries per request|Command timed out|ECONNREFUSED|ECONNRESET|OOM command not allowed|MISCONF|LOADING/i.test(
