@@ -11,6 +11,10 @@
  *  R4  redis-server kill -9 and restart on the same AOF: every email acknowledged before the
  *      kill is delivered; the API answers 503 within 2 s while Redis is down; the workers carry
  *      on by themselves (no process restart); duplicates ≤ concurrency × workers.
+ *  R5  a long Redis outage while the workers are idle (15 s, longer than BullMQ's drainDelay):
+ *      after Redis returns, new emails are delivered within 10 s by the same worker processes.
+ *  R6  `CLIENT KILL` of every normal and pub/sub connection, 5 times, while emails flow:
+ *      nothing lost, and the processes keep running.
  *
  * Each test prints its figures (delivered, duplicates, time to drain) — the numbers the
  * scenarios report.
@@ -351,4 +355,56 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     expect(t.duplicates).toBeLessThanOrEqual(2 * CONCURRENCY);
     expect(Date.now() - back).toBeLessThan(90_000);
   }, 180_000);
+
+  it('R5: Redis down for 15 s while the workers are idle — afterwards new emails are delivered within 10 s', async () => {
+    const c = await startCluster({ workers: 2, sendRate: 0, replyDelayMs: 0 });
+    const warmup = await acceptBatches(c, 1, 'r5-warmup');
+    await waitForDrain(c, warmup, 30_000);
+    const pids = c.workers.map((w) => w.pid);
+
+    c.redis.kill('SIGTERM'); // a clean stop: the AOF is complete
+    await sleep(15_000);
+    await c.redis.restart();
+    await waitUntil(httpOk(`${c.apiUrl}/ready`), { timeoutMs: 10_000, message: 'the API to be ready again' });
+
+    const t0 = Date.now();
+    const ids = await acceptBatches(c, 1, 'r5');
+    const drainMs = await waitForDrain(c, [...warmup, ...ids], 10_000);
+    console.log(
+      `R5: 100 emails delivered ${Date.now() - t0} ms after enqueueing (drain check ${drainMs} ms)`,
+    );
+    expect(c.workers.map((w) => w.pid)).toEqual(pids);
+    const t = await tally(c, [...warmup, ...ids]);
+    expect(t.lost).toEqual([]);
+    expect(t.duplicates).toBe(0);
+  }, 120_000);
+
+  it('R6: CLIENT KILL of every connection 5 times, 1 s apart, while emails flow — nothing lost, processes unharmed', async () => {
+    const c = await startCluster({ workers: 2, sendRate: 400, replyDelayMs: 0 });
+    const ids = await acceptBatches(c, 30, 'r6'); // 3,000 emails, ~7.5 s at 400/s
+    const admin = new Redis(c.redis.url);
+    try {
+      for (let k = 0; k < 5; k++) {
+        await sleep(1_000);
+        await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+        await admin.client('KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes');
+      }
+    } finally {
+      admin.disconnect();
+    }
+    const drainMs = await waitForDrain(c, ids, 60_000);
+    const t = await tally(c, ids);
+    console.log(
+      `R6: ${t.delivered} delivered, lost ${t.lost.length}, phantom ${t.phantom.length}, duplicates ${t.duplicates}, drained ${drainMs} ms after the last kill`,
+    );
+    expect(t.lost).toEqual([]);
+    expect(t.phantom).toEqual([]);
+    expect([c.api, ...c.workers].every((p) => p.child.exitCode === null && p.child.signalCode === null)).toBe(
+      true,
+    );
+    // the API still answers, and no process logged an unhandled rejection or exception
+    const after = await c.resend.batch.send([email(1)] as never);
+    expect(after.error).toBeNull();
+    for (const p of [c.api, ...c.workers]) expect(p.output()).not.toMatch(/unhandled|uncaught/i);
+  }, 120_000);
 });
