@@ -386,8 +386,8 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     try {
       for (let k = 0; k < 5; k++) {
         await sleep(1_000);
-        await admin.client('KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
-        await admin.client('KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes');
+        await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
+        await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes');
       }
     } finally {
       admin.disconnect();
