@@ -5,6 +5,8 @@
  *
  *  R1  worker kill -9 under load: lost = 0, phantom = 0, duplicates ≤ kills × concurrency,
  *      0 failed jobs, every email `delivered`.
+ *  R2  graceful shutdown: SIGTERM each worker once mid-load: in-flight sends finish, nothing is
+ *      lost or sent twice, each process exits 0 within 10 s, no job stalls.
  *  R3  API kill -9 while clients send with Idempotency-Keys and retry: every key maps to one
  *      email id across all its responses, the sink holds each email exactly once, and a replay
  *      of every key afterwards returns the same body and sends nothing.
@@ -254,6 +256,34 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     expect(jobs.failed).toBe(0);
     expect(await statuses(c, ids)).toEqual({ delivered: ids.length });
   }, 180_000);
+
+  it('R2: SIGTERM each worker once mid-load — in-flight sends finish, exit 0 within 10 s, nothing lost or doubled', async () => {
+    // a slow relay (100 ms per 250) keeps ~15 sends in flight per worker when the signal arrives
+    const c = await startCluster({ workers: 2, sendRate: 300, replyDelayMs: 100 });
+    const ids = await acceptBatches(c, 20, 'r2'); // 2,000 emails, ~7 s at 300/s
+    const exits: { code: number | null; ms: number }[] = [];
+    for (let k = 0; k < c.workers.length; k++) {
+      await sleep(1_500);
+      const w = c.workers[k]!;
+      const t0 = Date.now();
+      w.kill('SIGTERM');
+      await w.exited();
+      exits.push({ code: w.child.exitCode, ms: Date.now() - t0 });
+      expect(w.output()).not.toMatch(/stalled/i);
+      c.workers[k] = await c.startWorker();
+    }
+    await waitForDrain(c, ids, 60_000);
+    const t = await tally(c, ids);
+    const stalled = c.workers.map((w) => w.output()).filter((o) => /stalled/i.test(o));
+    console.log(
+      `R2: ${t.delivered} delivered, lost ${t.lost.length}, duplicates ${t.duplicates}, exits ${JSON.stringify(exits)}`,
+    );
+    expect(exits.every((e) => e.code === 0 && e.ms <= 10_000)).toBe(true);
+    expect(stalled).toEqual([]);
+    expect(t.lost).toEqual([]);
+    expect(t.phantom).toEqual([]);
+    expect(t.duplicates).toBe(0);
+  }, 120_000);
 
   it('R3: kill -9 the API 3 times while clients send with Idempotency-Keys and retry — one id per key, each email sent once', async () => {
     const c = await startCluster({ workers: 2, sendRate: 0, replyDelayMs: 0 });
