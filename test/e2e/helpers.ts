@@ -23,6 +23,8 @@ export interface Stack {
   baseUrl: string;
   prefix: string;
   metricsUrl: string;
+  /** Every route of the API's router: method + path pattern (e.g. `GET /emails/:id`). */
+  routes: { method: string; path: string }[];
   /** Raw HTTP helper with the bootstrap key (for what the SDK cannot send). */
   http(
     path: string,
@@ -67,6 +69,7 @@ export async function startStack(
     baseUrl,
     prefix,
     metricsUrl: `http://127.0.0.1:${started.metricsPort}/metrics`,
+    routes: listRoutes(started.apiApp),
     async http(path, init = {}) {
       const { key: k = key, ...rest } = init;
       const headers = new Headers(rest.headers);
@@ -100,4 +103,24 @@ export function email(i: number, over: Record<string, unknown> = {}): Record<str
     html: `<p>Hello <b>number ${i}</b></p>`,
     ...over,
   };
+}
+
+interface RouterLayer {
+  route?: { path: string; methods: Record<string, boolean> };
+  handle?: { stack?: RouterLayer[] };
+}
+
+/** Walks an Express 5 app's router (and nested routers) for its routes. */
+function listRoutes(app: unknown): { method: string; path: string }[] {
+  const out: { method: string; path: string }[] = [];
+  const walk = (stack: RouterLayer[] | undefined): void => {
+    for (const layer of stack ?? []) {
+      if (layer.route) {
+        for (const [m, on] of Object.entries(layer.route.methods))
+          if (on && m !== '_all') out.push({ method: m.toUpperCase(), path: layer.route.path });
+      } else walk(layer.handle?.stack);
+    }
+  };
+  walk((app as { router?: { stack?: RouterLayer[] } }).router?.stack);
+  return out;
 }

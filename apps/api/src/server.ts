@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Router } from 'express';
+import type { Express, Router } from 'express';
 import {
   ApiKeysStore,
   EmailsStore,
@@ -29,6 +29,8 @@ export const SHUTDOWN_DRAIN_MS = 10_000;
 export interface ApiHandle {
   port: number;
   server: Server;
+  /** The Express app behind `server` (its router lists every route). */
+  app: Express;
   apiKeys: ApiKeysStore;
   defaultTeamId: string;
   close(): Promise<void>;
@@ -111,6 +113,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   return {
     port,
     server,
+    app,
     apiKeys,
     defaultTeamId,
     async close() {

@@ -18,6 +18,8 @@ export interface AllInOne {
   smtpUrl: string;
   /** The first API key, when this start created it. */
   firstKey: string | null;
+  /** The API's Express app (its router lists every route). */
+  apiApp: unknown;
 }
 
 export async function startAllInOne(
@@ -63,5 +65,5 @@ export async function startAllInOne(
     ready: async () => (await Promise.all([worker.ready(), scheduler.ready()])).every(Boolean),
   });
   lifecycle.onStop('health', () => health.close());
-  return { apiPort: api.port, metricsPort: health.port, redisUrl, smtpUrl, firstKey };
+  return { apiPort: api.port, metricsPort: health.port, redisUrl, smtpUrl, firstKey, apiApp: api.app };
 }
