@@ -10,6 +10,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
 import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
+import { waitUntil } from '@petrel/testing';
 import { email, startStack, type Stack } from './helpers.js';
 
 let stack: Stack;
@@ -133,6 +134,21 @@ describe('tenant isolation and key scopes (R19)', () => {
         expect(res.body).toMatchObject({ name: 'restricted_api_key' });
       }
     }
+  });
+
+  it('an Idempotency-Key is scoped to its team: the same key and body from B is an independent send', async () => {
+    const body = { ...email(7), subject: 'same key, two teams' };
+    const fromA = await stack.resend.emails.send(body as never, { idempotencyKey: 'shared-key' });
+    const fromB = await new Resend(b.full, { baseUrl: stack.baseUrl }).emails.send(body as never, {
+      idempotencyKey: 'shared-key',
+    });
+    expect(fromA.error).toBeNull();
+    expect(fromB.error).toBeNull();
+    expect(fromB.data!.id).not.toBe(fromA.data!.id);
+    const copies = (id: string) => stack.sink.byMessageId(`<${id}@acme.test>`).length;
+    await waitUntil(() => copies(fromA.data!.id) > 0 && copies(fromB.data!.id) > 0, { timeoutMs: 10_000 });
+    const both = [copies(fromA.data!.id), copies(fromB.data!.id)];
+    expect(both).toEqual([1, 1]);
   });
 
   it('a revoked key is refused on the next request', async () => {
