@@ -32,3 +32,4 @@ export {
   type ScriptedResponse,
 } from './http-receiver.js';
 export { startNodeProcess, type NodeProcess, type NodeProcessOptions } from './node-process.js';
+export { startFaultProxy, type FaultProxy, type FaultProxyOptions } from './fault-proxy.js';
