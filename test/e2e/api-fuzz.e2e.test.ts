@@ -1,0 +1,117 @@
+/**
+ * RELIABILITY.md R20 — every route that reads a body (enumerated from the Express router), fed
+ * arbitrary JSON and mutations of valid bodies (fast-check), plus the nasty cases: 10,000-deep
+ * nesting, a 1 MB subject, a 101-email batch, non-JSON. Never a 5xx; every refusal is a 4xx with
+ * the error body; the API stays responsive (a health probe answers between rounds).
+ */
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { email, startStack, type Stack } from './helpers.js';
+
+let stack: Stack;
+const ids = { email: '', template: '', key: '' };
+
+beforeAll(async () => {
+  stack = await startStack();
+  ids.email = (await stack.resend.emails.send({ ...email(1), scheduledAt: 'in 1 hour' } as never)).data!.id;
+  ids.template = (
+    await stack.resend.templates.create({ name: 'fuzz', subject: 'Hi', html: '<p>{{{NAME}}}</p>' })
+  ).data!.id;
+  ids.key = (await stack.resend.apiKeys.create({ name: 'fuzz' })).data!.id;
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const fill = (path: string) =>
+  path
+    .replace('/emails/:id', `/emails/${ids.email}`)
+    .replace(':idOrAlias', ids.template)
+    .replace('/api-keys/:id', `/api-keys/${ids.key}`);
+
+/** A valid body per route, to mutate. */
+const VALID: Record<string, unknown> = {
+  'POST /emails': email(2),
+  'POST /emails/batch': [email(3), email(4)],
+  'PATCH /emails/:id': { scheduled_at: 'in 2 hours' },
+  'POST /templates': {
+    name: 't',
+    subject: 's',
+    html: '<p>{{{A}}}</p>',
+    variables: [{ key: 'A', type: 'string' }],
+  },
+  'PATCH /templates/:idOrAlias': { name: 'renamed' },
+  'POST /api-keys': { name: 'k', permission: 'sending_access' },
+  'PATCH /api-keys/:id': { name: 'renamed' },
+};
+
+/** Replace one value somewhere inside `body` by `value` (path chosen by `pick`). */
+function mutate(body: unknown, value: unknown, pick: number): unknown {
+  if (body === null || typeof body !== 'object') return value;
+  const clone: Record<string, unknown> | unknown[] = Array.isArray(body) ? [...body] : { ...body };
+  const keys = Object.keys(clone);
+  if (keys.length === 0 || pick % 5 === 0) return value;
+  const k = keys[pick % keys.length]!;
+  (clone as Record<string, unknown>)[k] = mutate(
+    (clone as Record<string, unknown>)[k],
+    value,
+    Math.floor(pick / 7),
+  );
+  return clone;
+}
+
+const deep = (n: number) => '['.repeat(n) + ']'.repeat(n);
+const deepObject = (n: number) => '{"a":'.repeat(n) + '1' + '}'.repeat(n);
+
+describe('API input fuzz (R20)', () => {
+  it('every body-reading route: arbitrary JSON and mutated valid bodies never get a 5xx', async () => {
+    const routes = stack.routes.filter((r) => r.method === 'POST' || r.method === 'PATCH');
+    expect(routes.length).toBeGreaterThanOrEqual(8);
+    const seen = new Map<string, number>();
+    for (const { method, path } of routes) {
+      const base = VALID[`${method} ${path}`] ?? {};
+      await fc.assert(
+        fc.asyncProperty(
+          fc.oneof(
+            fc.jsonValue({ maxDepth: 4 }),
+            fc.tuple(fc.jsonValue({ maxDepth: 2 }), fc.nat()).map(([v, p]) => mutate(base, v, p)),
+          ),
+          async (body) => {
+            const res = await stack.http(fill(path), { method, body: JSON.stringify(body) });
+            seen.set(`${res.status}`, (seen.get(`${res.status}`) ?? 0) + 1);
+            if (res.status >= 500)
+              throw new Error(`${method} ${path} ${JSON.stringify(body)} → ${res.status}`);
+            if (res.status >= 400)
+              expect(res.body).toMatchObject({ statusCode: res.status, name: expect.any(String) });
+            return true;
+          },
+        ),
+        { numRuns: 1_000 },
+      );
+      expect((await stack.http('/health', { key: null })).status).toBe(200);
+    }
+    console.log(`R20: statuses ${JSON.stringify(Object.fromEntries(seen))}`);
+    expect([...seen.keys()].some((s) => s.startsWith('2'))).toBe(true); // valid mutations got through too
+  }, 300_000);
+
+  it('nasty bodies: deep nesting, a 1 MB subject, 101 emails, non-JSON — 4xx or accepted, never 5xx', async () => {
+    const cases: [string, string, string][] = [
+      ['POST', '/emails', deep(10_000)],
+      ['POST', '/emails/batch', deep(10_000)],
+      ['POST', '/emails', deepObject(10_000)],
+      ['POST', '/emails', JSON.stringify({ ...email(5), headers: JSON.parse(deepObject(500)) })],
+      ['POST', '/emails', JSON.stringify({ ...email(6), subject: 'x'.repeat(1_000_000) })],
+      ['POST', '/emails/batch', JSON.stringify(Array.from({ length: 101 }, (_, i) => email(i)))],
+      ['POST', '/emails', '{"from": '],
+      ['POST', '/emails', '\u0000\u0001'],
+      ['PATCH', `/emails/${ids.email}`, deep(10_000)],
+      ['POST', '/templates', JSON.stringify({ name: 'n', html: 'x', variables: JSON.parse(deep(1_000)) })],
+    ];
+    for (const [method, path, body] of cases) {
+      const res = await stack.http(path, { method, body });
+      expect(res.status, `${method} ${path} ${body.slice(0, 40)}`).toBeLessThan(500);
+      if (res.status >= 400) expect(res.body).toMatchObject({ statusCode: res.status });
+    }
+    expect((await stack.http('/health', { key: null })).status).toBe(200);
+  }, 120_000);
+});
