@@ -141,8 +141,11 @@ export function spawnProcess(name, cmd, args, { env = {}, cwd } = {}) {
 }
 
 /** Spawns a node script (no IPC). `nodeArgs` go before the script (e.g. --cpu-prof). */
+/** Node flags for every Node child of the bench, both sides alike (e.g. "--max-semi-space-size=64"). */
+const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
+
 export function spawnNode(name, script, { env = {}, args = [], nodeArgs = [], cwd } = {}) {
-  return spawnProcess(name, process.execPath, [...nodeArgs, script, ...args], { env, cwd });
+  return spawnProcess(name, process.execPath, [...EXTRA_NODE_ARGS, ...nodeArgs, script, ...args], { env, cwd });
 }
 
 /** Forks a node script with an IPC channel. */
