@@ -145,7 +145,10 @@ export function spawnProcess(name, cmd, args, { env = {}, cwd } = {}) {
 const EXTRA_NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(/\s+/).filter(Boolean);
 
 export function spawnNode(name, script, { env = {}, args = [], nodeArgs = [], cwd } = {}) {
-  return spawnProcess(name, process.execPath, [...EXTRA_NODE_ARGS, ...nodeArgs, script, ...args], { env, cwd });
+  return spawnProcess(name, process.execPath, [...EXTRA_NODE_ARGS, ...nodeArgs, script, ...args], {
+    env,
+    cwd,
+  });
 }
 
 /** Forks a node script with an IPC channel. */
