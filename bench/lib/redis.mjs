@@ -5,10 +5,12 @@
 import { mkdtempSync, rmSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Redis } from 'ioredis';
 import { onExitSync, spawnProcess } from './proc.mjs';
 import { freePort, sleep, waitUntil } from './util.mjs';
 
+const REDIS_CONF = fileURLToPath(new URL('../../infra/redis.conf', import.meta.url));
 const REDIS_BIN =
   ['/usr/bin/redis-server', '/usr/local/bin/redis-server'].find((p) => existsSync(p)) ?? 'redis-server';
 
@@ -16,22 +18,13 @@ export async function startRedis() {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'petrel-bench-redis-'));
   const child = spawnProcess('redis', REDIS_BIN, [
+    REDIS_CONF, // production settings: AOF everysec, noeviction, no RDB
     '--port',
     String(port),
     '--bind',
     '127.0.0.1',
     '--dir',
     dir,
-    '--appendonly',
-    'yes',
-    '--appendfsync',
-    'everysec',
-    '--maxmemory-policy',
-    'noeviction',
-    '--save',
-    '',
-    '--protected-mode',
-    'no',
     // extra server settings to try (e.g. "--hash-max-listpack-value 4096"), applied to both sides
     ...(process.env.BENCH_REDIS_ARGS ?? '').split(/\s+/).filter(Boolean),
   ]);

@@ -36,26 +36,19 @@ async function oneSystem(ctx, system, o) {
     };
 
     // warm-up at the steady rate
-    const warm = await cannon(api, {
+    const steadyLoad = {
       bodies: o.small,
       perRequest: 10,
-      durationS: o.warmupS,
       connections: 4,
       overallRate: o.rate / 10,
       idempotentHalf: true,
-    });
+    };
+    const warm = await cannon(api, { ...steadyLoad, durationS: o.warmupS });
 
     // steady
     const a = await cpuSnapshot(procs, ctx.redis.client);
     const t0 = Date.now();
-    const steady = await cannon(api, {
-      bodies: o.small,
-      perRequest: 10,
-      durationS: o.durationS,
-      connections: 4,
-      overallRate: o.rate / 10,
-      idempotentHalf: true,
-    });
+    const steady = await cannon(api, { ...steadyLoad, durationS: o.durationS });
     const t1 = Date.now();
     const b = await cpuSnapshot(procs, ctx.redis.client);
     // let the tail of the steady load arrive, then read every message accepted in the window

@@ -54,6 +54,9 @@ interface Cluster {
   resend: Resend;
   prefix: string;
   key: string;
+  /** The test's own connection, for reading records and job counts. */
+  admin: Redis;
+  queues: SendQueues;
   startWorker(): Promise<NodeProcess>;
   /** A new API process on the same port (after the old one was killed). */
   startApi(): Promise<NodeProcess>;
@@ -76,18 +79,26 @@ async function startCluster(opts: {
   const sink = await startSmtpSinkProcess({ replyDelayMs: opts.replyDelayMs });
   cleanups.push(() => sink.stop());
   const prefix = uniquePrefix('chaos');
+  const admin = new Redis(redis.url, { maxRetriesPerRequest: 3 });
+  const queues = new SendQueues(admin, { prefix: `${prefix}:bull` });
+  // Redis is killed on purpose in these tests: connection errors are expected, not news
+  admin.on('error', () => undefined);
+  for (const q of Object.values(queues.queues)) q.on('error', () => undefined);
+  cleanups.push(async () => {
+    await queues.close();
+    admin.disconnect();
+  });
   const key = `re_chaos_${randomBytes(12).toString('hex')}`;
   const common = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'warn' };
 
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const apiMetricsPort = String(await freePort());
   const startApi = async (): Promise<NodeProcess> => {
     const api = await startNodeProcess(API_MAIN, {
       env: {
         ...common,
         PORT: String(apiPort),
-        METRICS_PORT: apiMetricsPort,
+        METRICS_PORT: '0', // any free port: a fixed one could be taken by others between restarts
         BOOTSTRAP_API_KEY: key,
         IDEMPOTENCY_LOCK_MS: '2000', // test-sized (production: 60 s)
       },
@@ -132,6 +143,8 @@ async function startCluster(opts: {
     resend: new Resend(key, { baseUrl: apiUrl }),
     prefix,
     key,
+    admin,
+    queues,
     startWorker,
     startApi,
   };
@@ -181,33 +194,20 @@ async function tally(c: Cluster, ids: string[]): Promise<Tally> {
 
 /** Statuses of the email records, counted (read straight from Redis). */
 async function statuses(c: Cluster, ids: string[]): Promise<Record<string, number>> {
-  const redis = new Redis(c.redis.url, { maxRetriesPerRequest: 3 });
-  try {
-    const keys = new Keys(c.prefix);
-    const [[, teamId]] = (await redis.pipeline().smembers(keys.teams()).exec()) as [[null, string[]]];
-    const counts: Record<string, number> = {};
-    for (const team of teamId) {
-      const pipe = redis.pipeline();
-      for (const id of ids) pipe.hget(keys.email(team, id), 'status');
-      for (const [, st] of (await pipe.exec()) ?? []) {
-        if (typeof st === 'string') counts[st] = (counts[st] ?? 0) + 1;
-      }
+  const keys = new Keys(c.prefix);
+  const counts: Record<string, number> = {};
+  for (const team of await c.admin.smembers(keys.teams())) {
+    const pipe = c.admin.pipeline();
+    for (const id of ids) pipe.hget(keys.email(team, id), 'status');
+    for (const [, st] of (await pipe.exec()) ?? []) {
+      if (typeof st === 'string') counts[st] = (counts[st] ?? 0) + 1;
     }
-    return counts;
-  } finally {
-    redis.disconnect();
   }
+  return counts;
 }
 
 async function jobCounts(c: Cluster) {
-  const redis = new Redis(c.redis.url, { maxRetriesPerRequest: 3 });
-  const queues = new SendQueues(redis, { prefix: `${c.prefix}:bull` });
-  try {
-    return (await queues.counts()).send;
-  } finally {
-    await queues.close();
-    redis.disconnect();
-  }
+  return (await c.queues.counts()).send;
 }
 
 /** Every accepted email delivered and recorded as such, and no job left anywhere. */

@@ -15,7 +15,7 @@ import {
   pingRedis,
 } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
-import { log } from '@petrel/observability';
+import { log, logConnectionError } from '@petrel/observability';
 import { createApp } from './app.js';
 import { attachmentStage } from './attachments/attachment-stage.js';
 import { acceptancePorts, refuseTopics, stagedPreparer, type PrepareStage } from './acceptance.js';
@@ -69,7 +69,7 @@ export function defaultRoutes(ctx: ApiContext): ((router: Router) => void)[] {
 
 export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Promise<ApiHandle> {
   if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the API');
-  const redis = createRedis(config.REDIS_URL, 'command', 'petrel-api');
+  const redis = createRedis(config.REDIS_URL, 'command', 'petrel-api', logConnectionError('petrel-api'));
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const retentionMs = config.EMAIL_RETENTION_DAYS * 86_400_000;
   // Versions of a deleted template stay readable as long as an email that pinned one can exist.

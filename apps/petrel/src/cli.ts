@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
-import { initLogger } from '@petrel/observability';
+import { initLogger, logConnectionError } from '@petrel/observability';
 import { loadPetrelConfig } from './config.js';
 import { startEmbeddedRedis } from './embedded-redis.js';
 
@@ -40,7 +40,12 @@ async function main(): Promise<number> {
   const embedded = config.REDIS_URL
     ? null
     : await startEmbeddedRedis({ dataDir: config.DATA_DIR, port: config.EMBEDDED_REDIS_PORT });
-  const redis = createRedis(config.REDIS_URL ?? embedded!.url, 'command', 'petrel-cli');
+  const redis = createRedis(
+    config.REDIS_URL ?? embedded!.url,
+    'command',
+    'petrel-cli',
+    logConnectionError('petrel-cli'),
+  );
   const store = new ApiKeysStore(redis, new Keys(config.REDIS_KEY_PREFIX));
   try {
     const team = values.team ?? (await store.ensureDefaultTeam());

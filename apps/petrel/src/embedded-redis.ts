@@ -3,11 +3,15 @@
  * data under <DATA_DIR>/redis, AOF on, `noeviction`, stopped when Petrel exits. When Redis is
  * already answering on the port with our data dir (a previous run, the CLI), it is reused.
  */
+import { fileURLToPath } from 'node:url';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { log } from '@petrel/observability';
+
+/** infra/redis.conf, from src/ or dist/ alike. */
+const REDIS_CONF = fileURLToPath(new URL('../../../infra/redis.conf', import.meta.url));
 
 export interface EmbeddedRedis {
   url: string;
@@ -66,22 +70,14 @@ export async function startEmbeddedRedis(opts: { dataDir: string; port: number }
   const child: ChildProcess = spawn(
     bin,
     [
+      // production settings (AOF everysec, noeviction, no RDB) from the one file that holds them
+      REDIS_CONF,
       '--port',
       String(opts.port),
       '--bind',
       '127.0.0.1',
-      '--protected-mode',
-      'yes',
       '--dir',
       dir,
-      '--appendonly',
-      'yes',
-      '--appendfsync',
-      'everysec',
-      '--maxmemory-policy',
-      'noeviction',
-      '--save',
-      '',
       '--daemonize',
       'no',
       '--logfile',

@@ -11,7 +11,7 @@ import {
   DEFAULT_RETRY_JITTER,
   DEFAULT_RETRY_SCHEDULE_S,
 } from '@petrel/mailer';
-import { log, metrics } from '@petrel/observability';
+import { log, logConnectionError, metrics } from '@petrel/observability';
 import type { SendJob } from '@petrel/contracts';
 import { deliverEmailProcessor, SoftFailError, type ContentResolver } from './deliver-email.processor.js';
 import type { WorkerConfig } from './config.js';
@@ -37,8 +37,18 @@ export interface WorkerExtensions {
 export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = {}): Promise<WorkerHandle> {
   if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the worker');
   if (!config.SMTP_URL) throw new Error('SMTP_URL is required to start the worker');
-  const redis = createRedis(config.REDIS_URL, 'command', 'petrel-worker');
-  const bullConnection = createRedis(config.REDIS_URL, 'blocking', 'petrel-worker-bull');
+  const redis = createRedis(
+    config.REDIS_URL,
+    'command',
+    'petrel-worker',
+    logConnectionError('petrel-worker'),
+  );
+  const bullConnection = createRedis(
+    config.REDIS_URL,
+    'blocking',
+    'petrel-worker-bull',
+    logConnectionError('petrel-worker-bull'),
+  );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const emails = new EmailsStore(redis, keys, config.EMAIL_RETENTION_DAYS * 86_400_000);
   const sender = createSmtpSender({

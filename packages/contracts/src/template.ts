@@ -187,8 +187,18 @@ export interface TemplateVariableRecord {
   updated_at: string;
 }
 
+/** The versioned content of a template (what a version stores and a record shows). */
+export interface TemplateContent {
+  from: string | null;
+  subject: string | null;
+  reply_to: string[] | null;
+  html: string;
+  text: string | null;
+  variables: TemplateVariableRecord[];
+}
+
 /** GET /templates/:idOrAlias. Petrel always returns `variables` as an array (`[]` when none). */
-export interface TemplateRecord {
+export interface TemplateRecord extends TemplateContent {
   object: 'template';
   id: string;
   current_version_id: string;
@@ -198,12 +208,6 @@ export interface TemplateRecord {
   updated_at: string;
   status: TemplateStatus;
   published_at: string | null;
-  from: string | null;
-  subject: string | null;
-  reply_to: string[] | null;
-  html: string;
-  text: string | null;
-  variables: TemplateVariableRecord[];
   has_unpublished_versions: boolean;
 }
 

@@ -35,3 +35,12 @@ export function withLogContext<T>(bindings: Record<string, unknown>, fn: () => T
 }
 
 export type { Logger };
+
+/**
+ * An `error` listener for a Redis connection: ioredis reconnects by itself and failed commands
+ * reach their callers, so a connection error is logged (structured, warn) and nothing more.
+ * Without a listener ioredis prints "[ioredis] Unhandled error event" to stderr.
+ */
+export function logConnectionError(connection: string): (err: Error) => void {
+  return (err) => log().warn({ connection, err: err.message }, 'Redis connection error; reconnecting');
+}

@@ -8,7 +8,13 @@ import { Redis, type RedisOptions } from 'ioredis';
 
 export type RedisProfile = 'command' | 'blocking';
 
-export function createRedis(url: string, profile: RedisProfile = 'command', name?: string): Redis {
+export function createRedis(
+  url: string,
+  profile: RedisProfile = 'command',
+  name?: string,
+  /** Connection errors (ioredis reconnects by itself); apps log them. */
+  onError: (err: Error) => void = () => undefined,
+): Redis {
   const common: RedisOptions = {
     enableReadyCheck: true,
     connectionName: name,
@@ -19,7 +25,9 @@ export function createRedis(url: string, profile: RedisProfile = 'command', name
     profile === 'blocking'
       ? { ...common, maxRetriesPerRequest: null }
       : { ...common, maxRetriesPerRequest: 1, enableOfflineQueue: true, commandTimeout: 5_000 };
-  return new Redis(url, opts);
+  const redis = new Redis(url, opts);
+  redis.on('error', onError);
+  return redis;
 }
 
 /** True when Redis answers PING within `timeoutMs`. */

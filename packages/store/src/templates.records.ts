@@ -3,18 +3,10 @@
  * encoding a version as hash fields (absent field = null), decoding records, merging a partial
  * update into the current content, and keeping declared variables' ids across updates.
  */
-import type { TemplateVariableRecord, TemplateVariableType } from '@petrel/contracts';
+import type { TemplateContent, TemplateVariableRecord, TemplateVariableType } from '@petrel/contracts';
 import { newEmailId, type CompiledTemplate } from '@petrel/core';
 
-/** The versioned content of a template. */
-export interface TemplateContent {
-  from: string | null;
-  subject: string | null;
-  reply_to: string[] | null;
-  html: string;
-  text: string | null;
-  variables: TemplateVariableRecord[];
-}
+export type { TemplateContent };
 
 /** One stored version. */
 export interface TemplateVersion extends TemplateContent {

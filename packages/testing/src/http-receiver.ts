@@ -1,6 +1,7 @@
 // A webhook endpoint for tests: plain node:http on 127.0.0.1 that records every request and
 // answers by a script (status, body, headers, delay), e.g. 500 three times then 200.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
+import { Arrivals } from './arrivals.js';
 
 /** One request as received. */
 export interface RecordedRequest {
@@ -47,8 +48,8 @@ export interface HttpReceiver {
 
 /** Starts the receiver on 127.0.0.1. */
 export async function startHttpReceiver(opts: HttpReceiverOptions = {}): Promise<HttpReceiver> {
-  const requests: RecordedRequest[] = [];
-  const waiters = new Set<() => void>();
+  const arrivals = new Arrivals<RecordedRequest>('HTTP receiver', 'requests');
+  const requests = arrivals.items;
   const timers = new Set<NodeJS.Timeout>();
   let seen = 0;
   const respond = opts.respond ?? ((): ScriptedResponse => ({ status: 200, body: 'ok' }));
@@ -65,8 +66,7 @@ export async function startHttpReceiver(opts: HttpReceiverOptions = {}): Promise
         receivedAt: Date.now(),
       };
       seen += 1;
-      requests.push(recorded);
-      for (const wake of waiters) wake();
+      arrivals.push(recorded);
       let answer: ScriptedResponse;
       try {
         answer = respond(recorded, seen);
@@ -102,27 +102,9 @@ export async function startHttpReceiver(opts: HttpReceiverOptions = {}): Promise
     url: `http://127.0.0.1:${port}`,
     port,
     requests,
-    waitFor(count, timeoutMs = 10_000) {
-      return new Promise((resolve, reject) => {
-        const check = (): void => {
-          if (requests.length < count) return;
-          cleanup();
-          resolve(requests.slice());
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`HTTP receiver: ${requests.length} of ${count} requests after ${timeoutMs} ms`));
-        }, timeoutMs);
-        const cleanup = (): void => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
+    waitFor: (count, timeoutMs) => arrivals.waitFor(count, timeoutMs),
     clear() {
-      requests.length = 0;
+      arrivals.clear();
       seen = 0;
     },
     stop() {

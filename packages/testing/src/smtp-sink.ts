@@ -10,6 +10,7 @@ import {
   type SinkEnvelope,
   type SinkPlan,
 } from '../bin/sink-core.mjs';
+import { Arrivals } from './arrivals.js';
 
 export type { ConnectionRefusal, SinkAttempt, SinkEnvelope, SinkPlan, SinkStep } from '../bin/sink-core.mjs';
 
@@ -59,16 +60,15 @@ const bareId = (id: string): string => id.trim().replace(/^<|>$/g, '');
 
 /** Starts the in-process sink on 127.0.0.1. */
 export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
-  const messages: SinkMessage[] = [];
-  const waiters = new Set<() => void>();
+  const arrivals = new Arrivals<SinkMessage>('SMTP sink', 'messages');
+  const messages = arrivals.items;
 
   const server = await startSinkServer({
     ...(opts.port !== undefined && { port: opts.port }),
     ...(opts.plan !== undefined && { plan: opts.plan }),
     async onMessage(raw, envelope) {
       const parsed = await PostalMime.parse(raw);
-      messages.push({ envelope, raw, parsed, receivedAt: Date.now() });
-      for (const wake of waiters) wake();
+      arrivals.push({ envelope, raw, parsed, receivedAt: Date.now() });
     },
   });
 
@@ -77,25 +77,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     port: server.port,
     messages,
     attempts: server.book.log,
-    waitFor(count, timeoutMs = 10_000) {
-      return new Promise((resolve, reject) => {
-        const check = (): void => {
-          if (messages.length < count) return;
-          cleanup();
-          resolve(messages.slice());
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`SMTP sink: ${messages.length} of ${count} messages after ${timeoutMs} ms`));
-        }, timeoutMs);
-        const cleanup = (): void => {
-          clearTimeout(timer);
-          waiters.delete(check);
-        };
-        waiters.add(check);
-        check();
-      });
-    },
+    waitFor: (count, timeoutMs) => arrivals.waitFor(count, timeoutMs),
     byMessageId(messageId) {
       const wanted = bareId(messageId);
       return messages.filter(
@@ -105,7 +87,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     attemptsFor: (address) => server.book.attemptsFor(address),
     rejectConnections: (n, reply) => server.book.rejectConnections(n, reply),
     clear() {
-      messages.length = 0;
+      arrivals.clear();
       server.book.reset();
     },
     stop: () => server.stop(),
