@@ -19,7 +19,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
-          include: ['{packages,apps}/*/src/**/*.test.ts'],
+          include: ['{packages,apps}/*/src/**/*.test.ts', 'scripts/**/*.test.{ts,mjs}'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
         },
       },
@@ -29,6 +29,24 @@ export default defineConfig({
           name: 'integration',
           include: ['{packages,apps}/*/src/**/*.int.test.ts'],
           exclude: ['**/node_modules/**', '**/dist/**'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        // The store's integration tests, the acceptance commit and the outbox relay again, against
+        // a real Redis Cluster (packages/store/src/redis.fixture.ts).
+        resolve: { alias },
+        test: {
+          name: 'integration-cluster',
+          include: [
+            'packages/store/src/**/*.int.test.ts',
+            'apps/api/src/acceptance-ports.int.test.ts',
+            'apps/scheduler/src/outbox-relay.int.test.ts',
+          ],
+          // starts its own cluster: the integration project already runs it once
+          exclude: ['**/node_modules/**', '**/dist/**', 'packages/store/src/redis-cluster.int.test.ts'],
+          provide: { redisCluster: true },
           testTimeout: 60_000,
           hookTimeout: 60_000,
         },

@@ -2,9 +2,10 @@
 // `npm run bench` — Petrel against the raw stack it is built on, side by side in one run, on the
 // same redis-server (AOF everysec) and the same SMTP sink (its own process). See bench/README.md.
 //
-//   npm run bench                       all phases, full size (~7 minutes)
+//   npm run bench                       all phases, full size (~10 minutes)
 //   npm run bench -- --quick            every phase, tiny (CI smoke: proves the bench works)
 //   npm run bench -- --phase delivery   one phase (comma-separate several)
+//   npm run bench -- --phase cluster    Petrel on a 1- and a 3-master Redis Cluster vs the single node
 //   npm run bench -- --profile worker   write --cpu-prof profiles of Petrel workers (api, worker,
 //                                       baseline-api, baseline-worker or all) under the run's dir
 //   other flags: --n 20000 --reps 3 --ingest-seconds 10 --mixed-seconds 10 --mixed-rate 1000

@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-// The dependency graph, checked by a machine (STYLE.md habit 10):
-//  1. "may import": each workspace package imports only the packages ARCHITECTURE.md allows;
-//  2. no deep imports (`@petrel/x/...`): packages meet only through their entry;
-//  3. no circular imports between the source files of any package or app.
+// The dependency graph, checked by a machine, so a layering mistake fails CI instead of a review:
+//  1. "may import": each workspace package imports only the packages listed in MAY_IMPORT, and
+//     an app imports packages (never another app, except the all-in-one launcher);
+//  2. the domain stays free of transports: packages/core and packages/contracts never import a
+//     transport or runtime library (FORBIDDEN_LIBRARIES), not even its types or a subpath;
+//  3. no deep imports (`@petrel/x/...`): packages meet only through their entry;
+//  4. no circular imports between the source files of any package or app.
+//
+// Usage: node scripts/check-imports.mjs [rootDir]   (rootDir defaults to the repository root)
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
-const root = resolve(dirname(new URL(import.meta.url).pathname), '..');
-const MAY_IMPORT = {
+export const MAY_IMPORT = {
   contracts: [],
   config: [],
   core: ['contracts'],
@@ -15,92 +20,131 @@ const MAY_IMPORT = {
   queue: ['contracts', 'observability'],
   mailer: ['contracts', 'core'],
   observability: ['config'],
-  testing: ['contracts'],
+  testing: ['contracts', 'core'],
 };
-const PACKAGES = Object.keys(MAY_IMPORT);
-const APPS = ['api', 'worker', 'scheduler', 'webhooks', 'smtp', 'petrel'];
-// Apps import packages, never another app — except the all-in-one launcher, which composes them.
-const APP_MAY_IMPORT_APPS = { petrel: ['api', 'worker', 'scheduler', 'webhooks', 'smtp'] };
 
-const errors = [];
-const files = (dir) =>
+/** Libraries the domain packages must not import: use-cases get ports, adapters live elsewhere. */
+export const FORBIDDEN_LIBRARIES = ['express', 'bullmq', 'ioredis', 'nodemailer', 'pino', 'prom-client'];
+const DOMAIN_PACKAGES = ['core', 'contracts'];
+
+// Apps import packages, never another app — except the all-in-one launcher, which composes them.
+const APP_MAY_IMPORT_APPS = { petrel: ['api', 'worker', 'scheduler'] };
+
+const IMPORT_RE =
+  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|(?:^|\n)\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+const subdirs = (dir) =>
+  existsSync(dir) ? readdirSync(dir).filter((n) => statSync(join(dir, n)).isDirectory()) : [];
+
+const sourceFiles = (dir) =>
   existsSync(dir)
     ? readdirSync(dir).flatMap((n) => {
         const p = join(dir, n);
         return statSync(p).isDirectory()
-          ? files(p)
+          ? sourceFiles(p)
           : /\.ts$/.test(n) && !/\.(test|fixture)\.ts$/.test(n)
             ? [p]
             : [];
       })
     : [];
-const IMPORT_RE =
-  /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-const graph = new Map();
-for (const [kind, names] of [
-  ['packages', PACKAGES],
-  ['apps', APPS],
-]) {
-  for (const name of names) {
-    for (const file of files(join(root, kind, name, 'src'))) {
-      const src = readFileSync(file, 'utf8');
-      const edges = [];
-      for (const m of src.matchAll(IMPORT_RE)) {
-        const spec = m[1] ?? m[2];
-        if (spec.startsWith('@petrel/')) {
-          const [, target, ...rest] = spec.split('/');
-          if (rest.length) errors.push(`${relative(root, file)}: deep import ${spec}`);
-          const allowed =
-            kind === 'packages'
-              ? MAY_IMPORT[name]
-              : [...PACKAGES.filter((p) => p !== 'testing'), ...(APP_MAY_IMPORT_APPS[name] ?? [])];
-          if (target !== name && !allowed.includes(target)) {
-            errors.push(`${relative(root, file)}: ${kind}/${name} may not import @petrel/${target}`);
+/** True when `spec` names `lib` itself or one of its subpaths (`pino/file`, `bullmq/dist/...`). */
+const namesLibrary = (spec, lib) => spec === lib || spec.startsWith(`${lib}/`);
+
+/** Every rule violation under `root`, one readable line each (empty when the graph is clean). */
+export function checkImports(root) {
+  const errors = [];
+  const apps = subdirs(join(root, 'apps'));
+  const packages = subdirs(join(root, 'packages'));
+  for (const p of packages) {
+    if (!(p in MAY_IMPORT) && existsSync(join(root, 'packages', p, 'src'))) {
+      errors.push(`packages/${p}: not in MAY_IMPORT (scripts/check-imports.mjs); add its allowed imports`);
+    }
+  }
+  const graph = new Map();
+  for (const [kind, names] of [
+    ['packages', packages.filter((p) => p in MAY_IMPORT)],
+    ['apps', apps],
+  ]) {
+    for (const name of names) {
+      for (const file of sourceFiles(join(root, kind, name, 'src'))) {
+        const where = relative(root, file);
+        const src = readFileSync(file, 'utf8');
+        const edges = [];
+        for (const m of src.matchAll(IMPORT_RE)) {
+          const spec = m[1] ?? m[2] ?? m[3];
+          if (spec.startsWith('@petrel/')) {
+            const [, target, ...rest] = spec.split('/');
+            if (rest.length) errors.push(`${where}: deep import ${spec}`);
+            const allowed =
+              kind === 'packages'
+                ? MAY_IMPORT[name]
+                : [
+                    ...Object.keys(MAY_IMPORT).filter((p) => p !== 'testing'),
+                    ...(APP_MAY_IMPORT_APPS[name] ?? []),
+                  ];
+            if (target !== name && !allowed.includes(target)) {
+              const what = apps.includes(target) ? 'an app' : 'not in its MAY_IMPORT list';
+              errors.push(`${where}: ${kind}/${name} may not import @petrel/${target} (${what})`);
+            }
+          } else if (spec.startsWith('.')) {
+            edges.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+          } else if (kind === 'packages' && DOMAIN_PACKAGES.includes(name)) {
+            const lib = FORBIDDEN_LIBRARIES.find((l) => namesLibrary(spec, l));
+            if (lib)
+              errors.push(`${where}: packages/${name} may not import ${spec} (a transport: use a port)`);
           }
-        } else if (spec.startsWith('.')) {
-          edges.push(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
         }
+        graph.set(file, edges);
       }
-      graph.set(file, edges);
     }
   }
+  errors.push(...findCycles(graph, root));
+  return { errors, files: graph.size };
 }
 
-// Cycle detection (iterative DFS with colours).
-const colour = new Map();
-for (const start of graph.keys()) {
-  if (colour.get(start)) continue;
-  const stack = [[start, 0]];
-  const path = [start];
-  colour.set(start, 1);
-  while (stack.length) {
-    const top = stack[stack.length - 1];
-    const edges = graph.get(top[0]) ?? [];
-    if (top[1] < edges.length) {
-      const next = edges[top[1]++];
-      const c = colour.get(next);
-      if (c === 1) {
-        const cycle = path
-          .slice(path.indexOf(next))
-          .concat(next)
-          .map((f) => relative(root, f));
-        errors.push(`circular import: ${cycle.join(' -> ')}`);
-      } else if (!c && graph.has(next)) {
-        colour.set(next, 1);
-        stack.push([next, 0]);
-        path.push(next);
+/** Circular imports in `graph` (file → imported files), by iterative DFS with colours. */
+function findCycles(graph, root) {
+  const errors = [];
+  const colour = new Map();
+  for (const start of graph.keys()) {
+    if (colour.get(start)) continue;
+    const stack = [[start, 0]];
+    const path = [start];
+    colour.set(start, 1);
+    while (stack.length) {
+      const top = stack[stack.length - 1];
+      const edges = graph.get(top[0]) ?? [];
+      if (top[1] < edges.length) {
+        const next = edges[top[1]++];
+        const c = colour.get(next);
+        if (c === 1) {
+          const cycle = path
+            .slice(path.indexOf(next))
+            .concat(next)
+            .map((f) => relative(root, f));
+          errors.push(`circular import: ${cycle.join(' -> ')}`);
+        } else if (!c && graph.has(next)) {
+          colour.set(next, 1);
+          stack.push([next, 0]);
+          path.push(next);
+        }
+      } else {
+        colour.set(top[0], 2);
+        stack.pop();
+        path.pop();
       }
-    } else {
-      colour.set(top[0], 2);
-      stack.pop();
-      path.pop();
     }
   }
+  return errors;
 }
 
-if (errors.length) {
-  console.error(`import check failed:\n  ${errors.join('\n  ')}`);
-  process.exit(1);
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = resolve(process.argv[2] ?? join(dirname(fileURLToPath(import.meta.url)), '..'));
+  const { errors, files } = checkImports(root);
+  if (errors.length) {
+    console.error(`import check failed:\n  ${errors.join('\n  ')}`);
+    process.exit(1);
+  }
+  console.log(`import check: ${files} files, no forbidden or circular imports`);
 }
-console.log(`import check: ${graph.size} files, no forbidden or circular imports`);

@@ -1,4 +1,4 @@
-// CPU accounting, as bench/RESULTS.md did it: per node process from /proc/<pid>/stat (utime +
+// CPU accounting: per node process from /proc/<pid>/stat (utime +
 // stime), redis from INFO cpu (main thread + its I/O threads, plus reaped children: AOF rewrites),
 // the bench process itself (the load generator) from process.cpuUsage(), and the machine's busy
 // share of all cores from /proc/stat. Per-process figures are % of ONE core; "machine" is % of
@@ -38,8 +38,12 @@ function machineTicks() {
 }
 
 async function redisCpuSeconds(redis) {
-  const info = await redis.info('cpu');
-  const get = (k) => Number((info.match(new RegExp(`^${k}:([\\d.]+)`, 'm')) || [])[1] || 0);
+  // a Redis Cluster client (lib/redis-cluster.mjs): the sum over its masters
+  const infos = redis.isCluster
+    ? await Promise.all(redis.nodes('master').map((n) => n.info('cpu')))
+    : [await redis.info('cpu')];
+  const get = (k) =>
+    infos.reduce((s, info) => s + Number((info.match(new RegExp(`^${k}:([\\d.]+)`, 'm')) || [])[1] || 0), 0);
   return {
     self: get('used_cpu_sys') + get('used_cpu_user'),
     children: get('used_cpu_sys_children') + get('used_cpu_user_children'),

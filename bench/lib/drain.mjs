@@ -8,8 +8,8 @@ import {
   BASE_PREFIX,
   BASE_QUEUE,
   PETREL_PREFIX,
-  PETREL_SEND_QUEUE,
   fillBaselineQueue,
+  petrelSendQueues,
   startBaselineWorkers,
   startPetrelApi,
   startPetrelWorkers,
@@ -47,8 +47,8 @@ export async function drainRun(ctx, o) {
     fill = { accepted: n, seconds: round((now() - t0) / 1000, 2) };
   }
   const prefix = system === 'petrel' ? `${PETREL_PREFIX}:bull` : BASE_PREFIX;
-  const queue = system === 'petrel' ? PETREL_SEND_QUEUE : BASE_QUEUE;
-  const waiting = await waitingJobs(ctx, prefix, queue);
+  const queues = system === 'petrel' ? petrelSendQueues(ctx) : [BASE_QUEUE];
+  const waiting = await waitingJobs(ctx, prefix, queues);
   if (waiting !== n)
     throw new Error(`${system}: expected ${n} waiting jobs after the fill, found ${waiting}`);
 
@@ -83,7 +83,9 @@ export async function drainRun(ctx, o) {
       cpu.worker_ms_per_email = round((cpu.workers * 10) / sum.rate, 3);
       cpu.total_ms_per_email = round(((cpu.workers + (cpu.redis ?? 0) + (cpu.sink ?? 0)) * 10) / sum.rate, 3);
     }
-    const failed = await ctx.redis.client.zcard(`${prefix}:${queue}:failed`);
+    const failed = (
+      await Promise.all(queues.map((queue) => ctx.redis.client.zcard(`${prefix}:${queue}:failed`)))
+    ).reduce((a, b) => a + b, 0);
     // cross-check of the sink's latency: Petrel's own histogram (sum / count = mean)
     let workerMean = null;
     if (system === 'petrel') {

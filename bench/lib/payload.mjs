@@ -54,9 +54,8 @@ function textBody(name, order, list) {
 }
 
 /**
- * Email number `i` of a run. `size: 'small'` is ~1 KB of JSON (the ingest phase, as in
- * RESULTS.md §f: a 100-email batch is ~100 KB); `'standard'` has ~2 KB of html (delivery
- * phases, as in RESULTS.md §e) plus its text part.
+ * Email number `i` of a run. `size: 'small'` is ~1 KB of JSON (the ingest phase: a 100-email
+ * batch is ~100 KB); `'standard'` has ~2 KB of html (the delivery phases) plus its text part.
  */
 export function email(i, size = 'standard', tag = 'r') {
   const name = `${NAMES[i % NAMES.length]} ${tag}${i}`;

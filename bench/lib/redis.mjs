@@ -104,7 +104,8 @@ export async function startRedis() {
   };
 }
 
-async function waitNoRewrite(client) {
+/** Resolves once the server runs no AOF rewrite and has none scheduled. */
+export async function waitNoRewrite(client) {
   await waitUntil(
     async () => {
       const s = await client.info('persistence');

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
+import { sendQueueNames } from '@petrel/contracts';
 import { spawnNode } from './proc.mjs';
 import { freePort, httpJson, waitUntil } from './util.mjs';
 import { uuidv7 } from './payload.mjs';
@@ -18,7 +19,10 @@ const BASE_WORKER = fileURLToPath(new URL('../baseline/delivery-worker.mjs', imp
 
 export const API_KEY = 're_bench_0123456789abcdef';
 export const PETREL_PREFIX = 'pt';
-export const PETREL_SEND_QUEUE = 'petrel-send';
+/** The queues of Petrel's send lane: one per QUEUE_SHARDS of the Petrel under test (ctx.petrelEnv). */
+export function petrelSendQueues(ctx) {
+  return sendQueueNames('send', Number(ctx.petrelEnv?.QUEUE_SHARDS ?? 1));
+}
 export const BASE_PREFIX = 'base:bull';
 export const BASE_QUEUE = 'baseline-send';
 
@@ -195,7 +199,8 @@ export async function fillBaselineQueue(ctx, n, emailAt) {
   }
 }
 
-/** Jobs waiting in a queue (BullMQ 6 keeps them in the `wait` list). */
-export async function waitingJobs(ctx, prefix, queue) {
-  return ctx.redis.client.llen(`${prefix}:${queue}:wait`);
+/** Jobs waiting in some queues (BullMQ 6 keeps them in each queue's `wait` list). */
+export async function waitingJobs(ctx, prefix, queues) {
+  const lengths = await Promise.all(queues.map((queue) => ctx.redis.client.llen(`${prefix}:${queue}:wait`)));
+  return lengths.reduce((a, b) => a + b, 0);
 }

@@ -15,7 +15,8 @@ export const title = 'Ingest: POST /emails/batch, 100 emails per request';
 const PER_REQUEST = 100;
 const BODIES = 16;
 
-async function once(ctx, system, bodies, o) {
+/** One ingest measurement of `system` on `ctx.redis` (the cluster phase runs it on its clusters too). */
+export async function once(ctx, system, bodies, o) {
   await ctx.redis.reset();
   const api = system === 'petrel' ? await startPetrelApi(ctx) : await startBaselineApi(ctx);
   try {
@@ -61,6 +62,13 @@ async function once(ctx, system, bodies, o) {
   }
 }
 
+/** The request bodies autocannon rotates: 100-email batches of ~1.2 KB emails. */
+export function ingestBodies() {
+  return Array.from({ length: BODIES }, (_, k) =>
+    JSON.stringify(batch(k * PER_REQUEST, PER_REQUEST, 'small', 'i')),
+  );
+}
+
 export async function run(ctx) {
   const o = {
     durationS: ctx.opts.ingestSeconds,
@@ -68,9 +76,7 @@ export async function run(ctx) {
     connections: 10,
     reps: ctx.opts.reps,
   };
-  const bodies = Array.from({ length: BODIES }, (_, k) =>
-    JSON.stringify(batch(k * PER_REQUEST, PER_REQUEST, 'small', 'i')),
-  );
+  const bodies = ingestBodies();
   const runs = { petrel: [], baseline: [] };
   for (let rep = 0; rep < o.reps; rep++) {
     for (const system of ['baseline', 'petrel']) {

@@ -42,7 +42,7 @@ export async function run(ctx) {
   };
 }
 
-/** The JSON of this phase is the per-split array, as the issue asks. */
+/** The JSON of this phase is the per-split array: one entry per split. */
 export function toJson(r) {
   return r.table;
 }

@@ -1,5 +1,5 @@
 // Compose-only benchmark: Petrel's lean MIME builder vs nodemailer's MailComposer on ~2 KB html
-// emails (bench/RESULTS.md section d saw ~2.7k/s for nodemailer's compose path on this machine).
+// emails (nodemailer's compose path managed ~2.7k/s on the bench machine).
 // No network. Run after building the package:
 //   npx tsc -b packages/mailer && node packages/mailer/bench-compose.mjs [messages] [rounds]
 import MailComposer from 'nodemailer/lib/mail-composer';

@@ -1,5 +1,5 @@
 /**
- * RELIABILITY.md R20 — every route that reads a body (enumerated from the Express router), fed
+ * Every route that reads a body (enumerated from the Express router), fed
  * arbitrary JSON and mutations of valid bodies (fast-check), plus the nasty cases: 10,000-deep
  * nesting, a 1 MB subject, a 101-email batch, non-JSON. Never a 5xx; every refusal is a 4xx with
  * the error body; the API stays responsive (a health probe answers between rounds).

@@ -1,5 +1,5 @@
 /**
- * Chaos scenarios of ../shared/design/RELIABILITY.md, sized for 2 cores: the built API and worker
+ * Chaos scenarios (crashes and outages under load), sized for 2 cores: the built API and worker
  * apps run as real child processes (so `kill -9` is real) against a real redis-server with AOF
  * and an SMTP sink in its own process that writes a ledger line before every 250.
  *
@@ -28,6 +28,7 @@ import { Resend } from 'resend';
 import { afterEach, describe, expect, it } from 'vitest';
 import {
   freePort,
+  pingRedis,
   startNodeProcess,
   startRedis,
   startSmtpSinkProcess,
@@ -225,9 +226,22 @@ async function waitForDrain(c: Cluster, ids: string[], timeoutMs: number): Promi
   return Date.now() - started;
 }
 
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/**
+ * A pause that paces the scenario itself (a client's back-off, how long an outage lasts, how
+ * far apart the disconnects are), never one that waits for an outcome: outcomes are polled.
+ */
+const pace = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
+/**
+ * Resolves once the sink holds `n` more messages than now (or every one of `total`): the load
+ * is flowing, so what comes next (a kill) lands in the middle of it.
+ */
+async function flowed(c: Cluster, n: number, total: number): Promise<void> {
+  const now = await c.sink.count();
+  await c.sink.waitFor(Math.min(now + n, total), 30_000);
+}
+
+describe('chaos (scenarios R1–R6 above, 2-core sizes)', () => {
   it('R1: kill -9 a worker 4 times under load, restarting it — nothing lost, no phantom, duplicates bounded', async () => {
     // The sink answers 250 100 ms after it has recorded a message (a slow relay), and the lanes
     // send 300/s: ~15 sends in flight per worker, so every kill lands on sends the sink already
@@ -237,7 +251,7 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     const ids = await acceptBatches(c, 30, 'r1'); // 3,000 emails, ~10 s of sending
     const kills = 4;
     for (let k = 0; k < kills; k++) {
-      await sleep(1_200);
+      await flowed(c, 300, ids.length); // ~1 s of sending since the last restart
       const victim = Math.floor(Math.random() * c.workers.length);
       c.workers[victim]!.kill('SIGKILL');
       await c.workers[victim]!.exited();
@@ -263,7 +277,7 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     const ids = await acceptBatches(c, 20, 'r2'); // 2,000 emails, ~7 s at 300/s
     const exits: { code: number | null; ms: number }[] = [];
     for (let k = 0; k < c.workers.length; k++) {
-      await sleep(1_500);
+      await flowed(c, 400, ids.length); // ~1.5 s of sending since the last restart
       const w = c.workers[k]!;
       const t0 = Date.now();
       w.kill('SIGTERM');
@@ -309,7 +323,7 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
         if (!retryable) throw new Error(`${idempotencyKey}: ${e.statusCode} ${e.name}: ${e.message}`);
         const kind = e.statusCode == null ? 'network' : e.name;
         retries[kind] = (retries[kind] ?? 0) + 1;
-        await sleep(100);
+        await pace(100); // the client's back-off before it retries
       }
     };
     const loops = Array.from({ length: clients }, async () => {
@@ -317,7 +331,12 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     });
     const chaos = (async () => {
       for (let k = 0; k < 3; k++) {
-        await sleep(800);
+        // the clients got 50 more answers since the last restart: the kill lands mid-traffic
+        const answered = firstBody.size;
+        await waitUntil(() => firstBody.size >= Math.min(answered + 50, total), {
+          timeoutMs: 30_000,
+          message: 'the clients to get answers from the API',
+        });
         c.api.kill('SIGKILL');
         await c.api.exited();
         c.api = await c.startApi(); // the supervisor's restart, same port
@@ -335,7 +354,8 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
       });
       expect(JSON.stringify(res.data)).toBe(firstBody.get(`r3-${i}`));
     }
-    await sleep(500);
+    // a replay that queued a send would show in the sink once no job is left
+    await waitForDrain(c, ids, 30_000);
     const t = await tally(c, ids);
     console.log(
       `R3: ${total} keys, client retries across 3 API kills ${JSON.stringify(retries)}, ${t.delivered} delivered, ` +
@@ -354,7 +374,10 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
 
     c.redis.kill('SIGKILL');
     // While Redis is down the API answers 503 quickly instead of hanging.
-    await sleep(300);
+    await waitUntil(async () => !(await pingRedis(c.redis.host, c.redis.port, 200)), {
+      timeoutMs: 5_000,
+      message: 'redis-server to be down',
+    });
     const t0 = Date.now();
     const res = await fetch(`${c.apiUrl}/emails/batch`, {
       method: 'POST',
@@ -366,7 +389,7 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     expect(((await res.json()) as { name: string }).name).toBe('service_unavailable');
     expect(downMs).toBeLessThanOrEqual(2_000);
 
-    await sleep(2_500);
+    await pace(2_500); // how long the outage lasts
     await c.redis.restart(); // same port, same AOF
     const back = Date.now();
     // The workers carry on by themselves: the same processes, no restart.
@@ -393,7 +416,7 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     const pids = c.workers.map((w) => w.pid);
 
     c.redis.kill('SIGTERM'); // a clean stop: the AOF is complete
-    await sleep(15_000);
+    await pace(15_000); // the outage this scenario is about
     await c.redis.restart();
     await waitUntil(httpOk(`${c.apiUrl}/ready`), { timeoutMs: 10_000, message: 'the API to be ready again' });
 
@@ -415,7 +438,7 @@ describe('chaos (RELIABILITY.md scenarios, 2-core sizes)', () => {
     const admin = new Redis(c.redis.url);
     try {
       for (let k = 0; k < 5; k++) {
-        await sleep(1_000);
+        await pace(1_000); // the scenario's spacing of the disconnects
         await admin.call('CLIENT', 'KILL', 'TYPE', 'normal', 'SKIPME', 'yes');
         await admin.call('CLIENT', 'KILL', 'TYPE', 'pubsub', 'SKIPME', 'yes');
       }

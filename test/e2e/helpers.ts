@@ -3,20 +3,27 @@
  * workers, scheduler) started in-process from source, with the official `resend` SDK as client.
  */
 import { randomBytes } from 'node:crypto';
+import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
+import { SendQueues } from '@petrel/queue';
+import { Keys, createRedis, type RedisClient } from '@petrel/store';
 import {
   startRedis,
   startSmtpSink,
   uniquePrefix,
+  waitUntil,
   type SinkPlan,
   type SmtpSink,
+  type SmtpSinkOptions,
   type TestRedis,
+  type TestRedisCluster,
 } from '@petrel/testing';
 import { initLogger, Lifecycle } from '@petrel/observability';
 import { loadPetrelConfig, startAllInOne } from '../../apps/petrel/src/index.js';
 
 export interface Stack {
-  redis: TestRedis;
+  /** The Redis the stack runs on: one server, or a cluster (`redis+cluster://` URL). */
+  redis: TestRedis | TestRedisCluster;
   sink: SmtpSink;
   resend: Resend;
   key: string;
@@ -30,15 +37,40 @@ export interface Stack {
     path: string,
     init?: RequestInit & { key?: string | null },
   ): Promise<{ status: number; body: any; headers: Headers }>;
+  /**
+   * Resolves once none of these emails can be sent (again): the send job of each is over —
+   * completed (BullMQ then removes it), failed, or removed by a cancel — so no attempt of it is
+   * waiting, delayed or running. The sink records a message before it answers 250 and the
+   * worker ends a job only after that answer, so every copy of these emails the stack will
+   * ever send is in the sink by then: what a "nothing more arrives" check waits for.
+   */
+  settled(ids: readonly string[], timeoutMs?: number): Promise<void>;
+  /**
+   * The same for everything accepted so far, ids known or not: no send lane holds a job that
+   * is waiting, delayed, prioritized or active. Proves that a request answered before this call
+   * (a refused batch, an idempotent replay) sent nothing the sink does not have already.
+   */
+  drained(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
 }
 
+/** Job states from which a send job can still make an attempt. */
+const PENDING_JOB_STATES = ['waiting', 'delayed', 'prioritized', 'active', 'waiting-children'] as const;
+const PENDING: ReadonlySet<string> = new Set(PENDING_JOB_STATES);
+
 export async function startStack(
-  opts: { env?: Record<string, string>; plan?: SinkPlan; redis?: TestRedis } = {},
+  opts: {
+    env?: Record<string, string>;
+    plan?: SinkPlan;
+    /** Run on this Redis (a server or a cluster) instead of a fresh server; the caller stops it. */
+    redis?: TestRedis | TestRedisCluster;
+    /** Sink options besides the plan, e.g. `{ smtpUtf8: false }`. */
+    sink?: Omit<SmtpSinkOptions, 'plan'>;
+  } = {},
 ): Promise<Stack> {
   initLogger({ level: 'silent', name: 'e2e' });
   const redis = opts.redis ?? (await startRedis());
-  const sink = await startSmtpSink(opts.plan ? { plan: opts.plan } : {});
+  const sink = await startSmtpSink({ ...opts.sink, ...(opts.plan && { plan: opts.plan }) });
   const prefix = uniquePrefix('e2e');
   const key = `re_test_${randomBytes(12).toString('hex')}`;
   const lifecycle = new Lifecycle();
@@ -61,6 +93,23 @@ export async function startStack(
   const started = await startAllInOne(config, lifecycle);
   const baseUrl = `http://127.0.0.1:${started.apiPort}`;
   const resend = new Resend(key, { baseUrl });
+
+  // The test's own view of the send queues (every shard of every lane, in the stack's layouts),
+  // opened on first use.
+  let queues: { redis: RedisClient; send: SendQueues } | undefined;
+  const lanes = (): readonly Queue[] => {
+    if (!queues) {
+      const connection = createRedis(redis.url);
+      const send = new SendQueues(connection, {
+        prefix: new Keys(prefix).bullPrefix(),
+        shards: config.QUEUE_SHARDS,
+        previousShards: config.QUEUE_SHARDS_PREVIOUS,
+      });
+      queues = { redis: connection, send };
+    }
+    return queues.send.queues;
+  };
+
   return {
     redis,
     sink,
@@ -86,7 +135,36 @@ export async function startStack(
       }
       return { status: res.status, body, headers: res.headers };
     },
+    async settled(ids, timeoutMs = 15_000) {
+      let pending: string[] = [...ids];
+      await waitUntil(
+        async () => {
+          const states = await Promise.all(
+            pending.map(async (id) => {
+              const perLane = await Promise.all(lanes().map((q) => q.getJobState(id)));
+              return perLane.some((st) => PENDING.has(st));
+            }),
+          );
+          pending = pending.filter((_, i) => states[i]);
+          return pending.length === 0;
+        },
+        { timeoutMs, message: `the send jobs of ${ids.length} emails to end` },
+      );
+    },
+    async drained(timeoutMs = 15_000) {
+      await waitUntil(
+        async () => {
+          const counts = await Promise.all(lanes().map((q) => q.getJobCounts(...PENDING_JOB_STATES)));
+          return counts.every((c) => Object.values(c).every((n) => n === 0));
+        },
+        { timeoutMs, message: 'every send lane to hold no pending job' },
+      );
+    },
     async stop() {
+      if (queues) {
+        await queues.send.close();
+        await queues.redis.quit();
+      }
       await lifecycle.stop('test done');
       await sink.stop();
       if (!opts.redis) await redis.stop();

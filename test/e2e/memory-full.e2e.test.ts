@@ -1,5 +1,5 @@
 /**
- * RELIABILITY.md R7 — Redis memory full (`maxmemory`, `noeviction`): the API answers 503 (never a
+ * Redis memory full (`maxmemory`, `noeviction`): the API answers 503 (never a
  * 500, never a 200 for an email it did not store), Redis evicts nothing, and once memory is
  * raised new sends succeed within seconds; every email acknowledged before is delivered.
  */

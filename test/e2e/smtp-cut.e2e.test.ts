@@ -1,5 +1,5 @@
 /**
- * RELIABILITY.md R10 — the connection is cut right after the final dot, before the 250 comes
+ * The connection is cut right after the final dot, before the 250 comes
  * back (RFC 1047), for 1 message in 10: a TCP fault proxy between the workers and the sink.
  * Nothing is lost; duplicates are at most the cut messages, each a copy with the same
  * Message-ID (so downstream can dedupe); every email ends `delivered`, not bounced.

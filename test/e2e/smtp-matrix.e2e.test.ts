@@ -1,5 +1,5 @@
 /**
- * RELIABILITY.md R8 — the SMTP response matrix, at a test size: 200 emails across 5 recipient
+ * The SMTP response matrix, at a test size: 200 emails across 5 recipient
  * domains, each with its own scripted sink behaviour, on a compressed retry ladder.
  *   (a) 451 for the first 3 attempts → delivered          (b) 421 and hang-up once → delivered
  *   (c) 550 at RCPT → bounced Permanent, 1 attempt         (d) 552 at the end of DATA → same
@@ -77,8 +77,9 @@ describe('SMTP response matrix (R8)', () => {
     // Wait for every email to reach a terminal event on the internal event stream.
     const redis = new Redis(stack.redis.url);
     const keys = new Keys(stack.prefix);
+    const [teamId] = await redis.smembers(keys.teams()); // the stack's one team
     const events = async (): Promise<Ev[]> =>
-      (await redis.xrange(keys.events(), '-', '+')).map(([, f]) => JSON.parse(f[1]!) as Ev);
+      (await redis.xrange(keys.events(teamId!), '-', '+')).map(([, f]) => JSON.parse(f[1]!) as Ev);
     const TERMINAL = new Set(['email.delivered', 'email.bounced', 'email.failed']);
     let all: Ev[] = [];
     await waitUntil(
@@ -90,7 +91,8 @@ describe('SMTP response matrix (R8)', () => {
       },
       { timeoutMs: 60_000, intervalMs: 250, message: 'a terminal event for every email' },
     );
-    await new Promise((r) => setTimeout(r, 1_000)); // anything late would show up now
+    // every send job over: no attempt, event or copy can still come
+    await stack.settled([...byId.keys()], 30_000);
     all = await events();
     await redis.quit();
 

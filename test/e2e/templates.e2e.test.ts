@@ -1,11 +1,11 @@
 /**
- * Templates e2e (issue 4): CRUD, publishing and versions, typed variables, and sending from a
+ * Templates e2e: CRUD, publishing and versions, typed variables, and sending from a
  * template — driven with the official `resend` SDK (camelCase options: `fallbackValue`,
  * `replyTo`, `scheduledAt`) against the whole stack, checked at a real SMTP sink.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateTemplateOptions } from 'resend';
-import type { SinkMessage } from '@petrel/testing';
+import { waitUntil, type SinkMessage } from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
 
 let stack: Stack;
@@ -36,8 +36,9 @@ async function waitForMessage(address: string, timeoutMs = 15_000): Promise<Sink
 }
 
 /**
- * Proves that nothing was sent to `addresses`: a plain email sent afterwards is delivered (so the
- * worker had its chance) and none of `addresses` received anything.
+ * Proves that nothing was sent to `addresses`: a plain email sent afterwards is delivered (the
+ * worker is up and had its chance), then no send job is left anywhere, so anything queued for
+ * `addresses` would be in the sink by now, and none of them received anything.
  */
 async function expectNothingSentTo(addresses: string[]): Promise<void> {
   const marker = rcpt('barrier');
@@ -49,7 +50,7 @@ async function expectNothingSentTo(addresses: string[]): Promise<void> {
   });
   expect(sent.error).toBeNull();
   await waitForMessage(marker);
-  await new Promise((r) => setTimeout(r, 200));
+  await stack.drained();
   for (const a of addresses) expect(receivedBy(a)).toEqual([]);
 }
 
@@ -183,7 +184,9 @@ describe('template CRUD (SDK)', () => {
     for (let i = 0; i < 3; i++) {
       const r = await stack.resend.templates.create({ name: `Page ${i}`, html: 'x' });
       ids.push(r.data!.id);
-      await new Promise((r) => setTimeout(r, 3));
+      // the next one is created in a later millisecond, so the newest-first order is defined
+      const createdBy = Date.now();
+      await waitUntil(() => Date.now() > createdBy, { intervalMs: 1, message: 'the clock to move on' });
     }
     const first = await stack.resend.templates.list({ limit: 2 });
     expect(first.data!.data.map((t) => t.id)).toEqual([ids[2], ids[1]]);

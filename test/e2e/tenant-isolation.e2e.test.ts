@@ -1,5 +1,5 @@
 /**
- * RELIABILITY.md R19 — tenant isolation and key scopes, over every route of the API's router
+ * Tenant isolation and key scopes, over every route of the API's router
  * (enumerated from the Express app, so a new route cannot be forgotten here):
  *  - team B's full-access key against team A's ids, on every method of every route with an id
  *    → 404 not_found, and afterwards A's resources are exactly as they were;

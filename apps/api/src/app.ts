@@ -2,7 +2,7 @@
  * The Express application: request context, body parsing with explicit limits, authentication,
  * the resource routes, 404/405, and the one error middleware.
  */
-import express, { Router, type Request, type Response } from 'express';
+import express, { Router, type Request } from 'express';
 import { PetrelError } from '@petrel/contracts';
 import type { ApiKeysStore } from '@petrel/store';
 import { authenticate, requireFullAccess } from './middleware/auth.js';
@@ -11,16 +11,18 @@ import { requestContext } from './middleware/request-context.js';
 import { jsonBody } from './middleware/json-body.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
 import { emailsRoutes, type EmailsRouteDeps } from './routes/emails.routes.js';
+import { mountRoutes, type RouteSpec } from './routes/route-table.js';
 
 export interface AppDeps extends EmailsRouteDeps {
   apiKeys: ApiKeysStore;
   ready: () => Promise<boolean>;
   bodyLimitBytes: number;
   batchBodyLimitBytes: number;
-  /** Extra full-access routes registered by later features (templates, ...). */
-  extraRoutes?: ((router: Router) => void)[];
+  /** Routes of later features (templates, ...), mounted with the others in one order. */
+  extraRoutes?: RouteSpec[];
 }
 
+/** The only paths a sending_access key may use (Resend scopes it to sending), and only with POST. */
 const SENDING_PATHS = new Set(['/emails', '/emails/batch']);
 
 export function createApp(deps: AppDeps): express.Express {
@@ -47,10 +49,7 @@ export function createApp(deps: AppDeps): express.Express {
     if (req.method === 'POST' && SENDING_PATHS.has(req.path)) return next();
     return requireFullAccess(req, res, next);
   });
-  emailsRoutes(api, deps);
-  apiKeysRoutes(api, deps.apiKeys);
-  for (const register of deps.extraRoutes ?? []) register(api);
-  addMethodNotAllowed(api);
+  mountRoutes(api, [...emailsRoutes(deps), ...apiKeysRoutes(deps.apiKeys), ...(deps.extraRoutes ?? [])]);
   app.use(api);
 
   app.use((req: Request) => {
@@ -58,20 +57,4 @@ export function createApp(deps: AppDeps): express.Express {
   });
   app.use(errorHandler);
   return app;
-}
-
-/** Every registered path answers other methods with 405 and an Allow header. */
-function addMethodNotAllowed(router: Router): void {
-  type Layer = { route?: { path: string; methods: Record<string, boolean>; all: (fn: unknown) => void } };
-  for (const layer of (router as unknown as { stack: Layer[] }).stack) {
-    const route = layer.route;
-    if (!route) continue;
-    const allowed = Object.keys(route.methods)
-      .filter((m) => m !== '_all')
-      .map((m) => m.toUpperCase());
-    route.all((req: Request, res: Response) => {
-      res.setHeader('Allow', allowed.join(', '));
-      throw new PetrelError('method_not_allowed', `Method ${req.method} is not allowed on ${route.path}`);
-    });
-  }
 }

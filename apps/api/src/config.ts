@@ -1,10 +1,20 @@
-import { apiEnv, dataEnv, loadConfig, logEnv, metricsEnv, redisEnv, webhookEnv } from '@petrel/config';
+import {
+  apiEnv,
+  dataEnv,
+  loadConfig,
+  logEnv,
+  metricsEnv,
+  queueEnv,
+  redisEnv,
+  webhookEnv,
+} from '@petrel/config';
 
 export const apiConfigShape = {
   ...redisEnv,
   ...logEnv,
-  ...metricsEnv,
+  ...metricsEnv('api'),
   ...apiEnv,
+  ...queueEnv,
   ...dataEnv,
   ...webhookEnv,
 };

@@ -1,7 +1,8 @@
 export * from './server.js';
 export * from './config.js';
 export * from './app.js';
-export * from './acceptance.js';
-export { emailToWire } from './routes/emails.routes.js';
+export * from './acceptance-ports.js';
+export { mountRoutes, orderRoutes, type RouteMethod, type RouteSpec } from './routes/route-table.js';
+export { emailToWire } from './routes/email-wire.js';
 export { parseBody } from './routes/parse-body.js';
 export { parsePageQuery, pageArray } from './routes/pagination.js';

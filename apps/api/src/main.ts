@@ -16,7 +16,7 @@ try {
   const api = await startApi(config);
   lifecycle.onStop('api', () => api.close());
   const health = await startHealthServer({
-    port: config.METRICS_PORT ?? 9464,
+    port: config.METRICS_PORT,
     ready: async () => (await fetch(`http://127.0.0.1:${api.port}/ready`)).ok,
   });
   lifecycle.onStop('health', () => health.close());

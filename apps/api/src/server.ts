@@ -4,24 +4,27 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { Express, Router } from 'express';
+import type { Express } from 'express';
 import {
   ApiKeysStore,
   EmailsStore,
   IdempotencyStore,
   Keys,
+  OutboxStore,
   TemplatesStore,
   createRedis,
   pingRedis,
 } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
+import { acceptPreparer, type Preparer } from '@petrel/core';
+import { createAttachmentFetcher } from '@petrel/mailer';
+import { emailRetentionMs } from '@petrel/config';
 import { log, logConnectionError } from '@petrel/observability';
 import { createApp } from './app.js';
-import { attachmentStage } from './attachments/attachment-stage.js';
-import { acceptancePorts, refuseTopics, stagedPreparer, type PrepareStage } from './acceptance.js';
+import { acceptancePorts } from './acceptance-ports.js';
 import type { ApiConfig } from './config.js';
+import type { RouteSpec } from './routes/route-table.js';
 import { templatesRoutes } from './routes/templates.routes.js';
-import { templateStage } from './template-stage.js';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -38,12 +41,12 @@ export interface ApiHandle {
 
 export interface ApiExtensions {
   /**
-   * Preparation stages run on each accepted email before commit, replacing the defaults
-   * (`defaultStages(ctx)`: templates, then the topics guard); include those to extend them.
+   * The acceptance stages, replacing the defaults (`defaultPreparer(ctx)`); build one with
+   * `prepareWith([...acceptStages(...), extra])` from core to extend them.
    */
-  stages?: (ctx: ApiContext) => PrepareStage[];
-  /** Routes added after the default ones (templates). */
-  routes?: (ctx: ApiContext) => ((router: Router) => void)[];
+  preparer?: (ctx: ApiContext) => Preparer;
+  /** Routes besides the default ones; mounted in one order with them (fixed paths first). */
+  routes?: (ctx: ApiContext) => RouteSpec[];
 }
 
 export interface ApiContext {
@@ -53,45 +56,47 @@ export interface ApiContext {
   templates: TemplatesStore;
 }
 
-/** The preparation stages the API runs unless `ApiExtensions.stages` replaces them. */
-export function defaultStages(ctx: ApiContext): PrepareStage[] {
-  return [
-    attachmentStage({ allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
-    templateStage(ctx.templates),
-    refuseTopics,
-  ];
+/** The acceptance stages of core over this process's template store and attachment fetcher. */
+export function defaultPreparer(ctx: ApiContext): Preparer {
+  return acceptPreparer({
+    templates: ctx.templates,
+    attachments: createAttachmentFetcher({ allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
+  });
 }
 
 /** The feature routes the API always serves, besides /emails and /api-keys. */
-export function defaultRoutes(ctx: ApiContext): ((router: Router) => void)[] {
-  return [templatesRoutes(ctx.templates)];
+export function defaultRoutes(ctx: ApiContext): RouteSpec[] {
+  return templatesRoutes(ctx.templates);
 }
 
 export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Promise<ApiHandle> {
   if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the API');
   const redis = createRedis(config.REDIS_URL, 'command', 'petrel-api', logConnectionError('petrel-api'));
   const keys = new Keys(config.REDIS_KEY_PREFIX);
-  const retentionMs = config.EMAIL_RETENTION_DAYS * 86_400_000;
+  const retentionMs = emailRetentionMs(config);
   // Versions of a deleted template stay readable as long as an email that pinned one can exist.
   const templates = new TemplatesStore(redis, keys, retentionMs);
   const ctx: ApiContext = { redis, keys, config, templates };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
   const idempotency = new IdempotencyStore(redis, keys, config.IDEMPOTENCY_LOCK_MS);
+  const outbox = new OutboxStore(redis, keys, idempotency);
   const queues = new SendQueues(redis, {
-    prefix: `${config.REDIS_KEY_PREFIX}:bull`,
+    prefix: keys.bullPrefix(),
+    shards: config.QUEUE_SHARDS,
+    previousShards: config.QUEUE_SHARDS_PREVIOUS,
   });
   await queues.ready();
 
   const defaultTeamId = await apiKeys.ensureDefaultTeam();
   if (config.BOOTSTRAP_API_KEY) await apiKeys.ensureToken(defaultTeamId, config.BOOTSTRAP_API_KEY);
 
-  const stages = ext.stages ? ext.stages(ctx) : defaultStages(ctx);
+  const preparer = ext.preparer ? ext.preparer(ctx) : defaultPreparer(ctx);
   const app = createApp({
     apiKeys,
     emails,
     queues,
-    accept: acceptancePorts({ redis, emails, idempotency, queues, preparer: stagedPreparer(stages) }),
+    accept: acceptancePorts({ emails, idempotency, outbox, queues, preparer }),
     ready: () => pingRedis(redis),
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
     batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,

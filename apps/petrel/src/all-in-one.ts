@@ -61,7 +61,7 @@ export async function startAllInOne(
 
   // Stopped first: health goes away before the components it reports on.
   const health = await startHealthServer({
-    port: config.METRICS_PORT ?? 9464,
+    port: config.METRICS_PORT,
     ready: async () => (await Promise.all([worker.ready(), scheduler.ready()])).every(Boolean),
   });
   lifecycle.onStop('health', () => health.close());

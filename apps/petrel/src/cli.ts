@@ -8,6 +8,7 @@
  * Uses REDIS_URL, or the embedded Redis of `npm start` (started for the command if not running).
  */
 import { parseArgs } from 'node:util';
+import { API_KEY_PERMISSIONS, isApiKeyPermission } from '@petrel/contracts';
 import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
 import { initLogger, logConnectionError } from '@petrel/observability';
 import { loadPetrelConfig } from './config.js';
@@ -69,8 +70,8 @@ async function main(): Promise<number> {
       case 'keys create': {
         if (!values.name) throw new Error('keys create needs --name');
         const permission = values.permission ?? 'full_access';
-        if (permission !== 'full_access' && permission !== 'sending_access') {
-          throw new Error('--permission must be full_access or sending_access');
+        if (!isApiKeyPermission(permission)) {
+          throw new Error(`--permission must be one of: ${API_KEY_PERMISSIONS.join(', ')}`);
         }
         const key = await store.create(team, { name: values.name, permission });
         console.log(`id:    ${key.id}\nteam:  ${team}\ntoken: ${key.token}\n(the token is shown only now)`);

@@ -1,45 +1,26 @@
 /**
- * Housekeeping: email records expire with their TTL (EMAIL_RETENTION_DAYS); this loop removes
- * their ids from each team's listing index, and samples queue sizes into the jobs gauge.
- * Scheduled emails themselves are delayed BullMQ jobs (job id = email id), promoted by BullMQ.
+ * Housekeeping wiring: the Redis stores and the send queues as the ports of the core use-case
+ * (`runHousekeeping`), metrics and logs as its observer, run on an interval. The rules (what
+ * expires, what is reported) live in packages/core/src/housekeeping.
  */
-import type { Redis } from 'ioredis';
-import type { Keys } from '@petrel/store';
-import type { SendQueues } from '@petrel/queue';
+import { runHousekeeping, type HousekeepingObserver, type HousekeepingPorts } from '@petrel/core';
 import { log, metrics } from '@petrel/observability';
+import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
 
-export async function runHousekeeping(deps: {
-  redis: Redis;
-  keys: Keys;
-  queues: SendQueues;
+/** The observer of production: the jobs gauge, and a log line when ids were trimmed. */
+export const housekeepingObserver: HousekeepingObserver = {
+  queueJobs: (queue, state, count) => metrics.jobs().set({ queue, state }, count),
+  listingsTrimmed: (trimmed) => log().info({ trimmed }, 'expired emails removed from listings'),
+};
+
+export function startHousekeeping(opts: {
+  ports: HousekeepingPorts;
   retentionMs: number;
-  now?: number;
-}): Promise<{ trimmed: number }> {
-  const cutoff = (deps.now ?? Date.now()) - deps.retentionMs;
-  const teams = await deps.redis.smembers(deps.keys.teams());
-  let trimmed = 0;
-  for (const teamId of teams) {
-    trimmed += await deps.redis.zremrangebyscore(deps.keys.emails(teamId), '-inf', `(${cutoff}`);
-  }
-  const counts = await deps.queues.counts();
-  for (const [lane, byState] of Object.entries(counts)) {
-    for (const [state, n] of Object.entries(byState)) metrics.jobs().set({ queue: lane, state }, n);
-  }
-  if (trimmed > 0) log().info({ trimmed }, 'expired emails removed from listings');
-  return { trimmed };
-}
-
-/** Run housekeeping every `intervalMs` until stopped; a failing round is logged, never fatal. */
-export function startHousekeeping(deps: Parameters<typeof runHousekeeping>[0], intervalMs: number) {
-  let running: Promise<unknown> = Promise.resolve();
-  const timer = setInterval(() => {
-    running = runHousekeeping(deps).catch((err: unknown) => log().error({ err }, 'housekeeping failed'));
-  }, intervalMs);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
-    },
-  };
+  intervalMs: number;
+}): IntervalLoop {
+  return startIntervalLoop(
+    () => runHousekeeping(opts.ports, { retentionMs: opts.retentionMs, nowMs: Date.now() }),
+    opts.intervalMs,
+    (err) => log().error({ err }, 'housekeeping round failed; trying again next interval'),
+  );
 }

@@ -1,3 +1,2 @@
 export * from './scheduler.js';
 export * from './config.js';
-export * from './housekeeping.js';

@@ -11,7 +11,7 @@ lifecycle.installSignalHandlers();
 try {
   const scheduler = await startScheduler(config);
   lifecycle.onStop('scheduler', () => scheduler.close());
-  const health = await startHealthServer({ port: config.METRICS_PORT ?? 9466, ready: scheduler.ready });
+  const health = await startHealthServer({ port: config.METRICS_PORT, ready: scheduler.ready });
   lifecycle.onStop('health', () => health.close());
 } catch (err) {
   log().fatal({ err }, 'scheduler failed to start');

@@ -1,8 +1,23 @@
-/** The scheduler process's components: housekeeping now; broadcast scheduling joins it later. */
-import { Keys, createRedis, pingRedis } from '@petrel/store';
+/**
+ * The scheduler process's components: housekeeping and the outbox relay; broadcast scheduling
+ * joins them later. Scheduled emails themselves are delayed BullMQ jobs (job id = email id),
+ * promoted by BullMQ.
+ */
+import { emailRetentionMs } from '@petrel/config';
+import {
+  ApiKeysStore,
+  EmailsStore,
+  IdempotencyStore,
+  Keys,
+  OutboxStore,
+  createRedis,
+  pingRedis,
+} from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
 import { logConnectionError } from '@petrel/observability';
-import { startHousekeeping } from './housekeeping.js';
+import { housekeepingObserver, startHousekeeping } from './housekeeping.js';
+import { startPreviousShardsWatch } from './previous-shards.js';
+import { outboxRelayObserver, startOutboxRelay } from './outbox-relay.js';
 import type { SchedulerConfig } from './config.js';
 
 export async function startScheduler(config: SchedulerConfig) {
@@ -14,16 +29,40 @@ export async function startScheduler(config: SchedulerConfig) {
     logConnectionError('petrel-scheduler'),
   );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
+  const retentionMs = emailRetentionMs(config);
   const queues = new SendQueues(redis, {
-    prefix: `${config.REDIS_KEY_PREFIX}:bull`,
+    prefix: keys.bullPrefix(),
+    shards: config.QUEUE_SHARDS,
+    previousShards: config.QUEUE_SHARDS_PREVIOUS,
   });
-  const housekeeping = startHousekeeping(
-    { redis, keys, queues, retentionMs: config.EMAIL_RETENTION_DAYS * 86_400_000 },
-    config.HOUSEKEEPING_INTERVAL_S * 1000,
-  );
+  const housekeeping = startHousekeeping({
+    ports: {
+      teams: new ApiKeysStore(redis, keys),
+      listings: new EmailsStore(redis, keys, retentionMs),
+      queues,
+      observer: housekeepingObserver,
+    },
+    retentionMs,
+    intervalMs: config.HOUSEKEEPING_INTERVAL_S * 1000,
+  });
+  const outboxRelay = startOutboxRelay({
+    ports: {
+      teams: new ApiKeysStore(redis, keys),
+      outbox: new OutboxStore(redis, keys, new IdempotencyStore(redis, keys)),
+      queues,
+      observer: outboxRelayObserver,
+    },
+    graceMs: config.OUTBOX_GRACE_MS,
+  });
+  const previousShards =
+    config.QUEUE_SHARDS_PREVIOUS === undefined
+      ? undefined
+      : startPreviousShardsWatch(queues, config.QUEUE_SHARDS_PREVIOUS, config.HOUSEKEEPING_INTERVAL_S * 1000);
   return {
     ready: () => pingRedis(redis),
     async close() {
+      await previousShards?.stop();
+      await outboxRelay.stop();
       await housekeeping.stop();
       await queues.close();
       await redis.quit().catch(() => undefined);

@@ -1,10 +1,20 @@
-import { dataEnv, loadConfig, logEnv, metricsEnv, redisEnv, smtpEnv, workerEnv } from '@petrel/config';
+import {
+  dataEnv,
+  loadConfig,
+  logEnv,
+  metricsEnv,
+  queueEnv,
+  redisEnv,
+  smtpEnv,
+  workerEnv,
+} from '@petrel/config';
 
 export const workerConfigShape = {
   ...redisEnv,
   ...logEnv,
-  ...metricsEnv,
+  ...metricsEnv('worker'),
   ...smtpEnv,
+  ...queueEnv,
   ...workerEnv,
   ...dataEnv,
 };

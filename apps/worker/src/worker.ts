@@ -1,21 +1,26 @@
 /**
- * The send workers of one process: a BullMQ Worker per lane (transactional, broadcast) sharing
- * one pooled SMTP transport. Retries use the `smtp-retry` backoff strategy: the configured ladder
- * with jitter, honouring "try again in N seconds" hints.
+ * The send workers of one process: a BullMQ Worker per queue of each lane (transactional,
+ * broadcast; QUEUE_SHARDS queues each) sharing one pooled SMTP transport, each running
+ * packages/core's deliver-email use-case with the Redis stores, the mailer and the observability
+ * package wired into its ports. Retries use the
+ * `smtp-retry` backoff strategy: the configured ladder with jitter, honouring "try again in N
+ * seconds" hints.
  */
+import { performance } from 'node:perf_hooks';
+import { newId, type DeliverStage } from '@petrel/core';
 import { EmailsStore, Keys, TemplatesStore, createRedis, pingRedis } from '@petrel/store';
-import { createSendWorker, type Worker } from '@petrel/queue';
-import {
-  createSmtpSender,
-  computeRetryDelay,
-  DEFAULT_RETRY_JITTER,
-  DEFAULT_RETRY_SCHEDULE_S,
-} from '@petrel/mailer';
+import { createSendWorkers, type Worker } from '@petrel/queue';
+import { createSmtpSender } from '@petrel/mailer';
 import { log, logConnectionError, metrics } from '@petrel/observability';
-import type { SendJob } from '@petrel/contracts';
-import { deliverEmailProcessor, SoftFailError, type ContentResolver } from './deliver-email.processor.js';
+import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
+import { emailRetentionMs } from '@petrel/config';
+import { deliverEmailProcessor } from './deliver-email.processor.js';
+import { deliverObserver } from './deliver-observer.js';
+import { SoftFailError } from './job-result.js';
+import { mimeBuilder } from './mime-builder.js';
+import { outcomeWriter } from './outcome-writer.js';
+import { retrySchedule, smtpRetryBackoff } from './retry-backoff.js';
 import type { WorkerConfig } from './config.js';
-import { renderTemplateResolver } from './render-template.resolver.js';
 
 export interface WorkerHandle {
   workers: Worker<SendJob>[];
@@ -23,15 +28,9 @@ export interface WorkerHandle {
   close(): Promise<void>;
 }
 
-export interface WorkerContext {
-  redis: ReturnType<typeof createRedis>;
-  keys: Keys;
-  templates: TemplatesStore;
-}
-
 export interface WorkerExtensions {
-  /** Replaces the default resolver (templates: `renderTemplateResolver`). */
-  resolveContent?: (ctx: WorkerContext) => ContentResolver;
+  /** Replaces the delivery stages (default: DELIVERY_STAGES), e.g. to add one under test. */
+  stages?: readonly DeliverStage[];
 }
 
 export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = {}): Promise<WorkerHandle> {
@@ -50,72 +49,78 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     logConnectionError('petrel-worker-bull'),
   );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
-  const emails = new EmailsStore(redis, keys, config.EMAIL_RETENTION_DAYS * 86_400_000);
+  const emails = new EmailsStore(redis, keys, emailRetentionMs(config));
   const sender = createSmtpSender({
     url: config.SMTP_URL,
     poolSize: config.SMTP_POOL_SIZE,
     connectionTimeoutMs: config.SMTP_CONNECTION_TIMEOUT_MS,
     socketTimeoutMs: config.SMTP_SOCKET_TIMEOUT_MS,
   });
-  const schedule = config.RETRY_SCHEDULE_S
-    ? config.RETRY_SCHEDULE_S.split(',').map(Number)
-    : [...DEFAULT_RETRY_SCHEDULE_S];
-  const retentionMs = config.EMAIL_RETENTION_DAYS * 86_400_000;
+  const schedule = retrySchedule(config.RETRY_SCHEDULE_S);
+  const retentionMs = emailRetentionMs(config);
   const templates = new TemplatesStore(redis, keys, retentionMs);
-  const resolveContent = (ext.resolveContent ?? ((ctx) => renderTemplateResolver(ctx.templates)))({
-    redis,
-    keys,
+  const ports = {
+    emails,
+    outcomes: outcomeWriter(emails),
     templates,
-  });
+    mime: mimeBuilder,
+    smtp: sender,
+    clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+    ids: { newEventId: () => newId() },
+    retries: schedule.length,
+  };
 
-  const workers = (['send', 'broadcast'] as const).map((lane) => {
-    const w = createSendWorker(
+  // One BullMQ Worker per queue of each lane (every shard, and the previous layout's while
+  // QUEUE_SHARDS changes): every process consumes every shard. createSendWorkers splits
+  // WORKER_CONCURRENCY over a lane's queues, so a process still runs at most that many jobs of a
+  // lane at once, and WORKER_SEND_RATE likewise, so it stays the lane's rate across processes.
+  const workers = SEND_LANES.flatMap((lane) => {
+    // Metrics name the lane's queues by their base name, whatever the shards.
+    const queue = LANE_QUEUE[lane];
+    return createSendWorkers(
       lane,
-      deliverEmailProcessor({
-        emails,
-        send: (m) => sender.send(m),
-        lane,
-        retries: schedule.length,
-        resolveContent,
-      }),
+      deliverEmailProcessor({ ...ports, observer: deliverObserver(lane) }, ext.stages),
       {
         connection: bullConnection,
-        prefix: `${config.REDIS_KEY_PREFIX}:bull`,
+        prefix: keys.bullPrefix(),
+        shards: config.QUEUE_SHARDS,
+        previousShards: config.QUEUE_SHARDS_PREVIOUS,
         concurrency: config.WORKER_CONCURRENCY,
+        sendRate: config.WORKER_SEND_RATE,
         lockDuration: config.WORKER_LOCK_DURATION_MS,
         stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
         maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
-        ...(config.WORKER_SEND_RATE > 0 ? { limiter: { max: config.WORKER_SEND_RATE, duration: 1000 } } : {}),
         settings: {
-          backoffStrategy: (attemptsMade: number, _type?: string, err?: Error) => {
-            const hint = err instanceof SoftFailError ? err.retryAfterMs : undefined;
-            // attemptsMade counts the attempt that just failed (1 after the first failure).
-            const delay = computeRetryDelay(attemptsMade, schedule, {
-              scale: config.RETRY_TIME_SCALE,
-              jitter: DEFAULT_RETRY_JITTER,
-              ...(hint !== undefined ? { retryAfterMs: hint } : {}),
-            });
-            return delay ?? 0;
-          },
+          backoffStrategy: smtpRetryBackoff(schedule, config.RETRY_TIME_SCALE),
         },
       },
-    );
-    w.on('failed', (job, err) => {
-      if (!(err instanceof SoftFailError))
-        log().warn({ jobId: job?.id, err: err.message }, 'send job failed');
+    ).map((w) => {
+      w.on('failed', (job, err) => {
+        if (!(err instanceof SoftFailError))
+          log().warn({ jobId: job?.id, err: err.message }, 'send job failed');
+      });
+      w.on('completed', () => metrics.jobsProcessed().inc({ queue, result: 'completed' }));
+      w.on('error', (err) => log().error({ err }, 'worker error'));
+      w.on('stalled', (jobId) => {
+        metrics.jobsProcessed().inc({ queue, result: 'stalled' });
+        log().warn(
+          { jobId },
+          'send job stalled (its worker stopped without finishing it); put back to be retried',
+        );
+      });
+      return w;
     });
-    w.on('completed', () => metrics.jobsProcessed().inc({ queue: w.name, result: 'completed' }));
-    w.on('error', (err) => log().error({ err }, 'worker error'));
-    w.on('stalled', (jobId) => {
-      metrics.jobsProcessed().inc({ queue: w.name, result: 'stalled' });
-      log().warn(
-        { jobId },
-        'send job stalled (its worker stopped without finishing it); put back to be retried',
-      );
-    });
-    return w;
   });
-  log().info({ concurrency: config.WORKER_CONCURRENCY, pool: config.SMTP_POOL_SIZE }, 'send workers started');
+  log().info(
+    {
+      concurrency: config.WORKER_CONCURRENCY,
+      pool: config.SMTP_POOL_SIZE,
+      shards: config.QUEUE_SHARDS,
+      ...(config.QUEUE_SHARDS_PREVIOUS !== undefined && { previousShards: config.QUEUE_SHARDS_PREVIOUS }),
+      queues: workers.length,
+    },
+    'send workers started',
+  );
 
   return {
     workers,

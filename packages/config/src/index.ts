@@ -5,14 +5,51 @@
  */
 import { z } from 'zod';
 
-const bool = z
+/** A boolean variable: 1/true/yes/on or 0/false/no/off (empty is false). */
+export const boolEnv = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
 const port = z.coerce.number().int().min(0).max(65_535);
 
+/** A node of a Redis Cluster: `host:port`, the host a name, an IPv4 address or a bracketed IPv6 one. */
+const CLUSTER_NODE = String.raw`(?:\[[0-9a-fA-F:.]+\]|[^\s,:@/\[\]]+):\d{1,5}`;
+const CLUSTER_NODES = new RegExp(`^${CLUSTER_NODE}(?:,${CLUSTER_NODE})*$`);
+/** `redis+cluster://[user[:password]@]host:port,host:port…` (`rediss+cluster://` for TLS). */
+const CLUSTER_URL = new RegExp(`^rediss?\\+cluster://(?:[^@/\\s]*@)?${CLUSTER_NODE}(?:,${CLUSTER_NODE})*/?$`);
+
+/** True for a REDIS_URL Petrel can connect to (the grammar createRedis in packages/store parses). */
+export function isRedisUrl(url: string): boolean {
+  if (CLUSTER_URL.test(url)) return true;
+  try {
+    const u = new URL(url);
+    return (u.protocol === 'redis:' || u.protocol === 'rediss:') && u.hostname !== '';
+  } catch {
+    return false;
+  }
+}
+
 export const redisEnv = {
-  /** Redis connection URL. Unset in all-in-one mode: an embedded redis-server is started. */
-  REDIS_URL: z.string().url().optional(),
+  /**
+   * Redis connection URL: `redis://[user:password@]host:port[/db]` (`rediss://` for TLS) for one
+   * server, or `redis+cluster://[user:password@]host1:port,host2:port` (`rediss+cluster://`) for a
+   * Redis Cluster, listing some of its nodes (the client discovers the others). Unset in
+   * all-in-one mode: an embedded redis-server is started.
+   */
+  REDIS_URL: z
+    .string()
+    .refine(isRedisUrl, {
+      message:
+        'must be redis://host:port or rediss://host:port (one server), or redis+cluster://host1:port,host2:port or rediss+cluster://… (a Redis Cluster)',
+    })
+    .optional(),
+  /**
+   * The nodes of a Redis Cluster, `host1:port,host2:port`: the same as
+   * REDIS_URL=redis+cluster://host1:port,host2:port (set one of the two).
+   */
+  REDIS_CLUSTER_NODES: z
+    .string()
+    .regex(CLUSTER_NODES, 'must be host:port pairs separated by commas, e.g. 10.0.0.1:7000,10.0.0.2:7000')
+    .optional(),
   /** Prefix of every Petrel key, so tests and tenants of one Redis can be kept apart. */
   REDIS_KEY_PREFIX: z
     .string()
@@ -20,14 +57,45 @@ export const redisEnv = {
     .default('pt'),
 };
 
+/** Most shards a send lane may have: each is a BullMQ Worker (and connection) per worker process. */
+export const MAX_QUEUE_SHARDS = 64;
+const shardCount = z.coerce.number().int().min(1).max(MAX_QUEUE_SHARDS);
+
+/** The send queues (BullMQ) of every app that enqueues, consumes or counts send jobs. */
+export const queueEnv = {
+  /**
+   * Queues per send lane. Each is its own hash slot, so on a Redis Cluster a lane's load spreads
+   * over that many masters (a multiple of the number of masters spreads it evenly). Every API,
+   * worker and scheduler of a deployment must use the same value.
+   */
+  QUEUE_SHARDS: shardCount.default(1),
+  /**
+   * While QUEUE_SHARDS changes: the value before the change, or `unsharded` for the single queue
+   * per lane of releases before sharding. Workers also consume those queues and cancel /
+   * reschedule also look there, so no job queued before the change is stranded. Remove it once
+   * the scheduler logs that those queues are drained.
+   */
+  QUEUE_SHARDS_PREVIOUS: z.union([z.literal('unsharded'), shardCount]).optional(),
+};
+
 export const logEnv = {
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 };
 
-export const metricsEnv = {
-  /** Port of the health + /metrics server of this process; 0 picks a free port. */
-  METRICS_PORT: port.optional(),
-};
+/**
+ * Default port of each process's health + /metrics server, so the processes of one host do not
+ * collide (9464 is the port OpenTelemetry's Prometheus exporter made customary; the all-in-one
+ * process serves the API's).
+ */
+export const METRICS_PORTS = { api: 9464, worker: 9465, scheduler: 9466, petrel: 9464 } as const;
+
+/** `METRICS_PORT` for `app`, defaulting to its entry in {@link METRICS_PORTS}. */
+export function metricsEnv(app: keyof typeof METRICS_PORTS) {
+  return {
+    /** Port of the health + /metrics server of this process; 0 picks a free port. */
+    METRICS_PORT: port.default(METRICS_PORTS[app]),
+  };
+}
 
 export const apiEnv = {
   PORT: port.default(3000),
@@ -69,7 +137,7 @@ export const workerEnv = {
   WORKER_SEND_RATE: z.coerce.number().int().min(0).default(0),
   /**
    * Backoff ladder for temporary SMTP failures: seconds between attempts, comma separated.
-   * Unset: the mailer's default ladder, 24 h in total (DEFAULT_RETRY_SCHEDULE_S).
+   * Unset: the default ladder, 24 h in total (DEFAULT_RETRY_SCHEDULE_S in packages/core).
    */
   RETRY_SCHEDULE_S: z
     .string()
@@ -91,16 +159,9 @@ export const workerEnv = {
   WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(100).default(2),
 };
 
-export const smtpServerEnv = {
-  /** SMTP submission port (AUTH with an API key); 0 disables. */
-  SMTP_SUBMISSION_PORT: port.default(0),
-  /** Inbound MX port; 0 disables. */
-  SMTP_INBOUND_PORT: port.default(0),
-};
-
 export const webhookEnv = {
   /** Allow webhook (and attachment) URLs on loopback / private networks. Off in production. */
-  WEBHOOK_ALLOW_PRIVATE_NETWORKS: bool.default(false),
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolEnv.default(false),
 };
 
 export const dataEnv = {
@@ -110,17 +171,38 @@ export const dataEnv = {
   EMAIL_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
 };
 
+const DAY_MS = 86_400_000;
+
+/** EMAIL_RETENTION_DAYS in milliseconds: the TTL of email records and their timelines. */
+export function emailRetentionMs(config: { EMAIL_RETENTION_DAYS: number }): number {
+  return config.EMAIL_RETENTION_DAYS * DAY_MS;
+}
+
 /** Parse `env` against `shape`, or throw one readable message listing every bad variable. */
 export function loadConfig<S extends z.ZodRawShape>(
   shape: S,
   env: Record<string, string | undefined> = process.env,
 ): z.infer<z.ZodObject<S>> {
-  const result = z.object(shape).safeParse(env);
+  const result = z.object(shape).superRefine(redisTarget).safeParse(env);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
   }
+  const data: Record<string, unknown> = result.data;
+  // REDIS_CLUSTER_NODES is another spelling of a cluster REDIS_URL: every app reads REDIS_URL.
+  if (typeof data.REDIS_CLUSTER_NODES === 'string')
+    return { ...result.data, REDIS_URL: `redis+cluster://${data.REDIS_CLUSTER_NODES}` };
   return result.data;
+}
+
+/** REDIS_URL and REDIS_CLUSTER_NODES name the same thing: at most one may be set. */
+function redisTarget(data: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  if (data.REDIS_URL !== undefined && data.REDIS_CLUSTER_NODES !== undefined)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['REDIS_CLUSTER_NODES'],
+      message: 'set REDIS_URL or REDIS_CLUSTER_NODES, not both',
+    });
 }
 
 export class ConfigError extends Error {

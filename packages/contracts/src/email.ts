@@ -1,16 +1,16 @@
 /**
  * Wire shapes of the email-sending endpoints: `POST /emails` and `POST /emails/batch`
- * (spec 2.1, 2.5, 4.1; reference B.1, C.3). Requests are plain types because they are validated
- * by the hand-written validator in `@petrel/core` (it has to name every field and index in its
- * messages and run for every email at ingest); responses are zod schemas so tests and clients
- * can parse what the API returns.
+ * (Resend's send and batch endpoints). Requests are plain types here: their zod schemas live with
+ * the validation in `@petrel/core`, which also normalises them (address lists to arrays, defaults)
+ * and resolves `scheduled_at` against the request's clock; responses are zod schemas so tests and
+ * clients can parse what the API returns.
  */
 import { z } from 'zod';
 
 /** One address or several: `"a@b.c"`, `"Jane <a@b.c>"` or an array of those. */
 export type AddressListInput = string | string[];
 
-/** Tag on a send request (spec 2.2): both parts `[A-Za-z0-9_-]{1,256}`. */
+/** Tag on a send request: both parts `[A-Za-z0-9_-]{1,256}`. */
 export interface TagInput {
   name: string;
   value: string;
@@ -25,7 +25,7 @@ export interface AttachmentWire {
   content_id?: string;
 }
 
-/** Template reference (spec 2.3, 2.4). */
+/** Template reference: a template's id or alias and the variable values. */
 export interface TemplateRefInput {
   /** Template id or alias. */
   id: string;
@@ -76,7 +76,7 @@ export const SEND_EMAIL_FIELDS = [
 ] as const;
 export type SendEmailField = (typeof SEND_EMAIL_FIELDS)[number];
 
-/** Request header that picks the batch validation mode (reference C.3); absent means strict. */
+/** Request header that picks the batch validation mode; absent means strict. */
 export const BATCH_VALIDATION_HEADER = 'x-batch-validation';
 export const BATCH_VALIDATION_MODES = ['strict', 'permissive'] as const;
 export type BatchValidationMode = (typeof BATCH_VALIDATION_MODES)[number];

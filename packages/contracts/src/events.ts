@@ -1,4 +1,4 @@
-/** Email event kinds (spec section 6, reference C.10). */
+/** Email event kinds, as Resend names them in its webhooks. */
 export const EMAIL_EVENT_TYPES = [
   'email.sent',
   'email.scheduled',
@@ -15,7 +15,7 @@ export const EMAIL_EVENT_TYPES = [
 export type EmailEventType = (typeof EMAIL_EVENT_TYPES)[number];
 
 /**
- * `last_event` values of an email (reference C.9). The order is the order of progress:
+ * `last_event` values of an email, as Resend reports them. The order is the order of progress:
  * a status only moves forward (see `statusRank`).
  */
 export const EMAIL_STATUSES = [

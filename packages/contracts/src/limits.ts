@@ -17,7 +17,7 @@ export const LIMITS = {
   apiKeyNameLength: 50,
 } as const;
 
-/** Variable names a template may not declare (spec 2.4, reference C.5). */
+/** Variable names a template may not declare: Petrel fills them (contact fields, unsubscribe link). */
 export const RESERVED_VARIABLES: ReadonlySet<string> = new Set([
   'FIRST_NAME',
   'LAST_NAME',
@@ -27,6 +27,16 @@ export const RESERVED_VARIABLES: ReadonlySet<string> = new Set([
   'contact',
   'this',
 ]);
+
+/**
+ * Characters that must never reach a header line (RFC 5322 section 2.2 allows no bare CR or LF):
+ * C0 controls except TAB (CR, LF, NUL among them), DEL, C1 controls (NEL U+0085 among them) and
+ * the Unicode line/paragraph separators U+2028/U+2029, which some clients render as line breaks.
+ */
+export const HEADER_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
+
+/** Template variable key characters: the send request and template declarations share it. */
+export const VARIABLE_KEY_PATTERN = /^[A-Za-z0-9_]+$/;
 
 /** Headers Petrel writes itself; a custom header with one of these names is refused. */
 export const OWNED_HEADERS: ReadonlySet<string> = new Set([

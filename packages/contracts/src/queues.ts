@@ -1,19 +1,32 @@
 import { z } from 'zod';
 
 /**
- * Queue names. WARNING: these are persisted in Redis (BullMQ keys `bull:<name>:*`);
- * renaming one strands every job already queued under the old name.
+ * The base name of each send lane's queues. Before sharding, each lane was one queue of exactly
+ * this name; it is still the `queue` label of the metrics, so dashboards survive a change of
+ * QUEUE_SHARDS. WARNING: persisted (see {@link sendQueueName}).
  */
 export const QUEUES = {
-  /** Transactional sends (POST /emails, /emails/batch, SMTP submission): one job per email. */
+  /** Transactional sends (POST /emails, /emails/batch): one job per email. */
   send: 'petrel-send',
   /** Broadcast sends: a separate lane so a broadcast can never delay a password reset. */
   sendBroadcast: 'petrel-send-broadcast',
-  /** Webhook deliveries: one job per (event, endpoint). */
-  webhooks: 'petrel-webhooks',
 } as const;
 
 export type QueueName = (typeof QUEUES)[keyof typeof QUEUES];
+
+/**
+ * The send lanes. Each has queues of its own ({@link LANE_QUEUE}), so broadcast fan-out never
+ * waits in front of a transactional email; an email record names its lane. Persisted like queue
+ * names.
+ */
+export const SEND_LANES = ['send', 'broadcast'] as const;
+export type SendLane = (typeof SEND_LANES)[number];
+
+/** The base name of each send lane's queues. */
+export const LANE_QUEUE: Record<SendLane, QueueName> = {
+  send: QUEUES.send,
+  broadcast: QUEUES.sendBroadcast,
+};
 
 /** Payload of a send job. Content lives in the email record; the job carries ids only. */
 export const sendJobSchema = z.object({
@@ -23,5 +36,114 @@ export const sendJobSchema = z.object({
 });
 export type SendJob = z.infer<typeof sendJobSchema>;
 
-/** Redis stream that carries internal email events to the webhook dispatcher. */
-export const EVENTS_STREAM = 'petrel:events';
+/** Hash slots of a Redis Cluster (Redis Cluster specification, "Key distribution model"). */
+export const CLUSTER_SLOTS = 16_384;
+
+/**
+ * CRC16 as Redis Cluster uses it (XMODEM: polynomial 0x1021, initial value 0), over `bytes`.
+ * The specification's reference output: "123456789" → 0x31C3.
+ */
+export function crc16(bytes: Uint8Array): number {
+  let crc = 0;
+  for (const byte of bytes) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++)
+      crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc;
+}
+
+const utf8 = new TextEncoder();
+
+/**
+ * The hash slot of `key`, as `CLUSTER KEYSLOT` answers: CRC16 mod 16384 of the key, or only of
+ * its hash tag — the part between the first `{` and the first `}` after it, when not empty
+ * (Redis Cluster specification, "Hash tags").
+ */
+export function keySlot(key: string): number {
+  const open = key.indexOf('{');
+  const close = open === -1 ? -1 : key.indexOf('}', open + 1);
+  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
+  return crc16(utf8.encode(hashed)) % CLUSTER_SLOTS;
+}
+
+/**
+ * How a lane's jobs are spread over queues: a number of shards (QUEUE_SHARDS), or `unsharded`
+ * — the one queue per lane named {@link LANE_QUEUE}, as releases before sharding wrote it (only
+ * ever consumed, to drain it during an upgrade; its keys have no hash tag, so single-node only).
+ */
+export type QueueLayout = number | 'unsharded';
+
+function checkShards(shards: number): void {
+  if (!Number.isInteger(shards) || shards < 1)
+    throw new RangeError(`shards must be a positive integer: ${shards}`);
+}
+
+/** Memo of shard queue names by `lane/shards`: computing one searches a few hundred suffixes. */
+const shardNames = new Map<string, readonly string[]>();
+
+/**
+ * The name of shard `shard` (0-based) of `shards` of `lane`'s queue, e.g. `{petrel-send-0of1-5}`.
+ *
+ * WARNING: persisted. BullMQ keys are `<prefix>:<name>:<suffix>`, so a job queued under one name
+ * is invisible to workers of another: changing this function (or a lane's base name) strands
+ * every queued job. A change of QUEUE_SHARDS renames every shard on purpose and is covered by
+ * QUEUE_SHARDS_PREVIOUS (docs/architecture.md, "Changing QUEUE_SHARDS").
+ *
+ * Why the braces: BullMQ's scripts touch several keys of one queue at once, and on Redis Cluster
+ * they must share a hash slot, so the name is a hash tag (BullMQ docs, "Redis Cluster"); each
+ * shard is its own tag, hence its own slot. BullMQ refuses `:` in a queue name.
+ *
+ * Why the last number: the smallest suffix that puts the shard's slot in the middle half of its
+ * 1/`shards` of the slot space. `redis-cli --cluster create` (and managed clusters) give each of
+ * M masters one contiguous, equal range of slots, so with QUEUE_SHARDS a multiple of M every
+ * master serves the same number of shards; plain names would land wherever CRC16 puts them, often
+ * two shards of three on one master.
+ */
+export function sendQueueName(lane: SendLane, shard: number, shards: number): string {
+  checkShards(shards);
+  if (!Number.isInteger(shard) || shard < 0 || shard >= shards)
+    throw new RangeError(`shard ${shard} is not one of ${shards}`);
+  return laneQueues(lane, shards)[shard]!;
+}
+
+function laneQueues(lane: SendLane, shards: number): readonly string[] {
+  const memo = `${lane}/${shards}`;
+  let names = shardNames.get(memo);
+  if (!names) {
+    const width = CLUSTER_SLOTS / shards;
+    names = Array.from({ length: shards }, (_, shard) => {
+      const [lo, hi] = [(shard + 0.25) * width, (shard + 0.75) * width];
+      for (let suffix = 0; ; suffix++) {
+        const name = `{${LANE_QUEUE[lane]}-${shard}of${shards}-${suffix}}`;
+        const slot = keySlot(name);
+        if (slot >= lo && slot < hi) return name;
+      }
+    });
+    shardNames.set(memo, names);
+  }
+  return names;
+}
+
+/** Every queue of `lane` in `layout`, by shard. */
+export function sendQueueNames(lane: SendLane, layout: QueueLayout): readonly string[] {
+  if (layout === 'unsharded') return [LANE_QUEUE[lane]];
+  checkShards(layout);
+  return laneQueues(lane, layout);
+}
+
+/**
+ * The shard of an email among `shards`: CRC16 of its id, mod `shards`. Stable (persisted like
+ * the names: remove and reschedule find a job by it) and spread evenly over UUIDv7 ids, whose
+ * leading timestamp bits alone would put a burst of emails on one shard.
+ */
+export function shardOf(emailId: string, shards: number): number {
+  checkShards(shards);
+  return crc16(utf8.encode(emailId)) % shards;
+}
+
+/** The queue of `lane` that holds (or will hold) the job of `emailId` in `layout`. */
+export function sendQueueOf(lane: SendLane, emailId: string, layout: QueueLayout): string {
+  if (layout === 'unsharded') return LANE_QUEUE[lane];
+  return laneQueues(lane, layout)[shardOf(emailId, layout)]!;
+}

@@ -1,14 +1,10 @@
 import { describe, expect, it } from 'vitest';
+import { formatIssue, type ValidationIssue } from './errors.js';
 import { LIMITS } from './limits.js';
-import {
-  createTemplateSchema,
-  formatIssuePath,
-  updateTemplateSchema,
-  validateTemplateVariables,
-} from './template.js';
+import { createTemplateSchema, updateTemplateSchema, validateTemplateVariables } from './template.js';
 
-const messages = (r: { success: boolean; error?: { issues: { path: PropertyKey[]; message: string }[] } }) =>
-  r.error?.issues.map((i) => `${formatIssuePath(i.path)}: ${i.message}`) ?? [];
+const messages = (r: { success: boolean; error?: { issues: ValidationIssue[] } }) =>
+  r.error?.issues.map((i) => formatIssue(i)) ?? [];
 
 describe('validateTemplateVariables', () => {
   it('accepts valid declarations', () => {

@@ -1,5 +1,5 @@
 /**
- * Wire contract of the template endpoints (reference B.4, C.5; spec 2.4): the zod schemas that
+ * Wire contract of the template endpoints, as Resend's API defines them: the zod schemas that
  * validate POST /templates and PATCH /templates/:idOrAlias bodies, and the shapes GET returns.
  *
  * Variable declaration rules: key of ASCII letters, digits and underscore, 1..50 characters, not
@@ -12,7 +12,8 @@
  * send back what GET returned. `reply_to` is normalised to an array.
  */
 import { z } from 'zod';
-import { LIMITS, RESERVED_VARIABLES } from './limits.js';
+import { formatIssue } from './errors.js';
+import { HEADER_UNSAFE, LIMITS, RESERVED_VARIABLES, VARIABLE_KEY_PATTERN } from './limits.js';
 
 /** Field limits of the template resource not named by the spec (Petrel's choice). */
 export const TEMPLATE_LIMITS = {
@@ -22,24 +23,10 @@ export const TEMPLATE_LIMITS = {
 
 /** Template alias: a slug that starts with a letter or digit, then letters, digits, `-`, `_`, `.`. */
 export const TEMPLATE_ALIAS_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-/** Variable key characters (spec 2.4). */
-export const VARIABLE_KEY_PATTERN = /^[A-Za-z0-9_]+$/;
 /** Aliases may not look like ids, so `GET /templates/:idOrAlias` is never ambiguous. */
 const UUID_SHAPE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-/**
- * A subject is one header line: no C0 control except TAB (CR, LF, NUL among them), no DEL, no C1
- * control (NEL among them), no U+2028/U+2029. Same set as the send validation's header check.
- */
-function isHeaderSafe(s: string): boolean {
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if ((c <= 0x1f && c !== 0x09) || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029) return false;
-  }
-  return true;
-}
-
-/** Length in characters (code points), so an emoji counts once, as in the send validation. */
-function codePoints(s: string): number {
+/** Length in characters (code points), so an emoji counts once: template declarations and send values. */
+export function codePointLength(s: string): number {
   let n = 0;
   for (const _ of s) n++;
   return n;
@@ -73,7 +60,7 @@ export const templateVariableSchema = z
       ctx.addIssue({ code: 'custom', path: ['fallback_value'], message });
     if (f === undefined || f === null) return;
     if (typeof f !== v.type) issue(`fallback_value must be a ${v.type}, as the declared type`);
-    else if (typeof f === 'string' && codePoints(f) > LIMITS.variableStringLength) {
+    else if (typeof f === 'string' && codePointLength(f) > LIMITS.variableStringLength) {
       issue(`a string fallback_value has at most ${LIMITS.variableStringLength} characters`);
     } else if (typeof f === 'number' && Math.abs(f) > LIMITS.variableNumberMax) {
       issue('a number fallback_value lies between -(2^53 - 1) and 2^53 - 1');
@@ -116,7 +103,7 @@ const aliasSchema = z
 
 const subjectSchema = z
   .string('subject must be a string')
-  .refine(isHeaderSafe, 'subject must not contain line breaks or control characters');
+  .refine((s) => !HEADER_UNSAFE.test(s), 'subject must not contain line breaks or control characters');
 
 const replyToSchema = z
   .union(
@@ -156,13 +143,6 @@ export const updateTemplateSchema = z.object({
 });
 export type UpdateTemplateInput = z.infer<typeof updateTemplateSchema>;
 
-/** Render a zod issue path as the client wrote it: `variables[2].key`. */
-export function formatIssuePath(path: readonly PropertyKey[]): string {
-  let out = '';
-  for (const p of path) out += typeof p === 'number' ? `[${p}]` : out === '' ? String(p) : `.${String(p)}`;
-  return out;
-}
-
 /**
  * Validate a `variables` array on its own (e.g. when the route needs one message per rule).
  *
@@ -172,7 +152,7 @@ export function formatIssuePath(path: readonly PropertyKey[]): string {
 export function validateTemplateVariables(vars: unknown): string[] {
   const parsed = templateVariablesSchema.safeParse(vars);
   if (parsed.success) return [];
-  return parsed.error.issues.map((iss) => `${formatIssuePath(['variables', ...iss.path])}: ${iss.message}`);
+  return parsed.error.issues.map((iss) => formatIssue(iss, { prefix: ['variables'] }));
 }
 
 export type TemplateStatus = 'draft' | 'published';

@@ -13,7 +13,7 @@ export type MessageBuildErrorReason =
 /**
  * Thrown by the MIME builder when an input would make an unsafe or malformed message.
  * Validation rejects all of these before acceptance, so reaching one is a bug upstream; the
- * builder still refuses rather than emit a header an attacker shaped (defence in depth, P7/R18).
+ * builder still refuses rather than emit a header an attacker shaped (defence in depth).
  * A `validation_error`, so the send processor treats it as permanent and never retries it.
  */
 export class MessageBuildError extends PetrelError {

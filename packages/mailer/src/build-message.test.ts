@@ -108,6 +108,109 @@ describe('buildMessage: headers', () => {
     expect(headerBlock(m.raw)).toContain('<user@xn--bcher-kva.example>');
   });
 
+  it('writes IDN domains as A-labels in From, To, Cc, Reply-To and the envelope; all ASCII', async () => {
+    const m = build({
+      from: 'Büro <sender@bücher.example>',
+      to: ['user@bücher.example', 'Name <other@MÜNCHEN.example>'],
+      cc: ['"Doe, J" <cc@例え.テスト>'],
+      bcc: ['hidden@bücher.example'],
+      reply_to: ['Reply <r@bücher.example>'],
+      text: 'x',
+    });
+    expect(m.envelope).toEqual({
+      from: 'sender@xn--bcher-kva.example',
+      to: [
+        'user@xn--bcher-kva.example',
+        'other@xn--mnchen-3ya.example',
+        'cc@xn--r8jz45g.xn--zckzah',
+        'hidden@xn--bcher-kva.example',
+      ],
+    });
+    const head = headerBlock(m.raw);
+    expect(head).toContain('\r\nTo: user@xn--bcher-kva.example, Name <other@xn--mnchen-3ya.example>\r\n');
+    expect(head).toContain('\r\nCc: "Doe, J" <cc@xn--r8jz45g.xn--zckzah>\r\n');
+    expect(head).toContain('\r\nReply-To: Reply <r@xn--bcher-kva.example>\r\n');
+    expect(head).toMatch(/^From: =\?UTF-8\?[BQ]\?.+\?= <sender@xn--bcher-kva\.example>\r\n/);
+    // nothing needs SMTPUTF8: the message is ASCII and has no second form
+    expect(m.raw.every((b) => b < 0x80)).toBe(true);
+    expect(m.asciiRaw).toBeUndefined();
+    const p = await parse(m.raw);
+    expect(p.from).toEqual({ name: 'Büro', address: 'sender@xn--bcher-kva.example' });
+  });
+
+  it('keeps a UTF-8 local part as UTF-8 (RFC 6532) and adds an ASCII form with it downgraded', async () => {
+    const m = build({
+      to: ['José <josé@example.com>', 'plain@example.com'],
+      cc: ['ü@bücher.example'],
+      text: 'x',
+    });
+    expect(m.envelope.to).toEqual(['josé@example.com', 'plain@example.com', 'ü@xn--bcher-kva.example']);
+    const head = headerBlock(m.raw);
+    expect(head).toMatch(/\r\nTo: =\?UTF-8\?[BQ]\?\S+\?= <josé@example\.com>, plain@example\.com\r\n/);
+    expect(head).toContain('Cc: ü@xn--bcher-kva.example\r\n');
+    const p = await parse(m.raw);
+    expect(p.to).toEqual([
+      { name: 'José', address: 'josé@example.com' },
+      { name: '', address: 'plain@example.com' },
+    ]);
+
+    const ascii = m.asciiRaw!;
+    expect(ascii).toBeDefined();
+    expect(ascii.every((b) => b < 0x80)).toBe(true);
+    const asciiHead = headerBlock(ascii);
+    expect(asciiHead).toMatch(/\r\nTo: =\?UTF-8\?[BQ]\?[^\r\n]*\?= :;, plain@example\.com\r\n/);
+    expect(asciiHead).toMatch(/\r\nCc: =\?UTF-8\?[BQ]\?[^\r\n]*\?= :;\r\n/);
+    const q = await parse(ascii);
+    // each UTF-8 mailbox is an empty group named after it; the ASCII one is untouched
+    expect(q.to).toEqual([
+      { name: 'José <josé@example.com>', group: [] },
+      { name: '', address: 'plain@example.com' },
+    ]);
+    expect(q.cc).toEqual([{ name: 'ü@xn--bcher-kva.example', group: [] }]);
+    // only the address headers differ
+    const body = (raw: Buffer) => raw.toString('utf8').split(/\r\nSubject: /)[1];
+    expect(body(ascii)).toBe(body(m.raw));
+    expect(q.messageId).toBe(m.messageId);
+  });
+
+  it('writes an internationalised Message-ID domain as A-labels, and still refuses garbage', () => {
+    const m = build({ messageIdDomain: 'bücher.example', text: 'x' });
+    expect(m.messageId).toBe('<0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b@xn--bcher-kva.example>');
+    expect(headerBlock(m.raw)).toContain(`\r\nMessage-ID: ${m.messageId}\r\n`);
+    for (const messageIdDomain of ['bad domain', 'a\u0000b', 'ü<b>.example', '']) {
+      expect(() => build({ messageIdDomain, text: 'x' }), messageIdDomain).toThrow(MessageBuildError);
+    }
+  });
+
+  it('converts only a non-ASCII domain: an ASCII one stays as written, a bad IDN is refused', () => {
+    expect(build({ to: ['josé@Example.COM', 'x@xn--bcher-kva.example'], text: 'x' }).envelope.to).toEqual([
+      'josé@Example.COM',
+      'x@xn--bcher-kva.example',
+    ]);
+    // validation is the strict IDNA gate; domainToASCII still refuses what cannot be encoded
+    expect(() => build({ to: ['user@xn--ü.example'], text: 'x' })).toThrow(MessageBuildError);
+  });
+
+  it('adds the ASCII form for a UTF-8 From or Reply-To, but not for a UTF-8 Bcc', () => {
+    expect(build({ from: 'josé@example.com', text: 'x' }).asciiRaw).toBeDefined();
+    expect(build({ reply_to: ['josé@example.com'], text: 'x' }).asciiRaw).toBeDefined();
+    const bcc = build({ bcc: ['josé@example.com'], text: 'x' });
+    expect(bcc.asciiRaw).toBeUndefined();
+    expect(bcc.envelope.to).toContain('josé@example.com');
+    expect(bcc.raw.every((b) => b < 0x80)).toBe(true);
+  });
+
+  it('keeps downgraded groups within 78 columns', async () => {
+    const local = 'ü'.repeat(60);
+    const m = build({
+      to: [`Very Long Display Name Here <${local}@example.com>`, 'x@example.com'],
+      text: 'x',
+    });
+    for (const line of headerLines(m.asciiRaw!)) expect(line.length).toBeLessThanOrEqual(78);
+    const q = await parse(m.asciiRaw!);
+    expect(q.to?.[0]).toEqual({ name: `Very Long Display Name Here <${local}@example.com>`, group: [] });
+  });
+
   it('folds a long recipient list at 78 columns', async () => {
     const to = Array.from({ length: 50 }, (_, i) => `Recipient Number ${i} <recipient.${i}@example.com>`);
     const m = build({ to, text: 'x' });

@@ -1,18 +1,19 @@
 /**
  * The lean MIME builder (RFC 5322 / 2045-2047 / 2231) that replaces nodemailer's composer on
- * the send path: nodemailer then only transports `raw` (bench/RESULTS.md, addendum: composing
- * was half the sending CPU). It owns the header block, the multipart tree and the
+ * the send path: nodemailer then only transports `raw` (composing was half the sending CPU in
+ * the benchmark). It owns the header block, the multipart tree and the
  * transfer encodings; it never does I/O, never reads config and never retries.
  *
  * It must never emit a header line shaped by input: header-bound values holding CR, LF or NUL
  * throw {@link MessageBuildError}, Bcc goes to the envelope only, and the Message-ID is
- * derived from the email id so a retried job yields the same Message-ID (P2, R10).
+ * derived from the email id so a retried job yields the same Message-ID (RFC 5322 3.6.4).
  */
 import { randomUUID } from 'node:crypto';
+import { domainToASCII } from 'node:url';
 import { OWNED_HEADERS, type AttachmentInput, type EmailContent } from '@petrel/contracts';
-import { addressHeader, splitAddress, type SplitAddress } from './address.js';
+import { addressHeader, needsSmtpUtf8, splitAddress, type SplitAddress } from './address.js';
 import { encodeText, wrapBase64, type EncodedText } from './body-encoding.js';
-import { BoundedCache } from './bounded-cache.js';
+import { LRUCache } from 'lru-cache';
 import { MessageBuildError } from './build-error.js';
 import { assertHeaderSafe, mimeParam, unstructuredHeader } from './header-encoding.js';
 import { attachmentType } from './mime-types.js';
@@ -25,24 +26,37 @@ export interface MessageInput extends Pick<
 > {
   /** The email's id; the Message-ID is `<emailId@messageIdDomain>`. */
   emailId: string;
-  /** Domain part of the Message-ID, normally the sending domain. */
+  /** Domain part of the Message-ID, normally the sending domain (an IDN is written as A-labels). */
   messageIdDomain: string;
   /** Value of the Date header. */
   date: Date;
 }
 
-/** SMTP envelope: bare addresses, Bcc included, duplicates removed. */
+/**
+ * SMTP envelope: bare addresses, Bcc included, duplicates removed. Domains are A-labels; a
+ * UTF-8 local part stays UTF-8 and needs SMTPUTF8 from the next hop (RFC 6531).
+ */
 export interface MessageEnvelope {
   from: string;
   to: string[];
 }
 
 export interface BuiltMessage {
-  /** The whole RFC 5322 message, CRLF line endings, ready for SMTP DATA. */
+  /**
+   * The whole RFC 5322 message, CRLF line endings, ready for SMTP DATA. When a header address
+   * has a UTF-8 local part, its header fields are UTF-8 (RFC 6532) and it may only be sent with
+   * SMTPUTF8; {@link asciiRaw} is then the form for a hop without it.
+   */
   raw: Buffer;
   envelope: MessageEnvelope;
   /** The Message-ID header value, with its angle brackets. */
   messageId: string;
+  /**
+   * Only when `raw` has UTF-8 header fields: the same message with every mailbox that has a
+   * UTF-8 local part downgraded to an ASCII group (see `formatAsciiMailbox`), for a hop that
+   * does not offer SMTPUTF8. Same Message-ID, Date and body.
+   */
+  asciiRaw?: Buffer;
 }
 
 /** Headers the builder writes itself (one list, in contracts; core's validation refuses them first). */
@@ -50,6 +64,8 @@ export const OWNED_HEADER_NAMES: ReadonlySet<string> = OWNED_HEADERS;
 
 /** RFC 5322 field name: printable ASCII except ':'. */
 const FIELD_NAME = /^[\x21-\x39\x3b-\x7e]+$/;
+/** A domain with anything beyond printable ASCII (an IDN in U-label form, or garbage). */
+const NON_ASCII_DOMAIN = /[^\x20-\x7e]/;
 /** Left and right of the Message-ID's `@`: dot-atom text. */
 const MSG_ID_PART = /^[A-Za-z0-9!#$%&'*+/=?^_`{|}~.-]+$/;
 /** Bytes a Content-ID may hold as they are; the rest is percent-encoded as in a cid: URL. */
@@ -57,7 +73,12 @@ const CID_UNSAFE = /[^\x21-\x3b\x3d\x3f-\x7e]/g;
 const CID_BRACKETS = /^<|>$/g;
 
 /** Encoded text and html bodies by content: a broadcast encodes its html once. */
-const bodyCache = new BoundedCache<EncodedText>(256, 8_000_000);
+const bodyCache = new LRUCache<string, EncodedText>({
+  max: 256,
+  maxSize: 8_000_000,
+  maxEntrySize: 500_000,
+  sizeCalculation: (encoded, text) => text.length + encoded.body.length + 1,
+});
 
 interface Part {
   /** Content headers, CRLF-separated, no trailing CRLF. */
@@ -74,11 +95,13 @@ export function buildMessage(input: MessageInput): BuiltMessage {
   const bcc = input.bcc.map(splitAddress);
   const replyTo = input.reply_to.map(splitAddress);
 
+  const addressHeaders = (ascii: boolean): string =>
+    addressHeader('From', [from], ascii) +
+    addressHeader('To', to, ascii) +
+    addressHeader('Cc', cc, ascii) +
+    addressHeader('Reply-To', replyTo, ascii);
+
   let head =
-    addressHeader('From', [from]) +
-    addressHeader('To', to) +
-    addressHeader('Cc', cc) +
-    addressHeader('Reply-To', replyTo) +
     `${unstructuredHeader('Subject', input.subject)}\r\n` +
     `Date: ${formatDate(input.date)}\r\n` +
     `Message-ID: ${messageId}\r\n` +
@@ -88,11 +111,22 @@ export function buildMessage(input: MessageInput): BuiltMessage {
   }
 
   const body = bodyTree(input, randomUUID());
-  const raw = Buffer.from(`${head}${body.headers}\r\n\r\n${body.body}\r\n`, 'utf8');
-  return { raw, envelope: envelopeOf(from, [to, cc, bcc]), messageId };
+  const rest = `${head}${body.headers}\r\n\r\n${body.body}\r\n`;
+  const built: BuiltMessage = {
+    raw: Buffer.from(addressHeaders(false) + rest, 'utf8'),
+    envelope: envelopeOf(from, [to, cc, bcc]),
+    messageId,
+  };
+  // Bcc is not in the headers: a UTF-8 Bcc address changes the envelope only
+  if ([from, ...to, ...cc, ...replyTo].some((a) => needsSmtpUtf8(a.address))) {
+    built.asciiRaw = Buffer.from(addressHeaders(true) + rest, 'utf8');
+  }
+  return built;
 }
 
-function formatMessageId(emailId: string, domain: string): string {
+function formatMessageId(emailId: string, idnDomain: string): string {
+  // an internationalised sending domain is written as A-labels, as in every other header
+  const domain = NON_ASCII_DOMAIN.test(idnDomain) ? domainToASCII(idnDomain) : idnDomain;
   if (!MSG_ID_PART.test(emailId) || !MSG_ID_PART.test(domain)) {
     throw new MessageBuildError('invalid_message_id', 'emailId and messageIdDomain must be dot-atom text');
   }

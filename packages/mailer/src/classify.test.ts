@@ -4,6 +4,9 @@ import {
   classifySendInfo,
   enhancedCode,
   parseRetryHint,
+  smtpUtf8Failure,
+  smtpUtf8Refusal,
+  withRejected,
   type SendResult,
 } from './classify.js';
 
@@ -243,5 +246,59 @@ describe('classifySendInfo', () => {
         },
       ],
     });
+  });
+});
+
+describe('refusals for a hop without SMTPUTF8', () => {
+  it('a UTF-8 recipient: permanent, 553 5.6.7, with a reason that names the address', () => {
+    expect(smtpUtf8Refusal('josé@example.com')).toEqual({
+      address: 'josé@example.com',
+      code: 553,
+      enhancedCode: '5.6.7',
+      permanent: true,
+      detail: 'recipient josé@example.com needs SMTPUTF8, which the receiving server does not offer',
+    });
+  });
+
+  it('a UTF-8 sender fails the message at MAIL FROM; only UTF-8 recipients fail it at RCPT TO', () => {
+    expect(smtpUtf8Failure('josé@example.com', ['ü@example.com'])).toEqual({
+      kind: 'hard_fail',
+      code: 553,
+      enhancedCode: '5.6.7',
+      command: 'MAIL FROM',
+      detail: 'sender josé@example.com needs SMTPUTF8, which the receiving server does not offer',
+    });
+    expect(
+      smtpUtf8Failure(
+        undefined,
+        ['a@x.test', 'b@x.test'].map((a) => `ü${a}`),
+      ),
+    ).toEqual({
+      kind: 'hard_fail',
+      code: 553,
+      enhancedCode: '5.6.7',
+      command: 'RCPT TO',
+      detail:
+        'recipient üa@x.test needs SMTPUTF8, which the receiving server does not offer; ' +
+        'recipient üb@x.test needs SMTPUTF8, which the receiving server does not offer',
+    });
+  });
+
+  it('withRejected appends to a sent result and leaves a failure alone', () => {
+    const refused = smtpUtf8Refusal('josé@example.com');
+    const earlier = { address: 'gone@x.test', permanent: true, detail: '550' };
+    expect(withRejected({ kind: 'sent', code: 250, response: '250 OK' }, [refused])).toEqual({
+      kind: 'sent',
+      code: 250,
+      response: '250 OK',
+      rejected: [refused],
+    });
+    expect(
+      withRejected({ kind: 'sent', code: 250, response: '250 OK', rejected: [earlier] }, [refused]),
+    ).toMatchObject({ rejected: [earlier, refused] });
+    const sent: SendResult = { kind: 'sent', code: 250, response: '250 OK' };
+    expect(withRejected(sent, [])).toBe(sent);
+    const failed: SendResult = { kind: 'soft_fail', detail: 'timeout' };
+    expect(withRejected(failed, [refused])).toBe(failed);
   });
 });

@@ -1,22 +1,15 @@
 /**
- * Sorts SMTP outcomes into a {@link SendResult}, where they happen (STYLE habit 4): 2xx sent,
+ * Sorts SMTP outcomes into a {@link SendResult}, where they happen: 2xx sent,
  * 4xx / timeouts / broken connections soft (retry), 5xx hard (never retry). The send processor
  * maps a hard fail to a bounce and an UnrecoverableError; it never looks at SMTP codes itself.
  *
  * Pure: takes nodemailer's error or info objects (or anything shaped like them) and never throws.
  */
 
-/** A recipient the server refused while accepting the message for the others. */
-export interface RejectedRecipient {
-  address: string;
-  /** The SMTP reply code, when the server gave one. */
-  code?: number;
-  /** The enhanced status code (`5.1.1`), when the reply had one. */
-  enhancedCode?: string;
-  /** Whether retrying this recipient is pointless (5xx). */
-  permanent: boolean;
-  detail: string;
-}
+import type { RejectedRecipient } from '@petrel/core';
+
+/** A recipient refused while the message went to the others: the delivery port's own type. */
+export type { RejectedRecipient };
 
 /**
  * The SMTP step that failed, as nodemailer names it: `CONN` (connect or greeting), `EHLO`,
@@ -248,4 +241,52 @@ function rejectedRecipients(i: SentInfoLike): RejectedRecipient[] {
     }
   }
   return out;
+}
+
+/**
+ * A refusal made here, before any command, because the next hop did not offer SMTPUTF8 in its
+ * EHLO reply and the address has a UTF-8 local part (RFC 6531 forbids sending it without).
+ * Reported as the reply an SMTPUTF8-aware server gives such an address: 553 with X.6.7,
+ * "Non-ASCII addresses not permitted for that sender/recipient" (RFC 6531 section 3.5).
+ */
+export const NEEDS_SMTPUTF8_CODE = 553;
+export const NEEDS_SMTPUTF8_ENHANCED = '5.6.7';
+
+function needsSmtpUtf8Detail(role: 'sender' | 'recipient', address: string): string {
+  return clip(`${role} ${address} needs SMTPUTF8, which the receiving server does not offer`);
+}
+
+/** One recipient left out of the envelope because the hop lacks SMTPUTF8; permanent. */
+export function smtpUtf8Refusal(address: string): RejectedRecipient {
+  return {
+    address,
+    code: NEEDS_SMTPUTF8_CODE,
+    enhancedCode: NEEDS_SMTPUTF8_ENHANCED,
+    permanent: true,
+    detail: needsSmtpUtf8Detail('recipient', address),
+  };
+}
+
+/**
+ * The outcome when nothing can be sent over a hop without SMTPUTF8: the sender's address needs
+ * it (`MAIL FROM`, the recipients are not at fault), or every recipient's does (`RCPT TO`).
+ */
+export function smtpUtf8Failure(sender: string | undefined, recipients: readonly string[]): SendResult {
+  const detail =
+    sender !== undefined
+      ? needsSmtpUtf8Detail('sender', sender)
+      : clip(recipients.map((a) => needsSmtpUtf8Detail('recipient', a)).join('; '));
+  return {
+    kind: 'hard_fail',
+    code: NEEDS_SMTPUTF8_CODE,
+    enhancedCode: NEEDS_SMTPUTF8_ENHANCED,
+    command: sender !== undefined ? 'MAIL FROM' : 'RCPT TO',
+    detail,
+  };
+}
+
+/** A result with more rejected recipients: a sent result lists them, a failed one is kept as is. */
+export function withRejected(result: SendResult, rejected: readonly RejectedRecipient[]): SendResult {
+  if (result.kind !== 'sent' || rejected.length === 0) return result;
+  return { ...result, rejected: [...(result.rejected ?? []), ...rejected] };
 }

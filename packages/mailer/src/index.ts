@@ -13,14 +13,4 @@ export {
 export type { FailedCommand, RejectedRecipient, SendResult } from './classify.js';
 export { createSmtpSender } from './transport.js';
 export type { OutgoingMessage, SmtpSender, SmtpSenderOptions } from './transport.js';
-export {
-  computeRetryDelay,
-  DEFAULT_RETRY_JITTER,
-  DEFAULT_RETRY_SCHEDULE_S,
-  DEFAULT_RETRY_WINDOW_S,
-  MAX_RETRY_WINDOW_S,
-  MIN_RETRY_WINDOW_S,
-  RETRY_LADDER_S,
-  retryScheduleForWindow,
-} from './retry-policy.js';
-export type { RetryDelayOptions } from './retry-policy.js';
+export * from './fetch-attachment.js';

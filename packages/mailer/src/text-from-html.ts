@@ -4,7 +4,7 @@
  * expensive part), and results are cached by html so a broadcast converts its html once.
  */
 import { compile } from 'html-to-text';
-import { BoundedCache } from './bounded-cache.js';
+import { LRUCache } from 'lru-cache';
 
 const convert = compile({
   wordwrap: 78,
@@ -28,7 +28,14 @@ const convert = compile({
   ],
 });
 
-const cache = new BoundedCache<string>(128, 4_000_000);
+// Bounded by entries and characters; an html over a sixteenth of the budget is never kept, so one
+// huge body cannot evict everything else.
+const cache = new LRUCache<string, string>({
+  max: 128,
+  maxSize: 4_000_000,
+  maxEntrySize: 250_000,
+  sizeCalculation: (text, html) => html.length + text.length + 1,
+});
 
 /** Plain text for `html`, as a reader of the text/plain part should see it. */
 export function textFromHtml(html: string): string {

@@ -11,6 +11,22 @@ interface Received {
   from: string;
   to: string[];
   raw: Buffer;
+  /** The client declared SMTPUTF8 (RFC 6531) in MAIL FROM. */
+  smtpUtf8: boolean;
+}
+
+interface TestServer {
+  url: string;
+  received: Received[];
+  connections: () => number;
+  /** Resolves once `n` connections have closed (server side). */
+  closed: (n: number) => Promise<void>;
+  /**
+   * Every MAIL FROM / RCPT TO line exactly as the client wrote it. smtp-server's envelope shows
+   * an A-label domain as its U-label, so only the command lines tell what went on the wire;
+   * smtp-server writes them to its debug log (`{ tnx: 'command' }, 'C:', line`).
+   */
+  envelopeCommands: string[];
 }
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -18,19 +34,39 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** A real smtp-server on 127.0.0.1 with the given hooks; records accepted messages. */
-async function startServer(
-  hooks: Partial<SMTPServerOptions> = {},
-): Promise<{ url: string; received: Received[]; connections: () => number }> {
+/**
+ * A real smtp-server on 127.0.0.1 with the given hooks; records accepted messages. It announces
+ * SMTPUTF8 in its EHLO reply, as smtp-server does by default, unless `hideSMTPUTF8` is set.
+ */
+async function startServer(hooks: Partial<SMTPServerOptions> = {}): Promise<TestServer> {
   const received: Received[] = [];
+  const envelopeCommands: string[] = [];
   let connections = 0;
+  let closes = 0;
+  const closeWaiters = new Set<() => void>();
+  const ignore = (): void => undefined;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
-    logger: false,
+    logger: {
+      debug(entry: { tnx?: unknown }, _label: unknown, line: unknown) {
+        if (entry.tnx === 'command' && typeof line === 'string' && /^(MAIL|RCPT) /i.test(line)) {
+          envelopeCommands.push(line);
+        }
+      },
+      info: ignore,
+      warn: ignore,
+      error: ignore,
+      trace: ignore,
+      fatal: ignore,
+    } as unknown as SMTPServerOptions['logger'],
     onConnect(_session, cb) {
       connections++;
       cb();
+    },
+    onClose() {
+      closes++;
+      for (const wake of closeWaiters) wake();
     },
     onData(stream, session, cb) {
       const chunks: Buffer[] = [];
@@ -40,6 +76,7 @@ async function startServer(
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((r) => r.address),
           raw: Buffer.concat(chunks),
+          smtpUtf8: session.envelope.smtpUtf8 === true,
         });
         cb();
       });
@@ -49,7 +86,22 @@ async function startServer(
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.server.address() as AddressInfo;
   cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return { url: `smtp://127.0.0.1:${port}`, received, connections: () => connections };
+  return {
+    url: `smtp://127.0.0.1:${port}`,
+    received,
+    connections: () => connections,
+    closed: (n) =>
+      new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (closes < n) return;
+          closeWaiters.delete(check);
+          resolve();
+        };
+        closeWaiters.add(check);
+        check();
+      }),
+    envelopeCommands,
+  };
 }
 
 function smtpError(responseCode: number, message: string): Error {
@@ -132,7 +184,8 @@ describe('createSmtpSender against a real smtp-server', () => {
       const msg = buildMessage({ ...input, emailId: `idle-${i}` });
       sent.push(msg.raw);
       expect(await s.send(msg)).toMatchObject({ kind: 'sent' });
-      await new Promise((r) => setTimeout(r, 400));
+      // the next message goes only once the server has dropped the idle connection
+      await server.closed(i + 1);
     }
     expect(server.received.map((r) => r.raw.toString())).toEqual(sent.map((b) => b.toString()));
     expect(server.connections()).toBeGreaterThanOrEqual(2);
@@ -253,6 +306,139 @@ describe('createSmtpSender against a real smtp-server', () => {
     expect(r.kind).toBe('soft_fail');
     expect(r.kind === 'soft_fail' && r.detail).toMatch(/EABORT|abort/i);
     expect(Date.now() - started).toBeLessThan(600 + 1000);
+  });
+
+  it('IDN domains travel as A-labels in MAIL FROM, RCPT TO and the headers, SMTPUTF8 or not', async () => {
+    for (const hideSMTPUTF8 of [false, true]) {
+      const server = await startServer({ hideSMTPUTF8 });
+      const msg = buildMessage({
+        ...input,
+        from: 'Büro <sender@bücher.example>',
+        to: ['Name <user@bücher.example>'],
+        cc: ['cc@münchen.example'],
+        bcc: [],
+        reply_to: ['reply@bücher.example'],
+      });
+      expect(await sender(server.url).send(msg)).toMatchObject({ kind: 'sent', code: 250 });
+      expect(server.envelopeCommands).toEqual([
+        'MAIL FROM:<sender@xn--bcher-kva.example>',
+        'RCPT TO:<user@xn--bcher-kva.example>',
+        'RCPT TO:<cc@xn--mnchen-3ya.example>',
+      ]);
+      const got = server.received[0]!;
+      expect(got.smtpUtf8).toBe(false);
+      expect(got.raw.equals(msg.raw)).toBe(true);
+      expect(got.raw.every((b) => b < 0x80)).toBe(true);
+      const parsed = await PostalMime.parse(got.raw);
+      expect(parsed.from).toEqual({ name: 'Büro', address: 'sender@xn--bcher-kva.example' });
+      expect(parsed.to).toEqual([{ name: 'Name', address: 'user@xn--bcher-kva.example' }]);
+      expect(parsed.cc).toEqual([{ name: '', address: 'cc@xn--mnchen-3ya.example' }]);
+      expect(parsed.replyTo).toEqual([{ name: '', address: 'reply@xn--bcher-kva.example' }]);
+    }
+  });
+
+  it('a UTF-8 local part goes with SMTPUTF8 and UTF-8 headers when the server offers it', async () => {
+    const server = await startServer();
+    const msg = buildMessage({
+      ...input,
+      from: 'José <josé@petrel.test>',
+      to: ['Zoë <zoë@bücher.example>', 'to@example.test'],
+      cc: [],
+      bcc: [],
+    });
+    const r = await sender(server.url).send(msg);
+    expect(r).toMatchObject({ kind: 'sent', code: 250 });
+    expect(r.kind === 'sent' && r.rejected).toBeUndefined();
+    expect(server.envelopeCommands).toEqual([
+      'MAIL FROM:<josé@petrel.test> SMTPUTF8 BODY=8BITMIME',
+      'RCPT TO:<zoë@xn--bcher-kva.example>',
+      'RCPT TO:<to@example.test>',
+    ]);
+    const got = server.received[0]!;
+    expect(got.smtpUtf8).toBe(true);
+    expect(got.raw.equals(msg.raw)).toBe(true);
+    const parsed = await PostalMime.parse(got.raw);
+    expect(parsed.from).toEqual({ name: 'José', address: 'josé@petrel.test' });
+    expect(parsed.to?.map((a) => a.address)).toEqual(['zoë@xn--bcher-kva.example', 'to@example.test']);
+  });
+
+  it('without SMTPUTF8: a UTF-8 recipient fails with the reason, the others get an ASCII message', async () => {
+    const server = await startServer({ hideSMTPUTF8: true });
+    const msg = buildMessage({
+      ...input,
+      to: ['José <josé@example.test>', 'to@example.test'],
+      cc: ['cc@example.test'],
+      bcc: ['zoë@example.test'],
+    });
+    const r = await sender(server.url).send(msg);
+    expect(r).toEqual({
+      kind: 'sent',
+      code: 250,
+      response: expect.stringMatching(/^250 /),
+      rejected: ['josé@example.test', 'zoë@example.test'].map((address) => ({
+        address,
+        code: 553,
+        enhancedCode: '5.6.7',
+        permanent: true,
+        detail: `recipient ${address} needs SMTPUTF8, which the receiving server does not offer`,
+      })),
+    });
+    expect(server.envelopeCommands).toEqual([
+      'MAIL FROM:<sender@petrel.test>',
+      'RCPT TO:<to@example.test>',
+      'RCPT TO:<cc@example.test>',
+    ]);
+    const got = server.received[0]!;
+    expect(got.smtpUtf8).toBe(false);
+    expect(got.to).toEqual(['to@example.test', 'cc@example.test']);
+    expect(got.raw.equals(msg.asciiRaw!)).toBe(true);
+    expect(got.raw.every((b) => b < 0x80)).toBe(true);
+    const parsed = await PostalMime.parse(got.raw);
+    expect(parsed.to).toEqual([
+      { name: 'José <josé@example.test>', group: [] },
+      { name: '', address: 'to@example.test' },
+    ]);
+    expect(parsed.cc).toEqual([{ name: '', address: 'cc@example.test' }]);
+    expect(parsed.subject).toBe('Integration ✓ test');
+  });
+
+  it('without SMTPUTF8: a UTF-8 sender is a permanent failure, and nothing reaches the server', async () => {
+    const server = await startServer({ hideSMTPUTF8: true });
+    const results: SendResult[] = [];
+    const s = sender(server.url, { poolSize: 1, onResult: (res) => results.push(res) });
+    const r = await s.send(buildMessage({ ...input, from: 'José <josé@petrel.test>' }));
+    const failure = {
+      kind: 'hard_fail',
+      code: 553,
+      enhancedCode: '5.6.7',
+      command: 'MAIL FROM',
+      detail: 'sender josé@petrel.test needs SMTPUTF8, which the receiving server does not offer',
+    };
+    expect(r).toEqual(failure);
+    expect(results).toEqual([failure]);
+    // the session stays usable: the next message goes over the same connection
+    expect(await s.send(buildMessage(input))).toMatchObject({ kind: 'sent' });
+    expect(server.envelopeCommands.filter((c) => c.startsWith('MAIL'))).toEqual([
+      'MAIL FROM:<sender@petrel.test>',
+    ]);
+    expect(server.received).toHaveLength(1);
+    expect(server.connections()).toBe(1);
+  });
+
+  it('without SMTPUTF8: only UTF-8 recipients → a permanent failure at RCPT TO', async () => {
+    const server = await startServer({ hideSMTPUTF8: true });
+    const r = await sender(server.url).send(
+      buildMessage({ ...input, to: ['josé@example.test'], cc: [], bcc: [] }),
+    );
+    expect(r).toEqual({
+      kind: 'hard_fail',
+      code: 553,
+      enhancedCode: '5.6.7',
+      command: 'RCPT TO',
+      detail: 'recipient josé@example.test needs SMTPUTF8, which the receiving server does not offer',
+    });
+    expect(server.envelopeCommands).toEqual([]);
+    expect(server.received).toHaveLength(0);
   });
 
   it('verify() is true for a working server; close() lets in-flight sends finish, then refuses', async () => {

@@ -9,11 +9,24 @@
  * per message), which cost a third of the worker's CPU in the delivery profile (bench/README.md).
  * {@link RawMail} is the small part of nodemailer's MailMessage the pool reads (envelope, id,
  * a fresh byte stream per attempt, so a requeued message can be sent again).
+ *
+ * SMTPUTF8 (RFC 6531) is settled per session, when the pool hands the message to a connection:
+ * see {@link planAttempt}. nodemailer declares SMTPUTF8 in MAIL FROM when the server offers it
+ * and the envelope is not ASCII, but without the offer it sends the UTF-8 address regardless.
  */
 import { PassThrough } from 'node:stream';
 import type { ConnectionOptions } from 'node:tls';
 import SMTPPool from 'nodemailer/lib/smtp-pool';
-import { classifySendError, classifySendInfo, type SendResult } from './classify.js';
+import { needsSmtpUtf8 } from './address.js';
+import {
+  classifySendError,
+  classifySendInfo,
+  smtpUtf8Failure,
+  smtpUtf8Refusal,
+  withRejected,
+  type RejectedRecipient,
+  type SendResult,
+} from './classify.js';
 import type { MessageEnvelope } from './build-message.js';
 
 export interface SmtpSenderOptions {
@@ -49,6 +62,11 @@ export interface OutgoingMessage {
   envelope: MessageEnvelope;
   /** The Message-ID header value (with angle brackets), for the pool's log lines. */
   messageId?: string;
+  /**
+   * The message for a hop without SMTPUTF8, when `raw` has UTF-8 header fields (as
+   * `buildMessage` returns it). Without it `raw` is sent over every hop.
+   */
+  asciiRaw?: Buffer;
 }
 
 export interface SmtpSender {
@@ -80,6 +98,10 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
     disableUrlAccess: true,
     logger: false,
   });
+  if (!Array.isArray((pool as unknown as PoolInternals)._connections)) {
+    // fail at start-up, not by quietly treating every server as one without SMTPUTF8
+    throw new Error('nodemailer SMTPPool no longer lists its connections in _connections');
+  }
   const inFlight = new Set<Promise<SendResult>>();
   let closing: Promise<void> | undefined;
 
@@ -95,17 +117,20 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
   async function attempt(msg: OutgoingMessage): Promise<SendResult> {
     const started = performance.now();
     let result: SendResult;
+    // the plan of the latest session the pool gave the message to (a requeue plans again)
+    let plan: AttemptPlan | undefined;
     try {
       const info = await new Promise<SMTPPool.SentMessageInfo | undefined>((resolve, reject) => {
         const mail = rawMail(
           msg,
           opts.sendTimeoutMs !== undefined ? AbortSignal.timeout(opts.sendTimeoutMs) : undefined,
+          (m) => (plan = planAttempt(msg, sessionOffersSmtpUtf8(pool, m))),
         );
         pool.send(mail, (err, sent) => (err ? reject(err) : resolve(sent)));
       });
-      result = classifySendInfo(info);
+      result = withRejected(classifySendInfo(info), plan?.refused ?? []);
     } catch (err) {
-      result = classifySendError(err);
+      result = plan?.fatal ?? classifySendError(err);
     }
     report(result, performance.now() - started);
     return result;
@@ -141,32 +166,126 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
   };
 }
 
+/** The envelope one attempt hands to nodemailer's SMTPConnection#send. */
+interface AttemptEnvelope {
+  from: string;
+  to: string[];
+  /** Adds `BODY=8BITMIME` (RFC 6152) where the server offers it: the header fields are UTF-8. */
+  use8BitMime?: boolean;
+}
+
+/** What one attempt sends over the session the pool gave it. */
+export interface AttemptPlan {
+  envelope: AttemptEnvelope;
+  raw: Buffer;
+  /** Recipients left out of the envelope because this hop cannot take their address. */
+  refused: RejectedRecipient[];
+  /**
+   * Set when nothing may go over this hop: the outcome to report. The envelope then has no
+   * recipient, so nodemailer refuses the message locally before MAIL FROM.
+   */
+  fatal?: SendResult;
+}
+
+/**
+ * Decides what goes over a session whose EHLO reply did (`smtpUtf8`) or did not offer SMTPUTF8.
+ * With the offer, a UTF-8 envelope goes as it is and nodemailer adds `SMTPUTF8` to MAIL FROM
+ * (RFC 6531), with the UTF-8 header fields of `raw` (RFC 6532). Without it, RFC 6531 leaves no
+ * way to send a UTF-8 address: a UTF-8 sender fails the whole message, UTF-8 recipients are
+ * refused one by one (553 5.6.7) while the others get {@link OutgoingMessage.asciiRaw}.
+ * Internationalised domains are A-labels already and need nothing.
+ */
+export function planAttempt(msg: OutgoingMessage, smtpUtf8: boolean): AttemptPlan {
+  const { from, to } = msg.envelope;
+  const utf8Sender = needsSmtpUtf8(from);
+  const utf8Recipients = to.filter(needsSmtpUtf8);
+  if (!utf8Sender && utf8Recipients.length === 0) {
+    // UTF-8 only in a header no envelope address matches (Reply-To): nodemailer declares
+    // SMTPUTF8 for a UTF-8 envelope only, so the ASCII form goes, whatever the server offers
+    return { envelope: { from, to: [...to] }, raw: msg.asciiRaw ?? msg.raw, refused: [] };
+  }
+  if (smtpUtf8) {
+    const envelope: AttemptEnvelope = { from, to: [...to] };
+    if (msg.asciiRaw !== undefined) envelope.use8BitMime = true;
+    return { envelope, raw: msg.raw, refused: [] };
+  }
+  const raw = msg.asciiRaw ?? msg.raw;
+  if (utf8Sender) {
+    return { envelope: { from, to: [] }, raw, refused: [], fatal: smtpUtf8Failure(from, utf8Recipients) };
+  }
+  const ascii = to.filter((a) => !needsSmtpUtf8(a));
+  if (ascii.length === 0) {
+    return {
+      envelope: { from, to: [] },
+      raw,
+      refused: [],
+      fatal: smtpUtf8Failure(undefined, utf8Recipients),
+    };
+  }
+  return { envelope: { from, to: ascii }, raw, refused: utf8Recipients.map(smtpUtf8Refusal) };
+}
+
 type PoolMail = Parameters<SMTPPool['send']>[0];
+
+/**
+ * The pool's connections and the EHLO keywords of their sessions. nodemailer has no public
+ * accessor for either (both are private fields of SMTPPool and SMTPConnection); they are read
+ * here only, defensively, and the integration tests cover a server with and without SMTPUTF8.
+ */
+interface PoolInternals {
+  _connections?: {
+    queueEntry?: { mail?: unknown } | false;
+    connection?: { _supportedExtensions?: unknown };
+  }[];
+}
+
+/** Whether the session the pool assigned `mail` to announced SMTPUTF8 in its EHLO reply. */
+function sessionOffersSmtpUtf8(pool: SMTPPool, mail: PoolMail): boolean {
+  for (const resource of (pool as unknown as PoolInternals)._connections ?? []) {
+    if (resource.queueEntry && resource.queueEntry.mail === mail) {
+      const extensions = resource.connection?._supportedExtensions;
+      return Array.isArray(extensions) && extensions.includes('SMTPUTF8');
+    }
+  }
+  return false;
+}
 
 /** The parts of nodemailer's MailMessage that SMTPPool and its connections read. */
 interface RawMail {
   data: { signal?: AbortSignal };
   message: {
-    getEnvelope(): { from: string; to: string[] };
+    getEnvelope(): AttemptEnvelope;
     messageId(): string;
     getHeader(name: string): string;
     createReadStream(): PassThrough;
   };
 }
 
-function rawMail(msg: OutgoingMessage, signal: AbortSignal | undefined): PoolMail {
+/**
+ * `plan` is called when the pool hands the message to a connected session (nodemailer reads
+ * the envelope right before MAIL FROM, then the bytes), once per attempt.
+ */
+function rawMail(
+  msg: OutgoingMessage,
+  signal: AbortSignal | undefined,
+  plan: (mail: PoolMail) => AttemptPlan,
+): PoolMail {
   const id = msg.messageId ?? '';
+  let current: AttemptPlan | undefined;
   const mail: RawMail = {
     data: signal !== undefined ? { signal } : {},
     message: {
       // a fresh object per attempt: the connection adds DSN/REQUIRETLS fields to it
-      getEnvelope: () => ({ from: msg.envelope.from, to: [...msg.envelope.to] }),
+      getEnvelope: () => {
+        current = plan(mail as unknown as PoolMail);
+        return { ...current.envelope, to: [...current.envelope.to] };
+      },
       messageId: () => id,
       getHeader: (name) => (name.toLowerCase() === 'message-id' ? id : ''),
       // a fresh stream per attempt: a message requeued after a dropped connection is read again
       createReadStream: () => {
         const s = new PassThrough();
-        s.end(msg.raw);
+        s.end(current?.raw ?? msg.raw);
         return s;
       },
     },

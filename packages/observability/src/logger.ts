@@ -25,10 +25,6 @@ export function log(): Logger {
   return context.getStore() ?? root;
 }
 
-export function rootLogger(): Logger {
-  return root;
-}
-
 /** Run `fn` with a child logger bound to `bindings` (request id, team, job id, email id…). */
 export function withLogContext<T>(bindings: Record<string, unknown>, fn: () => T): T {
   return context.run(log().child(bindings), fn);

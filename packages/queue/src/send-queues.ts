@@ -1,34 +1,59 @@
 /**
- * BullMQ adapter for the send lanes: typed queue and worker factories, default job options, and
- * the enqueuer that adds jobs onto a caller's Redis transaction so that email records, jobs and
- * the idempotency record commit together (`addSendJobsIn`).
+ * BullMQ adapter for the send lanes. Each lane is QUEUE_SHARDS queues (contracts'
+ * `sendQueueNames`), each its own hash slot, so on a Redis Cluster a lane spreads over the
+ * masters instead of living on the one that serves its slot. An email's job goes to the shard
+ * of its id (`shardOf`), so it can be found again to cancel or reschedule it; every worker
+ * process consumes every shard.
+ *
+ * While QUEUE_SHARDS changes, the previous layout (QUEUE_SHARDS_PREVIOUS) stays open beside the
+ * current one: new jobs go to the current shards only, workers also consume the previous ones
+ * and cancel/reschedule also look there, until those queues are drained (`previousPending`).
  */
 import { Job, Queue, Worker, type JobsOptions, type Processor, type WorkerOptions } from 'bullmq';
-import type { ChainableCommander, Redis } from 'ioredis';
-import { QUEUES, type SendJob } from '@petrel/contracts';
+import type { Cluster, Redis } from 'ioredis';
+import {
+  SEND_LANES,
+  sendQueueNames,
+  sendQueueOf,
+  type QueueLayout,
+  type SendJob,
+  type SendLane,
+} from '@petrel/contracts';
 
-export type SendLane = 'send' | 'broadcast';
-
-export const LANE_QUEUE: Record<SendLane, string> = {
-  send: QUEUES.send,
-  broadcast: QUEUES.sendBroadcast,
-};
+/** One Redis server or a Redis Cluster (the union packages/store names `RedisClient`). */
+export type QueueConnection = Redis | Cluster;
 
 /** Name of the custom backoff strategy the send workers implement. */
-export const SMTP_BACKOFF = 'smtp-retry';
+const SMTP_BACKOFF = 'smtp-retry';
 
-export interface SendQueueOptions {
+/** The shard layouts of the send queues. */
+export interface ShardOptions {
+  /** QUEUE_SHARDS: queues per lane (default 1). */
+  shards?: number;
+  /** QUEUE_SHARDS_PREVIOUS: the layout being left, still consumed and searched until drained. */
+  previousShards?: QueueLayout;
+}
+
+export interface SendQueueOptions extends ShardOptions {
   /** BullMQ key prefix (default `bull`); tests use their own to stay apart. */
   prefix?: string;
+}
+
+/** One email to send: its job id is the email id. */
+export interface SendJobSpec {
+  teamId: string;
+  emailId: string;
+  /** Scheduled emails: wait this long before the first attempt. */
+  delayMs?: number;
 }
 
 /**
  * A safety cap only: the worker decides when retries are spent (its retry ladder), so the API
  * that enqueues never needs to know the ladder.
  */
-export const MAX_SEND_ATTEMPTS = 1000;
+const MAX_SEND_ATTEMPTS = 1000;
 
-export function sendJobOptions(): JobsOptions {
+function sendJobOptions(): JobsOptions {
   return {
     attempts: MAX_SEND_ATTEMPTS,
     backoff: { type: SMTP_BACKOFF },
@@ -37,98 +62,213 @@ export function sendJobOptions(): JobsOptions {
   };
 }
 
+/** The job states the jobs gauge reports. */
+const JOB_STATES = ['waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized'] as const;
+/** The states of a job that may still make an attempt: a queue without any is drained. */
+const PENDING_STATES = ['waiting', 'active', 'delayed', 'prioritized', 'waiting-children'] as const;
+
+/** The layouts a process serves: the current one, then the previous one while it drains. */
+function layouts(opts: ShardOptions): QueueLayout[] {
+  const current = opts.shards ?? 1;
+  const previous = opts.previousShards;
+  return previous === undefined || previous === current ? [current] : [current, previous];
+}
+
+type Counts = Record<string, number>;
+
+function addCounts(into: Counts, counts: Counts): Counts {
+  for (const [state, n] of Object.entries(counts)) into[state] = (into[state] ?? 0) + n;
+  return into;
+}
+
 export class SendQueues {
-  readonly queues: Record<SendLane, Queue<SendJob>>;
-  private readonly jobOptions: JobsOptions;
+  /** Every queue opened: each lane's current shards, then those of the previous layout. */
+  readonly queues: readonly Queue<SendJob>[];
+  private readonly byName = new Map<string, Queue<SendJob>>();
+  private readonly layouts: QueueLayout[];
+  private readonly jobOptions: JobsOptions = sendJobOptions();
 
-  constructor(
-    private readonly connection: Redis,
-    private readonly opts: SendQueueOptions,
-  ) {
-    this.jobOptions = sendJobOptions();
-    const mk = (lane: SendLane) =>
-      new Queue<SendJob>(LANE_QUEUE[lane], {
-        connection,
-        prefix: opts.prefix,
-        defaultJobOptions: this.jobOptions,
-      });
-    this.queues = { send: mk('send'), broadcast: mk('broadcast') };
-  }
-
-  /** Resolves once both queues' connections are ready and BullMQ's scripts are loaded. */
-  async ready(): Promise<void> {
-    await Promise.all([this.queues.send.waitUntilReady(), this.queues.broadcast.waitUntilReady()]);
-  }
-
-  /**
-   * A Redis transaction on the queues' connection that BullMQ can add jobs to. Other writes (the
-   * email records, the idempotency completion) go on the same transaction.
-   */
-  async multi(): Promise<ChainableCommander> {
-    const client = await (this.queues.send as unknown as { backend: { client: Promise<unknown> } }).backend
-      .client;
-    return (client as unknown as { multi(): ChainableCommander }).multi();
-  }
-
-  /**
-   * Queue one job per email on `multi` (from `multi()`; jobId = emailId, so a retried acceptance
-   * never makes a second job). The jobs exist once `multi` is executed.
-   */
-  addSendJobsIn(
-    multi: ChainableCommander,
-    lane: SendLane,
-    jobs: { teamId: string; emailId: string; delayMs?: number }[],
-  ): void {
-    const queue = this.queues[lane];
-    for (const j of jobs) {
-      const job = new Job<SendJob>(
-        queue,
-        'send',
-        { v: 1, teamId: j.teamId, emailId: j.emailId },
-        { ...this.jobOptions, jobId: j.emailId, ...(j.delayMs ? { delay: j.delayMs } : {}) },
-        j.emailId,
-      );
-      // Queued synchronously on the transaction; the result arrives with multi.exec().
-      void job.addJob(multi as never);
+  constructor(connection: QueueConnection, opts: SendQueueOptions = {}) {
+    this.layouts = layouts(opts);
+    for (const layout of this.layouts) {
+      for (const lane of SEND_LANES) {
+        for (const name of sendQueueNames(lane, layout)) {
+          const queue = new Queue<SendJob>(name, {
+            connection,
+            prefix: opts.prefix,
+            defaultJobOptions: this.jobOptions,
+          });
+          // BullMQ repeats every error of the shared connection on each queue, and prints one
+          // no listener takes to stderr; the connection's owner logs them once (createRedis).
+          queue.on('error', () => undefined);
+          this.byName.set(name, queue);
+        }
+      }
     }
+    this.queues = [...this.byName.values()];
   }
 
-  /** Remove a waiting or delayed job (cancel of a scheduled email). */
+  /** Resolves once the connection is ready and BullMQ's scripts are loaded. */
+  async ready(): Promise<void> {
+    await Promise.all(this.queues.map((q) => q.waitUntilReady()));
+  }
+
+  /** The queue that holds (or will hold) the job of `emailId` on `lane`, in the current layout. */
+  queueOf(lane: SendLane, emailId: string): Queue<SendJob> {
+    return this.queue(sendQueueOf(lane, emailId, this.layouts[0]!));
+  }
+
+  private queue(name: string): Queue<SendJob> {
+    return this.byName.get(name)!;
+  }
+
+  /** The queues of `lane` that may hold the job of `emailId`: its shard in each layout. */
+  private candidates(lane: SendLane, emailId: string): Queue<SendJob>[] {
+    return this.layouts.map((layout) => this.queue(sendQueueOf(lane, emailId, layout)));
+  }
+
+  /**
+   * Queue one job per email (jobId = emailId), each on its shard: one `addBulk` per shard, the
+   * shards in parallel. An email whose job exists already (waiting, delayed, active or failed)
+   * keeps it unchanged — BullMQ adds nothing for a job id it holds (https://docs.bullmq.io/guide/jobs/job-ids) —
+   * so enqueueing an email again (a retried acceptance, the outbox relay) never makes a
+   * second job. Resolves once every job is stored; a failure may leave some shards written (run
+   * it again: the ones written are kept as they are).
+   */
+  async enqueue(lane: SendLane, jobs: readonly SendJobSpec[]): Promise<void> {
+    const byQueue = new Map<Queue<SendJob>, SendJobSpec[]>();
+    for (const job of jobs) {
+      const queue = this.queueOf(lane, job.emailId);
+      const list = byQueue.get(queue);
+      if (list) list.push(job);
+      else byQueue.set(queue, [job]);
+    }
+    await Promise.all(
+      [...byQueue].map(([queue, list]) =>
+        queue.addBulk(
+          list.map((j) => ({
+            name: 'send',
+            data: { v: 1, teamId: j.teamId, emailId: j.emailId },
+            opts: { jobId: j.emailId, ...(j.delayMs && j.delayMs > 0 ? { delay: j.delayMs } : {}) },
+          })),
+        ),
+      ),
+    );
+  }
+
+  /** The job of `emailId` on `lane` and its queue: its shard in the current layout, else in the previous one. */
+  private async locate(
+    lane: SendLane,
+    emailId: string,
+  ): Promise<{ queue: Queue<SendJob>; job: Job<SendJob> } | undefined> {
+    for (const queue of this.candidates(lane, emailId)) {
+      const job = await Job.fromId<SendJob>(queue, emailId);
+      if (job) return { queue, job };
+    }
+    return undefined;
+  }
+
+  /**
+   * Remove a waiting or delayed job (cancel of a scheduled email); false when there is none, or
+   * when it is running (BullMQ leaves a locked job alone).
+   */
   async remove(lane: SendLane, emailId: string): Promise<boolean> {
-    const removed = await this.queues[lane].remove(emailId);
-    return removed === 1;
+    const found = await this.locate(lane, emailId);
+    // BullMQ's remove answers 1 for an id it does not hold, hence the lookup first.
+    return found !== undefined && (await found.queue.remove(emailId)) === 1;
   }
 
-  /** Move a delayed job to a new time (reschedule). */
+  /** Move a delayed job to fire `delayMs` from now (reschedule); false when there is none. */
   async reschedule(lane: SendLane, emailId: string, delayMs: number): Promise<boolean> {
-    const job = await Job.fromId<SendJob>(this.queues[lane], emailId);
-    if (!job) return false;
-    await job.changeDelay(Math.max(0, delayMs));
+    const found = await this.locate(lane, emailId);
+    if (!found) return false;
+    await found.job.changeDelay(Math.max(0, delayMs));
     return true;
   }
 
-  async counts(): Promise<Record<SendLane, Record<string, number>>> {
-    const states = ['waiting', 'active', 'delayed', 'completed', 'failed', 'prioritized'] as const;
-    const [send, broadcast] = await Promise.all([
-      this.queues.send.getJobCounts(...states),
-      this.queues.broadcast.getJobCounts(...states),
-    ]);
-    return { send, broadcast };
+  /** Jobs of each lane by state, summed over every queue of the lane (both layouts), for the gauge. */
+  async counts(): Promise<Record<SendLane, Counts>> {
+    const entries = await Promise.all(
+      SEND_LANES.map(async (lane) => {
+        const names = this.layouts.flatMap((layout) => sendQueueNames(lane, layout));
+        const perQueue = await Promise.all(names.map((n) => this.queue(n).getJobCounts(...JOB_STATES)));
+        return [lane, perQueue.reduce(addCounts, {})] as const;
+      }),
+    );
+    return Object.fromEntries(entries) as Record<SendLane, Counts>;
+  }
+
+  /**
+   * Jobs that may still make an attempt in the previous layout's queues (every lane), or
+   * undefined when no layout is being left. Zero means QUEUE_SHARDS_PREVIOUS can be removed.
+   */
+  async previousPending(): Promise<number | undefined> {
+    const previous = this.layouts[1];
+    if (previous === undefined) return undefined;
+    const names = SEND_LANES.flatMap((lane) => sendQueueNames(lane, previous));
+    const counts = await Promise.all(names.map((n) => this.queue(n).getJobCounts(...PENDING_STATES)));
+    return counts.reduce((sum, c) => sum + Object.values(c).reduce((a, b) => a + b, 0), 0);
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.queues.send.close(), this.queues.broadcast.close()]);
+    await Promise.all(this.queues.map((q) => q.close()));
   }
 }
 
-/** A send worker for one lane. */
-export function createSendWorker(
-  lane: SendLane,
-  processor: Processor<SendJob>,
-  opts: Omit<WorkerOptions, 'connection'> & { connection: Redis },
-): Worker<SendJob> {
-  return new Worker<SendJob>(LANE_QUEUE[lane], processor, opts);
+/** `total` split over `parts` as evenly as whole numbers allow, each at least 1. */
+export function splitEvenly(total: number, parts: number): number[] {
+  const base = Math.floor(total / parts);
+  return Array.from({ length: parts }, (_, i) => Math.max(1, base + (i < total % parts ? 1 : 0)));
 }
 
-export { Job, Queue, Worker, UnrecoverableError, DelayedError } from 'bullmq';
-export type { Processor, WorkerOptions, JobsOptions } from 'bullmq';
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}
+
+/**
+ * The limiter of each of `queues` queues such that together they start `perSecond` jobs a
+ * second: `perSecond / queues` each, written as `max` jobs per `duration` ms in whole numbers
+ * (e.g. 10/s over 4 queues: 5 per 2 s each). BullMQ's limiter is per queue, shared by every
+ * worker of that queue (https://docs.bullmq.io/guide/rate-limiting).
+ */
+export function shardLimiter(perSecond: number, queues: number): { max: number; duration: number } {
+  const g = gcd(perSecond, queues);
+  return { max: perSecond / g, duration: (1000 * queues) / g };
+}
+
+export interface SendWorkersOptions
+  extends ShardOptions, Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'limiter'> {
+  connection: QueueConnection;
+  prefix?: string;
+  /** WORKER_CONCURRENCY: jobs of the lane this process runs at once, over all its queues. */
+  concurrency: number;
+  /** WORKER_SEND_RATE: jobs of the lane started per second by all worker processes (0: no limit). */
+  sendRate?: number;
+}
+
+/**
+ * The workers of one lane in one process: a BullMQ Worker per queue of the lane — every shard,
+ * and the previous layout's while it drains. BullMQ's concurrency and rate limit are per Worker
+ * and per queue, so both are split over the lane's queues to keep their meaning per lane: the
+ * process runs at most `concurrency` jobs of the lane at once (at least one per queue: a lane
+ * with more queues than `concurrency` runs one per queue), and all processes together start at
+ * most `sendRate` a second. Jobs spread evenly over shards (by email id), so the split costs
+ * nothing in steady state; while a previous layout drains, its share of the concurrency is
+ * idle once it is empty — remove QUEUE_SHARDS_PREVIOUS then.
+ */
+export function createSendWorkers(
+  lane: SendLane,
+  processor: Processor<SendJob>,
+  opts: SendWorkersOptions,
+): Worker<SendJob>[] {
+  const { shards, previousShards, concurrency, sendRate, ...workerOpts } = opts;
+  const names = layouts({ shards, previousShards }).flatMap((layout) => sendQueueNames(lane, layout));
+  const concurrencies = splitEvenly(concurrency, names.length);
+  const limiter = sendRate ? { limiter: shardLimiter(sendRate, names.length) } : {};
+  return names.map(
+    (name, i) =>
+      new Worker<SendJob>(name, processor, { ...workerOpts, ...limiter, concurrency: concurrencies[i]! }),
+  );
+}
+
+export { Job, Worker, UnrecoverableError } from 'bullmq';

@@ -1,20 +1,30 @@
 /**
  * Teams and API keys. Tokens are shown once and stored only as a sha256 hash; a global index
  * maps the hash to `<teamId>:<keyId>:<permission>:<hash>` so authenticating a request is one HGET.
- * Revoking deletes the index entry in the same transaction as the record, so a revoked key
- * fails on the very next request in every API process.
+ *
+ * The global keys (the teams set, the token index) live in other hash slots than a team's keys,
+ * so no script or MULTI writes both (Redis Cluster refuses it; slots.ts checks it). Each write is
+ * two steps, ordered so that the global entry never points at a record that does not exist:
+ *  - creating writes the team-side record first and the global entry last;
+ *  - deleting removes the global entry first and the team-side record last.
+ * A crash between the two steps leaves at most a team-side record no global entry points at: a
+ * team that is not listed (its hash is never read), or an API key that shows in its team's list
+ * but cannot authenticate (revoking it finishes the job). Readers therefore trust the global entry
+ * without a second read: authentication stays one HGET, and a revoked key fails on the very next
+ * request in every API process.
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { v7 as uuidv7 } from 'uuid';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
+import { LRUCache } from 'lru-cache';
+import { isApiKeyPermission, type ApiKeyPermission } from '@petrel/contracts';
+import { newId } from '@petrel/core';
 import { Keys } from './keys.js';
-
-export type Permission = 'full_access' | 'sending_access';
+import { defineScripts, execAll, pipeline, transaction, type StoreCommands } from './scripts.js';
 
 export interface ApiKeyRecord {
   id: string;
   name: string;
-  permission: Permission;
+  permission: ApiKeyPermission;
   domain_id: string | null;
   created_at: string;
   last_used_at: string | null;
@@ -23,34 +33,39 @@ export interface ApiKeyRecord {
 export interface AuthenticatedKey {
   teamId: string;
   keyId: string;
-  permission: Permission;
+  permission: ApiKeyPermission;
 }
 
-export const DEFAULT_TEAM_NAME = 'default';
+const DEFAULT_TEAM_NAME = 'default';
 
-export function hashToken(token: string): string {
+/** `last_used_at` is written at most this often per key and process: authentication stays one read. */
+const TOUCH_INTERVAL_MS = 60_000;
+
+function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
 /** A new token: `re_` + 32 url-safe random characters (~190 bits). */
-export function generateToken(): string {
+function generateToken(): string {
   return `re_${randomBytes(24).toString('base64url')}`;
 }
 
 export class ApiKeysStore {
-  private readonly lastUsedWritten = new Map<string, number>();
+  private readonly redis: RedisClient & StoreCommands;
+  /** Keys whose last use this process wrote within the past minute (bounded, expiring). */
+  private readonly recentlyTouched = new LRUCache<string, true>({ max: 10_000, ttl: TOUCH_INTERVAL_MS });
 
   constructor(
-    private readonly redis: Redis,
+    redis: RedisClient,
     private readonly keys: Keys,
-  ) {}
+  ) {
+    this.redis = defineScripts(redis);
+  }
 
-  async createTeam(name: string, id: string = uuidv7()): Promise<string> {
-    await this.redis
-      .multi()
-      .sadd(this.keys.teams(), id)
-      .hset(this.keys.team(id), { id, name, created_at: new Date().toISOString() })
-      .exec();
+  /** The team record first, then its entry in the teams set (see the header). */
+  async createTeam(name: string, id: string = newId()): Promise<string> {
+    await this.redis.hset(this.keys.team(id), { id, name, created_at: new Date().toISOString() });
+    await this.redis.sadd(this.keys.teams(), id);
     return id;
   }
 
@@ -61,6 +76,11 @@ export class ApiKeysStore {
       .filter((r) => r.id)
       .map((r) => ({ id: r.id!, name: r.name ?? '', created_at: r.created_at ?? '' }))
       .sort((a, b) => a.created_at.localeCompare(b.created_at));
+  }
+
+  /** Every team id (for jobs that visit each team, like housekeeping). */
+  teamIds(): Promise<string[]> {
+    return this.redis.smembers(this.keys.teams());
   }
 
   async teamExists(teamId: string): Promise<boolean> {
@@ -81,25 +101,26 @@ export class ApiKeysStore {
   /** Create a key. `token` is for BOOTSTRAP_API_KEY only; normally a random one is generated. */
   async create(
     teamId: string,
-    input: { name: string; permission?: Permission; domain_id?: string | null; token?: string },
+    input: { name: string; permission?: ApiKeyPermission; domain_id?: string | null; token?: string },
   ): Promise<{ id: string; token: string }> {
-    const id = uuidv7();
+    const id = newId();
     const token = input.token ?? generateToken();
     const permission = input.permission ?? 'full_access';
     const hash = hashToken(token);
-    await this.redis
-      .multi()
-      .hset(this.keys.apiKey(teamId, id), {
-        id,
-        name: input.name,
-        permission,
-        domain_id: input.domain_id ?? '',
-        created_at: new Date().toISOString(),
-        token_hash: hash,
-      })
-      .zadd(this.keys.apiKeys(teamId), Date.now(), id)
-      .hset(this.keys.apiKeyByHash(), hash, `${teamId}:${id}:${permission}:${hash}`)
-      .exec();
+    // The key's record and listing entry (the team's slot) first, the token index last (header).
+    await execAll(
+      transaction(this.redis, 'ApiKeysStore.create')
+        .hset(this.keys.apiKey(teamId, id), {
+          id,
+          name: input.name,
+          permission,
+          domain_id: input.domain_id ?? '',
+          created_at: new Date().toISOString(),
+          token_hash: hash,
+        })
+        .zadd(this.keys.apiKeys(teamId), Date.now(), id),
+    );
+    await this.redis.hset(this.keys.apiKeyByHash(), hash, `${teamId}:${id}:${permission}:${hash}`);
     return { id, token };
   }
 
@@ -123,7 +144,7 @@ export class ApiKeysStore {
     // presented one in constant time, independent of how Redis compared the field names.
     const [teamId, keyId, permission, storedHash] = entry.split(':');
     if (!teamId || !keyId || !storedHash || !ApiKeysStore.matches(token, storedHash)) return null;
-    if (permission !== 'full_access' && permission !== 'sending_access') return null;
+    if (!isApiKeyPermission(permission)) return null;
     this.touch(teamId, keyId);
     return { teamId, keyId, permission };
   }
@@ -137,23 +158,16 @@ export class ApiKeysStore {
 
   /** Record last use, at most once a minute per key and process (fire and forget). */
   private touch(teamId: string, keyId: string): void {
-    const now = Date.now();
-    if ((this.lastUsedWritten.get(keyId) ?? 0) > now - 60_000) return;
-    this.lastUsedWritten.set(keyId, now);
-    const key = this.keys.apiKey(teamId, keyId);
+    if (this.recentlyTouched.has(keyId)) return;
+    this.recentlyTouched.set(keyId, true);
     this.redis
-      .eval(
-        "if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'last_used_at', ARGV[1]) end",
-        1,
-        key,
-        new Date(now).toISOString(),
-      )
+      .petrelSetFieldsIfExists(this.keys.apiKey(teamId, keyId), 'last_used_at', new Date().toISOString())
       .catch(() => undefined);
   }
 
   async list(teamId: string): Promise<ApiKeyRecord[]> {
     const ids = await this.redis.zrange(this.keys.apiKeys(teamId), 0, '-1');
-    const pipe = this.redis.pipeline();
+    const pipe = pipeline(this.redis, 'ApiKeysStore.list');
     for (const id of ids) pipe.hgetall(this.keys.apiKey(teamId, id));
     const rows = (await pipe.exec()) ?? [];
     return rows
@@ -169,27 +183,22 @@ export class ApiKeysStore {
   }
 
   async rename(teamId: string, keyId: string, name: string): Promise<boolean> {
-    const key = this.keys.apiKey(teamId, keyId);
-    const res = await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end redis.call('HSET', KEYS[1], 'name', ARGV[1]) return 1",
-      1,
-      key,
-      name,
-    );
+    const res = await this.redis.petrelSetFieldsIfExists(this.keys.apiKey(teamId, keyId), 'name', name);
     return res === 1;
   }
 
-  /** Revoke: the record, its listing entry and its token index entry go in one transaction. */
+  /**
+   * Revoke: the token index entry first (from then on the key authenticates nowhere), then the
+   * record and its listing entry in one transaction of the team's slot (header).
+   */
   async revoke(teamId: string, keyId: string): Promise<boolean> {
     const key = this.keys.apiKey(teamId, keyId);
     const hash = await this.redis.hget(key, 'token_hash');
     if (!hash) return false;
-    await this.redis
-      .multi()
-      .hdel(this.keys.apiKeyByHash(), hash)
-      .del(key)
-      .zrem(this.keys.apiKeys(teamId), keyId)
-      .exec();
+    await this.redis.hdel(this.keys.apiKeyByHash(), hash);
+    await execAll(
+      transaction(this.redis, 'ApiKeysStore.revoke').del(key).zrem(this.keys.apiKeys(teamId), keyId),
+    );
     return true;
   }
 }
@@ -198,7 +207,7 @@ function toRecord(r: Record<string, string>): ApiKeyRecord {
   return {
     id: r.id ?? '',
     name: r.name ?? '',
-    permission: (r.permission as Permission) ?? 'full_access',
+    permission: (r.permission as ApiKeyPermission) ?? 'full_access',
     domain_id: r.domain_id || null,
     created_at: r.created_at ?? '',
     last_used_at: r.last_used_at || null,

@@ -3,6 +3,7 @@ import type { EmailEvent } from '@petrel/contracts';
 import { useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { IdempotencyStore, requestFingerprint } from './idempotency.store.js';
+import { execAll, transaction } from './scripts.js';
 
 const fx = useStoreRedis('store');
 
@@ -34,16 +35,15 @@ describe('EmailsStore', () => {
       content,
       status: 'queued' as const,
       lane: 'send' as const,
+      dueMs: 0,
       messageId: '<e1@acme.test>',
       event: ev('email.queued'),
     };
-    let multi = fx.redis.multi();
-    store.createIn(multi, 't', [email], new Date());
-    await multi.exec();
+    expect(await store.stage('t', [email], new Date())).toBe(1);
     await store.recordEvent('t', 'e1', 'delivered', ev('email.delivered'));
-    multi = fx.redis.multi();
-    store.createIn(multi, 't', [{ ...email, content: { ...content, subject: 'changed' } }], new Date());
-    await multi.exec();
+    expect(
+      await store.stage('t', [{ ...email, content: { ...content, subject: 'changed' } }], new Date()),
+    ).toBe(0);
     const rec = await store.get('t', 'e1');
     expect(rec).toMatchObject({ status: 'delivered', content: { subject: 's' } });
     expect((await store.list('t', { limit: 10 }))!.items.map((r) => r.id)).toEqual(['e1']);
@@ -51,14 +51,21 @@ describe('EmailsStore', () => {
 
   it('moves the status forward only, even when events arrive out of order', async () => {
     const store = new EmailsStore(fx.redis, fx.keys, 60_000);
-    const multi = fx.redis.multi();
-    store.createIn(
-      multi,
+    await store.stage(
       't',
-      [{ id: 'e2', content, status: 'queued', lane: 'send', messageId: '<e2@x>', event: ev('email.queued') }],
+      [
+        {
+          id: 'e2',
+          content,
+          status: 'queued',
+          lane: 'send',
+          dueMs: 0,
+          messageId: '<e2@x>',
+          event: ev('email.queued'),
+        },
+      ],
       new Date(),
     );
-    await multi.exec();
     expect(await store.recordEvent('t', 'e2', 'delivered', ev('email.delivered'))).toBe('moved');
     expect(await store.recordEvent('t', 'e2', 'delivery_delayed', ev('email.delivery_delayed'))).toBe('kept');
     expect(await store.recordEvent('t', 'e2', 'sent', ev('email.sent'))).toBe('kept');
@@ -70,21 +77,28 @@ describe('EmailsStore', () => {
       'email.sent',
     ]);
     expect(await store.recordEvent('t', 'missing', 'sent', ev('email.sent'))).toBe('missing');
-    // Every event is also published for the webhook dispatcher.
-    expect(await fx.redis.xlen(fx.keys.events())).toBe(4); // 1 from the previous test + 3 here
+    // Every event is also published for the webhook dispatcher, on the team's own stream.
+    expect(await fx.redis.xlen(fx.keys.events('t'))).toBe(4); // 1 from the previous test + 3 here
   });
 
   it('records several events in one call: all appended and published in order, fields set, status to the highest', async () => {
     const store = new EmailsStore(fx.redis, fx.keys, 60_000);
-    const multi = fx.redis.multi();
-    store.createIn(
-      multi,
+    await store.stage(
       't',
-      [{ id: 'e5', content, status: 'queued', lane: 'send', messageId: '<e5@x>', event: ev('email.queued') }],
+      [
+        {
+          id: 'e5',
+          content,
+          status: 'queued',
+          lane: 'send',
+          dueMs: 0,
+          messageId: '<e5@x>',
+          event: ev('email.queued'),
+        },
+      ],
       new Date(),
     );
-    await multi.exec();
-    const before = await fx.redis.xlen(fx.keys.events());
+    const before = await fx.redis.xlen(fx.keys.events('t'));
     const res = await store.recordEvents(
       't',
       'e5',
@@ -101,7 +115,7 @@ describe('EmailsStore', () => {
       'email.sent',
       'email.delivered',
     ]);
-    const published = await fx.redis.xrange(fx.keys.events(), '-', '+');
+    const published = await fx.redis.xrange(fx.keys.events('t'), '-', '+');
     expect(published.slice(before).map(([, f]) => (JSON.parse(f[1]!) as EmailEvent).type)).toEqual([
       'email.sent',
       'email.delivered',
@@ -116,13 +130,19 @@ describe('EmailsStore', () => {
 
   it('creates a mixed request: every record with its own fields, shared fields, one TTL each, indexed', async () => {
     const store = new EmailsStore(fx.redis, fx.keys, 60_000);
-    const multi = fx.redis.multi();
     const at = new Date('2026-11-21T10:00:00.000Z');
-    store.createIn(
-      multi,
+    const created = await store.stage(
       'mix',
       [
-        { id: 'm1', content, status: 'queued', lane: 'send', messageId: '<m1@x>', event: ev('email.queued') },
+        {
+          id: 'm1',
+          content,
+          status: 'queued',
+          lane: 'send',
+          dueMs: 0,
+          messageId: '<m1@x>',
+          event: ev('email.queued'),
+        },
         {
           id: 'm2',
           content: {
@@ -132,6 +152,7 @@ describe('EmailsStore', () => {
           },
           status: 'scheduled',
           lane: 'broadcast',
+          dueMs: Date.parse('2026-11-22T10:00:00.000Z'),
           messageId: '<m2@x>',
           template: { id: 'tpl', versionId: 'v1' },
           broadcastId: 'b1',
@@ -140,7 +161,6 @@ describe('EmailsStore', () => {
       ],
       at,
     );
-    const [[, created]] = (await multi.exec()) as [[null, number]];
     expect(created).toBe(2);
     const m1 = await store.get('mix', 'm1');
     expect(m1).toMatchObject({
@@ -180,9 +200,7 @@ describe('EmailsStore', () => {
 
   it('cancels only scheduled emails', async () => {
     const store = new EmailsStore(fx.redis, fx.keys, 60_000);
-    const multi = fx.redis.multi();
-    store.createIn(
-      multi,
+    await store.stage(
       't',
       [
         {
@@ -190,16 +208,26 @@ describe('EmailsStore', () => {
           content,
           status: 'scheduled',
           lane: 'send',
+          dueMs: Date.now() + 60_000,
           messageId: '<e3@x>',
           event: ev('email.scheduled'),
         },
       ],
       new Date(),
     );
-    await multi.exec();
     expect(await store.cancelScheduled('t', 'e3', ev('email.canceled'))).toBe('canceled');
     expect(await store.cancelScheduled('t', 'e3', ev('email.canceled'))).toBe('not_scheduled');
     expect(await store.cancelScheduled('t', 'nope', ev('email.canceled'))).toBe('missing');
+  });
+
+  it('trims listing entries created before the cutoff, keeping the rest', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const index = fx.keys.emails('trim');
+    await fx.redis.zadd(index, '1000', 'old', '2000', 'edge', '3000', 'new');
+    expect(await store.trimExpired('trim', 2_000)).toBe(1);
+    expect(await fx.redis.zrange(index, 0, '-1')).toEqual(['edge', 'new']);
+    expect(await store.trimExpired('trim', 2_000)).toBe(0);
+    expect(await store.trimExpired('no-such-team', 2_000)).toBe(0);
   });
 });
 
@@ -215,9 +243,9 @@ describe('IdempotencyStore', () => {
     const takeover = await store.claim('t', 'k1', fp, 11_500);
     expect(takeover).toMatchObject({ outcome: 'proceed', startedMs: 10_000 });
     const owner = takeover.outcome === 'proceed' ? takeover.owner : '';
-    const multi = fx.redis.multi();
+    const multi = transaction(fx.redis, 'completion');
     store.completeIn(multi, { key: store.redisKey('t', 'k1'), owner }, 200, '{"id":"x"}');
-    await multi.exec();
+    await execAll(multi);
     expect(await store.claim('t', 'k1', fp, 11_600)).toEqual({
       outcome: 'replay',
       status: 200,

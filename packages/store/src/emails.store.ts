@@ -1,28 +1,30 @@
 /**
  * Email records: one hash per email under its team, a creation-time index per team, and an
- * event timeline per email. Creation is queued onto a caller's transaction (so records, jobs and
- * the idempotency record commit together); events go through `recordEmailEvents`, which only
- * moves an email's status forward.
+ * event timeline per email. Creation writes the records together with their outbox entries
+ * (`petrelAcceptEmails`, step 1 of acceptance: the jobs follow, see OutboxStore); events go
+ * through `petrelRecordEmailEvents`, which only moves an email's status forward.
  */
-import type { ChainableCommander, Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 import {
   EMAIL_STATUSES,
   type EmailContent,
   type EmailEvent,
   type EmailStatus,
   type AttachmentInput,
+  type SendLane,
 } from '@petrel/contracts';
 import { Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
-import { defineScripts, type StoreCommands } from './scripts.js';
-
-export type Lane = 'send' | 'broadcast';
+import { outboxMember } from './outbox.store.js';
+import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
 
 export interface NewEmail {
   id: string;
   content: EmailContent;
   status: EmailStatus;
-  lane: Lane;
+  lane: SendLane;
+  /** When its send job is due (ms since the epoch; 0 = at once): the outbox entry carries it. */
+  dueMs: number;
   messageId: string;
   /** Set when the email is sent from a template: the id and the pinned version. */
   template?: { id: string; versionId: string };
@@ -37,7 +39,7 @@ export interface EmailRecord {
   createdAt: string;
   createdMs: number;
   status: EmailStatus;
-  lane: Lane;
+  lane: SendLane;
   messageId: string;
   content: Omit<EmailContent, 'attachments'>;
   scheduledAt: string | null;
@@ -49,25 +51,30 @@ export interface EmailRecord {
 
 export const statusRank = (s: EmailStatus): number => EMAIL_STATUSES.indexOf(s);
 
-/** Stream length kept for the webhook dispatcher (approximate trim). */
-export const EVENTS_STREAM_MAXLEN = 1_000_000;
+/** Length kept of each team's event stream for the webhook dispatcher (approximate trim). */
+const EVENTS_STREAM_MAXLEN = 1_000_000;
 
 export class EmailsStore {
-  private readonly redis: Redis & StoreCommands;
+  private readonly redis: RedisClient & StoreCommands;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keys: Keys,
     private readonly retentionMs: number,
   ) {
     this.redis = defineScripts(redis);
   }
 
-  /** Queue the creation of `emails` (absent ones only) onto `multi`. */
-  createIn(multi: ChainableCommander, teamId: string, emails: NewEmail[], createdAt: Date): void {
+  /**
+   * Step 1 of acceptance, one script in the team's slot: create the records of `emails` (absent
+   * ones only: a retried request leaves existing records as they are) and put every email in the
+   * team's outbox (its lane and due time). Returns how many records were created.
+   */
+  stage(teamId: string, emails: NewEmail[], createdAt: Date): Promise<number> {
     const n = emails.length;
-    const keys: string[] = new Array<string>(1 + 2 * n);
+    const keys: string[] = new Array<string>(2 + 2 * n);
     keys[0] = this.keys.emails(teamId);
+    keys[1] = this.keys.outbox(teamId);
     const createdMs = createdAt.getTime();
     const shared = [
       'team_id', teamId,
@@ -78,8 +85,8 @@ export class EmailsStore {
     const args: (string | number)[] = [n, createdMs, this.retentionMs, shared.length / 2, ...shared];
     for (let i = 0; i < n; i++) {
       const e = emails[i]!;
-      keys[1 + i] = this.keys.email(teamId, e.id);
-      keys[1 + n + i] = this.keys.emailEvents(teamId, e.id);
+      keys[2 + i] = this.keys.email(teamId, e.id);
+      keys[2 + n + i] = this.keys.emailEvents(teamId, e.id);
       const { attachments, ...rest } = e.content;
       const fields: string[] = [
         'status', e.status,
@@ -92,10 +99,10 @@ export class EmailsStore {
       if (attachments.length > 0) fields.push('attachments', JSON.stringify(attachments));
       if (e.template) fields.push('template_id', e.template.id, 'template_version_id', e.template.versionId);
       if (e.broadcastId) fields.push('broadcast_id', e.broadcastId);
-      args.push(e.id, JSON.stringify(e.event), fields.length / 2);
+      args.push(e.id, JSON.stringify(e.event), outboxMember(e.lane, e.id, e.dueMs), fields.length / 2);
       for (const f of fields) args.push(f);
     }
-    (multi as unknown as StoreCommands).createEmails(keys.length, ...keys, ...args);
+    return this.redis.petrelAcceptEmails(keys.length, ...keys, ...args);
   }
 
   async get(teamId: string, emailId: string): Promise<EmailRecord | null> {
@@ -118,7 +125,7 @@ export class EmailsStore {
 
   async getMany(teamId: string, ids: string[]): Promise<EmailRecord[]> {
     if (ids.length === 0) return [];
-    const pipe = this.redis.pipeline();
+    const pipe = pipeline(this.redis, 'EmailsStore.getMany');
     for (const id of ids) pipe.hgetall(this.keys.email(teamId, id));
     const rows = (await pipe.exec()) ?? [];
     return rows
@@ -135,6 +142,22 @@ export class EmailsStore {
     const page = await pageIndex(this.redis, this.keys.emails(teamId), opts);
     if (!page) return null;
     return { items: await this.getMany(teamId, page.ids), hasMore: page.hasMore };
+  }
+
+  /** The record and its timeline in one round trip (both in the team's slot), for GET /emails/:id. */
+  async getWithEvents(
+    teamId: string,
+    emailId: string,
+  ): Promise<{ record: EmailRecord; events: EmailEvent[] } | null> {
+    const pipe = pipeline(this.redis, 'EmailsStore.getWithEvents');
+    pipe.hgetall(this.keys.email(teamId, emailId));
+    pipe.lrange(this.keys.emailEvents(teamId, emailId), 0, -1);
+    const [[recErr, rec] = [], [evErr, rows] = []] = (await pipe.exec()) ?? [];
+    if (recErr) throw recErr;
+    if (evErr) throw evErr;
+    const r = rec as Record<string, string>;
+    if (!r?.id) return null;
+    return { record: toRecord(r), events: (rows as string[]).map((e) => JSON.parse(e) as EmailEvent) };
   }
 
   async events(teamId: string, emailId: string): Promise<EmailEvent[]> {
@@ -168,28 +191,23 @@ export class EmailsStore {
     fields: Record<string, string> = {},
   ): Promise<'moved' | 'kept' | 'missing'> {
     const names = Object.keys(fields);
-    const args: (string | number)[] = [
-      this.keys.email(teamId, emailId),
-      this.keys.emailEvents(teamId, emailId),
-      this.keys.events(),
-      EVENTS_STREAM_MAXLEN,
-      names.length,
-    ];
+    const args: (string | number)[] = [EVENTS_STREAM_MAXLEN, names.length];
     for (const n of names) args.push(n, fields[n]!);
     for (const it of items) args.push(it.status, statusRank(it.status), JSON.stringify(it.event));
-    const res = await this.redis.recordEmailEvents(...args);
+    const res = await this.redis.petrelRecordEmailEvents(
+      this.keys.email(teamId, emailId),
+      this.keys.emailEvents(teamId, emailId),
+      this.keys.events(teamId),
+      ...args,
+    );
     return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
   }
 
   /** Set plain fields (no event), e.g. a new scheduled_at. Returns false if the email is gone. */
   async setFields(teamId: string, emailId: string, fields: Record<string, string>): Promise<boolean> {
-    const key = this.keys.email(teamId, emailId);
-    const flat = Object.entries(fields).flat();
-    const res = await this.redis.eval(
-      "if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end redis.call('HSET', KEYS[1], unpack(ARGV)) return 1",
-      1,
-      key,
-      ...flat,
+    const res = await this.redis.petrelSetFieldsIfExists(
+      this.keys.email(teamId, emailId),
+      ...Object.entries(fields).flat(),
     );
     return res === 1;
   }
@@ -200,13 +218,22 @@ export class EmailsStore {
     emailId: string,
     event: EmailEvent,
   ): Promise<'canceled' | 'not_scheduled' | 'missing'> {
-    const res = await this.redis.cancelScheduled(
+    const res = await this.redis.petrelCancelScheduledEmail(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
       JSON.stringify(event),
       statusRank('canceled'),
     );
     return res === 1 ? 'canceled' : res === 0 ? 'not_scheduled' : 'missing';
+  }
+
+  /**
+   * Remove from the team's listing the ids of emails created before `cutoffMs`: their records
+   * have expired (retention), and a listing must not page through ids that no longer resolve.
+   * Returns how many were removed.
+   */
+  trimExpired(teamId: string, cutoffMs: number): Promise<number> {
+    return this.redis.zremrangebyscore(this.keys.emails(teamId), '-inf', `(${cutoffMs}`);
   }
 
   async incrementAttempts(teamId: string, emailId: string): Promise<number> {
@@ -221,7 +248,7 @@ function toRecord(r: Record<string, string>): EmailRecord {
     createdAt: r.created_at ?? '',
     createdMs: Number(r.created_ms ?? 0),
     status: (r.status as EmailStatus) ?? 'queued',
-    lane: (r.lane as Lane) ?? 'send',
+    lane: (r.lane as SendLane) ?? 'send',
     messageId: r.message_id ?? '',
     content: JSON.parse(r.content ?? '{}') as Omit<EmailContent, 'attachments'>,
     scheduledAt: r.scheduled_at || null,

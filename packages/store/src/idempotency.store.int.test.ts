@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useStoreRedis } from './redis.fixture.js';
 import { IdempotencyStore, requestFingerprint } from './idempotency.store.js';
+import { execAll, transaction } from './scripts.js';
 
 const fx = useStoreRedis('idem');
 
@@ -22,9 +23,9 @@ describe('IdempotencyStore.lookup (read-only peek)', () => {
     expect(await store.lookup('t', 'k', fp)).toEqual({ outcome: 'in_flight' });
     expect(await fx.redis.hgetall(key)).toEqual(before);
 
-    const multi = fx.redis.multi();
+    const multi = transaction(fx.redis, 'completion');
     store.completeIn(multi, { key, owner: claim.owner }, 200, '{"id":"x"}');
-    await multi.exec();
+    await execAll(multi);
     const ttl = await fx.redis.pttl(key);
     expect(await store.lookup('t', 'k', fp)).toEqual({ outcome: 'replay', status: 200, body: '{"id":"x"}' });
     expect(await store.lookup('t', 'k', 'other')).toEqual({ outcome: 'mismatch' });

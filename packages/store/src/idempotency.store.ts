@@ -1,12 +1,15 @@
 /**
- * Idempotency keys (RELIABILITY.md "Idempotency on Redis"): a Lua claim, deterministic work,
- * and a completion written in the same transaction as the accepted emails.
+ * Idempotency keys: a Lua claim, deterministic work, and a completion written once the accepted
+ * emails have their records and their jobs (OutboxStore.clear, the last step of acceptance), so a
+ * stored response always names emails that will be sent, and a retry after a crash recomputes
+ * the same ids.
  */
-import { createHash, randomUUID } from 'node:crypto';
-import type { ChainableCommander, Redis } from 'ioredis';
+import { createHash } from 'node:crypto';
+import type { RedisClient } from './redis.js';
 import { LIMITS } from '@petrel/contracts';
+import { newId } from '@petrel/core';
 import { Keys } from './keys.js';
-import { defineScripts, type StoreCommands } from './scripts.js';
+import { defineScripts, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
 
 export type ClaimOutcome =
   | { outcome: 'proceed'; owner: string; startedMs: number }
@@ -30,7 +33,7 @@ export interface IdempotencyClaim {
 export const IDEMPOTENCY_LOCK_MS = 60_000;
 
 /** Canonical JSON (sorted object keys) so a re-serialised body is not a conflict. */
-export function canonicalJson(value: unknown): string {
+function canonicalJson(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
   if (value !== null && typeof value === 'object') {
     const obj = value as Record<string, unknown>;
@@ -50,10 +53,10 @@ export function requestFingerprint(method: string, path: string, body: unknown):
 }
 
 export class IdempotencyStore {
-  private readonly redis: Redis & StoreCommands;
+  private readonly redis: RedisClient & StoreCommands;
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keys: Keys,
     private readonly lockMs = IDEMPOTENCY_LOCK_MS,
     private readonly ttlMs: number = LIMITS.idempotencyTtlMs,
@@ -66,8 +69,8 @@ export class IdempotencyStore {
   }
 
   async claim(teamId: string, rawKey: string, fingerprint: string, now = Date.now()): Promise<ClaimOutcome> {
-    const owner = randomUUID();
-    const res = await this.redis.idempotencyClaim(
+    const owner = newId();
+    const res = await this.redis.petrelClaimIdempotencyKey(
       this.redisKey(teamId, rawKey),
       fingerprint,
       owner,
@@ -107,13 +110,13 @@ export class IdempotencyStore {
     return { outcome: 'replay', status: Number(status), body: body ?? '' };
   }
 
-  /** Queue the completion on a transaction (written together with the accepted emails). */
-  completeIn(multi: ChainableCommander, claim: IdempotencyClaim, status: number, body: string): void {
-    (multi as unknown as StoreCommands).idempotencyComplete(claim.key, claim.owner, status, body, this.ttlMs);
+  /** Queue the completion on a transaction of the team's slot (`transaction` from scripts.ts). */
+  completeIn(multi: QueuedStoreCommands, claim: IdempotencyClaim, status: number, body: string): void {
+    multi.petrelCompleteIdempotencyKey(claim.key, claim.owner, status, body, this.ttlMs);
   }
 
   /** Drop a claim whose request was refused before any side effect (validation errors). */
   async release(claim: IdempotencyClaim): Promise<void> {
-    await this.redis.idempotencyRelease(claim.key, claim.owner);
+    await this.redis.petrelReleaseIdempotencyKey(claim.key, claim.owner);
   }
 }

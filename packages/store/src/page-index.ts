@@ -1,8 +1,9 @@
 /**
- * Cursor pagination over a creation-time sorted set, newest first (reference A.4): `after` pages
- * towards older members, `before` towards newer ones. Returns null for an unknown cursor.
+ * Cursor pagination over a creation-time sorted set, newest first, as Resend's list endpoints
+ * page: `after` pages towards older members, `before` towards newer ones. Returns null for an
+ * unknown cursor.
  */
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis.js';
 
 export interface PageOptions {
   limit: number;
@@ -11,7 +12,7 @@ export interface PageOptions {
 }
 
 export async function pageIndex(
-  redis: Redis,
+  redis: RedisClient,
   index: string,
   opts: PageOptions,
 ): Promise<{ ids: string[]; hasMore: boolean } | null> {

@@ -1,24 +1,46 @@
 /**
- * Test fixture for the store's integration tests: a real redis-server (local, AOF off) for the
- * file, one connection, and a key layout under a unique prefix so files never share keys.
+ * Test fixture for the store's integration tests: a real Redis for the file, one connection, and
+ * a key layout under a unique prefix so files never share keys.
+ *
+ * By default the Redis is one local redis-server (AOF off). In the `integration-cluster` vitest
+ * project (which provides `redisCluster`) it is a real Redis Cluster of three masters, reached
+ * through `createRedis` with a `redis+cluster://` URL as production does: the same tests then
+ * show that every command finds its node and that Redis itself accepts every script and MULTI
+ * (it refuses keys of two slots with CROSSSLOT), besides the store's own slot check, which runs
+ * in both modes.
  * Not part of the build (tsconfig excludes `*.fixture.ts`).
  */
-import { afterAll, beforeAll } from 'vitest';
-import { startRedis, uniquePrefix, type TestRedis } from '@petrel/testing';
-import { createRedis, type Redis } from './redis.js';
+import { afterAll, beforeAll, inject } from 'vitest';
+import { startRedis, startRedisCluster, uniquePrefix } from '@petrel/testing';
+import { createRedis, type RedisClient } from './redis.js';
 import { Keys } from './keys.js';
 
 export interface StoreFixture {
-  readonly redis: Redis;
+  readonly redis: RedisClient;
   readonly keys: Keys;
+  /** The REDIS_URL of that Redis, for a process of the product started by the test. */
+  readonly url: string;
 }
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    /** Set by the `integration-cluster` project (vitest.config.ts): run against a Redis Cluster. */
+    redisCluster?: boolean;
+  }
+}
+
+/** True when this run targets a Redis Cluster (the `integration-cluster` project). */
+export const onCluster = inject('redisCluster') === true;
 
 /** Registers beforeAll/afterAll hooks; the fields are set once beforeAll has run. */
 export function useStoreRedis(prefixName: string): StoreFixture {
-  let server: TestRedis | undefined;
-  const fx = {} as { redis: Redis; keys: Keys };
+  let server: { url: string; stop(): Promise<void> } | undefined;
+  const fx = {} as { redis: RedisClient; keys: Keys; url: string };
   beforeAll(async () => {
-    server = await startRedis({ appendonly: false });
+    server = onCluster
+      ? await startRedisCluster({ masters: 3, replicas: 0 })
+      : await startRedis({ appendonly: false });
+    fx.url = server.url;
     fx.redis = createRedis(server.url);
     fx.keys = new Keys(uniquePrefix(prefixName));
   });

@@ -1,20 +1,36 @@
 /**
- * Every atomic multi-key step of the store, as a named Lua script (verb + key count, as BullMQ
- * names its scripts). Registered on a connection with `defineScripts`.
+ * Every Lua script of the store, in one registry: each atomic multi-key step is a named script,
+ * registered on a connection as an ioredis command (`defineCommand`, so it runs by EVALSHA) and
+ * called by that name; no store sends an anonymous EVAL.
+ *
+ * Names are `petrel<Verb><Noun>`: the prefix keeps them apart from BullMQ's own commands, which
+ * BullMQ defines on the same connection. `numberOfKeys` is fixed where the key count is; `null`
+ * marks a script whose first argument is its key count. Every key a script touches is passed in
+ * KEYS (never built inside Lua), as Redis Cluster requires
+ * (https://redis.io/docs/latest/develop/interact/programmability/eval-intro/), and all of them
+ * hash to one slot: every call through this registry, and every MULTI or pipeline made with
+ * {@link transaction} / {@link pipeline}, is checked (slots.ts) and refused with a
+ * CrossSlotError otherwise.
  */
-import type { Redis } from 'ioredis';
+import type { ChainableCommander } from 'ioredis';
+import type { RedisClient } from './redis.js';
+import { assertOneSlot, oneSlotBatch } from './slots.js';
 
-/**
- * idempotencyClaim-1
- * KEYS[1] idempotency record. ARGV: fingerprint, owner, now(ms), lockMs, ttlMs.
- * Returns { outcome, started, status, body }:
- *  - 'proceed'   key absent (claimed; started=now) or a previous claim's lock expired
- *                (taken over; started kept, so ids derived from it stay the same)
- *  - 'mismatch'  fingerprint differs
- *  - 'in_flight' claimed by a live request
- *  - 'replay'    done: status + body returned verbatim
- */
-const idempotencyClaim = `
+type Arg = string | number;
+
+export const SCRIPTS = {
+  /**
+   * KEYS[1] idempotency record. ARGV: fingerprint, owner, now(ms), lockMs, ttlMs.
+   * Returns { outcome, started, status, body }:
+   *  - 'proceed'   key absent (claimed; started=now) or a previous claim's lock expired
+   *                (taken over; started kept, so ids derived from it stay the same)
+   *  - 'mismatch'  fingerprint differs
+   *  - 'in_flight' claimed by a live request
+   *  - 'replay'    done: status + body returned verbatim
+   */
+  petrelClaimIdempotencyKey: {
+    numberOfKeys: 1,
+    lua: `
 local h = redis.call('HMGET', KEYS[1], 'fp', 'state', 'lock_until', 'started', 'status', 'body')
 if not h[1] then
   redis.call('HSET', KEYS[1], 'fp', ARGV[1], 'state', 'in_progress', 'owner', ARGV[2],
@@ -27,45 +43,61 @@ if h[2] == 'done' then return {'replay', h[4], h[5], h[6]} end
 if tonumber(h[3]) > tonumber(ARGV[3]) then return {'in_flight', h[4]} end
 redis.call('HSET', KEYS[1], 'owner', ARGV[2], 'lock_until', tonumber(ARGV[3]) + tonumber(ARGV[4]))
 return {'proceed', h[4]}
-`;
-
-/** idempotencyComplete-1: KEYS[1] record. ARGV: owner, status, body, ttlMs. Only the owner completes. */
-const idempotencyComplete = `
+`,
+  },
+  /**
+   * KEYS[1] idempotency record. ARGV: owner, status, body, ttlMs. Only the owner completes.
+   */
+  petrelCompleteIdempotencyKey: {
+    numberOfKeys: 1,
+    lua: `
 if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
 redis.call('HSET', KEYS[1], 'state', 'done', 'status', ARGV[2], 'body', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
-`;
-
-/** idempotencyRelease-1: KEYS[1] record. ARGV: owner. Drops a claim whose request failed validation. */
-const idempotencyRelease = `
+`,
+  },
+  /**
+   * KEYS[1] idempotency record. ARGV: owner. Drops a claim whose request failed validation.
+   */
+  petrelReleaseIdempotencyKey: {
+    numberOfKeys: 1,
+    lua: `
 if redis.call('HGET', KEYS[1], 'owner') == ARGV[1] and redis.call('HGET', KEYS[1], 'state') == 'in_progress' then
   return redis.call('DEL', KEYS[1])
 end
 return 0
-`;
-
-/**
- * createEmails-N
- * KEYS[1] the team's email index (zset); KEYS[2..N] email records, then the same count of
- * timeline keys. ARGV: count, createdMs, retentionMs, sharedCount, sharedCount name/value pairs
- * (fields every record of the request has), then per email: id, eventJSON, fieldCount, and
- * fieldCount name/value pairs. Fields arrive flat (no JSON to decode here).
- * An email whose record exists already (an idempotent retry) is left untouched.
- * Returns the number of records created.
- */
-const createEmails = `
+`,
+  },
+  /**
+   * Acceptance, step 1 of 3 (docs/architecture.md, "Acceptance"): the records of a request and
+   * their outbox entries, in the team's slot.
+   * KEYS[1] the team's email index (zset), KEYS[2] the team's outbox (zset); KEYS[3..2+N] email
+   * records, then the same count of timeline keys. ARGV: count, createdMs, retentionMs,
+   * sharedCount, sharedCount name/value pairs (fields every record of the request has), then per
+   * email: id, eventJSON, outbox member, fieldCount, and fieldCount name/value pairs. Fields
+   * arrive flat (no JSON to decode here).
+   * An email whose record exists already (an idempotent retry) is left untouched; every email of
+   * the request gets its outbox entry (scored createdMs), so until step 3 removes it the relay
+   * can finish what a crash interrupted. Returns the number of records created.
+   */
+  petrelAcceptEmails: {
+    numberOfKeys: null,
+    lua: `
 local n = tonumber(ARGV[1])
 local ns = tonumber(ARGV[4])
 local shared_from, shared_to = 5, 4 + ns * 2
 local p = 5 + ns * 2
 local index = {}
+local outbox = {}
 for i = 1, n do
-  local rec = KEYS[1 + i]
-  local tl = KEYS[1 + n + i]
-  local id, ev, nf = ARGV[p], ARGV[p + 1], tonumber(ARGV[p + 2])
-  local from, to = p + 3, p + 2 + nf * 2
+  local rec = KEYS[2 + i]
+  local tl = KEYS[2 + n + i]
+  local id, ev, member, nf = ARGV[p], ARGV[p + 1], ARGV[p + 2], tonumber(ARGV[p + 3])
+  local from, to = p + 4, p + 3 + nf * 2
   p = to + 1
+  outbox[#outbox + 1] = ARGV[2]
+  outbox[#outbox + 1] = member
   if redis.call('EXISTS', rec) == 0 then
     redis.call('HSET', rec, 'id', id, unpack(ARGV, shared_from, shared_to))
     if nf > 0 then redis.call('HSET', rec, unpack(ARGV, from, to)) end
@@ -77,19 +109,21 @@ for i = 1, n do
   end
 end
 if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
+if #outbox > 0 then redis.call('ZADD', KEYS[2], unpack(outbox)) end
 return #index / 2
-`;
-
-/**
- * recordEmailEvents-3
- * KEYS[1] email record, KEYS[2] its timeline, KEYS[3] the events stream.
- * ARGV: streamMaxLen, fieldCount, then fieldCount name/value pairs to set on the record, then per
- * event (in order): status, rank, eventJSON.
- * Appends and publishes every event, sets the fields, and moves `status` to the highest-ranked
- * event's status if that is forward (rank comparison), so events that arrive out of order never
- * move an email backwards. Returns 1 if the status moved, 0 if not, -1 if the record is gone.
- */
-const recordEmailEvents = `
+`,
+  },
+  /**
+   * KEYS[1] email record, KEYS[2] its timeline, KEYS[3] the team's events stream.
+   * ARGV: streamMaxLen, fieldCount, then fieldCount name/value pairs to set on the record, then per
+   * event (in order): status, rank, eventJSON.
+   * Appends and publishes every event, sets the fields, and moves `status` to the highest-ranked
+   * event's status if that is forward (rank comparison), so events that arrive out of order never
+   * move an email backwards. Returns 1 if the status moved, 0 if not, -1 if the record is gone.
+   */
+  petrelRecordEmailEvents: {
+    numberOfKeys: 3,
+    lua: `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local nf = tonumber(ARGV[2])
 if nf > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 3, 2 + nf * 2)) end
@@ -106,48 +140,223 @@ if status then
   return 1
 end
 return 0
-`;
-
-/**
- * cancelScheduled-2: KEYS[1] email record, KEYS[2] timeline. ARGV: eventJSON, canceledRank.
- * Cancels only an email that is still `scheduled`. Returns 1 if canceled, 0 if not scheduled,
- * -1 if missing.
- */
-const cancelScheduled = `
+`,
+  },
+  /**
+   * KEYS[1] email record, KEYS[2] timeline. ARGV: eventJSON, canceledRank.
+   * Cancels only an email that is still `scheduled`. Returns 1 if canceled, 0 if not scheduled,
+   * -1 if missing.
+   */
+  petrelCancelScheduledEmail: {
+    numberOfKeys: 2,
+    lua: `
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return -1 end
 if st ~= 'scheduled' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'canceled', 'status_rank', ARGV[2])
 redis.call('RPUSH', KEYS[2], ARGV[1])
 return 1
-`;
+`,
+  },
+  /**
+   * KEYS[1] a record (hash). ARGV: name/value pairs. Sets them only while the record exists, so a
+   * write racing a delete or an expiry never leaves a stray partial record. Returns 1, or 0 when
+   * the record is gone.
+   */
+  petrelSetFieldsIfExists: {
+    numberOfKeys: 1,
+    lua: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV))
+return 1
+`,
+  },
+  /**
+   * KEYS[1] template, KEYS[2] its first version, KEYS[3] listing zset, KEYS[4] alias index.
+   * ARGV: id, alias ('' = none), createdMs, n template field-value args, then the template
+   * pairs, then the version pairs. Returns 1, or 0 when the alias is taken.
+   */
+  petrelCreateTemplate: {
+    numberOfKeys: 4,
+    lua: `
+local alias = ARGV[2]
+if alias ~= '' then
+  if redis.call('HSETNX', KEYS[4], alias, ARGV[1]) == 0 then return 0 end
+end
+local nt = tonumber(ARGV[4])
+redis.call('HSET', KEYS[1], unpack(ARGV, 5, 4 + nt))
+redis.call('HSET', KEYS[2], unpack(ARGV, 5 + nt, #ARGV))
+redis.call('ZADD', KEYS[3], ARGV[3], ARGV[1])
+return 1
+`,
+  },
+  /**
+   * KEYS[1] template, KEYS[2] alias index, KEYS[3] current version, KEYS[4] candidate new version.
+   * ARGV: id, expected rev, alias mode ('keep' | 'set'), alias ('' = none), new version id,
+   * n template pairs args, n version pairs args (0 = content unchanged), template pairs, version pairs.
+   * Returns 'missing' | 'retry' | 'alias_taken' | 'new' | 'in_place' | 'unchanged'.
+   */
+  petrelUpdateTemplate: {
+    numberOfKeys: 4,
+    lua: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 'missing' end
+if redis.call('HGET', KEYS[1], 'rev') ~= ARGV[2] then return 'retry' end
+local id = ARGV[1]
+if ARGV[3] == 'set' then
+  local old = redis.call('HGET', KEYS[1], 'alias') or ''
+  local new = ARGV[4]
+  if new ~= old then
+    if new ~= '' then
+      local owner = redis.call('HGET', KEYS[2], new)
+      if owner and owner ~= id then return 'alias_taken' end
+      redis.call('HSET', KEYS[2], new, id)
+    end
+    if old ~= '' and redis.call('HGET', KEYS[2], old) == id then redis.call('HDEL', KEYS[2], old) end
+    redis.call('HSET', KEYS[1], 'alias', new)
+  end
+end
+local nt = tonumber(ARGV[6])
+local nv = tonumber(ARGV[7])
+local result = 'unchanged'
+if nv > 0 then
+  local cur = redis.call('HGET', KEYS[1], 'current_version_id')
+  local pub = redis.call('HGET', KEYS[1], 'published_version_id') or ''
+  if cur == pub then
+    redis.call('HSET', KEYS[4], 'id', ARGV[5], unpack(ARGV, 8 + nt, 7 + nt + nv))
+    local versions = redis.call('HGET', KEYS[1], 'versions') or ''
+    redis.call('HSET', KEYS[1], 'current_version_id', ARGV[5], 'versions', versions .. ' ' .. ARGV[5])
+    result = 'new'
+  else
+    redis.call('DEL', KEYS[3])
+    redis.call('HSET', KEYS[3], 'id', cur, unpack(ARGV, 8 + nt, 7 + nt + nv))
+    result = 'in_place'
+  end
+end
+if nt > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 8, 7 + nt)) end
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
+return result
+`,
+  },
+  /**
+   * KEYS[1] template. ARGV: expected current version id, now (ISO).
+   * Returns 1, 0 when the current version changed meanwhile, -1 when the template is gone.
+   */
+  petrelPublishTemplate: {
+    numberOfKeys: 1,
+    lua: `
+local cur = redis.call('HGET', KEYS[1], 'current_version_id')
+if not cur then return -1 end
+if cur ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'published_version_id', cur, 'published_at', ARGV[2], 'updated_at', ARGV[2])
+redis.call('HINCRBY', KEYS[1], 'rev', 1)
+return 1
+`,
+  },
+  /**
+   * KEYS[1] template, KEYS[2] alias index, KEYS[3] listing zset, KEYS[4..] its version keys.
+   * ARGV: id, expected rev, versionTtlMs. Returns 1, 0 to retry (rev changed), -1 when gone.
+   */
+  petrelDeleteTemplate: {
+    numberOfKeys: null,
+    lua: `
+local h = redis.call('HMGET', KEYS[1], 'rev', 'alias')
+if not h[1] then return -1 end
+if h[1] ~= ARGV[2] then return 0 end
+local alias = h[2] or ''
+if alias ~= '' and redis.call('HGET', KEYS[2], alias) == ARGV[1] then redis.call('HDEL', KEYS[2], alias) end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[3], ARGV[1])
+for i = 4, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
+return 1
+`,
+  },
+} as const satisfies Record<string, { numberOfKeys: number | null; lua: string }>;
 
-export const SCRIPTS = {
-  cancelScheduled: { numberOfKeys: 2, lua: cancelScheduled },
-  idempotencyClaim: { numberOfKeys: 1, lua: idempotencyClaim },
-  idempotencyComplete: { numberOfKeys: 1, lua: idempotencyComplete },
-  idempotencyRelease: { numberOfKeys: 1, lua: idempotencyRelease },
-  createEmails: { numberOfKeys: undefined, lua: createEmails },
-  recordEmailEvents: { numberOfKeys: 3, lua: recordEmailEvents },
-} as const;
+type ScriptName = keyof typeof SCRIPTS;
 
+/** The scripts as commands of a connection, with their replies. */
 export interface StoreCommands {
-  cancelScheduled(record: string, timeline: string, eventJson: string, rank: number): Promise<number>;
-  idempotencyClaim(key: string, ...args: (string | number)[]): Promise<string[]>;
-  idempotencyComplete(key: string, ...args: (string | number)[]): Promise<number>;
-  idempotencyRelease(key: string, owner: string): Promise<number>;
-  createEmails(numKeys: number, ...args: (string | number)[]): Promise<number>;
-  recordEmailEvents(...args: (string | number)[]): Promise<number>;
+  petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
+  petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
+  petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;
+  petrelAcceptEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
+  petrelRecordEmailEvents(record: string, timeline: string, stream: string, ...argv: Arg[]): Promise<number>;
+  petrelCancelScheduledEmail(
+    record: string,
+    timeline: string,
+    eventJson: string,
+    rank: number,
+  ): Promise<number>;
+  petrelSetFieldsIfExists(key: string, ...pairs: Arg[]): Promise<number>;
+  petrelCreateTemplate(...keysAndArgv: Arg[]): Promise<number>;
+  petrelUpdateTemplate(...keysAndArgv: Arg[]): Promise<string>;
+  petrelPublishTemplate(key: string, ...argv: Arg[]): Promise<number>;
+  petrelDeleteTemplate(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
 }
 
-/** Register the store's scripts on a connection (idempotent per connection). */
-export function defineScripts(redis: Redis): Redis & StoreCommands {
-  const marked = redis as Redis & { __petrelScripts?: boolean };
-  if (!marked.__petrelScripts) {
+/** The same commands queued on a transaction (their replies come with `exec()`). */
+export type QueuedStoreCommands = {
+  [K in ScriptName]: (...args: Parameters<StoreCommands[K]>) => ChainableCommander;
+};
+
+const defined = new WeakSet<RedisClient>();
+
+/** The KEYS of a call to the store's script `name` with `args`, or undefined for any other command. */
+function scriptKeys(name: string, args: unknown[]): string[] | undefined {
+  const script = (SCRIPTS as Record<string, { numberOfKeys: number | null }>)[name];
+  if (!script) return undefined;
+  const n = script.numberOfKeys;
+  return (n === null ? args.slice(1, 1 + Number(args[0])) : args.slice(0, n)).map(String);
+}
+
+/**
+ * Register every script on `redis` (once per connection) and return it typed with the commands.
+ * Each command checks that its KEYS share one hash slot before it is sent (the registry's call
+ * path: no script reaches Redis unchecked). Batches go through {@link transaction} or
+ * {@link pipeline}, which check their queued scripts the same way.
+ */
+export function defineScripts(redis: RedisClient): RedisClient & StoreCommands {
+  if (!defined.has(redis)) {
+    const commands = redis as unknown as Record<string, (...args: unknown[]) => unknown>;
     for (const [name, s] of Object.entries(SCRIPTS)) {
-      redis.defineCommand(name, s.numberOfKeys === undefined ? { lua: s.lua } : s);
+      redis.defineCommand(name, s.numberOfKeys === null ? { lua: s.lua } : s);
+      const call = commands[name]!;
+      commands[name] = function checkedScript(this: unknown, ...args: unknown[]) {
+        try {
+          assertOneSlot(name, scriptKeys(name, args)!);
+        } catch (err) {
+          return Promise.reject(err); // as Redis's own refusal would arrive
+        }
+        return call.apply(this, args);
+      };
     }
-    marked.__petrelScripts = true;
+    defined.add(redis);
   }
-  return redis as Redis & StoreCommands;
+  return redis as RedisClient & StoreCommands;
+}
+
+/**
+ * A MULTI on `redis` (from {@link defineScripts}, so the store's scripts can be queued on it)
+ * whose commands must all use one hash slot: the one way the store opens a transaction. `what`
+ * names it in the CrossSlotError a command of another slot raises.
+ */
+export function transaction(redis: RedisClient, what: string): QueuedStoreCommands & ChainableCommander {
+  return oneSlotBatch(what, redis.multi(), scriptKeys) as QueuedStoreCommands & ChainableCommander;
+}
+
+/**
+ * A pipeline under the same rule: a Redis Cluster client sends one pipeline to one node, which
+ * only the keys of one slot are sure to share.
+ */
+export function pipeline(redis: RedisClient, what: string): ChainableCommander {
+  return oneSlotBatch(what, redis.pipeline(), scriptKeys);
+}
+
+/** Execute a transaction; throws when Redis aborted it or the first error of a failed command. */
+export async function execAll(multi: ChainableCommander): Promise<unknown[]> {
+  const results = await multi.exec();
+  if (!results) throw new Error('Redis transaction aborted');
+  const failed = results.find(([err]) => err);
+  if (failed) throw failed[0];
+  return results.map(([, value]) => value);
 }

@@ -3,8 +3,8 @@
  * encoding a version as hash fields (absent field = null), decoding records, merging a partial
  * update into the current content, and keeping declared variables' ids across updates.
  */
-import type { TemplateContent, TemplateVariableRecord, TemplateVariableType } from '@petrel/contracts';
-import { newEmailId, type CompiledTemplate } from '@petrel/core';
+import type { TemplateContent, TemplateVariableRecord } from '@petrel/contracts';
+import { newId, type CompiledTemplate, type TemplateVariableDeclaration } from '@petrel/core';
 
 export type { TemplateContent };
 
@@ -35,24 +35,6 @@ export interface CompiledTemplateVersion {
   text: CompiledTemplate | undefined;
 }
 
-/** A variable as a client declares it (create / update). */
-export interface TemplateVariableInput {
-  key: string;
-  type: TemplateVariableType;
-  fallback_value?: string | number | null | undefined;
-}
-
-export interface NewTemplate {
-  name: string;
-  alias: string | null;
-  from: string | null;
-  subject: string | null;
-  reply_to: string[] | null;
-  html: string;
-  text: string | null;
-  variables: TemplateVariableInput[];
-}
-
 /**
  * A partial update. An absent (undefined) key keeps the stored value; `null` clears an optional
  * field; `variables` replaces the whole list.
@@ -65,7 +47,7 @@ export interface TemplatePatch {
   reply_to?: string[] | null | undefined;
   html?: string | undefined;
   text?: string | null | undefined;
-  variables?: TemplateVariableInput[] | null | undefined;
+  variables?: TemplateVariableDeclaration[] | null | undefined;
 }
 
 export type CreateTemplateResult =
@@ -99,7 +81,7 @@ export function versionPairs(c: TemplateContent, createdAt: string): string[] {
  * created_at; updated_at moves when its type or fallback changed.
  */
 export function variableRecords(
-  input: readonly TemplateVariableInput[],
+  input: readonly TemplateVariableDeclaration[],
   previous: readonly TemplateVariableRecord[],
   now: string,
 ): TemplateVariableRecord[] {
@@ -112,7 +94,7 @@ export function variableRecords(
       return { ...old, type: v.type, fallback_value: fallback, updated_at: same ? old.updated_at : now };
     }
     return {
-      id: newEmailId(),
+      id: newId(),
       key: v.key,
       type: v.type,
       fallback_value: fallback,

@@ -2,7 +2,8 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedis, uniquePrefix, type TestRedis } from '@petrel/testing';
 import { Keys } from './keys.js';
-import { TemplatesStore, type NewTemplate } from './templates.store.js';
+import type { NewTemplateContent as NewTemplate } from '@petrel/core';
+import { TemplatesStore } from './templates.store.js';
 
 let server: TestRedis;
 let redis: Redis;

@@ -1,6 +1,6 @@
 /**
- * Templates (reference B.4, C.5): one hash per template, immutable version hashes, a per-team
- * alias index and a creation-time listing.
+ * Templates: one hash per template, immutable version hashes, a per-team alias index and a
+ * creation-time listing.
  *
  * Layout (see keys.ts): `template:<id>` holds the metadata (name, alias, timestamps,
  * `current_version_id` = the latest version, `published_version_id`, `rev`, `versions`);
@@ -21,8 +21,9 @@
  * expire after `versionTtlMs` (the email retention): an email accepted before the deletion still
  * renders from the version it pinned.
  */
-import type { Redis } from 'ioredis';
-import { UUID_RE, newEmailId, parseTemplate } from '@petrel/core';
+import type { RedisClient } from './redis.js';
+import { LRUCache } from 'lru-cache';
+import { UUID_RE, newId, parseTemplate, type NewTemplateContent } from '@petrel/core';
 import { Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import {
@@ -35,7 +36,6 @@ import {
   versionPairs,
   type CompiledTemplateVersion,
   type CreateTemplateResult,
-  type NewTemplate,
   type PublishTemplateResult,
   type PublishedTemplateResult,
   type TemplateMeta,
@@ -43,18 +43,16 @@ import {
   type TemplateVersion,
   type UpdateTemplateResult,
 } from './templates.records.js';
-import { defineTemplateScripts, type TemplateCommands } from './templates.scripts.js';
+import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
 
 export type {
   CompiledTemplateVersion,
   CreateTemplateResult,
-  NewTemplate,
   PublishTemplateResult,
   PublishedTemplateResult,
   TemplateContent,
   TemplateMeta,
   TemplatePatch,
-  TemplateVariableInput,
   TemplateVersion,
   UpdateTemplateResult,
 } from './templates.records.js';
@@ -63,21 +61,29 @@ export type {
 const MAX_WRITE_ATTEMPTS = 8;
 
 /** Bounds of the compiled-version cache: entries, and total characters of the sources. */
-export const COMPILED_CACHE_LIMITS = { entries: 1_000, chars: 32 * 1024 * 1024 } as const;
+const COMPILED_CACHE_LIMITS = { entries: 1_000, chars: 32 * 1024 * 1024 } as const;
 
 export class TemplatesStore {
-  private readonly redis: Redis & TemplateCommands;
-  /** Compiled published versions by team, template and version id (LRU; published versions never change). */
-  private readonly compiled = new Map<string, CompiledTemplateVersion>();
-  private compiledChars = 0;
+  private readonly redis: RedisClient & StoreCommands;
+  /**
+   * Compiled published versions by team, template and version id (published versions never
+   * change). A version over a sixteenth of the budget is not kept: one huge template must not
+   * evict every other.
+   */
+  private readonly compiled = new LRUCache<string, CompiledTemplateVersion>({
+    max: COMPILED_CACHE_LIMITS.entries,
+    maxSize: COMPILED_CACHE_LIMITS.chars,
+    maxEntrySize: COMPILED_CACHE_LIMITS.chars / 16,
+    sizeCalculation: compiledCost,
+  });
 
   constructor(
-    redis: Redis,
+    redis: RedisClient,
     private readonly keys: Keys,
     /** How long the versions of a deleted template stay readable (the email retention). */
     private readonly versionTtlMs: number,
   ) {
-    this.redis = defineTemplateScripts(redis);
+    this.redis = defineScripts(redis);
   }
 
   /** The template id for an id or an alias (aliases never have the shape of an id). */
@@ -121,11 +127,7 @@ export class TemplatesStore {
   ): Promise<CompiledTemplateVersion | null> {
     const cacheKey = `${teamId}:${templateId}:${versionId}`;
     const hit = this.compiled.get(cacheKey);
-    if (hit) {
-      this.compiled.delete(cacheKey);
-      this.compiled.set(cacheKey, hit);
-      return hit;
-    }
+    if (hit) return hit;
     const version = await this.getVersion(teamId, templateId, versionId);
     if (!version) return null;
     const compiled: CompiledTemplateVersion = {
@@ -134,7 +136,7 @@ export class TemplatesStore {
       html: parseTemplate(version.html),
       text: version.text === null ? undefined : parseTemplate(version.text),
     };
-    this.remember(cacheKey, compiled);
+    this.compiled.set(cacheKey, compiled);
     return compiled;
   }
 
@@ -159,7 +161,7 @@ export class TemplatesStore {
     if (!page) return null;
     const { ids, hasMore } = page;
     if (ids.length === 0) return { items: [], hasMore };
-    const pipe = this.redis.pipeline();
+    const pipe = pipeline(this.redis, 'TemplatesStore.list');
     for (const id of ids) pipe.hgetall(this.keys.template(teamId, id));
     const rows = (await pipe.exec()) ?? [];
     const items = rows
@@ -169,9 +171,13 @@ export class TemplatesStore {
     return { items, hasMore };
   }
 
-  async create(teamId: string, input: NewTemplate, now: Date = new Date()): Promise<CreateTemplateResult> {
-    const id = newEmailId(now.getTime());
-    const versionId = newEmailId(now.getTime());
+  async create(
+    teamId: string,
+    input: NewTemplateContent,
+    now: Date = new Date(),
+  ): Promise<CreateTemplateResult> {
+    const id = newId(now.getTime());
+    const versionId = newId(now.getTime());
     const iso = now.toISOString();
     const templateFields = pairs({
       id,
@@ -222,7 +228,7 @@ export class TemplatesStore {
       const iso = now.toISOString();
       const next = mergeContent(current, patch, iso);
       const changed = !sameContent(current, next);
-      const newVersionId = newEmailId(now.getTime());
+      const newVersionId = newId(now.getTime());
       const templateFields = pairs({
         updated_at: iso,
         ...(patch.name !== undefined ? { name: patch.name } : {}),
@@ -322,25 +328,10 @@ export class TemplatesStore {
     if (!res.ok) throw new Error('unreachable: a duplicate has no alias');
     return res.id;
   }
-
-  private remember(cacheKey: string, c: CompiledTemplateVersion): void {
-    const cost = compiledCost(c);
-    if (cost > COMPILED_CACHE_LIMITS.chars / 16) return;
-    this.compiled.set(cacheKey, c);
-    this.compiledChars += cost;
-    while (
-      this.compiled.size > COMPILED_CACHE_LIMITS.entries ||
-      this.compiledChars > COMPILED_CACHE_LIMITS.chars
-    ) {
-      const oldest = this.compiled.entries().next();
-      if (oldest.done) break;
-      this.compiled.delete(oldest.value[0]);
-      this.compiledChars -= compiledCost(oldest.value[1]);
-    }
-  }
 }
 
+/** Cache cost of a compiled version: the characters of its sources (at least 1, as lru-cache needs). */
 function compiledCost(c: CompiledTemplateVersion): number {
   const v = c.version;
-  return v.html.length + (v.text?.length ?? 0) + (v.subject?.length ?? 0);
+  return 1 + v.html.length + (v.text?.length ?? 0) + (v.subject?.length ?? 0);
 }

@@ -42,8 +42,17 @@ export interface PlanBook {
 }
 
 export interface SinkEnvelope {
+  /** MAIL FROM as smtp-server parsed it: an A-label domain comes back as its U-label. */
   from: string;
+  /** Accepted RCPT TO addresses, parsed as `from` is. */
   to: string[];
+  /** The client declared SMTPUTF8 (RFC 6531) in MAIL FROM. */
+  smtpUtf8: boolean;
+  /**
+   * With `recordWire`: the same addresses exactly as the client wrote them in MAIL FROM and
+   * RCPT TO (A-labels stay A-labels).
+   */
+  wire?: { from: string; to: string[] };
 }
 
 export interface SinkServer {
@@ -65,5 +74,9 @@ export declare function startSinkServer(options: {
   plan?: SinkPlan;
   /** Wait this long after recording a message before replying 250 (a slow relay). */
   replyDelayMs?: number;
+  /** Announce SMTPUTF8 (RFC 6531) in the EHLO reply; default true. */
+  smtpUtf8?: boolean;
+  /** Record MAIL FROM / RCPT TO as written on the wire ({@link SinkEnvelope.wire}); default false. */
+  recordWire?: boolean;
   onMessage: (raw: Buffer, envelope: SinkEnvelope) => unknown;
 }): Promise<SinkServer>;

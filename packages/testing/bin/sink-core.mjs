@@ -125,6 +125,57 @@ export function extractMessageId(raw) {
   return match?.[1]?.replace(/\r?\n[ \t]+/g, ' ').trim() ?? '';
 }
 
+const PATH_ARGUMENT = /^(?:MAIL FROM|RCPT TO):\s*<([^>]*)>/i;
+
+/**
+ * Records the address of every MAIL FROM and RCPT TO exactly as the client wrote it.
+ * smtp-server's own envelope turns an A-label domain into a U-label (`xn--bcher-kva.example`
+ * arrives as `bücher.example`), so it cannot tell which form was on the wire. The command
+ * lines are read from smtp-server's debug log (`{ tnx: 'command', cid }, 'C:', line`), which
+ * it writes before the command's handler runs; commands are handled one at a time.
+ */
+function createWireLog() {
+  /** Per session: the address of the last MAIL FROM / RCPT TO line. */
+  /** @type {Map<string, string>} */
+  const lastPath = new Map();
+  /** Per session: the transaction so far (accepted recipients only). */
+  /** @type {Map<string, { from: string; to: string[] }>} */
+  const transactions = new Map();
+  const ignore = () => undefined;
+  return {
+    logger: {
+      /** @param {{ tnx?: unknown; cid?: unknown }} entry @param {unknown} _label @param {unknown} line */
+      debug(entry, _label, line) {
+        if (entry?.tnx !== 'command' || typeof line !== 'string') return;
+        const match = PATH_ARGUMENT.exec(line);
+        if (match) lastPath.set(String(entry.cid), match[1] ?? '');
+      },
+      info: ignore,
+      warn: ignore,
+      error: ignore,
+      trace: ignore,
+      fatal: ignore,
+    },
+    /** @param {string} session */
+    mailFrom(session) {
+      transactions.set(session, { from: lastPath.get(session) ?? '', to: [] });
+    },
+    /** @param {string} session */
+    rcptAccepted(session) {
+      transactions.get(session)?.to.push(lastPath.get(session) ?? '');
+    },
+    /** @param {string} session */
+    take(session) {
+      return transactions.get(session) ?? { from: '', to: [] };
+    },
+    /** @param {string} session */
+    forget(session) {
+      lastPath.delete(session);
+      transactions.delete(session);
+    },
+  };
+}
+
 /**
  * Starts an smtp-server on host:port (0 = any free port) that answers by the plan and hands
  * every accepted message to onMessage before it replies 250.
@@ -134,7 +185,12 @@ export function extractMessageId(raw) {
  *   host?: string;
  *   plan?: Record<string, unknown[]>;
  *   replyDelayMs?: number;
- *   onMessage: (raw: Buffer, envelope: { from: string; to: string[] }) => unknown;
+ *   smtpUtf8?: boolean;
+ *   recordWire?: boolean;
+ *   onMessage: (
+ *     raw: Buffer,
+ *     envelope: { from: string; to: string[]; smtpUtf8: boolean; wire?: { from: string; to: string[] } },
+ *   ) => unknown;
  * }} options
  */
 export async function startSinkServer(options) {
@@ -144,11 +200,15 @@ export async function startSinkServer(options) {
   const dataSteps = new Map();
   /** @type {Set<import('node:net').Socket>} */
   const sockets = new Set();
+  // off by default: a logger makes smtp-server build a log entry for every line it reads or writes
+  const wire = options.recordWire ? createWireLog() : undefined;
 
   const server = new SMTPServer({
     name: 'sink.petrel.test',
     banner: 'Petrel test sink',
-    logger: false,
+    logger: wire?.logger ?? false,
+    // RFC 6531: announced by default, as smtp-server does; off to play a server without it
+    hideSMTPUTF8: options.smtpUtf8 === false,
     disabledCommands: ['STARTTLS'],
     hideSTARTTLS: true,
     authOptional: true,
@@ -167,14 +227,19 @@ export async function startSinkServer(options) {
     },
     onMailFrom(_address, session, callback) {
       dataSteps.delete(session.id);
+      wire?.mailFrom(session.id);
       callback();
     },
     onRcptTo(address, session, callback) {
       const step = book.nextStep(address.address);
-      if (step === 'accept') return callback();
+      if (step === 'accept') {
+        wire?.rcptAccepted(session.id);
+        return callback();
+      }
       if (step.stall && step.at !== 'data') return undefined;
       if (step.at === 'data') {
         if (!dataSteps.has(session.id)) dataSteps.set(session.id, step);
+        wire?.rcptAccepted(session.id);
         return callback();
       }
       // A recipient-keyed 'connect' step cannot act before the greeting (the recipient is not
@@ -193,9 +258,12 @@ export async function startSinkServer(options) {
           return callback(scriptedError(552, '5.3.4 Message exceeds the sink size limit'));
         if (step?.stall) return undefined;
         if (step) return callback(scriptedError(step.code, step.message));
+        const onWire = wire?.take(session.id);
         const envelope = {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
+          smtpUtf8: session.envelope.smtpUtf8 === true,
+          ...(onWire && { wire: onWire }),
         };
         Promise.resolve()
           .then(() => options.onMessage(Buffer.concat(chunks), envelope))
@@ -213,6 +281,7 @@ export async function startSinkServer(options) {
     },
     onClose(session) {
       dataSteps.delete(session.id);
+      wire?.forget(session.id);
     },
   });
   server.server.on('connection', (socket) => {

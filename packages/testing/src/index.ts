@@ -1,10 +1,16 @@
-// Test harness shared by integration, e2e, chaos and bench suites (RELIABILITY.md "Common
-// harness"). Test code only: nothing in the product imports this package.
+// Test harness shared by integration, e2e, chaos and bench suites. Test code only: nothing in
+// the product imports this package.
 export { freePort } from './free-port.js';
 export { uniquePrefix } from './unique-prefix.js';
 export { waitUntil, type WaitUntilOptions } from './wait.js';
 export { startRedis, type StartRedisOptions, type TestRedis } from './redis.js';
 export { findRedisServer } from './redis-local.js';
+export {
+  startRedisCluster,
+  type ClusterNode,
+  type StartRedisClusterOptions,
+  type TestRedisCluster,
+} from './redis-cluster.js';
 export { pingRedis, waitForRedis } from './redis-ping.js';
 export {
   startSmtpSink,
@@ -33,3 +39,9 @@ export {
 } from './http-receiver.js';
 export { startNodeProcess, type NodeProcess, type NodeProcessOptions } from './node-process.js';
 export { startFaultProxy, type FaultProxy, type FaultProxyOptions } from './fault-proxy.js';
+export * from './memory/housekeeping.js';
+export * from './memory/outbox.js';
+export * from './memory/accept-ports.js';
+export * from './memory/emails-ports.js';
+export * from './memory/templates-ports.js';
+export * from './memory/deliver-ports.js';

@@ -1,6 +1,6 @@
 // Redis for integration, e2e and chaos tests: a Docker container when an engine is reachable,
 // otherwise the local `redis-server` binary (the normal case on the dev box and CI runner,
-// which have no Docker engine). Both run the RELIABILITY.md harness flags: AOF with
+// which have no Docker engine). Both run production's durability settings: AOF with
 // everysec fsync, noeviction, no RDB snapshots.
 import { startContainerRedis } from './redis-container.js';
 import { startLocalRedis } from './redis-local.js';

@@ -50,9 +50,12 @@ describe('startSmtpSink', () => {
     });
 
     const [message] = await sink.waitFor(1);
+    const to = ['a@example.test', 'b@example.test', 'c@example.test', 'hidden@example.test'];
     expect(message?.envelope).toEqual({
       from: 'hello@petrel.test',
-      to: ['a@example.test', 'b@example.test', 'c@example.test', 'hidden@example.test'],
+      to,
+      smtpUtf8: false,
+      wire: { from: 'hello@petrel.test', to },
     });
     expect(message?.parsed.subject).toBe('Grüße ✓');
     expect(message?.parsed.messageId).toBe(info.messageId);
@@ -71,6 +74,38 @@ describe('startSmtpSink', () => {
 
     sink.clear();
     expect(sink.messages).toHaveLength(0);
+  });
+
+  it('records the envelope as written on the wire: A-labels stay A-labels, SMTPUTF8 is noted', async () => {
+    const sink = await sinkWith({ plan: { 'no.test': [{ at: 'rcpt', code: 550 }] } });
+    await transportTo(sink).sendMail({
+      envelope: {
+        from: 'sender@xn--bcher-kva.example',
+        to: ['user@xn--bcher-kva.example', 'x@no.test', 'josé@example.test'],
+      },
+      raw: 'Subject: idn\r\n\r\nhi\r\n',
+    });
+    const [message] = await sink.waitFor(1);
+    // smtp-server's own envelope shows the domain as a U-label
+    expect(message?.envelope).toMatchObject({
+      from: 'sender@bücher.example',
+      to: ['user@bücher.example', 'josé@example.test'],
+      smtpUtf8: true,
+    });
+    expect(message?.envelope.wire).toEqual({
+      from: 'sender@xn--bcher-kva.example',
+      to: ['user@xn--bcher-kva.example', 'josé@example.test'],
+    });
+  });
+
+  it('can hide SMTPUTF8 from its EHLO reply', async () => {
+    const offered = await sinkWith();
+    const hidden = await sinkWith({ smtpUtf8: false });
+    // nodemailer reports the server's EHLO keywords with every message it sends
+    const ehlo = async (sink: SmtpSink) =>
+      ((await send(sink, 'b@example.test')) as { ehlo?: string[] }).ehlo ?? [];
+    expect(await ehlo(offered)).toContain('SMTPUTF8');
+    expect(await ehlo(hidden)).not.toContain('SMTPUTF8');
   });
 
   it('plays the plan per recipient attempt: 451, 451, then accept; 550; 552 at DATA', async () => {

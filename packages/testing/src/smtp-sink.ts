@@ -16,7 +16,8 @@ export type { ConnectionRefusal, SinkAttempt, SinkEnvelope, SinkPlan, SinkStep }
 
 /** One accepted message. */
 export interface SinkMessage {
-  envelope: SinkEnvelope;
+  /** `envelope.wire` is always there: the addresses exactly as the client sent them. */
+  envelope: SinkEnvelope & Required<Pick<SinkEnvelope, 'wire'>>;
   /** The DATA as received (dot-unstuffed). */
   raw: Buffer;
   /** postal-mime's parse: messageId, subject, from, to, cc, headers [{key, value}], html, text, attachments… */
@@ -31,6 +32,8 @@ export interface SmtpSinkOptions {
   port?: number;
   /** Scripted replies per recipient address / domain / '*'; unlisted recipients are accepted. */
   plan?: SinkPlan;
+  /** Announce SMTPUTF8 (RFC 6531) in the EHLO reply, as smtp-server does by default; default true. */
+  smtpUtf8?: boolean;
 }
 
 /** A running in-process sink. */
@@ -66,9 +69,13 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
   const server = await startSinkServer({
     ...(opts.port !== undefined && { port: opts.port }),
     ...(opts.plan !== undefined && { plan: opts.plan }),
+    ...(opts.smtpUtf8 !== undefined && { smtpUtf8: opts.smtpUtf8 }),
+    // tests read the addresses as sent (envelope.wire); the sink process leaves this off
+    recordWire: true,
     async onMessage(raw, envelope) {
       const parsed = await PostalMime.parse(raw);
-      arrivals.push({ envelope, raw, parsed, receivedAt: Date.now() });
+      const wire = envelope.wire ?? { from: envelope.from, to: envelope.to };
+      arrivals.push({ envelope: { ...envelope, wire }, raw, parsed, receivedAt: Date.now() });
     },
   });
 

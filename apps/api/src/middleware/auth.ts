@@ -1,7 +1,7 @@
 /**
  * Bearer-token authentication. Missing header → 401 missing_api_key; unknown or revoked key →
  * 403 invalid_api_key; a sending_access key outside the sending endpoints → 401
- * restricted_api_key (reference C.1, C.12).
+ * restricted_api_key, the statuses and error names Resend's API answers with.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { PetrelError } from '@petrel/contracts';

@@ -1,11 +1,11 @@
 /** Request id, per-request child logger (AsyncLocalStorage) and the request-duration metric. */
-import { randomUUID } from 'node:crypto';
 import type { NextFunction, Request, Response } from 'express';
+import { newId } from '@petrel/core';
 import { log, metrics, withLogContext } from '@petrel/observability';
 
 export function requestContext(req: Request, res: Response, next: NextFunction): void {
   const incoming = req.get('x-request-id');
-  const requestId = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+  const requestId = incoming && /^[\w.-]{1,100}$/.test(incoming) ? incoming : newId();
   res.setHeader('x-request-id', requestId);
   res.locals.requestId = requestId;
   const started = process.hrtime.bigint();

@@ -7,7 +7,7 @@ export interface PageQuery {
   before?: string;
 }
 
-/** Parse `limit`, `after`, `before` (reference A.4): limit 1–100, at most one cursor; else 422. */
+/** Parse `limit`, `after`, `before` (Resend's cursor pagination): limit 1–100, one cursor; else 422. */
 export function parsePageQuery(req: Request, defaultLimit: number = LIMITS.paginationDefault): PageQuery {
   const q = req.query as Record<string, unknown>;
   const one = (name: string): string | undefined => {

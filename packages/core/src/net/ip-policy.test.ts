@@ -22,7 +22,7 @@ function addressesOf(url: string): string[] {
 }
 const refused = (url: string) => addressesOf(url).some(isPrivateAddress);
 
-/** R17 corpus (RELIABILITY.md): every one of these must be refused. */
+/** SSRF corpus: every one of these must be refused. */
 const PRIVATE_URLS = [
   'http://127.0.0.1/',
   'http://127.0.0.1:8080/file.pdf',

@@ -1,8 +1,8 @@
 /**
- * SSRF policy (RELIABILITY.md P7, scenario R17): which addresses an outgoing fetch on behalf of a
- * client (remote attachment `path`, webhook endpoint) must never reach, and how the host of a URL
- * is read. Pure: no DNS, no sockets. Resolving a name and checking every address it resolves to
- * is the caller's job (apps/api/src/attachments/fetch-attachment.ts).
+ * SSRF policy (OWASP Server-Side Request Forgery Prevention Cheat Sheet): which addresses an
+ * outgoing fetch on behalf of a client (remote attachment `path`, webhook endpoint) must never
+ * reach, and how the host of a URL is read. Pure: no DNS, no sockets. Resolving a name and
+ * checking every address it resolves to is the caller's job (packages/mailer/src/fetch-attachment.ts).
  *
  * "Private" here means "not a public unicast destination": loopback, RFC 1918, CGNAT, link-local
  * (cloud metadata at 169.254.169.254), unique-local, multicast, broadcast, reserved ranges, and

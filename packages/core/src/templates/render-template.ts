@@ -4,7 +4,7 @@
  *
  * Value precedence for each placeholder: the value provided with the send, else the template's
  * declared `fallback_value` (when not null), else the placeholder's inline `|fallback`, else the
- * variable is missing and nothing is rendered (spec 4.1 rule 4: the email is not sent).
+ * variable is missing and nothing is rendered (the email is not sent).
  *
  * Escaping: values and declared fallbacks are data, so in html they are escaped (`& < > " '`);
  * in text and subject they are inserted as-is. Inline `|fallback` text is written by the template
@@ -16,9 +16,10 @@
  * Acceptance should refuse such values first with `checkSubjectValues`, which gives the client a
  * validation error instead of a silently altered subject.
  */
+import { HEADER_UNSAFE } from '@petrel/contracts';
 import type { CompiledTemplate } from './parse-template.js';
 
-/** A template variable as declared on the template (reference B.4). */
+/** A template variable as declared on the template. */
 export interface DeclaredVariable {
   key: string;
   type: 'string' | 'number';
@@ -53,28 +54,12 @@ export function escapeHtml(value: string): string {
   return HTML_SPECIAL_TEST.test(value) ? value.replace(HTML_SPECIAL, (c) => HTML_ESCAPES[c] ?? c) : value;
 }
 
-/**
- * Whether a UTF-16 code unit must never reach a header: C0 controls except TAB (CR, LF, NUL among
- * them), DEL, C1 controls (NEL among them), U+2028 and U+2029. The same set the send validation
- * refuses in header fields.
- */
-function isHeaderUnsafe(c: number): boolean {
-  return (c <= 0x1f && c !== 0x09) || (c >= 0x7f && c <= 0x9f) || c === 0x2028 || c === 0x2029;
-}
+/** Every header-unsafe character (the set the send validation refuses in header fields). */
+const HEADER_UNSAFE_ALL = new RegExp(HEADER_UNSAFE.source, 'g');
 
-function hasHeaderUnsafe(value: string): boolean {
-  for (let i = 0; i < value.length; i++) if (isHeaderUnsafe(value.charCodeAt(i))) return true;
-  return false;
-}
-
-/** Replace every header-unsafe character (see `isHeaderUnsafe`) with a space. */
+/** Replace every header-unsafe character with a space. */
 export function sanitizeSubject(value: string): string {
-  if (!hasHeaderUnsafe(value)) return value;
-  let out = '';
-  for (let i = 0; i < value.length; i++) {
-    out += isHeaderUnsafe(value.charCodeAt(i)) ? ' ' : value.charAt(i);
-  }
-  return out;
+  return HEADER_UNSAFE.test(value) ? value.replace(HEADER_UNSAFE_ALL, ' ') : value;
 }
 
 type Source = 'value' | 'declared' | 'inline';
@@ -162,9 +147,9 @@ export function renderTemplate(
 }
 
 /**
- * The variables that would be missing at render time, for acceptance-time validation (spec 4.1
- * rule 4, section 7). A name is missing if at least one of its placeholders has no value, no
- * declared fallback and no inline fallback.
+ * The variables that would be missing at render time, for acceptance-time validation (such an
+ * email is refused before it is stored). A name is missing if at least one of its placeholders
+ * has no value, no declared fallback and no inline fallback.
  *
  * @param compiled - the template's compiled parts; `undefined` entries are skipped.
  * @returns missing names, unique, in first-use order.
@@ -204,7 +189,7 @@ export function checkSubjectValues(
   const bad: string[] = [];
   for (const slot of subject.slots) {
     const resolved = resolver.resolve(slot.name, slot.fallback);
-    if (resolved !== undefined && hasHeaderUnsafe(resolved[0]) && !bad.includes(slot.name)) {
+    if (resolved !== undefined && HEADER_UNSAFE.test(resolved[0]) && !bad.includes(slot.name)) {
       bad.push(slot.name);
     }
   }

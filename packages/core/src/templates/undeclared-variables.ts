@@ -4,7 +4,7 @@
  * template that uses a name that is neither declared nor supplied by Petrel itself, because every
  * send from it would fail with a missing variable.
  *
- * Names supplied by Petrel (never declared, see RESERVED_VARIABLES and reference C.5/C.6):
+ * Names supplied by Petrel (never declared, see RESERVED_VARIABLES):
  * `contact.<field>` placeholders and the reserved upper-case names (`FIRST_NAME`, `LAST_NAME`,
  * `EMAIL`, `UNSUBSCRIBE_URL`, `RESEND_UNSUBSCRIBE_URL`), which broadcasts fill per contact. The
  * bare namespace roots `contact` and `this` are not values and count as undeclared.

@@ -1,17 +1,25 @@
 /**
  * A small, strict parser for the addresses a client may send: `local@domain` or
  * `Display Name <local@domain>`. Deliberately narrower than RFC 5322: no comments, no groups,
- * no quoted local parts, no address lists in one string, no IP-literal domains, no internationalised
- * (non-punycode) domains, and no angle brackets without a display name (`<a@b.c>` and
+ * no quoted local parts, no address lists in one string, no IP-literal domains, and no angle
+ * brackets without a display name (`<a@b.c>` and
  * `"" <a@b.c>` are valid RFC 5322 name-addrs, but the spec allows "a bare address or
  * `Display Name <address>`"; a client meaning the bare address can send it bare).
  * Everything it accepts can be written into a header without escaping tricks.
+ *
+ * Internationalised addresses are accepted as the client wrote them: a domain of U-labels
+ * (`bücher.example`, RFC 5890/5891 IDNA) and a UTF-8 local part (`josé@example.com`, RFC 6531
+ * SMTPUTF8). Sending them as A-labels and with SMTPUTF8 is the mailer's job; here a U-label
+ * domain must convert to a valid A-label domain and back to itself, so what is recorded and what
+ * is delivered name the same host.
  *
  * The worker does not reuse this parser: the mailer's `splitAddress` takes the address between
  * the LAST `<` and a final `>`. Every accepted input has at most one `<` outside a quoted display
  * name and nothing after its `>`, so both read the same address (test/e2e/address-shapes).
  */
-import { HEADER_UNSAFE, VALIDATION_RULES } from './rules.js';
+import { domainToASCII, domainToUnicode } from 'node:url';
+import { HEADER_UNSAFE } from '@petrel/contracts';
+import { VALIDATION_RULES } from './rules.js';
 
 export type ParsedAddress = { ok: true; name?: string; address: string } | { ok: false; reason: string };
 
@@ -22,6 +30,15 @@ const LOCAL_SRC = `${ATEXT}+(?:\\.${ATEXT}+)*`;
 const DOMAIN_SRC =
   '(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\\.)+(?:[A-Za-z]{2,63}|xn--[A-Za-z0-9-]{1,59})';
 const LOCAL_PART = new RegExp(`^${LOCAL_SRC}$`);
+/**
+ * RFC 6531 section 3.3 extends atext with UTF-8 non-ASCII characters; of those only letters, marks
+ * and digits are taken (no spaces, controls, format or bidi characters, no symbols).
+ */
+const UTEXT = `(?:${ATEXT}|[\\p{L}\\p{M}\\p{N}])`;
+const LOCAL_PART_UTF8 = new RegExp(`^${UTEXT}+(?:\\.${UTEXT}+)*$`, 'u');
+/** What a U-label domain may be written with: letters, marks, digits, `-` and `.` (RFC 5892 PVALID, roughly). */
+const IDN_DOMAIN_CHARS = /^[\p{L}\p{M}\p{N}.-]+$/u;
+const NON_ASCII = /[^\u0000-\u007f]/;
 const DOMAIN = new RegExp(`^${DOMAIN_SRC}$`);
 /** The whole `local@domain` in one pass: the fast path for well-formed input (ASCII only, one @). */
 const ADDR_SPEC = new RegExp(`^${LOCAL_SRC}@${DOMAIN_SRC}$`);
@@ -143,11 +160,45 @@ function checkAddrSpec(a: string): string | undefined {
     return `local part longer than ${VALIDATION_RULES.localPartMaxLength} characters`;
   }
   if (local.charCodeAt(0) === 0x22) return 'quoted local parts are not accepted';
-  if (!LOCAL_PART.test(local)) return 'invalid local part';
+  const utf8Local = NON_ASCII.test(local);
+  if (!(utf8Local ? LOCAL_PART_UTF8 : LOCAL_PART).test(local)) return 'invalid local part';
+  // RFC 5321 section 4.5.3.1 counts octets: a UTF-8 local part is measured as sent (RFC 6531).
+  const localOctets = utf8Local ? Buffer.byteLength(local, 'utf8') : local.length;
+  if (localOctets > VALIDATION_RULES.localPartMaxLength) {
+    return `local part longer than ${VALIDATION_RULES.localPartMaxLength} octets (UTF-8)`;
+  }
   if (domain === '') return 'missing domain after @';
   if (domain.length > VALIDATION_RULES.domainMaxLength) {
     return `domain longer than ${VALIDATION_RULES.domainMaxLength} characters`;
   }
-  if (!DOMAIN.test(domain)) return 'invalid domain';
+  let wireDomain = domain;
+  if (!DOMAIN.test(domain)) {
+    const aLabels = NON_ASCII.test(domain) ? toALabels(domain) : undefined;
+    if (aLabels === undefined) return 'invalid domain';
+    if (aLabels.length > VALIDATION_RULES.domainMaxLength) {
+      return `domain longer than ${VALIDATION_RULES.domainMaxLength} characters as A-labels`;
+    }
+    wireDomain = aLabels;
+  }
+  if (localOctets + 1 + wireDomain.length > VALIDATION_RULES.addressMaxLength) {
+    return `address longer than ${VALIDATION_RULES.addressMaxLength} octets as sent`;
+  }
   return undefined;
+}
+
+/**
+ * The A-label form of an internationalised domain (RFC 5891 section 4: IDNA2008 via the UTS #46
+ * processing Node's URL parser applies), or undefined when `domain` is not a valid one. Refused:
+ * labels starting or ending with `-` or with `--` in positions 3-4 (RFC 5891 section 4.2.3.1),
+ * and any domain that the conversion would change beyond case (full-width letters, decomposed
+ * accents, ideographic full stops), so the recorded domain is the delivered one.
+ */
+function toALabels(domain: string): string | undefined {
+  if (!IDN_DOMAIN_CHARS.test(domain)) return undefined;
+  for (const label of domain.split('.')) {
+    if (label.startsWith('-') || label.endsWith('-') || label.slice(2, 4) === '--') return undefined;
+  }
+  const ascii = domainToASCII(domain);
+  if (ascii === '' || !DOMAIN.test(ascii)) return undefined;
+  return domainToUnicode(ascii) === domain.toLowerCase() ? ascii : undefined;
 }

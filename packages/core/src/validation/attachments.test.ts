@@ -1,16 +1,25 @@
 import { LIMITS } from '@petrel/contracts';
 import { describe, expect, it } from 'vitest';
-import { base64DecodedLength, readAttachments } from './attachments.js';
-import { FieldError } from './field-error.js';
+import { base64DecodedLength } from './attachments.js';
+import { validateEmail } from './validate-email.js';
+
+const now = new Date('2026-11-21T10:00:00.000Z');
+const send = (attachments: unknown) =>
+  validateEmail(
+    { from: 'a@example.com', to: 'b@example.com', subject: 'S', html: '<p>x</p>', attachments },
+    { now, context: 'single' },
+  );
+
+function readAttachments(value: unknown) {
+  const r = send(value);
+  if (!r.ok) throw new Error(`expected acceptance, got: ${r.message}`);
+  return r.email.attachments;
+}
 
 function refuse(value: unknown): string {
-  try {
-    readAttachments(value, 'attachments');
-  } catch (err) {
-    if (err instanceof FieldError) return err.message;
-    throw err;
-  }
-  throw new Error('expected a refusal');
+  const r = send(value);
+  if (r.ok) throw new Error('expected a refusal');
+  return r.message;
 }
 
 describe('base64DecodedLength', () => {
@@ -31,21 +40,20 @@ describe('base64DecodedLength', () => {
   });
 });
 
-describe('readAttachments', () => {
+describe('attachments', () => {
   it('keeps content attachments and optional metadata', () => {
     expect(
-      readAttachments(
-        [{ content: 'aGk=', filename: 'hi.txt', content_type: 'text/plain', content_id: 'logo' }],
-        'attachments',
-      ),
+      readAttachments([
+        { content: 'aGk=', filename: 'hi.txt', content_type: 'text/plain', content_id: 'logo' },
+      ]),
     ).toEqual([{ content: 'aGk=', filename: 'hi.txt', content_type: 'text/plain', content_id: 'logo' }]);
   });
 
   it('keeps a path attachment unfetched with content ""', () => {
-    expect(
-      readAttachments([{ path: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' }], 'attachments'),
-    ).toEqual([{ content: '', path: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' }]);
-    expect(readAttachments([{ content: '', path: 'http://cdn.example.com/a' }], 'attachments')[0]?.path).toBe(
+    expect(readAttachments([{ path: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' }])).toEqual([
+      { content: '', path: 'https://cdn.example.com/a.pdf', filename: 'a.pdf' },
+    ]);
+    expect(readAttachments([{ content: '', path: 'http://cdn.example.com/a' }])[0]?.path).toBe(
       'http://cdn.example.com/a',
     );
   });
@@ -87,7 +95,7 @@ describe('readAttachments', () => {
     const big = 'A'.repeat(Math.floor(bytes / 3) * 4); // decodes to floor(bytes / 3) * 3 bytes
     const rest = bytes - Math.floor(bytes / 3) * 3; // 1
     const small = Buffer.alloc(rest).toString('base64');
-    expect(readAttachments([{ content: big }, { content: small }], 'attachments')).toHaveLength(2);
+    expect(readAttachments([{ content: big }, { content: small }])).toHaveLength(2);
     const tooMuch = Buffer.alloc(rest + 1).toString('base64');
     expect(refuse([{ content: big }, { content: tooMuch }])).toBe(
       'attachments: total attachment size must be at most 40 MB',

@@ -5,68 +5,70 @@
  */
 import type { AttachmentInput } from '@petrel/contracts';
 import { LIMITS } from '@petrel/contracts';
-import {
-  assertHeaderSafe,
-  assertKnownKeys,
-  child,
-  fail,
-  isRecord,
-  item,
-  optionalString,
-} from './field-error.js';
-import { FIELD_HINTS, MSG, VALIDATION_RULES } from './rules.js';
+import { z } from 'zod';
+import { headerSafe, stringWith } from './checks.js';
+import { MSG, VALIDATION_RULES } from './rules.js';
 
-const ATTACHMENT_FIELDS: ReadonlySet<string> = new Set([
-  'content',
-  'path',
-  'filename',
-  'content_type',
-  'content_id',
-]);
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 const BASE64_SPACE = /[ \t\r\n]/g;
 
 const URL_FORBIDDEN = /[\u0000-\u0020\u007f-\u009f\u2028\u2029]/;
 
-/** Reads `attachments` (absent or null → `[]`). */
-export function readAttachments(value: unknown, path: string): AttachmentInput[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) fail(path, MSG.array);
-  const out: AttachmentInput[] = [];
-  let totalBytes = 0;
-  for (let i = 0; i < value.length; i++) {
-    const at = item(path, i);
-    const raw: unknown = value[i];
-    if (!isRecord(raw)) fail(at, MSG.object);
-    assertKnownKeys(raw, ATTACHMENT_FIELDS, FIELD_HINTS, at);
-    const content = optionalString(raw.content, child(at, 'content'));
-    const source = optionalString(raw.path, child(at, 'path'));
-    const hasContent = content !== undefined && content !== '';
-    if (hasContent && source !== undefined) fail(at, MSG.attachmentBothSources);
-    const attachment: AttachmentInput = { content: '' };
-    if (hasContent) {
-      const bytes = base64DecodedLength(content);
-      if (bytes < 0) fail(child(at, 'content'), MSG.base64);
-      totalBytes += bytes;
-      attachment.content = content;
-    } else if (source !== undefined) {
-      if (!isHttpUrl(source)) fail(child(at, 'path'), MSG.attachmentPath);
-      attachment.path = source;
-    } else {
-      fail(at, MSG.attachmentSource);
+/** `filename`, `content_type`, `content_id`: optional, non-empty, header-safe. */
+const metadata = stringWith((value) => {
+  if (value === '') return MSG.nonEmpty;
+  return headerSafe(value) ? undefined : MSG.headerUnsafe;
+}).nullish();
+
+const attachment = z.strictObject(
+  {
+    content: z.string(MSG.string).nullish(),
+    path: z.string(MSG.string).nullish(),
+    filename: metadata,
+    content_type: metadata,
+    content_id: metadata,
+  },
+  { error: MSG.object },
+);
+
+/**
+ * `attachments` (single send only): each one base64 `content` or an http(s) `path`, and the
+ * decoded total within `LIMITS.attachmentsTotalBytes`. The sources are checked over the whole
+ * array so each base64 text is measured once, for its own rule and for the total.
+ */
+export const attachments = z
+  .array(attachment, { error: MSG.array })
+  .transform((list, ctx) => {
+    const fail = (path: PropertyKey[], message: string) => {
+      ctx.issues.push({ code: 'custom', message, input: list, path });
+      return z.NEVER;
+    };
+    const out: AttachmentInput[] = new Array<AttachmentInput>(list.length);
+    let totalBytes = 0;
+    for (let i = 0; i < list.length; i++) {
+      const { content, path, filename, content_type, content_id } = list[i]!;
+      const hasContent = content !== undefined && content !== null && content !== '';
+      const item: AttachmentInput = { content: '' };
+      if (hasContent && path !== undefined && path !== null) return fail([i], MSG.attachmentBothSources);
+      if (hasContent) {
+        const bytes = base64DecodedLength(content);
+        if (bytes < 0) return fail([i, 'content'], MSG.base64);
+        totalBytes += bytes;
+        item.content = content;
+      } else if (path !== undefined && path !== null) {
+        if (!isHttpUrl(path)) return fail([i, 'path'], MSG.attachmentPath);
+        item.path = path;
+      } else {
+        return fail([i], MSG.attachmentSource);
+      }
+      if (filename !== undefined && filename !== null) item.filename = filename;
+      if (content_type !== undefined && content_type !== null) item.content_type = content_type;
+      if (content_id !== undefined && content_id !== null) item.content_id = content_id;
+      out[i] = item;
     }
-    for (const key of ['filename', 'content_type', 'content_id'] as const) {
-      const text = optionalString(raw[key], child(at, key));
-      if (text === undefined) continue;
-      if (text === '') fail(child(at, key), MSG.nonEmpty);
-      assertHeaderSafe(text, child(at, key));
-      attachment[key] = text;
-    }
-    out.push(attachment);
-  }
-  if (totalBytes > LIMITS.attachmentsTotalBytes) fail(path, MSG.attachmentsTotal);
-  return out;
-}
+    return totalBytes > LIMITS.attachmentsTotalBytes ? fail([], MSG.attachmentsTotal) : out;
+  })
+  .nullish();
 
 /**
  * Decoded size of standard or URL-safe base64 (line breaks and spaces tolerated, padding

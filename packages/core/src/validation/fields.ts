@@ -1,107 +1,103 @@
 /**
- * Readers for the header-bound fields of a send: addresses, subject, custom headers, tags and
- * topic_id. Each returns the normalised value or throws a `FieldError` naming the field and rule.
- * Nothing that passes here can carry CR, LF, NUL or another line-breaking character into a header.
+ * Schemas of the header-bound fields of a send: addresses, subject, custom headers, tags and
+ * topic_id. Nothing that passes here can carry CR, LF, NUL or another line-breaking character
+ * into a header.
  */
-import type { Tag } from '@petrel/contracts';
-import { LIMITS } from '@petrel/contracts';
+import { LIMITS, OWNED_HEADERS } from '@petrel/contracts';
+import { z } from 'zod';
 import { parseAddress, trimBlanks } from './address.js';
-import { assertHeaderSafe, assertKnownKeys, child, fail, isRecord, item, keyPath } from './field-error.js';
-import {
-  FIELD_HINTS,
-  HEADER_NAME_PATTERN,
-  HEADER_UNSAFE,
-  MSG,
-  OWNED_HEADERS,
-  TAG_PATTERN,
-  VALIDATION_RULES,
-} from './rules.js';
-
-const TAG_FIELDS: ReadonlySet<string> = new Set(['name', 'value']);
-
-/** Fails unless `value` is one acceptable address; returns it without surrounding blanks. */
-export function readAddress(value: unknown, path: string): string {
-  if (typeof value !== 'string') fail(path, MSG.string);
-  const parsed = parseAddress(value);
-  if (!parsed.ok) fail(path, MSG.badAddress(parsed.reason));
-  return trimBlanks(value);
-}
+import { addIssue, headerSafe, requiredOr, stringWith, userKeyedMap } from './checks.js';
+import { HEADER_NAME_PATTERN, MSG, TAG_PATTERN, VALIDATION_RULES } from './rules.js';
 
 /**
- * Reads a `string | string[]` address field. Absent or null → `[]`; `min`/`max` bound the count
- * (`to` needs 1..50, the others are open).
+ * One address, kept as the client wrote it less surrounding blanks: one check does both, as it
+ * runs for every recipient of every email. `empty` says what `''` is: an invalid address (an
+ * array element), an absent one (the template or nobody supplies it) or a missing required one.
  */
-export function readAddressList(value: unknown, path: string, min = 0, max = Infinity): string[] {
-  if (value === undefined || value === null || value === '') {
-    if (min > 0) fail(path, MSG.required);
-    return [];
-  }
-  if (typeof value === 'string') return [readAddress(value, path)];
-  if (!Array.isArray(value)) fail(path, MSG.addressList);
-  if (value.length < min) fail(path, MSG.noRecipients);
-  if (value.length > max) fail(path, MSG.tooManyTo);
-  const out: string[] = new Array<string>(value.length);
-  for (let i = 0; i < value.length; i++) out[i] = readAddress(value[i], item(path, i));
-  return out;
+const addressCheck =
+  (empty: 'invalid' | 'absent' | 'required') =>
+  (payload: z.core.ParsePayload<string>): void => {
+    const value = payload.value;
+    if (value === '' && empty !== 'invalid') {
+      if (empty === 'required') addIssue(payload, [], MSG.required);
+      return;
+    }
+    const parsed = parseAddress(value);
+    if (parsed.ok) payload.value = trimBlanks(value);
+    else addIssue(payload, [], MSG.badAddress(parsed.reason));
+  };
+
+/** An element of an address array. */
+export const address = z.string(MSG.string).check(addressCheck('invalid'));
+
+/** An address the request may leave out: absent, null or `''` (the template supplies it). */
+export const optionalAddress = z.string(MSG.string).check(addressCheck('absent')).nullish();
+
+/** A required address: absent, null or `''` is `is required`. */
+export const requiredAddress = z.string({ error: requiredOr(MSG.string) }).check(addressCheck('required'));
+
+const addressArray = (min: number, max: number) =>
+  z.array(address).min(min, MSG.noRecipients).max(max, MSG.tooManyTo);
+
+// The array option comes first in the unions below: it is the common shape (Resend's documented
+// examples and the ingest bench send arrays), and a union stops at the first option that passes.
+
+/** `to`: one address or an array of 1..50; required. */
+export const toList = z.union([addressArray(1, LIMITS.recipientsInTo), requiredAddress], {
+  error: requiredOr(MSG.addressList),
+});
+
+/** `cc`, `bcc`, `reply_to`: one address or an array; absent, null or `''` means none. */
+export const optionalList = z
+  .union([addressArray(0, Infinity), optionalAddress], { error: MSG.addressList })
+  .nullish();
+
+/** A `string | string[]` address field as an array (`[]` when absent). */
+export const asList = (value: string | string[] | null | undefined): string[] =>
+  value === undefined || value === null || value === '' ? [] : typeof value === 'string' ? [value] : value;
+
+const headerTextRule = (value: string): string | undefined =>
+  headerSafe(value) ? undefined : MSG.headerUnsafe;
+
+/** A header-bound free-text field (subject): no line-breaking characters; TAB is fine. */
+export const headerText = stringWith(headerTextRule);
+
+/** `subject` when required: absent, null or `''` is `is required`. */
+export const requiredHeaderText = stringWith(
+  (value) => (value === '' ? MSG.required : headerTextRule(value)),
+  requiredOr(MSG.string),
+);
+
+function headerRule(name: string, value: unknown): string | undefined {
+  if (!HEADER_NAME_PATTERN.test(name)) return MSG.headerName;
+  if (OWNED_HEADERS.has(name.toLowerCase())) return MSG.ownedHeader;
+  if (typeof value !== 'string') return MSG.string;
+  return headerSafe(value) ? undefined : MSG.headerUnsafe;
 }
 
-/** Reads a header-bound free-text field (subject): a string with no line-breaking characters. */
-export function readHeaderText(value: unknown, path: string): string {
-  if (typeof value !== 'string') fail(path, MSG.string);
-  assertHeaderSafe(value, path);
-  return value;
-}
+/** `headers`: RFC 5322 field names to header-safe string values. */
+export const headers = userKeyedMap<string>(headerRule);
 
-/** Reads `headers`: a map of RFC 5322 field names to header-safe string values. */
-export function readHeaders(value: unknown, path: string): Record<string, string> {
-  // A null-prototype map, so a header named `__proto__` is data, not a prototype change.
-  const out = Object.create(null) as Record<string, string>;
-  if (value === undefined || value === null) return out;
-  if (!isRecord(value)) fail(path, MSG.object);
-  for (const name of Object.keys(value)) {
-    // The path is built only on failure: this loop runs for every header of every email.
-    if (!HEADER_NAME_PATTERN.test(name)) fail(keyPath(path, name), MSG.headerName);
-    if (OWNED_HEADERS.has(name.toLowerCase())) fail(keyPath(path, name), MSG.ownedHeader);
-    const v = value[name];
-    if (typeof v !== 'string') fail(keyPath(path, name), MSG.string);
-    if (HEADER_UNSAFE.test(v)) fail(keyPath(path, name), MSG.headerUnsafe);
-    out[name] = v;
-  }
-  return out;
-}
+const tagPart = (max: number) =>
+  stringWith((value) => {
+    if (value === '') return MSG.required;
+    if (value.length > max) return MSG.maxChars(max);
+    return TAG_PATTERN.test(value) ? undefined : MSG.tagCharset;
+  }, requiredOr(MSG.string));
 
-/** Reads `tags`: `[{ name, value }]`, both parts 1..256 characters of `[A-Za-z0-9_-]`. */
-export function readTags(value: unknown, path: string): Tag[] {
-  if (value === undefined || value === null) return [];
-  if (!Array.isArray(value)) fail(path, MSG.array);
-  const out: Tag[] = new Array<Tag>(value.length);
-  for (let i = 0; i < value.length; i++) {
-    const at = item(path, i);
-    const tag: unknown = value[i];
-    if (!isRecord(tag)) fail(at, MSG.object);
-    assertKnownKeys(tag, TAG_FIELDS, FIELD_HINTS, at);
-    out[i] = {
-      name: readTagPart(tag.name, child(at, 'name'), LIMITS.tagNameLength),
-      value: readTagPart(tag.value, child(at, 'value'), LIMITS.tagValueLength),
-    };
-  }
-  return out;
-}
+/** `tags`: `[{ name, value }]`, both parts 1..256 characters of `[A-Za-z0-9_-]`. */
+export const tags = z
+  .array(
+    z.strictObject(
+      { name: tagPart(LIMITS.tagNameLength), value: tagPart(LIMITS.tagValueLength) },
+      { error: MSG.object },
+    ),
+    { error: MSG.array },
+  )
+  .nullish();
 
-function readTagPart(value: unknown, path: string, max: number): string {
-  if (value === undefined || value === null || value === '') fail(path, MSG.required);
-  if (typeof value !== 'string') fail(path, MSG.string);
-  if (value.length > max) fail(path, MSG.maxChars(max));
-  if (!TAG_PATTERN.test(value)) fail(path, MSG.tagCharset);
-  return value;
-}
-
-/** Reads `topic_id` (null is absent). Whether topics exist for the team is the caller's question. */
-export function readTopicId(value: unknown, path: string): string | undefined {
-  if (value === undefined || value === null) return undefined;
-  if (typeof value !== 'string' || value === '' || value.length > VALIDATION_RULES.topicIdMaxLength) {
-    fail(path, MSG.topicId);
-  }
-  assertHeaderSafe(value, path);
-  return value;
-}
+/** `topic_id` (null is absent). Whether the topic exists for the team is the caller's question. */
+export const topicId = stringWith((value) => {
+  if (value === '' || value.length > VALIDATION_RULES.topicIdMaxLength) return MSG.topicId;
+  return headerTextRule(value);
+}, MSG.topicId).nullish();

@@ -1,9 +1,10 @@
 /**
  * Every rule and message of send-request validation in one place. Spec limits come from
  * `LIMITS` (contracts); the constants below are Petrel's own policy where the spec is silent.
- * Messages read `<path>: <rule>`, e.g. `emails[3].to: at most 50 recipients`.
+ * A message is a rule without its path; `formatIssue` (contracts) renders `<path>: <rule>`,
+ * e.g. `emails[3].to: at most 50 recipients`.
  */
-import { LIMITS } from '@petrel/contracts';
+import { LIMITS, REQUIRED_RULE } from '@petrel/contracts';
 
 export const VALIDATION_RULES = {
   /** `scheduled_at` may lie this far in the past (client clock skew, request transit). */
@@ -15,44 +16,21 @@ export const VALIDATION_RULES = {
   attachmentPathMaxLength: 2_048,
   /** RFC 5322 line length: a whole `Name <address>` never needs more. */
   addressInputMaxLength: 998,
+  /** RFC 5321 section 4.5.3.1: sizes in octets, measured on the wire form (A-label domain). */
   addressMaxLength: 254,
   localPartMaxLength: 64,
   domainMaxLength: 253,
-  /** Longest user-controlled key echoed back in a message. */
-  echoedKeyMaxLength: 64,
-  /** At most this many unknown field names are listed in one message. */
-  echoedUnknownFieldsMax: 5,
 } as const;
 
-export { OWNED_HEADERS } from '@petrel/contracts';
-
-/**
- * Characters that must never reach a header: C0 controls except TAB (CR, LF, NUL among them),
- * DEL, C1 controls (NEL U+0085 among them) and the Unicode line/paragraph separators.
- */
-
-export const HEADER_UNSAFE = /[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u2028\u2029]/;
-
-/** Tag name and value charset (spec 2.2). */
+/** Tag name and value charset. */
 export const TAG_PATTERN = /^[A-Za-z0-9_-]+$/;
-/** Template variable key charset (spec 2.4). */
-export const VARIABLE_KEY_PATTERN = /^[A-Za-z0-9_]+$/;
 /** RFC 5322 field name: printable ASCII 33..126 except ':'. */
 export const HEADER_NAME_PATTERN = /^[\u0021-\u0039\u003b-\u007e]+$/;
-
-/** camelCase names the SDK maps itself, sent raw by mistake: hinted at in the unknown-field message. */
-export const FIELD_HINTS: Readonly<Record<string, string>> = {
-  replyTo: 'reply_to',
-  scheduledAt: 'scheduled_at',
-  topicId: 'topic_id',
-  contentType: 'content_type',
-  contentId: 'content_id',
-};
 
 const MB = 1024 * 1024;
 
 export const MSG = {
-  required: 'is required',
+  required: REQUIRED_RULE,
   object: 'must be an object',
   array: 'must be an array',
   string: 'must be a string',
@@ -62,8 +40,9 @@ export const MSG = {
   addressList: 'must be an email address or an array of email addresses',
   noRecipients: 'must contain at least 1 recipient',
   tooManyTo: `at most ${LIMITS.recipientsInTo} recipients`,
-  unknownFields: (names: string[], more: number) =>
-    `unknown field${names.length + more > 1 ? 's' : ''} ${names.join(', ')}${more > 0 ? ` and ${more} more` : ''}`,
+  noContent: 'one of html, text or template is required',
+  noContentEmptyText:
+    'one of html, text or template is required (text "" only turns off the text part generated from html)',
   notInBatch: 'not supported in batch',
   templateConflict: 'cannot be combined with html, text or react',
   react:

@@ -1,11 +1,18 @@
 /**
- * Validation of a `POST /emails/batch` body (spec 4.1, reference C.3): a JSON array of 1..100
+ * Validation of a `POST /emails/batch` body: a JSON array of 1..100
  * emails, each validated on its own by `validateEmail` in batch context.
  */
 import type { BatchItemError, BatchValidationMode, EmailContent } from '@petrel/contracts';
-import { LIMITS, PetrelError } from '@petrel/contracts';
+import { LIMITS, formatIssue, validationError } from '@petrel/contracts';
+import { z } from 'zod';
 import { MSG } from './rules.js';
 import { validateEmail } from './validate-email.js';
+
+/** The body as a whole: its elements are validated one by one, each with its own result. */
+const batchShape = z
+  .array(z.unknown(), MSG.batchShape)
+  .min(1, MSG.batchShape)
+  .max(LIMITS.emailsPerBatch, MSG.batchTooLarge);
 
 export interface ValidateBatchOptions {
   /** From the `x-batch-validation` header; strict when absent. */
@@ -28,20 +35,17 @@ export interface ValidatedBatch {
  * reports each refused one in `errors`.
  */
 export function validateBatch(body: unknown, opts: ValidateBatchOptions): ValidatedBatch {
-  if (!Array.isArray(body) || body.length === 0) {
-    throw new PetrelError('validation_error', `body: ${MSG.batchShape}`);
-  }
-  if (body.length > LIMITS.emailsPerBatch) {
-    throw new PetrelError('validation_error', `body: ${MSG.batchTooLarge}`);
-  }
+  const shape = batchShape.safeParse(body);
+  if (!shape.success) throw validationError(formatIssue(shape.error.issues[0]!));
+  const emails = shape.data;
   const accepted: ValidatedBatch['accepted'] = [];
   const errors: BatchItemError[] = [];
-  for (let index = 0; index < body.length; index++) {
-    const result = validateEmail(body[index], { now: opts.now, context: 'batch', index });
+  for (let index = 0; index < emails.length; index++) {
+    const result = validateEmail(emails[index], { now: opts.now, context: 'batch', index });
     if (result.ok) {
       accepted.push({ index, email: result.email });
     } else if (opts.mode === 'strict') {
-      throw new PetrelError('validation_error', result.message);
+      throw validationError(result.message);
     } else {
       errors.push({ index, message: result.message });
     }

@@ -110,6 +110,71 @@ describe('validateEmail: required fields', () => {
   });
 });
 
+describe('validateEmail: content', () => {
+  const noContent = 'one of html, text or template is required';
+
+  it('refuses an email with no html, no text and no template, naming the fields', () => {
+    const body = base();
+    delete body.html;
+    expect(refuse(body)).toBe(`body: ${noContent}`);
+    expect(refuse(body, batch3)).toBe(`emails[3]: ${noContent}`);
+    expect(refuse({ ...body, html: null, text: null })).toBe(`body: ${noContent}`);
+    expect(refuse({ ...body, html: '' })).toBe(`body: ${noContent}`);
+  });
+
+  it('does not count text "" alone as content: it only turns off the text generated from html', () => {
+    const body = base();
+    delete body.html;
+    expect(refuse({ ...body, text: '' })).toBe(
+      `body: ${noContent} (text "" only turns off the text part generated from html)`,
+    );
+    expect(refuse({ ...body, html: '', text: '' })).toMatch(
+      /^body: one of html, text or template is required/,
+    );
+  });
+
+  it('accepts html alone, text alone, html with text "" and a template alone', () => {
+    const body = base();
+    delete body.html;
+    expect(accept({ ...body, html: '<p>x</p>' }).html).toBe('<p>x</p>');
+    expect(accept({ ...body, text: 'x' }).text).toBe('x');
+    expect(accept({ ...body, html: '', text: 'x' }).text).toBe('x');
+    expect(accept({ ...body, html: '<p>x</p>', text: '' }).text).toBe('');
+    expect(accept({ to: 'jane@example.com', template: { id: 'welcome' } }).template?.id).toBe('welcome');
+  });
+
+  it('reports a broken field before the missing content', () => {
+    expect(refuse({ from: 'a@example.com', to: 'jane@example.com', subject: 'S', html: 1 })).toBe(
+      'html: must be a string',
+    );
+    expect(refuse({ to: 'jane@example.com', subject: 'S' })).toBe('from: is required');
+  });
+});
+
+describe('validateEmail: internationalised addresses', () => {
+  it('accepts IDN domains and UTF-8 local parts in every address field, keeping them as sent', () => {
+    const email = accept(
+      withFields({
+        from: 'Bücherei <josé@bücher.example>',
+        to: ['user@bücher.example', 'josé@example.com'],
+        cc: '用户@例子.广告',
+        reply_to: 'ayuda@ejemplo.españa',
+      }),
+      batch3,
+    );
+    expect(email.from).toBe('Bücherei <josé@bücher.example>');
+    expect(email.to).toEqual(['user@bücher.example', 'josé@example.com']);
+    expect(email.cc).toEqual(['用户@例子.广告']);
+    expect(email.reply_to).toEqual(['ayuda@ejemplo.españa']);
+  });
+
+  it('refuses an IDN domain that is not valid IDNA, naming the element', () => {
+    expect(refuse(withFields({ to: ['user@bücher.example', 'user@bü-.example'] }), batch3)).toBe(
+      'emails[3].to[1]: invalid address (invalid domain)',
+    );
+  });
+});
+
 describe('validateEmail: recipients', () => {
   it(`accepts ${LIMITS.recipientsInTo} recipients in to and refuses ${LIMITS.recipientsInTo + 1}`, () => {
     expect(accept(withFields({ to: addresses(50) })).to).toHaveLength(50);

@@ -1,0 +1,143 @@
+/**
+ * The three-step commit of acceptance against a real Redis (a Redis Cluster in the
+ * `integration-cluster` project): records, jobs and the stored response after a commit, nothing
+ * left in the outbox; and what a crash after the first step leaves, finished by the outbox relay.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { acceptPreparer, newEmailId, relayOutbox, type AcceptedEmail } from '@petrel/core';
+import { EmailsStore, IdempotencyStore, OutboxStore, requestFingerprint } from '@petrel/store';
+import { SendQueues } from '@petrel/queue';
+import {
+  emailContent,
+  MemoryAttachmentFetcher,
+  MemoryTemplates,
+  RecordingOutboxObserver,
+} from '@petrel/testing';
+import { useStoreRedis } from '../../../packages/store/src/redis.fixture.js';
+import { acceptancePorts } from './acceptance-ports.js';
+
+const fx = useStoreRedis('acceptance');
+let queues: SendQueues;
+let stores: { emails: EmailsStore; idempotency: IdempotencyStore; outbox: OutboxStore };
+
+beforeAll(async () => {
+  const idempotency = new IdempotencyStore(fx.redis, fx.keys);
+  stores = {
+    emails: new EmailsStore(fx.redis, fx.keys, 60_000),
+    idempotency,
+    outbox: new OutboxStore(fx.redis, fx.keys, idempotency),
+  };
+  queues = new SendQueues(fx.redis, { prefix: fx.keys.bullPrefix(), shards: 3 });
+  await queues.ready();
+});
+afterAll(async () => {
+  await queues?.close();
+});
+
+function ports() {
+  return acceptancePorts({
+    ...stores,
+    queues,
+    preparer: acceptPreparer({
+      templates: new MemoryTemplates(),
+      attachments: new MemoryAttachmentFetcher(),
+    }),
+  });
+}
+
+function accepted(teamId: string, delayMs = 0): AcceptedEmail {
+  const id = newEmailId();
+  return {
+    index: 0,
+    id,
+    content: emailContent(),
+    status: delayMs > 0 ? 'scheduled' : 'queued',
+    delayMs,
+    messageId: `<${id}@acme.test>`,
+    event: { id: newEmailId(), type: 'email.queued', created_at: new Date().toISOString(), teamId, data: {} },
+  };
+}
+
+const jobState = async (emailId: string) =>
+  (await queues.queueOf('send', emailId).getJob(emailId))?.getState();
+
+describe('acceptance commit (records → jobs → outbox cleared + response stored)', () => {
+  it('leaves every email with its record and its job (delayed when scheduled), the response stored, the outbox empty', async () => {
+    const teamId = 'team-commit';
+    const fp = requestFingerprint('POST', '/emails/batch', { n: 1 });
+    const claim = await ports().claim(teamId, 'key-1', fp);
+    if (claim.outcome !== 'proceed') throw new Error('expected proceed');
+    const emails = [accepted(teamId), accepted(teamId), accepted(teamId, 3_600_000)];
+
+    await ports().commit(teamId, emails, { token: claim.token, status: 200, body: '{"data":[]}' });
+
+    for (const e of emails) expect((await stores.emails.get(teamId, e.id))?.status).toBe(e.status);
+    expect(await jobState(emails[0]!.id)).toBe('waiting');
+    expect(await jobState(emails[1]!.id)).toBe('waiting');
+    expect(await jobState(emails[2]!.id)).toBe('delayed');
+    expect(await stores.outbox.size(teamId)).toBe(0);
+    expect(await ports().lookup(teamId, 'key-1', fp)).toEqual({ status: 200, body: '{"data":[]}' });
+
+    // the same request committed again (a retry that took over the claim): still one job each
+    await ports().commit(teamId, emails, undefined);
+    const jobs = await Promise.all(queues.queues.map((q) => q.getJobCountByTypes('waiting', 'delayed')));
+    expect(jobs.reduce((a, b) => a + b, 0)).toBe(3);
+    expect(await stores.outbox.size(teamId)).toBe(0);
+  });
+
+  it('a crash after the first step: records and outbox entries, no job, no response; the relay enqueues them once', async () => {
+    const teamId = 'team-crash';
+    const claim = await stores.idempotency.claim(teamId, 'key-2', 'fp');
+    if (claim.outcome !== 'proceed') throw new Error('expected proceed');
+    const now = Date.now();
+    const [soon, later] = [accepted(teamId), accepted(teamId, 3_600_000)];
+    // step 1 alone, as a process killed right after it leaves things
+    await stores.emails.stage(
+      teamId,
+      [soon, later].map((a) => ({
+        id: a.id,
+        content: a.content,
+        status: a.status,
+        lane: 'send' as const,
+        dueMs: a.delayMs > 0 ? now + a.delayMs : 0,
+        messageId: a.messageId,
+        event: a.event,
+      })),
+      new Date(now),
+    );
+    expect(await jobState(soon.id)).toBeUndefined();
+    expect(await stores.outbox.size(teamId)).toBe(2);
+    expect(await stores.idempotency.lookup(teamId, 'key-2', 'fp')).toEqual({ outcome: 'in_flight' });
+
+    const relayPorts = {
+      teams: { teamIds: async () => [teamId] },
+      outbox: stores.outbox,
+      queues,
+      observer: new RecordingOutboxObserver(),
+    };
+    // within the grace the relay leaves the entries to the request that wrote them
+    expect(await relayOutbox(relayPorts, { nowMs: now + 1_000, graceMs: 30_000 })).toEqual({
+      relayed: 0,
+      failedTeams: 0,
+    });
+    expect(await relayOutbox(relayPorts, { nowMs: now + 31_000, graceMs: 30_000 })).toEqual({
+      relayed: 2,
+      failedTeams: 0,
+    });
+    expect(await jobState(soon.id)).toBe('waiting');
+    const delayed = await queues.queueOf('send', later.id).getJob(later.id);
+    expect(await delayed?.getState()).toBe('delayed');
+    // due when the email was scheduled for, not an hour after the relay ran
+    expect(delayed!.timestamp + delayed!.opts.delay!).toBeLessThanOrEqual(now + 3_600_000 + 1_000);
+    expect(await stores.outbox.size(teamId)).toBe(0);
+
+    // idempotent: the entries back (a second relay racing the first), relayed again: one job each
+    await fx.redis.zadd(fx.keys.outbox(teamId), now, `send:0:${soon.id}`);
+    await relayOutbox(relayPorts, { nowMs: now + 31_000, graceMs: 30_000 });
+    expect(await relayOutbox(relayPorts, { nowMs: now + 31_000, graceMs: 30_000 })).toMatchObject({
+      relayed: 0,
+    });
+    const counts = await Promise.all(queues.queues.map((q) => q.getJobCountByTypes('waiting', 'delayed')));
+    expect(counts.reduce((a, b) => a + b, 0)).toBe(5); // 3 jobs of the first test, 2 here
+  });
+});

@@ -1,0 +1,26 @@
+/**
+ * The deliver-email observer of one send lane: SMTP latency and outcome metrics, and the log lines
+ * of the outcomes an operator looks for. Runs inside the job's log context (team, job, email).
+ */
+import type { DeliverObserver } from '@petrel/core';
+import { log, metrics } from '@petrel/observability';
+
+export function deliverObserver(lane: string): DeliverObserver {
+  return {
+    onSmtpResult(result, seconds) {
+      metrics.smtpLatency().observe({ kind: result.kind }, seconds);
+      metrics.sendOutcomes().inc({ kind: result.kind, lane });
+    },
+    onOutcome(outcome, email) {
+      if (outcome.kind === 'missing') {
+        log().warn('email record not found (expired or deleted); nothing to send');
+      } else if (outcome.kind === 'skipped') {
+        log().info({ status: outcome.status }, 'email is no longer sendable; skipping');
+      } else if (outcome.kind === 'delivered' && email) {
+        metrics.acceptToDelivered().observe((Date.now() - email.createdMs) / 1000);
+      } else if (outcome.kind === 'bounced' && outcome.bounce === 'Temporary') {
+        log().warn({ detail: outcome.detail }, 'retries exhausted; email bounced (transient)');
+      }
+    },
+  };
+}

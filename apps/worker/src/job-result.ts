@@ -1,0 +1,43 @@
+/**
+ * The BullMQ side of a delivery outcome (a processor signals intent with BullMQ's error
+ * classes). The outcome is already recorded; this only decides the job's fate:
+ *   delayed             → SoftFailError: retried on the `smtp-retry` backoff ladder
+ *   bounced Permanent   → UnrecoverableError: never retried
+ *   failed at build-mime → UnrecoverableError: a message that passed validation but cannot be
+ *                          built is a defect, so it stays in the failed set to be looked at
+ *   anything else        → completed, with the outcome's name as the return value
+ */
+import type { DeliverOutcome } from '@petrel/core';
+import { UnrecoverableError } from '@petrel/queue';
+
+/** Thrown on a temporary failure; the backoff strategy reads `retryAfterMs`. */
+export class SoftFailError extends Error {
+  override name = 'SoftFailError';
+  constructor(
+    message: string,
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(message);
+  }
+}
+
+export type JobResult = Exclude<DeliverOutcome['kind'], 'delayed'>;
+
+export function toJobResult(outcome: DeliverOutcome): JobResult {
+  switch (outcome.kind) {
+    case 'delayed':
+      throw new SoftFailError(`temporary failure: ${outcome.detail}`, outcome.retryAfterMs);
+    case 'bounced':
+      if (outcome.bounce === 'Permanent') {
+        throw new UnrecoverableError(`permanent SMTP failure ${outcome.code}: ${outcome.detail}`);
+      }
+      return 'bounced';
+    case 'failed':
+      if (outcome.stage === 'build-mime') {
+        throw new UnrecoverableError(`message cannot be built: ${outcome.reason}`);
+      }
+      return 'failed';
+    default:
+      return outcome.kind;
+  }
+}

@@ -1,0 +1,94 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, isRedisUrl, loadConfig, queueEnv, redisEnv } from './index.js';
+
+const load = (env: Record<string, string>) => loadConfig({ ...redisEnv, ...queueEnv }, env);
+
+function configError(env: Record<string, string>): string {
+  try {
+    load(env);
+  } catch (err) {
+    expect(err).toBeInstanceOf(ConfigError);
+    return (err as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('REDIS_URL', () => {
+  it.each([
+    'redis://127.0.0.1:6379',
+    'redis://localhost',
+    'redis://:secret@redis.internal:6380/2',
+    'rediss://user:secret@redis.example.com:6380',
+    'redis+cluster://10.0.0.1:7000',
+    'redis+cluster://10.0.0.1:7000,10.0.0.2:7001,redis-3.internal:7002',
+    'redis+cluster://user:secret@10.0.0.1:7000,10.0.0.2:7000/',
+    'rediss+cluster://:secret@node-1.example.com:6379,node-2.example.com:6379',
+    'redis+cluster://[::1]:7000,[fd00::2]:7000',
+  ])('accepts %s', (url) => {
+    expect(isRedisUrl(url)).toBe(true);
+    expect(load({ REDIS_URL: url }).REDIS_URL).toBe(url);
+  });
+
+  it.each([
+    'http://127.0.0.1:6379',
+    'localhost:6379',
+    'redis://',
+    'redis+cluster://',
+    'redis+cluster://10.0.0.1',
+    'redis+cluster://10.0.0.1:7000,',
+    'redis+cluster://10.0.0.1:7000,10.0.0.2',
+    'redis+cluster://10.0.0.1:7000/0',
+    'redis+sentinel://10.0.0.1:26379',
+  ])('refuses %s with a message naming the accepted forms', (url) => {
+    expect(isRedisUrl(url)).toBe(false);
+    const message = configError({ REDIS_URL: url });
+    expect(message).toContain('REDIS_URL');
+    expect(message).toContain('redis+cluster://host1:port,host2:port');
+  });
+
+  it('is optional (all-in-one starts an embedded server)', () => {
+    expect(load({}).REDIS_URL).toBeUndefined();
+  });
+});
+
+describe('REDIS_CLUSTER_NODES', () => {
+  it('is another spelling of a cluster REDIS_URL', () => {
+    const config = load({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2:7000' });
+    expect(config.REDIS_URL).toBe('redis+cluster://10.0.0.1:7000,10.0.0.2:7000');
+  });
+
+  it('refuses a malformed list', () => {
+    for (const nodes of ['10.0.0.1', '10.0.0.1:7000;10.0.0.2:7000', 'redis://10.0.0.1:7000', ''])
+      expect(configError({ REDIS_CLUSTER_NODES: nodes })).toMatch(
+        /REDIS_CLUSTER_NODES: must be host:port pairs/,
+      );
+  });
+
+  it('refuses being set together with REDIS_URL', () => {
+    expect(
+      configError({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '10.0.0.1:7000' }),
+    ).toMatch(/REDIS_CLUSTER_NODES: set REDIS_URL or REDIS_CLUSTER_NODES, not both/);
+  });
+});
+
+describe('QUEUE_SHARDS', () => {
+  it('defaults to one queue per lane and no previous layout', () => {
+    const config = load({});
+    expect(config.QUEUE_SHARDS).toBe(1);
+    expect(config.QUEUE_SHARDS_PREVIOUS).toBeUndefined();
+  });
+
+  it('takes a shard count, and a previous one (a count or `unsharded`) while it changes', () => {
+    expect(load({ QUEUE_SHARDS: '6', QUEUE_SHARDS_PREVIOUS: '3' })).toMatchObject({
+      QUEUE_SHARDS: 6,
+      QUEUE_SHARDS_PREVIOUS: 3,
+    });
+    expect(load({ QUEUE_SHARDS_PREVIOUS: 'unsharded' }).QUEUE_SHARDS_PREVIOUS).toBe('unsharded');
+  });
+
+  it('refuses counts outside 1..64', () => {
+    for (const bad of ['0', '65', '1.5', 'x'])
+      expect(configError({ QUEUE_SHARDS: bad })).toContain('QUEUE_SHARDS');
+    expect(configError({ QUEUE_SHARDS_PREVIOUS: '0' })).toContain('QUEUE_SHARDS_PREVIOUS');
+  });
+});

@@ -1,0 +1,29 @@
+export { deliverEmail, DELIVERY_STAGES } from './deliver-email.js';
+export { decideAttempt } from './attempt-decision.js';
+export type { AttemptCase, AttemptDecision, AttemptFacts, DecidedEvent } from './attempt-decision.js';
+export { emailEvent, emailEventData } from './email-event.js';
+export { bareAddress, envelopeRecipients, mailboxKey } from './recipients.js';
+export { recordedRecipientOutcomes } from './recipient-outcomes.js';
+export type { Bounce, RecipientOutcome } from './recipient-outcomes.js';
+export type { DeliverOutcome, DeliverStageName } from './outcome.js';
+export type * from './ports.js';
+export type {
+  ContextWith,
+  Decoration,
+  DeliverDeps,
+  DeliverStage,
+  DeliveryContext,
+  DeliveryProducts,
+  SignStage,
+} from './stage.js';
+export {
+  computeRetryDelay,
+  DEFAULT_RETRY_JITTER,
+  DEFAULT_RETRY_SCHEDULE_S,
+  DEFAULT_RETRY_WINDOW_S,
+  MAX_RETRY_WINDOW_S,
+  MIN_RETRY_WINDOW_S,
+  RETRY_LADDER_S,
+  retryScheduleForWindow,
+} from './retry-policy.js';
+export type { RetryDelayOptions } from './retry-policy.js';

@@ -1,0 +1,28 @@
+/**
+ * How one delivery attempt ended. The worker maps it to the job's fate (complete, retry later,
+ * never retry); the use-case has already recorded the matching events.
+ */
+import type { EmailStatus } from '@petrel/contracts';
+
+/** The names of the delivery stages, as they appear in outcomes and logs. */
+export type DeliverStageName =
+  | 'resolve-content'
+  | 'decide-recipients'
+  | 'render'
+  | 'decorate'
+  | 'build-mime'
+  | 'send'
+  | 'record-and-publish';
+
+export type DeliverOutcome =
+  /** The record expired or was deleted: nothing to send. */
+  | { kind: 'missing' }
+  /** Canceled, already delivered or terminal: a re-run after a crash must not send twice. */
+  | { kind: 'skipped'; status: EmailStatus }
+  /** Petrel itself could not send it (`email.failed`); `stage` says where. */
+  | { kind: 'failed'; stage: DeliverStageName; reason: string }
+  | { kind: 'delivered' }
+  /** A temporary failure with retries left: try again later. */
+  | { kind: 'delayed'; detail: string; retryAfterMs?: number }
+  /** Permanent (5xx), or Temporary once the retries are spent. */
+  | { kind: 'bounced'; bounce: 'Permanent' | 'Temporary'; code?: number; detail: string };

@@ -1,0 +1,200 @@
+/**
+ * The ports of the deliver-email use-case: what it needs from the outside world, declared here so
+ * the use-case imports no store, queue, SMTP or logging code. In production the Redis stores,
+ * the mailer's MIME builder and pooled SMTP sender, and the observability package satisfy them
+ * (wired by apps/worker); packages/testing has in-memory versions.
+ */
+import type { AttachmentInput, EmailContent, EmailEvent, EmailStatus } from '@petrel/contracts';
+import type { CompiledTemplate } from '../templates/parse-template.js';
+import type { DeclaredVariable } from '../templates/render-template.js';
+import type { DeliverOutcome } from './outcome.js';
+
+/** One send job: which email, and how many attempts at it failed before this one. */
+export interface DeliveryJob {
+  teamId: string;
+  emailId: string;
+  /** Failed attempts before this one (0 on the first attempt). */
+  attemptsMade: number;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Email records (the Redis EmailsStore implements it)
+
+/** The parts of an email record the delivery reads. */
+export interface EmailToDeliver {
+  id: string;
+  teamId: string;
+  /** ISO 8601 acceptance time. */
+  createdAt: string;
+  createdMs: number;
+  status: EmailStatus;
+  /** The Message-ID fixed at acceptance, `<id@domain>`. */
+  messageId: string;
+  content: Omit<EmailContent, 'attachments'>;
+  /** SMTP attempts recorded so far. */
+  attempts: number;
+  /** Set when the email is sent from a template: the id and the version pinned at acceptance. */
+  template: { id: string; versionId: string } | null;
+  broadcastId: string | null;
+}
+
+/** An event to append to an email's timeline, with the status it moves the email to. */
+export interface StatusEvent {
+  status: EmailStatus;
+  event: EmailEvent;
+}
+
+/**
+ * Writes to an email record. Appending an event also publishes it for the webhook dispatcher,
+ * and moves the status only forward (a late write never undoes a later state).
+ */
+export interface EmailRecordWriter {
+  /** Append `items` in order and set `fields`. */
+  recordEvents(
+    teamId: string,
+    emailId: string,
+    items: StatusEvent[],
+    fields?: Record<string, string>,
+  ): Promise<unknown>;
+  /** Set plain fields, no event. */
+  setFields(teamId: string, emailId: string, fields: Record<string, string>): Promise<unknown>;
+}
+
+export interface EmailRecordStore extends EmailRecordWriter {
+  /** The record and its attachments; null when it expired or was deleted. */
+  getForSend(
+    teamId: string,
+    emailId: string,
+  ): Promise<{ record: EmailToDeliver; attachments: AttachmentInput[] } | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Template versions (TemplatesStore.getCompiledVersion implements it)
+
+/** A template version compiled for rendering. */
+export interface CompiledTemplateVersion {
+  version: { variables: readonly DeclaredVariable[] };
+  html: CompiledTemplate;
+  text: CompiledTemplate | undefined;
+}
+
+export interface TemplateVersions {
+  /** The version an email pinned at acceptance; null when it no longer exists. */
+  getCompiledVersion(
+    teamId: string,
+    templateId: string,
+    versionId: string,
+  ): Promise<CompiledTemplateVersion | null>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// MIME and SMTP (packages/mailer's buildMessage and pooled sender implement them)
+
+/** What the MIME builder is given: the content, the envelope and the headers Petrel owns. */
+export interface MessageToBuild {
+  emailId: string;
+  content: EmailContent;
+  /** Bare addresses for the SMTP envelope: a subset of to + cc + bcc, as decided. */
+  recipients: readonly string[];
+  /** Domain part of the Message-ID, `<emailId@messageIdDomain>`. */
+  messageIdDomain: string;
+  /** Value of the Date header. */
+  date: Date;
+}
+
+/** A message ready for SMTP DATA. */
+export interface OutgoingEmail {
+  /** The whole RFC 5322 message, CRLF line endings. */
+  raw: Buffer;
+  envelope: { from: string; to: string[] };
+  /** The Message-ID header value, with its angle brackets. */
+  messageId: string;
+  /**
+   * Only when `raw` has UTF-8 header fields (RFC 6532): the same message with those mailboxes in
+   * an ASCII form, for a hop that does not offer SMTPUTF8 (RFC 6531).
+   */
+  asciiRaw?: Buffer;
+}
+
+/** A message that can never be built (unsafe header, invalid address…) is not retried. */
+export type BuildResult = { ok: true; message: OutgoingEmail } | { ok: false; reason: string };
+
+export interface MessageBuilder {
+  build(input: MessageToBuild): BuildResult;
+}
+
+/**
+ * A recipient refused while the message went to the others: by the server at RCPT TO (RFC 5321
+ * section 3.3 lets it accept some recipients and refuse others), or by the mailer before any
+ * command when the next hop cannot take the address (a UTF-8 local part without SMTPUTF8,
+ * RFC 6531).
+ */
+export interface RejectedRecipient {
+  /** As it went on the wire: an internationalised domain as A-labels. */
+  address: string;
+  /** The reply code, when there was a reply. */
+  code?: number;
+  /** The enhanced status code (RFC 3463), e.g. `5.1.1`, when the reply had one. */
+  enhancedCode?: string;
+  /** A 5xx: sending to this address again would be refused again. */
+  permanent: boolean;
+  detail: string;
+}
+
+/** The outcome of one SMTP attempt, sorted by the mailer where the reply is read. */
+export type SendResult =
+  | {
+      kind: 'sent';
+      code: number;
+      response: string;
+      /** Recipients refused while the others were accepted; absent when none was. */
+      rejected?: readonly RejectedRecipient[];
+    }
+  | { kind: 'soft_fail'; code?: number; enhancedCode?: string; retryAfterMs?: number; detail: string }
+  | { kind: 'hard_fail'; code: number; enhancedCode?: string; detail: string };
+
+export interface MessageSender {
+  /** Never rejects for an SMTP outcome: every attempt ends as a {@link SendResult}. */
+  send(message: OutgoingEmail): Promise<SendResult>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Time, ids, observation
+
+export interface Clock {
+  /** Wall time, epoch milliseconds: Date headers and event times. */
+  now(): number;
+  /** A monotonic reading in milliseconds, for durations. */
+  monotonicMs(): number;
+}
+
+export interface IdSource {
+  /** A fresh event id (UUIDv7, so timelines sort by time). */
+  newEventId(): string;
+}
+
+/** Logs and metrics, kept out of the use-case. Must not throw. */
+export interface DeliverObserver {
+  /** After every SMTP attempt: what the server said and how long it took. */
+  onSmtpResult(result: SendResult, seconds: number): void;
+  /** Once per job, with how it ended and the email (null when it was not found). */
+  onOutcome(outcome: DeliverOutcome, email: EmailToDeliver | null): void;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+export interface DeliverPorts {
+  emails: EmailRecordStore;
+  /**
+   * Where what the SMTP server said is written. Separate from `emails` because losing that write
+   * after a 250 means sending the email again on the retry: production wires a writer that rides
+   * out a short Redis outage.
+   */
+  outcomes: EmailRecordWriter;
+  templates: TemplateVersions;
+  mime: MessageBuilder;
+  smtp: MessageSender;
+  clock: Clock;
+  ids: IdSource;
+  observer: DeliverObserver;
+}

@@ -1,0 +1,70 @@
+/**
+ * A delivery stage: one named step of {@link DELIVERY_STAGES}. Each reads what earlier stages
+ * put on the {@link DeliveryContext}, adds its own part, and either lets the next stage run or
+ * ends the delivery with an outcome (after recording what it decided).
+ */
+import type { AttachmentInput, EmailContent } from '@petrel/contracts';
+import type { DeliverOutcome, DeliverStageName } from './outcome.js';
+import type {
+  CompiledTemplateVersion,
+  DeliverPorts,
+  DeliveryJob,
+  EmailToDeliver,
+  OutgoingEmail,
+  SendResult,
+} from './ports.js';
+
+/** What the stages produce, in pipeline order. */
+export interface DeliveryProducts {
+  /** resolve-content: what to send, attachments included (a template not rendered yet). */
+  content: EmailContent;
+  /** resolve-content: the pinned template version, for an email sent from a template. */
+  template: CompiledTemplateVersion;
+  /** decide-recipients: the bare addresses for the SMTP envelope. */
+  recipients: string[];
+  /** decorate: the headers Petrel owns, as this attempt writes them. */
+  decoration: Decoration;
+  /** build-mime: the message ready for SMTP DATA. */
+  message: OutgoingEmail;
+  /** send: what the SMTP server said. */
+  result: SendResult;
+}
+
+/** Message-ID (fixed at acceptance, so a retry never becomes a second email) and Date. */
+export interface Decoration {
+  messageIdDomain: string;
+  date: Date;
+}
+
+/** What the pipeline knows about one delivery; each stage fills in its part. */
+export interface DeliveryContext extends Partial<DeliveryProducts> {
+  readonly job: DeliveryJob;
+  /** The record as loaded; its status was sendable. */
+  readonly email: EmailToDeliver;
+  readonly attachments: AttachmentInput[];
+}
+
+export interface DeliverDeps extends DeliverPorts {
+  /** Length of the retry ladder: after this many temporary failures the email bounces. */
+  retries: number;
+}
+
+/** The context as a stage needing `K` sees it: those products are there. */
+export type ContextWith<K extends keyof DeliveryProducts> = DeliveryContext &
+  Required<Pick<DeliveryProducts, K>>;
+
+export interface DeliverStage<K extends keyof DeliveryProducts = keyof DeliveryProducts> {
+  readonly name: DeliverStageName;
+  /** Products this stage reads; the pipeline refuses to run it before they exist. */
+  readonly needs: readonly K[];
+  /** Returns an outcome to end the delivery, or nothing to go on. */
+  run(ctx: ContextWith<K>, deps: DeliverDeps): Promise<DeliverOutcome | void> | DeliverOutcome | void;
+}
+
+/**
+ * Where DKIM signing plugs in (RFC 6376): a `sign` stage (its name added to DeliverStageName)
+ * that needs `message`, prepends a DKIM-Signature header to `message.raw` and puts the message
+ * back. It goes between build-mime and send, so the signature covers the final bytes and every
+ * retry signs afresh, and joins the list once there are keys to sign with.
+ */
+export type SignStage = DeliverStage<'message'>;

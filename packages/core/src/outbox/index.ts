@@ -1,0 +1,3 @@
+export { relayOutbox } from './relay-outbox.js';
+export type { OutboxRelayOptions, OutboxRelayResult } from './relay-outbox.js';
+export type * from './ports.js';

@@ -1,0 +1,54 @@
+/**
+ * The ports of the outbox relay. Acceptance writes an email's record and its outbox entry in one
+ * step (the team's slot), then enqueues the send job (the queue's slot), then removes the entry;
+ * the relay finishes what a crash interrupted between the first step and the last. In production
+ * the Redis stores and the send queues satisfy these ports (wired by apps/scheduler);
+ * packages/testing has in-memory versions.
+ */
+import type { SendLane } from '@petrel/contracts';
+import type { TeamDirectory } from '../housekeeping/ports.js';
+
+/** An email whose send job may not exist yet. */
+export interface OutboxJob {
+  lane: SendLane;
+  emailId: string;
+  /** When the job is due (ms since the epoch); 0 = at once. */
+  dueMs: number;
+}
+
+/** An outbox entry as stored: the job and when its email was accepted. */
+export interface OutboxEntry extends OutboxJob {
+  acceptedMs: number;
+}
+
+/** Each team's outbox. */
+export interface OutboxPort {
+  /** The entries of `teamId` accepted before `acceptedBeforeMs`, oldest first, at most `limit`. */
+  pending(teamId: string, acceptedBeforeMs: number, limit: number): Promise<OutboxEntry[]>;
+  /** Remove these entries (their jobs exist now); entries already gone are ignored. */
+  remove(teamId: string, jobs: OutboxJob[]): Promise<void>;
+}
+
+/** The send queues, as far as the relay needs them. */
+export interface SendJobEnqueuer {
+  /**
+   * One job per email (job id = email id: an email whose job exists already keeps it as it is),
+   * delayed by `delayMs` when given.
+   */
+  enqueue(lane: SendLane, jobs: { teamId: string; emailId: string; delayMs?: number }[]): Promise<unknown>;
+}
+
+/** What a relay round reports, for metrics and logs. */
+export interface OutboxRelayObserver {
+  /** `count` emails of `teamId` had their jobs enqueued by the relay (called only when count > 0). */
+  relayed(teamId: string, count: number): void;
+  /** The outbox of `teamId` could not be relayed this round; the next round tries again. */
+  failed(teamId: string, err: unknown): void;
+}
+
+export interface OutboxRelayPorts {
+  teams: TeamDirectory;
+  outbox: OutboxPort;
+  queues: SendJobEnqueuer;
+  observer: OutboxRelayObserver;
+}

@@ -1,0 +1,47 @@
+import { Cluster } from 'ioredis';
+import { describe, expect, it } from 'vitest';
+import { onCluster, useStoreRedis } from './redis.fixture.js';
+import { SCRIPTS, defineScripts } from './scripts.js';
+import { CrossSlotError } from './slots.js';
+
+const fx = useStoreRedis('scripts');
+
+describe('the script registry', () => {
+  it('every script compiles on Redis and is named petrel<Verb><Noun>', async () => {
+    for (const [name, s] of Object.entries(SCRIPTS)) {
+      expect(name).toMatch(/^petrel[A-Z][a-zA-Z]+$/);
+      expect(await fx.redis.script('LOAD', s.lua)).toMatch(/^[0-9a-f]{40}$/);
+    }
+  });
+
+  it('registers the scripts as commands of the connection, once', () => {
+    const redis = defineScripts(fx.redis);
+    expect(defineScripts(redis)).toBe(redis);
+    for (const name of Object.keys(SCRIPTS)) expect(typeof (redis as never)[name]).toBe('function');
+  });
+
+  it('petrelSetFieldsIfExists writes only to a record that exists', async () => {
+    const redis = defineScripts(fx.redis);
+    const key = fx.keys.email('t', 'e1');
+    expect(await redis.petrelSetFieldsIfExists(key, 'a', '1')).toBe(0);
+    expect(await redis.exists(key)).toBe(0);
+    await redis.hset(key, 'id', 'e1');
+    expect(await redis.petrelSetFieldsIfExists(key, 'a', '1', 'b', '2')).toBe(1);
+    expect(await redis.hgetall(key)).toEqual({ id: 'e1', a: '1', b: '2' });
+  });
+
+  it('refuses what a Redis Cluster refuses: keys of two slots, before anything is sent', async () => {
+    const redis = defineScripts(fx.redis);
+    const [record, global] = [fx.keys.email('t', 'absent'), fx.keys.teams()];
+    await expect(redis.petrelSetFieldsIfExists(record, 'a', '1')).resolves.toBe(0); // one key: fine
+    await expect(
+      redis.petrelRecordEmailEvents(record, fx.keys.emailEvents('t', 'e1'), global, 10, 0),
+    ).rejects.toThrow(CrossSlotError);
+    // The same keys in a raw EVAL (no check of ours): a cluster refuses them itself, so the
+    // store's check stands for the cluster's rule in single-server runs.
+    expect(fx.redis instanceof Cluster).toBe(onCluster);
+    const raw = fx.redis.eval("return redis.call('EXISTS', KEYS[1], KEYS[2])", 2, record, global);
+    if (onCluster) await expect(raw).rejects.toThrow(/CROSSSLOT/);
+    else await expect(raw).resolves.toBe(0);
+  });
+});

@@ -1,0 +1,430 @@
+/**
+ * Contract e2e: every response of the routes Petrel serves, validated against Resend's own
+ * OpenAPI 3.1 document (test/contract/resend-openapi.yaml, MIT, see resend-openapi.LICENSE; the
+ * copy is upstream's file run through Prettier, which only changed quote style: it parses to the
+ * same document).
+ *
+ * Each route of the API's router (`stack.routes`) is matched by position to a path of the
+ * document (`/emails/:id` to `/emails/{email_id}`), called with a valid request (what it needs is
+ * created first), and its status and JSON body are checked against the operation's declared
+ * response. Routes the document lacks are listed in a test, so a new one forces a decision.
+ * Schemas are used as published but for one listed overlay (SDK_NULLABLE): fields the official
+ * `resend` SDK's own response types declare `T | null` while the document gives only `T`. The SDK
+ * is what clients compile against, and Resend answers `null` there (no cc, no text part, no
+ * alias); each entry is checked to be a real gap in the document, so the list cannot hide
+ * anything else. `nullable` is an OpenAPI 3.0 keyword that 3.1 dropped, so it is an annotation
+ * without effect (as `example` is).
+ */
+import { readFileSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormatsModule from 'ajv-formats';
+import { parse } from 'yaml';
+import { email, startStack, type Stack } from './helpers.js';
+
+// ajv-formats is CommonJS: its default export arrives as the module object under some loaders.
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
+  addFormatsModule) as unknown as (ajv: Ajv2020) => Ajv2020;
+
+interface OpenApiResponse {
+  content?: Record<string, { schema?: unknown }>;
+}
+interface OpenApiOperation {
+  operationId?: string;
+  responses?: Record<string, OpenApiResponse>;
+}
+interface OpenApiDocument {
+  openapi: string;
+  paths: Record<string, Record<string, OpenApiOperation>>;
+  components: { schemas: Record<string, unknown> };
+}
+
+const DOC_ID = 'https://petrel.test/resend-openapi.json';
+const doc = parse(
+  readFileSync(new URL('../contract/resend-openapi.yaml', import.meta.url), 'utf8'),
+) as OpenApiDocument;
+
+/**
+ * The document without `nullable`: ajv would read it as OpenAPI 3.0 does (adding `null` to the
+ * type), but 3.1 has no such keyword, so dropping it is what a 3.1 reader does (it loosens nothing).
+ */
+function without3_0Nullable(node: unknown): unknown {
+  if (Array.isArray(node)) return node.map(without3_0Nullable);
+  if (node === null || typeof node !== 'object') return node;
+  return Object.fromEntries(
+    Object.entries(node)
+      .filter(([k]) => k !== 'nullable')
+      .map(([k, v]) => [k, without3_0Nullable(v)]),
+  );
+}
+
+/**
+ * Schema → fields that the `resend` SDK's response types (node_modules/resend, `Email`,
+ * `Template`, `TemplateVariable`, `TemplateListItem`) declare nullable and the document does not.
+ */
+const SDK_NULLABLE: Record<string, readonly string[]> = {
+  Email: ['text', 'cc', 'bcc', 'reply_to'],
+  Template: ['alias', 'from', 'subject', 'text'],
+  TemplateListItem: ['alias'],
+  TemplateVariable: ['fallback_value'],
+};
+
+/** `schema` admitting `null` besides what it declares. */
+const orNull = (schema: unknown): unknown => ({ anyOf: [schema, { type: 'null' }] });
+
+function withSdkNullables(d: OpenApiDocument): OpenApiDocument {
+  const schemas = { ...d.components.schemas };
+  for (const [name, fields] of Object.entries(SDK_NULLABLE)) {
+    const schema = schemas[name] as { properties: Record<string, unknown> };
+    const properties = { ...schema.properties };
+    for (const field of fields) {
+      const declared = properties[field] as { type?: unknown } | undefined;
+      if (!declared) throw new Error(`SDK_NULLABLE: ${name}.${field} is not in the document`);
+      if (Array.isArray(declared.type) && declared.type.includes('null'))
+        throw new Error(`SDK_NULLABLE: ${name}.${field} is nullable in the document already`);
+      properties[field] = orNull(declared);
+    }
+    schemas[name] = { ...schema, properties };
+  }
+  return { ...d, components: { ...d.components, schemas } };
+}
+
+const ajv = new Ajv2020({ allErrors: true, strict: true, allowUnionTypes: true });
+addFormats(ajv);
+// The document's top-level OpenAPI fields and the `example` annotation its schemas carry.
+ajv.addVocabulary([...Object.keys(doc), 'example']);
+ajv.addSchema({ ...(without3_0Nullable(withSdkNullables(doc)) as object), $id: DOC_ID });
+
+/** Routes Petrel serves that Resend's document does not have: a new one must be decided on. */
+const NOT_IN_DOCUMENT = ['GET /api-keys/:id', 'GET /health', 'GET /ready'];
+
+const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
+const isParam = (segment: string): boolean => /^[:{*]/.test(segment);
+const segmentsOf = (path: string): string[] => path.split('/').filter(Boolean);
+
+/** The document's path matching an Express path by position: fixed segments equal, params anywhere both have one. */
+function documentPath(expressPath: string): string | undefined {
+  const ours = segmentsOf(expressPath);
+  return Object.keys(doc.paths).find((p) => {
+    const theirs = segmentsOf(p);
+    return (
+      theirs.length === ours.length &&
+      theirs.every((s, i) => (isParam(s) ? isParam(ours[i]!) : s === ours[i]))
+    );
+  });
+}
+
+function operation(method: string, expressPath: string): { path: string; op: OpenApiOperation } | undefined {
+  const path = documentPath(expressPath);
+  const op = path ? doc.paths[path]?.[method.toLowerCase()] : undefined;
+  return path && op ? { path, op } : undefined;
+}
+
+const validators = new Map<string, ValidateFunction>();
+/** The validator of a response's application/json schema; `$ref`s resolve inside the document. */
+function validatorFor(path: string, method: string, status: string): ValidateFunction {
+  const key = `${method} ${path} ${status}`;
+  let v = validators.get(key);
+  if (!v) {
+    const pointer = `/paths/${path.replace(/~/g, '~0').replace(/\//g, '~1')}/${method}/responses/${status}/content/application~1json/schema`;
+    // Compile through the document so local `#/components/...` refs resolve against it.
+    v = ajv.compile({ $ref: `${DOC_ID}#${encodeURI(pointer)}` });
+    validators.set(key, v);
+  }
+  return v;
+}
+
+type HttpResult = Awaited<ReturnType<Stack['http']>>;
+
+/**
+ * A body's violations, one line per field: `<field> <message> (<schema path>)`. Of a `oneOf`
+ * that no branch matched, only the `oneOf` itself is kept (not each branch's complaint).
+ */
+function violations(validate: ValidateFunction, body: unknown): string[] {
+  if (validate(body)) return [];
+  const errors = validate.errors ?? [];
+  const oneOfs = errors.filter((e) => e.keyword === 'oneOf').map((e) => e.schemaPath);
+  return errors
+    .filter((e) => !oneOfs.some((p) => e.schemaPath.startsWith(`${p}/`)))
+    .map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword} (${e.schemaPath})`);
+}
+
+const contractOf = (route: string, path: string, status: string, res: HttpResult): string =>
+  `${route} (document: ${route.split(' ')[0]} ${path} ${status}) answered ${JSON.stringify(res.body)}`;
+
+/** Documented operations (METHOD + Express path) a test got a documented response from. */
+const covered = new Set<string>();
+
+/**
+ * Checks a success response: its status is the operation's documented 2xx and its body
+ * validates against that status's application/json schema. A validation failure is soft, so one
+ * run reports every field that breaks the contract.
+ */
+function expectDocumented(method: string, expressPath: string, res: HttpResult): void {
+  const route = `${method} ${expressPath}`;
+  const found = operation(method, expressPath);
+  expect(found, `${route} is in the document`).toBeDefined();
+  const { path, op } = found!;
+  const documented = Object.keys(op.responses ?? {}).filter((s) => /^2\d\d$/.test(s));
+  expect(documented, `${route}: one documented 2xx`).toHaveLength(1);
+  const status = documented[0]!;
+  expect(res.status, `${route}: status (body ${JSON.stringify(res.body)})`).toBe(Number(status));
+  const schema = op.responses![status]!.content?.['application/json']?.schema;
+  expect(schema, `${route}: ${status} declares an application/json schema`).toBeDefined();
+  expect
+    .soft(
+      violations(validatorFor(path, method.toLowerCase(), status), res.body),
+      contractOf(route, path, status, res),
+    )
+    .toEqual([]);
+  covered.add(route);
+}
+
+/** Error statuses a route answered with whose body the document gives no schema for. */
+const undocumentedErrors = new Set<string>();
+
+/** Checks an error response against the document's schema for that status, when it declares one. */
+function expectDocumentedError(method: string, expressPath: string, res: HttpResult, status: number): void {
+  const route = `${method} ${expressPath}`;
+  expect(res.status, `${route}: status (body ${JSON.stringify(res.body)})`).toBe(status);
+  const found = operation(method, expressPath);
+  expect(found, `${route} is in the document`).toBeDefined();
+  const { path, op } = found!;
+  const schema = op.responses?.[String(status)]?.content?.['application/json']?.schema;
+  if (schema === undefined) {
+    undocumentedErrors.add(`${route} ${status}`);
+    return;
+  }
+  expect
+    .soft(
+      violations(validatorFor(path, method.toLowerCase(), String(status)), res.body),
+      contractOf(route, path, String(status), res),
+    )
+    .toEqual([]);
+}
+
+let stack: Stack;
+beforeAll(async () => {
+  stack = await startStack();
+});
+afterAll(async () => {
+  await stack?.stop();
+});
+
+const json = (method: string, body?: unknown): RequestInit => ({
+  method,
+  ...(body !== undefined && { body: JSON.stringify(body) }),
+});
+const inHours = (h: number): string => new Date(Date.now() + h * 3_600_000).toISOString();
+
+describe('the document', () => {
+  it('is OpenAPI 3.1 and every schema it refers to compiles', () => {
+    expect(doc.openapi).toMatch(/^3\.1\./);
+    for (const name of Object.keys(doc.components.schemas))
+      expect(() => ajv.getSchema(`${DOC_ID}#/components/schemas/${name}`)).not.toThrow();
+  });
+});
+
+describe('routes served against the document', () => {
+  it('lists exactly the known routes the document lacks', () => {
+    const served = stack.routes.map((r) => `${r.method} ${r.path}`);
+    expect(served.filter((r) => !METHODS.includes(r.split(' ')[0]!.toLowerCase()))).toEqual([]);
+    const missing = stack.routes
+      .filter((r) => !operation(r.method, r.path))
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
+    expect(missing).toEqual([...NOT_IN_DOCUMENT].sort());
+  });
+
+  it('emails: send, batch, list, get', async () => {
+    const sent = await stack.http('/emails', json('POST', email(1, { to: ['contract-1@example.test'] })));
+    expectDocumented('POST', '/emails', sent);
+    const id = (sent.body as { id: string }).id;
+
+    const batch = await stack.http(
+      '/emails/batch',
+      json('POST', [
+        email(2, { to: ['contract-2@example.test'] }),
+        email(3, { to: ['contract-3@example.test'], text: 'plain', cc: ['cc@example.test'] }),
+      ]),
+    );
+    expectDocumented('POST', '/emails/batch', batch);
+    const batchIds = (batch.body as { data: { id: string }[] }).data.map((d) => d.id);
+
+    await stack.settled([id, ...batchIds]);
+
+    expectDocumented('GET', '/emails/:id', await stack.http(`/emails/${id}`));
+    expectDocumented('GET', '/emails/:id', await stack.http(`/emails/${batchIds[1]}`));
+    expectDocumented('GET', '/emails', await stack.http('/emails?limit=10'));
+  });
+
+  it('scheduled emails: reschedule, cancel', async () => {
+    const scheduled = await stack.http(
+      '/emails',
+      json('POST', email(4, { to: ['contract-4@example.test'], scheduled_at: inHours(1) })),
+    );
+    expectDocumented('POST', '/emails', scheduled);
+    const id = (scheduled.body as { id: string }).id;
+
+    expectDocumented('GET', '/emails/:id', await stack.http(`/emails/${id}`));
+    expectDocumented(
+      'PATCH',
+      '/emails/:id',
+      await stack.http(`/emails/${id}`, json('PATCH', { scheduled_at: inHours(2) })),
+    );
+    expectDocumented('POST', '/emails/:id/cancel', await stack.http(`/emails/${id}/cancel`, json('POST')));
+    await stack.settled([id]);
+    expectDocumented('GET', '/emails/:id', await stack.http(`/emails/${id}`));
+  });
+
+  it('api keys: create, list, rename, revoke', async () => {
+    const created = await stack.http('/api-keys', json('POST', { name: 'contract' }));
+    expectDocumented('POST', '/api-keys', created);
+    const id = (created.body as { id: string }).id;
+    const sending = await stack.http(
+      '/api-keys',
+      json('POST', { name: 'contract-sending', permission: 'sending_access' }),
+    );
+    expectDocumented('POST', '/api-keys', sending);
+    // The new key is used once, so the list holds a key with `last_used_at` set and one without.
+    const token = (created.body as { token: string }).token;
+    expect((await stack.http('/emails?limit=1', { key: token })).status).toBe(200);
+
+    expectDocumented('GET', '/api-keys', await stack.http('/api-keys'));
+    expectDocumented(
+      'PATCH',
+      '/api-keys/:id',
+      await stack.http(`/api-keys/${id}`, json('PATCH', { name: 'renamed' })),
+    );
+    expectDocumented('DELETE', '/api-keys/:id', await stack.http(`/api-keys/${id}`, json('DELETE')));
+  });
+
+  it('templates: create, list, get, update, publish, duplicate, remove', async () => {
+    const alias = `contract-${randomUUID()}`;
+    const created = await stack.http(
+      '/templates',
+      json('POST', {
+        name: 'Contract',
+        alias,
+        from: 'Acme <hi@acme.test>',
+        subject: 'Hi {{{NAME}}}',
+        reply_to: ['support@acme.test'],
+        html: '<p>Hi {{{NAME}}}, order {{{ORDER}}}</p>',
+        variables: [
+          { key: 'NAME', type: 'string', fallback_value: 'there' },
+          { key: 'ORDER', type: 'number' },
+        ],
+      }),
+    );
+    expectDocumented('POST', '/templates', created);
+    const id = (created.body as { id: string }).id;
+    // A minimal one: only the required fields, so every optional field has its empty shape.
+    const minimal = await stack.http('/templates', json('POST', { name: 'Minimal', html: '<p>x</p>' }));
+    expectDocumented('POST', '/templates', minimal);
+    const minimalId = (minimal.body as { id: string }).id;
+
+    expectDocumented('GET', '/templates/:idOrAlias', await stack.http(`/templates/${id}`));
+    expectDocumented('GET', '/templates/:idOrAlias', await stack.http(`/templates/${alias}`));
+    expectDocumented('GET', '/templates/:idOrAlias', await stack.http(`/templates/${minimalId}`));
+    expectDocumented('GET', '/templates', await stack.http('/templates?limit=100'));
+    expectDocumented(
+      'PATCH',
+      '/templates/:idOrAlias',
+      await stack.http(`/templates/${id}`, json('PATCH', { subject: 'Hello {{{NAME}}}' })),
+    );
+    expectDocumented(
+      'POST',
+      '/templates/:idOrAlias/publish',
+      await stack.http(`/templates/${id}/publish`, json('POST')),
+    );
+    expectDocumented('GET', '/templates/:idOrAlias', await stack.http(`/templates/${id}`));
+    const duplicate = await stack.http(`/templates/${id}/duplicate`, json('POST'));
+    expectDocumented('POST', '/templates/:idOrAlias/duplicate', duplicate);
+    expectDocumented('GET', '/templates', await stack.http('/templates?limit=100'));
+    expectDocumented('DELETE', '/templates/:idOrAlias', await stack.http(`/templates/${id}`, json('DELETE')));
+    expectDocumented(
+      'DELETE',
+      '/templates/:idOrAlias',
+      await stack.http(`/templates/${(duplicate.body as { id: string }).id}`, json('DELETE')),
+    );
+    expectDocumented(
+      'DELETE',
+      '/templates/:idOrAlias',
+      await stack.http(`/templates/${minimalId}`, json('DELETE')),
+    );
+  });
+
+  it('error bodies: 404 and 422 against the schema the document declares for them', async () => {
+    const unknown = randomUUID();
+    expectDocumentedError('GET', '/emails/:id', await stack.http(`/emails/${unknown}`), 404);
+    expectDocumentedError(
+      'PATCH',
+      '/emails/:id',
+      await stack.http(`/emails/${unknown}`, json('PATCH', { scheduled_at: inHours(1) })),
+      404,
+    );
+    expectDocumentedError(
+      'POST',
+      '/emails/:id/cancel',
+      await stack.http(`/emails/${unknown}/cancel`, json('POST')),
+      404,
+    );
+    expectDocumentedError('GET', '/templates/:idOrAlias', await stack.http(`/templates/${unknown}`), 404);
+    expectDocumentedError(
+      'PATCH',
+      '/api-keys/:id',
+      await stack.http(`/api-keys/${unknown}`, json('PATCH', { name: 'x' })),
+      404,
+    );
+    expectDocumentedError(
+      'DELETE',
+      '/api-keys/:id',
+      await stack.http(`/api-keys/${unknown}`, json('DELETE')),
+      404,
+    );
+    expectDocumentedError(
+      'POST',
+      '/emails',
+      await stack.http('/emails', json('POST', { subject: 'no sender' })),
+      422,
+    );
+    expectDocumentedError(
+      'POST',
+      '/emails/batch',
+      await stack.http('/emails/batch', json('POST', [{ subject: 'x' }])),
+      422,
+    );
+    expectDocumentedError(
+      'POST',
+      '/templates',
+      await stack.http('/templates', json('POST', { name: 'no html' })),
+      422,
+    );
+    expectDocumentedError('POST', '/api-keys', await stack.http('/api-keys', json('POST', {})), 422);
+    await stack.drained();
+    // The document declares no body for these: listed, so a schema it gains gets checked.
+    expect([...undocumentedErrors].sort()).toEqual(
+      [
+        'DELETE /api-keys/:id 404',
+        'GET /emails/:id 404',
+        'GET /templates/:idOrAlias 404',
+        'PATCH /api-keys/:id 404',
+        'PATCH /emails/:id 404',
+        'POST /api-keys 422',
+        'POST /emails 422',
+        'POST /emails/:id/cancel 404',
+        'POST /emails/batch 422',
+        'POST /templates 422',
+      ].sort(),
+    );
+  });
+
+  it('covered every route it serves that the document has', () => {
+    const documented = stack.routes
+      .filter((r) => operation(r.method, r.path))
+      .map((r) => `${r.method} ${r.path}`)
+      .sort();
+    expect([...covered].sort()).toEqual(documented);
+  });
+});
