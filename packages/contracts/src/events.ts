@@ -54,3 +54,29 @@ export interface EmailEvent {
   teamId: string;
   data: Record<string, unknown>;
 }
+
+/** Non-email event kinds Petrel publishes for the webhook dispatcher (Resend's names). */
+export const CONTACT_EVENT_TYPES = [
+  'contact.created',
+  'contact.updated',
+  'contact.deleted',
+  'contact.topics.updated',
+] as const;
+export type ContactEventType = (typeof CONTACT_EVENT_TYPES)[number];
+
+export const SUPPRESSION_EVENT_TYPES = ['suppression.added', 'suppression.removed'] as const;
+export const TOPIC_EVENT_TYPES = ['topic.created', 'topic.updated', 'topic.deleted'] as const;
+export type SuppressionEventType = (typeof SUPPRESSION_EVENT_TYPES)[number];
+export type TopicEventType = (typeof TOPIC_EVENT_TYPES)[number];
+
+/**
+ * Any event on a team's events stream: the same envelope as {@link EmailEvent}, for the
+ * resources that are not emails. The dispatcher reads `type` and sends `data` as it is.
+ */
+export interface TeamEvent {
+  id: string;
+  type: ContactEventType | SuppressionEventType | TopicEventType;
+  created_at: string;
+  teamId: string;
+  data: Record<string, unknown>;
+}

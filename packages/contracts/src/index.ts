@@ -6,3 +6,4 @@ export * from './limits.js';
 export * from './email-record.js';
 export * from './email.js';
 export * from './template.js';
+export * from './audience.js';

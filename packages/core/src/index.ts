@@ -11,3 +11,4 @@ export * from './net/ip-policy.js';
 export * from './deliver/index.js';
 export * from './housekeeping/index.js';
 export * from './outbox/index.js';
+export * from './audience/index.js';

@@ -13,7 +13,7 @@ import {
   type AttachmentInput,
   type SendLane,
 } from '@petrel/contracts';
-import { Keys } from './keys.js';
+import { EVENTS_STREAM_MAXLEN, Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { outboxMember } from './outbox.store.js';
 import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
@@ -51,8 +51,6 @@ export interface EmailRecord {
 
 export const statusRank = (s: EmailStatus): number => EMAIL_STATUSES.indexOf(s);
 
-/** Length kept of each team's event stream for the webhook dispatcher (approximate trim). */
-const EVENTS_STREAM_MAXLEN = 1_000_000;
 
 export class EmailsStore {
   private readonly redis: RedisClient & StoreCommands;

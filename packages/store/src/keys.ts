@@ -10,6 +10,15 @@
  * steps ordered so that a crash between them leaves nothing a reader can trip on (see each
  * store). BullMQ keeps its own keys under {@link Keys.bullPrefix}.
  */
+/**
+ * Length kept of each team's events stream (`Keys.events`) for the webhook dispatcher: every
+ * writer trims with `XADD … MAXLEN ~` to this one figure.
+ */
+export const EVENTS_STREAM_MAXLEN = 1_000_000;
+
+/** The field of an events-stream entry that holds the event's JSON. */
+export const EVENTS_STREAM_FIELD = 'event';
+
 export class Keys {
   constructor(readonly prefix: string = 'pt') {}
 
@@ -67,6 +76,93 @@ export class Keys {
   templateAliases(teamId: string): string {
     return `${this.prefix}:{${teamId}}:template-aliases`;
   }
+  // -------------------------------------------------------------------------------------------
+  // Audience: contacts, segments, topics, contact properties, suppressions, imports. Addresses
+  // in index keys are `mailboxKey` form (case folded, IDN domains as A-labels): one mailbox is
+  // one entry however it is spelled. A contact's email never changes, so indexes by address are
+  // written once with the contact and removed with it.
+
+  /** Contact record (hash: id, email, first_name, last_name, unsubscribed, properties JSON, times). */
+  contact(teamId: string, contactId: string): string {
+    return `${this.prefix}:{${teamId}}:contact:${contactId}`;
+  }
+  /** Sorted set of the team's contact ids by creation time (ms). */
+  contacts(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:contacts`;
+  }
+  /** Hash mailbox → contact id (uniqueness of a contact's email within the team). */
+  contactByEmail(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:contact-by-email`;
+  }
+  /** Set of mailboxes of the team's contacts with `unsubscribed: true` (read at send time). */
+  unsubscribedContacts(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:contacts-unsubscribed`;
+  }
+  /** Set of the segment ids a contact belongs to. */
+  contactSegments(teamId: string, contactId: string): string {
+    return `${this.prefix}:{${teamId}}:contact:${contactId}:segments`;
+  }
+  /** Segment record (hash). */
+  segment(teamId: string, segmentId: string): string {
+    return `${this.prefix}:{${teamId}}:segment:${segmentId}`;
+  }
+  /** Sorted set of the team's segment ids by creation time. */
+  segments(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:segments`;
+  }
+  /** Sorted set of a segment's contact ids by the contact's creation time (ms): its listing. */
+  segmentMembers(teamId: string, segmentId: string): string {
+    return `${this.prefix}:{${teamId}}:segment:${segmentId}:members`;
+  }
+  /** Topic record (hash). */
+  topic(teamId: string, topicId: string): string {
+    return `${this.prefix}:{${teamId}}:topic:${topicId}`;
+  }
+  /** Sorted set of the team's topic ids by creation time. */
+  topics(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:topics`;
+  }
+  /** Hash mailbox → `opt_in` | `opt_out`: the explicit choices of contacts for one topic. */
+  topicSubscriptions(teamId: string, topicId: string): string {
+    return `${this.prefix}:{${teamId}}:topic:${topicId}:subscriptions`;
+  }
+  /** Contact property definition (hash). */
+  contactProperty(teamId: string, propertyId: string): string {
+    return `${this.prefix}:{${teamId}}:contact-property:${propertyId}`;
+  }
+  /** Sorted set of the team's contact property ids by creation time. */
+  contactProperties(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:contact-properties`;
+  }
+  /** Hash property key → property id (keys are unique and case-sensitive). */
+  contactPropertyKeys(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:contact-property-keys`;
+  }
+  /** Suppression record (hash). */
+  suppression(teamId: string, suppressionId: string): string {
+    return `${this.prefix}:{${teamId}}:suppression:${suppressionId}`;
+  }
+  /** Sorted set of the team's suppression ids by creation time. */
+  suppressions(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:suppressions`;
+  }
+  /** Hash mailbox → suppression id (read at send time). */
+  suppressionByEmail(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:suppression-by-email`;
+  }
+  /** Contact import record (hash: status, counts, options, progress). */
+  contactImport(teamId: string, importId: string): string {
+    return `${this.prefix}:{${teamId}}:contact-import:${importId}`;
+  }
+  /** Sorted set of the team's contact import ids by creation time. */
+  contactImports(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:contact-imports`;
+  }
+  /** List of an import's uploaded CSV, in chunks (deleted once the import ends). */
+  contactImportChunks(teamId: string, importId: string): string {
+    return `${this.prefix}:{${teamId}}:contact-import:${importId}:chunks`;
+  }
+
   /**
    * BullMQ's key prefix (its keys are `<bullPrefix>:<queue>:*`): under the same prefix as
    * Petrel's own keys, so one REDIS_KEY_PREFIX separates everything of a deployment. BullMQ's
