@@ -7,3 +7,5 @@ export * from './idempotency.store.js';
 export * from './emails.store.js';
 export * from './outbox.store.js';
 export * from './templates.store.js';
+export * from './topics.store.js';
+export * from './suppressions.store.js';

@@ -15,10 +15,13 @@
 import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './redis.js';
 import { assertOneSlot, oneSlotBatch } from './slots.js';
+import { CONTACT_SCRIPTS, type ContactStoreCommands } from './contacts.scripts.js';
 
 type Arg = string | number;
 
 export const SCRIPTS = {
+  /** Contacts, segments and contact properties (contacts.scripts.ts). */
+  ...CONTACT_SCRIPTS,
   /**
    * KEYS[1] idempotency record. ARGV: fingerprint, owner, now(ms), lockMs, ttlMs.
    * Returns { outcome, started, status, body }:
@@ -270,12 +273,120 @@ for i = 4, #KEYS do redis.call('PEXPIRE', KEYS[i], ARGV[3]) end
 return 1
 `,
   },
+  /**
+   * KEYS[1] topic, KEYS[2] the team's topic listing (zset), KEYS[3] the team's events stream.
+   * ARGV: id, createdMs, streamMaxLen, stream field, topic.created event JSON, then the topic's
+   * field/value pairs. Returns 1.
+   */
+  petrelCreateTopic: {
+    numberOfKeys: 3,
+    lua: `
+redis.call('HSET', KEYS[1], unpack(ARGV, 6, #ARGV))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[3], '*', ARGV[4], ARGV[5])
+return 1
+`,
+  },
+  /**
+   * KEYS[1] topic, KEYS[2] events stream. ARGV: expected updated_at, streamMaxLen, stream field,
+   * topic.updated event JSON, n (field/value args to set), the n args, then fields to delete.
+   * Writes only if `updated_at` is still the one the caller read (it moves forward on every
+   * write, so it versions the record). Returns 1, 0 to retry, -1 when the topic is gone.
+   */
+  petrelUpdateTopic: {
+    numberOfKeys: 2,
+    lua: `
+local cur = redis.call('HGET', KEYS[1], 'updated_at')
+if not cur then return -1 end
+if cur ~= ARGV[1] then return 0 end
+local ns = tonumber(ARGV[5])
+if ns > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 6, 5 + ns)) end
+if #ARGV > 5 + ns then redis.call('HDEL', KEYS[1], unpack(ARGV, 6 + ns, #ARGV)) end
+redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[2], '*', ARGV[3], ARGV[4])
+return 1
+`,
+  },
+  /**
+   * KEYS[1] topic, KEYS[2] topic listing, KEYS[3] the topic's subscriptions hash, KEYS[4] events
+   * stream. ARGV: id, expected updated_at, streamMaxLen, stream field, topic.deleted event JSON.
+   * Returns 1, 0 to retry (changed since read), -1 when the topic is gone.
+   */
+  petrelDeleteTopic: {
+    numberOfKeys: 4,
+    lua: `
+local cur = redis.call('HGET', KEYS[1], 'updated_at')
+if not cur then return -1 end
+if cur ~= ARGV[2] then return 0 end
+redis.call('DEL', KEYS[1], KEYS[3])
+redis.call('ZREM', KEYS[2], ARGV[1])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', ARGV[4], ARGV[5])
+return 1
+`,
+  },
+  /**
+   * KEYS[1] mailbox → id hash, KEYS[2] suppression listing (zset), KEYS[3] the listing of this
+   * origin (zset), KEYS[4] events stream, KEYS[5..4+n] a record key per address (for a new id).
+   * ARGV: streamMaxLen, stream field, createdMs, created_at, origin, source_id ('' = none), then
+   * per address: mailbox, new id, email, suppression.added event JSON.
+   * An address whose mailbox is listed (before, or earlier in this call) keeps its entry.
+   * Returns per address { id, 1 if created else 0 }.
+   */
+  petrelAddSuppressions: {
+    numberOfKeys: null,
+    lua: `
+local out = {}
+local p = 7
+for i = 5, #KEYS do
+  local mailbox, id, email, ev = ARGV[p], ARGV[p + 1], ARGV[p + 2], ARGV[p + 3]
+  p = p + 4
+  local existing = redis.call('HGET', KEYS[1], mailbox)
+  if existing then
+    out[#out + 1] = {existing, 0}
+  else
+    redis.call('HSET', KEYS[i], 'id', id, 'email', email, 'origin', ARGV[5], 'created_at', ARGV[4])
+    if ARGV[6] ~= '' then redis.call('HSET', KEYS[i], 'source_id', ARGV[6]) end
+    redis.call('HSET', KEYS[1], mailbox, id)
+    redis.call('ZADD', KEYS[2], ARGV[3], id)
+    redis.call('ZADD', KEYS[3], ARGV[3], id)
+    redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[1], '*', ARGV[2], ev)
+    out[#out + 1] = {id, 1}
+  end
+end
+return out
+`,
+  },
+  /**
+   * KEYS[1] mailbox → id hash, KEYS[2] suppression listing, KEYS[3] events stream, then per
+   * entry its record and its origin's listing. ARGV: streamMaxLen, stream field, then per entry:
+   * id, mailbox, suppression.removed event JSON. Returns per entry 1 if removed, 0 if gone.
+   */
+  petrelRemoveSuppressions: {
+    numberOfKeys: null,
+    lua: `
+local out = {}
+local p = 3
+for i = 4, #KEYS, 2 do
+  local id, mailbox, ev = ARGV[p], ARGV[p + 1], ARGV[p + 2]
+  p = p + 3
+  if redis.call('DEL', KEYS[i]) == 1 then
+    if redis.call('HGET', KEYS[1], mailbox) == id then redis.call('HDEL', KEYS[1], mailbox) end
+    redis.call('ZREM', KEYS[2], id)
+    redis.call('ZREM', KEYS[i + 1], id)
+    redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', ARGV[2], ev)
+    out[#out + 1] = 1
+  else
+    out[#out + 1] = 0
+  end
+end
+return out
+`,
+  },
 } as const satisfies Record<string, { numberOfKeys: number | null; lua: string }>;
 
 type ScriptName = keyof typeof SCRIPTS;
 
 /** The scripts as commands of a connection, with their replies. */
-export interface StoreCommands {
+export interface StoreCommands extends ContactStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;
@@ -292,6 +403,11 @@ export interface StoreCommands {
   petrelUpdateTemplate(...keysAndArgv: Arg[]): Promise<string>;
   petrelPublishTemplate(key: string, ...argv: Arg[]): Promise<number>;
   petrelDeleteTemplate(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
+  petrelCreateTopic(...keysAndArgv: Arg[]): Promise<number>;
+  petrelUpdateTopic(...keysAndArgv: Arg[]): Promise<number>;
+  petrelDeleteTopic(...keysAndArgv: Arg[]): Promise<number>;
+  petrelAddSuppressions(numKeys: number, ...keysAndArgv: Arg[]): Promise<[string, number][]>;
+  petrelRemoveSuppressions(numKeys: number, ...keysAndArgv: Arg[]): Promise<number[]>;
 }
 
 /** The same commands queued on a transaction (their replies come with `exec()`). */

@@ -1,0 +1,3 @@
+export * from './topic-schemas.js';
+export * from './topics-port.js';
+export * from './topic-use-cases.js';
