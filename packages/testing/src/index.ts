@@ -45,3 +45,7 @@ export * from './memory/accept-ports.js';
 export * from './memory/emails-ports.js';
 export * from './memory/templates-ports.js';
 export * from './memory/deliver-ports.js';
+export * from './memory/contact-imports.js';
+export * from './memory/topics.js';
+export * from './memory/suppressions.js';
+export * from './memory/recipient-states.js';
