@@ -9,3 +9,8 @@ export * from './outbox.store.js';
 export * from './templates.store.js';
 export * from './topics.store.js';
 export * from './suppressions.store.js';
+export * from './recipient-states.store.js';
+export * from './unsubscribe-secret.js';
+export * from './contacts.store.js';
+export * from './segments.store.js';
+export * from './contact-properties.store.js';

@@ -1,0 +1,115 @@
+/**
+ * Contact properties: one hash per property (id, key, type, fallback_value as JSON — absent =
+ * null, created_at), a creation-time listing and the team's key → id index (keys are unique and
+ * case-sensitive, decided inside the create script). Key and type never change; deleting a
+ * property makes the values contacts hold under its id unreadable (contacts.records.ts).
+ */
+import type { ContactPropertyRecord, ContactPropertyValue } from '@petrel/contracts';
+import {
+  UUID_RE,
+  newId,
+  type ContactPropertiesPort,
+  type NewContactProperty,
+  type Page,
+  type PageRequest,
+} from '@petrel/core';
+import type { Keys } from './keys.js';
+import { pageIndex } from './page-index.js';
+import type { RedisClient } from './redis.js';
+import { defineScripts, execAll, pipeline, type StoreCommands } from './scripts.js';
+
+function toProperty(r: Record<string, string>): ContactPropertyRecord {
+  return {
+    id: r.id ?? '',
+    key: r.key ?? '',
+    type: r.type === 'number' ? 'number' : 'string',
+    fallback_value:
+      r.fallback_value === undefined ? null : (JSON.parse(r.fallback_value) as ContactPropertyValue),
+    created_at: r.created_at ?? '',
+  };
+}
+
+export class ContactPropertiesStore implements ContactPropertiesPort {
+  private readonly redis: RedisClient & StoreCommands;
+
+  constructor(
+    redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly clock: { now(): number } = Date,
+  ) {
+    this.redis = defineScripts(redis);
+  }
+
+  async get(teamId: string, id: string): Promise<ContactPropertyRecord | null> {
+    if (!UUID_RE.test(id)) return null;
+    const r = await this.redis.hgetall(this.keys.contactProperty(teamId, id.toLowerCase()));
+    return r.id ? toProperty(r) : null;
+  }
+
+  async all(teamId: string): Promise<ContactPropertyRecord[]> {
+    const ids = await this.redis.zrevrange(this.keys.contactProperties(teamId), 0, -1);
+    return this.read(teamId, ids);
+  }
+
+  /** Newest first; null for an unknown cursor. */
+  async list(teamId: string, page: PageRequest): Promise<Page<ContactPropertyRecord> | null> {
+    const found = await pageIndex(this.redis, this.keys.contactProperties(teamId), page);
+    if (!found) return null;
+    return { items: await this.read(teamId, found.ids), hasMore: found.hasMore };
+  }
+
+  async create(
+    teamId: string,
+    p: NewContactProperty,
+  ): Promise<{ ok: true; id: string } | { ok: false; reason: 'key_taken' }> {
+    const nowMs = this.clock.now();
+    const id = newId(nowMs);
+    const fields = ['id', id, 'key', p.key, 'type', p.type, 'created_at', new Date(nowMs).toISOString()];
+    if (p.fallback_value !== null) fields.push('fallback_value', JSON.stringify(p.fallback_value));
+    const ok = await this.redis.petrelCreateContactProperty(
+      this.keys.contactProperty(teamId, id),
+      this.keys.contactProperties(teamId),
+      this.keys.contactPropertyKeys(teamId),
+      id,
+      p.key,
+      nowMs,
+      ...fields,
+    );
+    return ok === 1 ? { ok: true, id } : { ok: false, reason: 'key_taken' };
+  }
+
+  async setFallback(teamId: string, id: string, fallback: ContactPropertyValue | null): Promise<boolean> {
+    if (!UUID_RE.test(id)) return false;
+    const key = this.keys.contactProperty(teamId, id.toLowerCase());
+    if (fallback !== null) {
+      return (
+        (await this.redis.petrelSetFieldsIfExists(key, 'fallback_value', JSON.stringify(fallback))) === 1
+      );
+    }
+    const [exists] = await execAll(
+      pipeline(this.redis, 'ContactPropertiesStore.setFallback').exists(key).hdel(key, 'fallback_value'),
+    );
+    return exists === 1;
+  }
+
+  /** False when there is no such property. */
+  async remove(teamId: string, id: string): Promise<boolean> {
+    if (!UUID_RE.test(id)) return false;
+    const pid = id.toLowerCase();
+    const res = await this.redis.petrelDeleteContactProperty(
+      this.keys.contactProperty(teamId, pid),
+      this.keys.contactProperties(teamId),
+      this.keys.contactPropertyKeys(teamId),
+      pid,
+    );
+    return res === 1;
+  }
+
+  private async read(teamId: string, ids: readonly string[]): Promise<ContactPropertyRecord[]> {
+    if (ids.length === 0) return [];
+    const pipe = pipeline(this.redis, 'ContactPropertiesStore.read');
+    for (const id of ids) pipe.hgetall(this.keys.contactProperty(teamId, id));
+    const rows = (await execAll(pipe)) as Record<string, string>[];
+    return rows.filter((r) => r.id).map(toProperty);
+  }
+}

@@ -1,0 +1,86 @@
+/**
+ * Segments (Resend's successor of audiences): one hash per segment (id, name, created_at), a
+ * creation-time listing, and a member listing per segment (`segmentMembers`, contact ids scored
+ * by the contact's creation time), mirrored by each contact's segment set. Memberships are
+ * written by ContactsStore, which also checks the segment exists in the same script.
+ *
+ * Deleting a segment deletes its record, listing entry and member listing at once; the entries
+ * in its former members' segment sets are left to be ignored (every reader keeps only segments
+ * whose record exists, and ids are never reused), so a delete costs the same for a segment of
+ * ten contacts or of a million.
+ */
+import type { SegmentRecord } from '@petrel/contracts';
+import { UUID_RE, newId, type Page, type PageRequest, type SegmentsReader } from '@petrel/core';
+import type { Keys } from './keys.js';
+import { pageIndex } from './page-index.js';
+import type { RedisClient } from './redis.js';
+import { defineScripts, execAll, pipeline, transaction, type StoreCommands } from './scripts.js';
+
+export function toSegment(r: Record<string, string>): SegmentRecord {
+  return { id: r.id ?? '', name: r.name ?? '', created_at: r.created_at ?? '' };
+}
+
+export class SegmentsStore implements SegmentsReader {
+  private readonly redis: RedisClient & StoreCommands;
+
+  constructor(
+    redis: RedisClient,
+    private readonly keys: Keys,
+    private readonly clock: { now(): number } = Date,
+  ) {
+    this.redis = defineScripts(redis);
+  }
+
+  async get(teamId: string, id: string): Promise<SegmentRecord | null> {
+    if (!UUID_RE.test(id)) return null;
+    const r = await this.redis.hgetall(this.keys.segment(teamId, id.toLowerCase()));
+    return r.id ? toSegment(r) : null;
+  }
+
+  /** Newest first; null for an unknown cursor. */
+  async list(teamId: string, page: PageRequest): Promise<Page<SegmentRecord> | null> {
+    const found = await pageIndex(this.redis, this.keys.segments(teamId), page);
+    if (!found) return null;
+    if (found.ids.length === 0) return { items: [], hasMore: found.hasMore };
+    const pipe = pipeline(this.redis, 'SegmentsStore.list');
+    for (const id of found.ids) pipe.hgetall(this.keys.segment(teamId, id));
+    const rows = (await execAll(pipe)) as Record<string, string>[];
+    return { items: rows.filter((r) => r.id).map(toSegment), hasMore: found.hasMore };
+  }
+
+  async create(teamId: string, name: string): Promise<SegmentRecord> {
+    const nowMs = this.clock.now();
+    const segment: SegmentRecord = { id: newId(nowMs), name, created_at: new Date(nowMs).toISOString() };
+    await execAll(
+      transaction(this.redis, 'SegmentsStore.create')
+        .hset(this.keys.segment(teamId, segment.id), segment)
+        .zadd(this.keys.segments(teamId), nowMs, segment.id),
+    );
+    return segment;
+  }
+
+  /** False when there is no such segment. */
+  async rename(teamId: string, id: string, name: string): Promise<boolean> {
+    if (!UUID_RE.test(id)) return false;
+    return (
+      (await this.redis.petrelSetFieldsIfExists(
+        this.keys.segment(teamId, id.toLowerCase()),
+        'name',
+        name,
+      )) === 1
+    );
+  }
+
+  /** Deletes the segment and its memberships (not its contacts); false when there is none. */
+  async remove(teamId: string, id: string): Promise<boolean> {
+    if (!UUID_RE.test(id)) return false;
+    const seg = id.toLowerCase();
+    const [deleted] = await execAll(
+      transaction(this.redis, 'SegmentsStore.remove')
+        .del(this.keys.segment(teamId, seg))
+        .zrem(this.keys.segments(teamId), seg)
+        .del(this.keys.segmentMembers(teamId, seg)),
+    );
+    return deleted === 1;
+  }
+}
