@@ -147,3 +147,19 @@ export function sendQueueOf(lane: SendLane, emailId: string, layout: QueueLayout
   if (layout === 'unsharded') return LANE_QUEUE[lane];
   return laneQueues(lane, layout)[shardOf(emailId, layout)]!;
 }
+
+/**
+ * The contact-import queue: one job per CSV import (POST /contacts/imports), consumed by every
+ * worker process. Its own queue, not a send lane: an import runs for minutes and must never hold
+ * a send slot. The braces make the name the hash tag of all its BullMQ keys (one slot on a Redis
+ * Cluster, as BullMQ requires). WARNING: persisted — renaming it strands queued imports.
+ */
+export const CONTACT_IMPORT_QUEUE = '{petrel-contact-import}';
+
+/** Payload of a contact-import job: ids only; the options and the file live in the import's record. */
+export const contactImportJobSchema = z.object({
+  v: z.literal(1),
+  teamId: z.string().min(1),
+  importId: z.string().min(1),
+});
+export type ContactImportJob = z.infer<typeof contactImportJobSchema>;

@@ -1,0 +1,160 @@
+import { describe, expect, it } from 'vitest';
+import { PetrelError } from '@petrel/contracts';
+import { MemoryContactImports, MemoryImportQueue, MemoryImportReferences } from '@petrel/testing';
+import { createContactImport, readHeader } from './create-contact-import.js';
+
+const TEAM = 'team-1';
+const enc = new TextEncoder();
+
+function setup() {
+  const intake = new MemoryContactImports();
+  const references = new MemoryImportReferences();
+  references.segments.add('seg-1');
+  references.topics.add('top-1');
+  references.properties.set('plan', 'string');
+  const queue = new MemoryImportQueue();
+  return { intake, references, queue, ports: { intake, references, queue } };
+}
+
+const head = (text: string, complete = true) => ({ bytes: enc.encode(text), complete });
+
+async function refused(promise: Promise<unknown>): Promise<string> {
+  const err = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(PetrelError);
+  expect((err as PetrelError).statusCode).toBe(422);
+  return (err as PetrelError).message;
+}
+
+describe('readHeader', () => {
+  it('is certain once a second record starts or the file ends', async () => {
+    expect(await readHeader(head('email,name\na@x.test', false))).toEqual({
+      ok: true,
+      header: ['email', 'name'],
+    });
+    expect(await readHeader(head('email,name', true))).toEqual({ ok: true, header: ['email', 'name'] });
+    expect(await readHeader(head('email,na', false))).toMatchObject({
+      ok: false,
+      message: /longer than 8 bytes/,
+    });
+    expect(await readHeader(head('', true))).toMatchObject({ ok: false, message: /is empty/ });
+  });
+});
+
+describe('createContactImport', () => {
+  it('creates a queued import with the resolved column map, then queues its job', async () => {
+    const { intake, queue, ports } = setup();
+    intake.upload(TEAM, 'imp-1', 'Email,First Name,Plan\na@x.test,A,pro\n');
+    const res = await createContactImport(
+      {
+        teamId: TEAM,
+        importId: 'imp-1',
+        fields: {
+          column_map: JSON.stringify({ first_name: 'First Name', properties: { plan: { column: 'Plan' } } }),
+          segments: '[{"id":"seg-1"}]',
+          topics: '[{"id":"top-1","subscription":"opt_out"}]',
+          on_conflict: 'upsert',
+        },
+        head: head('Email,First Name,Plan\na@x.test,A,pro\n'),
+        bytes: 34,
+        now: new Date('2026-01-02T03:04:05.000Z'),
+      },
+      ports,
+    ).catch((e: unknown) => e);
+    // `email` was not named, so the map reads the "email" column — which this header spells "Email"
+    expect((res as PetrelError).message).toMatch(/^column_map\.email: no column "email"/);
+    expect(intake.files.size).toBe(0); // refused: the upload is deleted
+    expect(queue.jobs).toEqual([]);
+
+    intake.upload(TEAM, 'imp-2', 'Email,First Name,Plan\na@x.test,A,pro\n');
+    const ok = await createContactImport(
+      {
+        teamId: TEAM,
+        importId: 'imp-2',
+        fields: {
+          column_map: JSON.stringify({ email: 'Email', properties: { plan: { column: 'Plan' } } }),
+          segments: '[{"id":"seg-1"}]',
+        },
+        head: head('Email,First Name,Plan\na@x.test,A,pro\n'),
+        bytes: 34,
+        now: new Date('2026-01-02T03:04:05.000Z'),
+      },
+      ports,
+    );
+    expect(ok).toEqual({ id: 'imp-2' });
+    expect(intake.get(TEAM, 'imp-2')).toMatchObject({
+      status: 'queued',
+      created_at: '2026-01-02T03:04:05.000Z',
+      bytes: 34,
+      options: {
+        columnMap: {
+          email: 'Email',
+          properties: { plan: { column: 'Plan', type: 'string', property: 'string' } },
+        },
+        onConflict: 'skip',
+        segments: ['seg-1'],
+        topics: [],
+      },
+    });
+    expect(queue.jobs).toEqual([{ teamId: TEAM, importId: 'imp-2' }]);
+  });
+
+  it('uses the default column names when there is no column map', async () => {
+    const { intake, ports } = setup();
+    await createContactImport(
+      { teamId: TEAM, importId: 'imp-1', fields: {}, head: head('EMAIL,last name,other\n'), bytes: 22 },
+      ports,
+    );
+    expect(intake.get(TEAM, 'imp-1')!.options.columnMap).toEqual({
+      email: 'EMAIL',
+      last_name: 'last name',
+      properties: {},
+    });
+  });
+
+  it('refuses unknown segments, topics and properties naming each, and drops the upload', async () => {
+    const { intake, queue, ports } = setup();
+    intake.upload(TEAM, 'imp-1', 'email,plan,x\n');
+    const message = await refused(
+      createContactImport(
+        {
+          teamId: TEAM,
+          importId: 'imp-1',
+          fields: {
+            segments: '[{"id":"seg-1"},{"id":"seg-x"}]',
+            topics: '[{"id":"top-x","subscription":"opt_in"}]',
+            column_map: '{"properties":{"tier":{"column":"x"}}}',
+          },
+          head: head('email,plan,x\n'),
+          bytes: 13,
+        },
+        ports,
+      ),
+    );
+    expect(message).toBe(
+      'segments[1].id: no segment has this id; topics[0].id: no topic has this id; ' +
+        'column_map.properties.tier: no contact property has this key (create it first: POST /contact-properties)',
+    );
+    expect(intake.files.size).toBe(0);
+    expect(queue.jobs).toEqual([]);
+  });
+
+  it('refuses a file without a header row or without an email column', async () => {
+    const { ports } = setup();
+    expect(
+      await refused(
+        createContactImport({ teamId: TEAM, importId: 'i', fields: {}, head: head(''), bytes: 0 }, ports),
+      ),
+    ).toBe('file: is empty: a CSV with a header row is expected');
+    expect(
+      await refused(
+        createContactImport(
+          { teamId: TEAM, importId: 'i', fields: {}, head: head('name,city\n'), bytes: 10 },
+          ports,
+        ),
+      ),
+    ).toMatch(/^file: the header row has no "email" column/);
+  });
+});
