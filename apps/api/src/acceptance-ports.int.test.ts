@@ -10,6 +10,7 @@ import { SendQueues } from '@petrel/queue';
 import {
   emailContent,
   MemoryAttachmentFetcher,
+  MemoryTopics,
   MemoryTemplates,
   RecordingOutboxObserver,
 } from '@petrel/testing';
@@ -41,6 +42,7 @@ function ports() {
     preparer: acceptPreparer({
       templates: new MemoryTemplates(),
       attachments: new MemoryAttachmentFetcher(),
+      topics: new MemoryTopics(),
     }),
   });
 }

@@ -12,6 +12,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { apiKeysRoutes } from './routes/api-keys.routes.js';
 import { emailsRoutes, type EmailsRouteDeps } from './routes/emails.routes.js';
 import { mountRoutes, type RouteSpec } from './routes/route-table.js';
+import { unsubscribeErrors } from './routes/unsubscribe.routes.js';
 
 export interface AppDeps extends EmailsRouteDeps {
   apiKeys: ApiKeysStore;
@@ -20,6 +21,11 @@ export interface AppDeps extends EmailsRouteDeps {
   batchBodyLimitBytes: number;
   /** Routes of later features (templates, ...), mounted with the others in one order. */
   extraRoutes?: RouteSpec[];
+  /**
+   * Routes served without an API key, whose credential is in the URL (unsubscribe links);
+   * their errors are pages for a person, not API errors.
+   */
+  unsubscribeRoutes?: RouteSpec[];
 }
 
 /** The only paths a sending_access key may use (Resend scopes it to sending), and only with POST. */
@@ -39,6 +45,13 @@ export function createApp(deps: AppDeps): express.Express {
     const ok = await deps.ready();
     res.status(ok ? 200 : 503).json({ status: ok ? 'ready' : 'not_ready' });
   });
+
+  if (deps.unsubscribeRoutes) {
+    const links = Router();
+    mountRoutes(links, deps.unsubscribeRoutes);
+    links.use(unsubscribeErrors);
+    app.use(links);
+  }
 
   const api = Router();
   // Authenticate before reading the body: an anonymous client cannot make us buffer anything.

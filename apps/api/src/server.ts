@@ -7,13 +7,18 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import {
   ApiKeysStore,
+  ContactsStore,
   EmailsStore,
   IdempotencyStore,
   Keys,
   OutboxStore,
+  RecipientStatesStore,
+  SuppressionsStore,
   TemplatesStore,
+  TopicsStore,
   createRedis,
   pingRedis,
+  unsubscribeSecret,
 } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
 import { acceptPreparer, type Preparer } from '@petrel/core';
@@ -25,6 +30,9 @@ import { acceptancePorts } from './acceptance-ports.js';
 import type { ApiConfig } from './config.js';
 import type { RouteSpec } from './routes/route-table.js';
 import { templatesRoutes } from './routes/templates.routes.js';
+import { unsubscribeRoutes } from './routes/unsubscribe.routes.js';
+import { topicsRoutes } from './routes/topics.routes.js';
+import { suppressionsRoutes } from './routes/suppressions.routes.js';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -54,19 +62,27 @@ export interface ApiContext {
   keys: Keys;
   config: ApiConfig;
   templates: TemplatesStore;
+  topics: TopicsStore;
+  suppressions: SuppressionsStore;
+  contacts: ContactsStore;
 }
 
 /** The acceptance stages of core over this process's template store and attachment fetcher. */
 export function defaultPreparer(ctx: ApiContext): Preparer {
   return acceptPreparer({
     templates: ctx.templates,
+    topics: ctx.topics,
     attachments: createAttachmentFetcher({ allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
   });
 }
 
 /** The feature routes the API always serves, besides /emails and /api-keys. */
 export function defaultRoutes(ctx: ApiContext): RouteSpec[] {
-  return templatesRoutes(ctx.templates);
+  return [
+    ...templatesRoutes(ctx.templates),
+    ...topicsRoutes(ctx.topics),
+    ...suppressionsRoutes(ctx.suppressions),
+  ];
 }
 
 export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Promise<ApiHandle> {
@@ -76,7 +92,10 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   const retentionMs = emailRetentionMs(config);
   // Versions of a deleted template stay readable as long as an email that pinned one can exist.
   const templates = new TemplatesStore(redis, keys, retentionMs);
-  const ctx: ApiContext = { redis, keys, config, templates };
+  const topics = new TopicsStore(redis, keys);
+  const suppressions = new SuppressionsStore(redis, keys);
+  const contacts = new ContactsStore(redis, keys);
+  const ctx: ApiContext = { redis, keys, config, templates, topics, suppressions, contacts };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
   const idempotency = new IdempotencyStore(redis, keys, config.IDEMPOTENCY_LOCK_MS);
@@ -101,6 +120,13 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
     batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,
     extraRoutes: [...defaultRoutes(ctx), ...(ext.routes ? ext.routes(ctx) : [])],
+    unsubscribeRoutes: unsubscribeRoutes({
+      contacts,
+      topics,
+      recipients: new RecipientStatesStore(redis, keys),
+      secret: await unsubscribeSecret(redis, keys, config.UNSUBSCRIBE_SECRET),
+      now: () => Date.now(),
+    }),
   });
   let closing = false;
   const server = createServer((req, res) => {

@@ -48,7 +48,11 @@ export async function startAllInOne(
 
   const api = await startApi(cfg, ext.api);
   lifecycle.onStop('api', () => api.close());
-  const worker = await startWorker(cfg, ext.worker);
+  // Unsubscribe links the worker writes point at this API unless a public URL is configured.
+  const worker = await startWorker(
+    { ...cfg, PUBLIC_URL: cfg.PUBLIC_URL ?? `http://localhost:${api.port}` },
+    ext.worker,
+  );
   lifecycle.onStop('worker', () => worker.close());
   const scheduler = await startScheduler(cfg);
   lifecycle.onStop('scheduler', () => scheduler.close());

@@ -1,5 +1,6 @@
 import {
   dataEnv,
+  linksEnv,
   loadConfig,
   logEnv,
   metricsEnv,
@@ -17,6 +18,7 @@ export const workerConfigShape = {
   ...queueEnv,
   ...workerEnv,
   ...dataEnv,
+  ...linksEnv,
 };
 
 export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;

@@ -22,5 +22,8 @@ export function deliverObserver(lane: string): DeliverObserver {
         log().warn({ detail: outcome.detail }, 'retries exhausted; email bounced (transient)');
       }
     },
+    onSideEffectError(what, err) {
+      log().error({ err, what }, 'a write after the send failed; the email itself is recorded');
+    },
   };
 }

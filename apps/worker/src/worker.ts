@@ -7,13 +7,22 @@
  * seconds" hints.
  */
 import { performance } from 'node:perf_hooks';
-import { newId, type DeliverStage } from '@petrel/core';
-import { EmailsStore, Keys, TemplatesStore, createRedis, pingRedis } from '@petrel/store';
+import { newId, unsubscribeLinks, type DeliverStage } from '@petrel/core';
+import {
+  EmailsStore,
+  Keys,
+  RecipientStatesStore,
+  SuppressionsStore,
+  TemplatesStore,
+  createRedis,
+  pingRedis,
+  unsubscribeSecret,
+} from '@petrel/store';
 import { createSendWorkers, type Worker } from '@petrel/queue';
 import { createSmtpSender } from '@petrel/mailer';
 import { log, logConnectionError, metrics } from '@petrel/observability';
 import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
-import { emailRetentionMs } from '@petrel/config';
+import { emailRetentionMs, publicUrl } from '@petrel/config';
 import { deliverEmailProcessor } from './deliver-email.processor.js';
 import { deliverObserver } from './deliver-observer.js';
 import { SoftFailError } from './job-result.js';
@@ -59,6 +68,12 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
   const schedule = retrySchedule(config.RETRY_SCHEDULE_S);
   const retentionMs = emailRetentionMs(config);
   const templates = new TemplatesStore(redis, keys, retentionMs);
+  if (!config.PUBLIC_URL) {
+    log().warn(
+      { publicUrl: publicUrl(config) },
+      'PUBLIC_URL is unset: unsubscribe links in emails point to the API on localhost',
+    );
+  }
   const ports = {
     emails,
     outcomes: outcomeWriter(emails),
@@ -68,6 +83,13 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
     ids: { newEventId: () => newId() },
     retries: schedule.length,
+    recipients: new RecipientStatesStore(redis, keys),
+    suppressions: new SuppressionsStore(redis, keys),
+    unsubscribe: unsubscribeLinks({
+      secret: await unsubscribeSecret(redis, keys, config.UNSUBSCRIBE_SECRET),
+      publicUrl: publicUrl(config),
+      now: () => Date.now(),
+    }),
   };
 
   // One BullMQ Worker per queue of each lane (every shard, and the previous layout's while

@@ -97,10 +97,29 @@ export function metricsEnv(app: keyof typeof METRICS_PORTS) {
   };
 }
 
+/** Links Petrel puts into emails (unsubscribe), read by the API that answers them and the worker that writes them. */
+export const linksEnv = {
+  /**
+   * Public base URL of the API as recipients reach it, e.g. https://mail.example.com: unsubscribe
+   * links point under it. Defaults to http://localhost:PORT (the all-in-one process fills in its
+   * API's port; a worker alone falls back to port 3000 and says so in its log).
+   */
+  PUBLIC_URL: z.string().url().optional(),
+  /**
+   * Key of the HMAC that signs unsubscribe links (at least 32 characters). When unset, one is
+   * generated once and kept in Redis, shared by every process of the deployment.
+   */
+  UNSUBSCRIBE_SECRET: z.string().min(32).optional(),
+};
+
+/** The public base URL: PUBLIC_URL, or the API on localhost. */
+export function publicUrl(config: { PUBLIC_URL?: string | undefined; PORT?: number }): string {
+  return (config.PUBLIC_URL ?? `http://localhost:${config.PORT ?? 3000}`).replace(/\/+$/, '');
+}
+
 export const apiEnv = {
   PORT: port.default(3000),
-  /** Base of links put into emails; defaults to http://localhost:PORT. */
-  PUBLIC_URL: z.string().url().optional(),
+  ...linksEnv,
   /** When set, a full_access key with exactly this token exists for the default team. */
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
   /** Largest accepted request body, in bytes (attachments travel base64 inside it). */

@@ -33,6 +33,13 @@ export class Keys {
   apiKeyByHash(): string {
     return `${this.prefix}:api-key-hashes`;
   }
+  /**
+   * GLOBAL, used alone: the generated key that signs unsubscribe links when UNSUBSCRIBE_SECRET
+   * is not configured (written once with SET NX; every process reads the same).
+   */
+  unsubscribeSecret(): string {
+    return `${this.prefix}:unsubscribe-secret`;
+  }
   /** Team record (hash). */
   team(teamId: string): string {
     return `${this.prefix}:{${teamId}}:team`;

@@ -113,7 +113,7 @@ describe('acceptEmails: stages between validation and commit', () => {
     const { ports } = await withTemplate();
     await expect(
       acceptEmails(batch([mail(0), mail(1, { topic_id: 'news' })], 'strict'), ports),
-    ).rejects.toMatchObject({ message: 'emails[1].topic_id: topics are not supported by this server yet' });
+    ).rejects.toMatchObject({ message: 'emails[1].topic_id: no topic with this id exists' });
     expect(ports.store.commits).toBe(0);
   });
 
@@ -221,7 +221,7 @@ describe('acceptEmails: already-parsed emails (SMTP submission, automation steps
     expect(JSON.parse(ok.body).data).toHaveLength(2);
     const refused = fromProducer([parsed({ subject: 'a' }), parsed({ subject: 'b', topic_id: 't' })]);
     await expect(acceptEmails(refused, ports)).rejects.toMatchObject({
-      message: 'emails[1].topic_id: topics are not supported by this server yet',
+      message: 'emails[1].topic_id: no topic with this id exists',
     });
   });
 

@@ -21,7 +21,14 @@
 import type { EmailEventType, EmailStatus } from '@petrel/contracts';
 import type { DeliverOutcome } from './outcome.js';
 import type { SendResult } from './ports.js';
-import { RECIPIENTS_KEY, recipientOutcomes, smtpDiagnostic, type Bounce } from './recipient-outcomes.js';
+import {
+  RECIPIENTS_KEY,
+  droppedEvents,
+  recipientOutcomes,
+  smtpDiagnostic,
+  type Bounce,
+  type RecipientOutcome,
+} from './recipient-outcomes.js';
 
 export interface AttemptFacts {
   result: SendResult;
@@ -33,6 +40,11 @@ export interface AttemptFacts {
   retries: number;
   /** The email's status when the attempt began. */
   status: EmailStatus;
+  /**
+   * Recipients decide-recipients left out (suppressed, opted out…): listed with the others in
+   * the terminal event's `recipients`, a suppressed one also as `email.suppressed`.
+   */
+  dropped?: readonly RecipientOutcome[];
 }
 
 export type AttemptCase =
@@ -63,17 +75,36 @@ export function decideAttempt({
   attemptsMade,
   retries,
   status,
+  dropped = [],
 }: AttemptFacts): AttemptDecision {
+  /** The terminal events, after the `email.suppressed` of each suppressed recipient. */
+  const ending = (status: EmailStatus, events: DecidedEvent[]): DecidedEvent[] => [
+    ...droppedEvents(dropped).map((e) => ({ ...e, status })),
+    ...events,
+  ];
+  /** Every recipient bounced alike, with those left out, when any was left out. */
+  const bouncedData = (bounce: Bounce): Record<string, unknown> =>
+    dropped.length === 0
+      ? { bounce }
+      : {
+          bounce,
+          [RECIPIENTS_KEY]: [
+            ...recipients.map((email): RecipientOutcome => ({ email, status: 'bounced', bounce })),
+            ...dropped,
+          ],
+        };
   if (result.kind === 'sent') {
     const refused = result.rejected ?? [];
     const delivered: Record<string, unknown> = { smtp_response: result.response };
-    if (refused.length > 0) delivered[RECIPIENTS_KEY] = recipientOutcomes(recipients, refused);
+    if (refused.length > 0 || dropped.length > 0) {
+      delivered[RECIPIENTS_KEY] = [...recipientOutcomes(recipients, refused), ...dropped];
+    }
     return {
       case: refused.length > 0 ? 'delivered-in-part' : 'delivered',
-      events: [
+      events: ending('delivered', [
         { type: 'email.sent', status: 'sent' },
         { type: 'email.delivered', status: 'delivered', data: delivered },
-      ],
+      ]),
       outcome: { kind: 'delivered' },
     };
   }
@@ -86,7 +117,7 @@ export function decideAttempt({
     };
     return {
       case: 'bounced-permanent',
-      events: [{ type: 'email.bounced', status: 'bounced', data: { bounce } }],
+      events: ending('bounced', [{ type: 'email.bounced', status: 'bounced', data: bouncedData(bounce) }]),
       outcome: { kind: 'bounced', bounce: 'Permanent', code: result.code, detail: result.detail },
     };
   }
@@ -99,7 +130,7 @@ export function decideAttempt({
     };
     return {
       case: 'bounced-temporary',
-      events: [{ type: 'email.bounced', status: 'bounced', data: { bounce } }],
+      events: ending('bounced', [{ type: 'email.bounced', status: 'bounced', data: bouncedData(bounce) }]),
       outcome: { kind: 'bounced', bounce: 'Temporary', code: result.code, detail: result.detail },
     };
   }

@@ -42,10 +42,10 @@ describe('deliverEmail', () => {
   it('every stage runs after the stages that produce what it needs', () => {
     const produced: Record<string, string[]> = {
       'resolve-content': ['content', 'template'],
-      'decide-recipients': ['recipients'],
+      'decide-recipients': ['recipients', 'dropped'],
       render: ['content'],
       decorate: ['decoration'],
-      'build-mime': ['message'],
+      'build-mime': ['messages'],
       send: ['result'],
     };
     const known = new Set<string>();
@@ -351,7 +351,7 @@ describe('deliverEmail', () => {
     const { deps, email } = setup();
     const reordered = DELIVERY_STAGES.filter((s) => s.name !== 'build-mime');
     await expect(deliverEmail(job(email), deps, reordered)).rejects.toThrow(
-      'delivery stage send runs before message is known',
+      'delivery stage send runs before messages is known',
     );
   });
 

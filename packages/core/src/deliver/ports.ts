@@ -8,6 +8,7 @@ import type { AttachmentInput, EmailContent, EmailEvent, EmailStatus } from '@pe
 import type { CompiledTemplate } from '../templates/parse-template.js';
 import type { DeclaredVariable } from '../templates/render-template.js';
 import type { DeliverOutcome } from './outcome.js';
+import type { RecipientStates, SuppressionsWriter } from '../audience/ports.js';
 
 /** One send job: which email, and how many attempts at it failed before this one. */
 export interface DeliveryJob {
@@ -100,6 +101,11 @@ export interface MessageToBuild {
   messageIdDomain: string;
   /** Value of the Date header. */
   date: Date;
+  /**
+   * Headers Petrel owns for this message (List-Unsubscribe…): they replace a custom header of
+   * the same name.
+   */
+  extraHeaders?: Readonly<Record<string, string>>;
 }
 
 /** A message ready for SMTP DATA. */
@@ -179,9 +185,22 @@ export interface DeliverObserver {
   onSmtpResult(result: SendResult, seconds: number): void;
   /** Once per job, with how it ended and the email (null when it was not found). */
   onOutcome(outcome: DeliverOutcome, email: EmailToDeliver | null): void;
+  /**
+   * A write after the send that failed without changing the email's fate (adding a hard-bounced
+   * address to the suppression list): logged, never retried by sending again.
+   */
+  onSideEffectError(what: string, err: unknown): void;
 }
 
 // ---------------------------------------------------------------------------------------------
+
+/**
+ * The links a recipient uses to leave a list (RFC 2369 `List-Unsubscribe`, RFC 8058 one-click):
+ * a signed per-recipient URL under the service's public address.
+ */
+export interface UnsubscribeLinks {
+  url(claims: { teamId: string; emailId: string; recipient: string; topicId: string | null }): string;
+}
 
 export interface DeliverPorts {
   emails: EmailRecordStore;
@@ -197,4 +216,9 @@ export interface DeliverPorts {
   clock: Clock;
   ids: IdSource;
   observer: DeliverObserver;
+  /** Suppression, unsubscribe and topic state of the recipients: one read per attempt. */
+  recipients: RecipientStates;
+  /** Where hard-bounced addresses are added (origin `bounce`). */
+  suppressions: SuppressionsWriter;
+  unsubscribe: UnsubscribeLinks;
 }

@@ -83,7 +83,8 @@ describe('recordedRecipientOutcomes', () => {
       undefined,
     ],
     ['not a list', [{ type: 'email.delivered', data: { recipients: 'x' } }], undefined],
-    ['other events only', [{ type: 'email.bounced', data: { recipients: list } }], undefined],
+    ['other events only', [{ type: 'email.sent', data: { recipients: list } }], undefined],
+    ['a bounce lists them too', [{ type: 'email.bounced', data: { recipients: list } }], list],
   ])('%s', (_name, timeline, expected) => {
     expect(recordedRecipientOutcomes(timeline)).toEqual(expected);
   });

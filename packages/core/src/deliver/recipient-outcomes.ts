@@ -19,9 +19,17 @@ export interface Bounce {
   diagnosticCode: string[];
 }
 
-/** What became of one envelope recipient, the address as the email holds it. */
+/** What became of one recipient, the address as the email holds it. */
 export type RecipientOutcome =
-  { email: string; status: 'delivered' } | { email: string; status: 'bounced'; bounce: Bounce };
+  | { email: string; status: 'delivered' }
+  | { email: string; status: 'bounced'; bounce: Bounce }
+  /** Not sent: on the team's suppression list (Resend's `email.suppressed` type). */
+  | { email: string; status: 'suppressed'; suppressed: { message: string; type: 'OnAccountSuppressionList' } }
+  /** Not sent: the topic rule or an unsubscribe refused it (Resend marks the email failed for it). */
+  | { email: string; status: 'failed'; failed: { reason: string } };
+
+/** The events whose data may list per-recipient outcomes: the terminal ones. */
+const OUTCOME_EVENTS: ReadonlySet<string> = new Set(['email.delivered', 'email.bounced', 'email.failed']);
 
 /** The key of the per-recipient list in `email.delivered` data and on the email's wire form. */
 export const RECIPIENTS_KEY = 'recipients';
@@ -77,17 +85,32 @@ export function recipientOutcomes(
 }
 
 /**
- * The per-recipient outcomes recorded on an email's timeline: those of its latest
- * `email.delivered` event, or undefined when every recipient got the message (or none yet).
+ * The per-recipient outcomes recorded on an email's timeline: those of its latest terminal
+ * event (delivered, bounced, failed), or undefined when every recipient got the message (or
+ * nothing ended yet).
  */
 export function recordedRecipientOutcomes(
   timeline: readonly Pick<EmailEvent, 'type' | 'data'>[],
 ): RecipientOutcome[] | undefined {
   for (let i = timeline.length - 1; i >= 0; i--) {
     const event = timeline[i]!;
-    if (event.type !== 'email.delivered') continue;
+    if (!OUTCOME_EVENTS.has(event.type)) continue;
     const list = event.data[RECIPIENTS_KEY];
     return Array.isArray(list) && list.length > 0 ? (list as RecipientOutcome[]) : undefined;
   }
   return undefined;
+}
+
+/**
+ * The `email.suppressed` event data of each suppressed recipient (Resend's `suppressed` object,
+ * with the address it is about), recorded when the email ends.
+ */
+export function droppedEvents(
+  dropped: readonly RecipientOutcome[],
+): { type: 'email.suppressed'; data: Record<string, unknown> }[] {
+  return dropped.flatMap((d) =>
+    d.status === 'suppressed'
+      ? [{ type: 'email.suppressed' as const, data: { suppressed: { ...d.suppressed, email: d.email } } }]
+      : [],
+  );
 }

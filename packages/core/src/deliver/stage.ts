@@ -5,6 +5,7 @@
  */
 import type { AttachmentInput, EmailContent } from '@petrel/contracts';
 import type { DeliverOutcome, DeliverStageName } from './outcome.js';
+import type { RecipientOutcome } from './recipient-outcomes.js';
 import type {
   CompiledTemplateVersion,
   DeliverPorts,
@@ -22,10 +23,15 @@ export interface DeliveryProducts {
   template: CompiledTemplateVersion;
   /** decide-recipients: the bare addresses for the SMTP envelope. */
   recipients: string[];
+  /** decide-recipients: the addresses left out (suppressed, opted out…), each with why. */
+  dropped: RecipientOutcome[];
   /** decorate: the headers Petrel owns, as this attempt writes them. */
   decoration: Decoration;
-  /** build-mime: the message ready for SMTP DATA. */
-  message: OutgoingEmail;
+  /**
+   * build-mime: the messages ready for SMTP DATA — one for all recipients, or one per recipient
+   * when each must carry its own headers (a personal List-Unsubscribe link).
+   */
+  messages: OutgoingEmail[];
   /** send: what the SMTP server said. */
   result: SendResult;
 }
@@ -34,6 +40,11 @@ export interface DeliveryProducts {
 export interface Decoration {
   messageIdDomain: string;
   date: Date;
+  /**
+   * Headers Petrel writes for one recipient only, by recipient (as in `recipients`): when set,
+   * each recipient gets a message of its own carrying them.
+   */
+  recipientHeaders?: ReadonlyMap<string, Readonly<Record<string, string>>>;
 }
 
 /** What the pipeline knows about one delivery; each stage fills in its part. */
@@ -63,8 +74,8 @@ export interface DeliverStage<K extends keyof DeliveryProducts = keyof DeliveryP
 
 /**
  * Where DKIM signing plugs in (RFC 6376): a `sign` stage (its name added to DeliverStageName)
- * that needs `message`, prepends a DKIM-Signature header to `message.raw` and puts the message
- * back. It goes between build-mime and send, so the signature covers the final bytes and every
- * retry signs afresh, and joins the list once there are keys to sign with.
+ * that needs `messages`, prepends a DKIM-Signature header to each `raw` and puts them back. It
+ * goes between build-mime and send, so the signature covers the final bytes and every retry
+ * signs afresh, and joins the list once there are keys to sign with.
  */
-export type SignStage = DeliverStage<'message'>;
+export type SignStage = DeliverStage<'messages'>;

@@ -20,6 +20,7 @@ import {
 } from '@petrel/core';
 import { emailToDeliver } from './deliver-ports.js';
 import { MemoryTemplates } from './templates-ports.js';
+import { MemoryTopics } from './topics.js';
 
 /** A validated email as acceptance stages see it: the plain send of `emailToDeliver`, no attachments. */
 export function emailContent(over: Partial<EmailContent> = {}): EmailContent {
@@ -156,6 +157,7 @@ export interface MemoryAcceptPorts extends AcceptPorts {
   store: MemoryAcceptCommit;
   templates: MemoryTemplates;
   attachments: MemoryAttachmentFetcher;
+  topics: MemoryTopics;
 }
 
 /**
@@ -169,8 +171,10 @@ export function memoryAcceptPorts(
   const store = new MemoryAcceptCommit(idempotency);
   const templates = new MemoryTemplates();
   const attachments = new MemoryAttachmentFetcher();
-  const preparer = opts.preparer ?? acceptPreparer({ templates, attachments });
+  const topics = new MemoryTopics();
+  const preparer = opts.preparer ?? acceptPreparer({ templates, attachments, topics });
   return {
+    topics,
     idempotency,
     store,
     templates,

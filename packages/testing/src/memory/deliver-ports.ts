@@ -32,6 +32,8 @@ import type {
   TemplateVersions,
 } from '@petrel/core';
 
+import { MemoryAudienceState, readableUnsubscribeLinks } from './recipient-states.js';
+
 const rank = (s: EmailStatus) => EMAIL_STATUSES.indexOf(s);
 
 /** An email record as the worker loads it, with a plain send's defaults. */
@@ -174,7 +176,7 @@ export class FakeMessageBuilder implements MessageBuilder {
       `Subject: ${c.subject}`,
       `Date: ${input.date.toUTCString()}`,
       `Message-ID: ${messageId}`,
-      ...Object.entries(c.headers).map(([k, v]) => `${k}: ${v}`),
+      ...Object.entries({ ...c.headers, ...input.extraHeaders }).map(([k, v]) => `${k}: ${v}`),
       '',
       c.html ?? c.text ?? '',
     ];
@@ -259,8 +261,12 @@ export class RecordingObserver implements DeliverObserver {
   onSmtpResult(result: SendResult, seconds: number): void {
     this.smtp.push({ kind: result.kind, seconds });
   }
+  readonly sideEffectErrors: string[] = [];
   onOutcome(outcome: DeliverOutcome, email: EmailToDeliver | null): void {
     this.outcomes.push({ outcome, emailId: email?.id ?? null });
+  }
+  onSideEffectError(what: string): void {
+    this.sideEffectErrors.push(what);
   }
 }
 
@@ -273,6 +279,8 @@ export interface MemoryDeliverDeps extends DeliverDeps {
   clock: ManualClock;
   ids: SequentialIds;
   observer: RecordingObserver;
+  recipients: MemoryAudienceState;
+  suppressions: MemoryAudienceState;
 }
 
 /** Every deliver-email port in memory, one record store serving as `emails` and `outcomes`. */
@@ -281,6 +289,7 @@ export function memoryDeliverDeps(
 ): MemoryDeliverDeps {
   const emails = new MemoryDeliveryRecords();
   const clock = new ManualClock();
+  const audience = new MemoryAudienceState();
   return {
     emails,
     outcomes: emails,
@@ -291,5 +300,8 @@ export function memoryDeliverDeps(
     ids: new SequentialIds(),
     observer: new RecordingObserver(),
     retries: opts.retries ?? 3,
+    recipients: audience,
+    suppressions: audience,
+    unsubscribe: readableUnsubscribeLinks,
   };
 }

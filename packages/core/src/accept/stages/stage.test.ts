@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailContent } from '@petrel/contracts';
 import { emailContent } from '@petrel/testing';
-import { refuseTopics } from './refuse-topics.js';
+import { checkTopic } from './check-topic.js';
 import { fieldPrefix, prepareWith, refuse, type AcceptStage } from './stage.js';
 
 const email = (subject: string, over: Partial<EmailContent> = {}) => emailContent({ subject, ...over });
@@ -56,13 +56,31 @@ describe('prepareWith', () => {
   });
 });
 
-describe('refuseTopics', () => {
-  it('refuses topic_id (naming the email in a batch) and lets other emails through', async () => {
-    const e = email('s', { topic_id: 'news' });
-    expect(await refuseTopics(e, { teamId: 't', index: 1, batch: true })).toEqual({
-      refused: { message: 'emails[1].topic_id: topics are not supported by this server yet' },
+describe('checkTopic', () => {
+  const topics = {
+    lookups: 0,
+    async get(_team: string, id: string) {
+      this.lookups++;
+      return id === 'news' ? ({ id } as never) : null;
+    },
+  };
+
+  it('refuses an unknown topic_id (naming the email in a batch), passes a known one and none', async () => {
+    let t = 0;
+    const stage = checkTopic(topics, () => t);
+    expect(await stage(email('s', { topic_id: 'nope' }), { teamId: 't', index: 1, batch: true })).toEqual({
+      refused: { message: 'emails[1].topic_id: no topic with this id exists' },
     });
+    const known = email('s', { topic_id: 'news' });
+    expect(await stage(known, { teamId: 't', index: 0, batch: false })).toEqual({ email: known });
     const plain = email('s');
-    expect(await refuseTopics(plain, { teamId: 't', index: 0, batch: false })).toEqual({ email: plain });
+    expect(await stage(plain, { teamId: 't', index: 0, batch: false })).toEqual({ email: plain });
+    // a batch naming one topic looks it up once; a second later it is looked up again
+    const before = topics.lookups;
+    await Promise.all([0, 1, 2].map((index) => stage(known, { teamId: 't', index, batch: true })));
+    expect(topics.lookups).toBe(before);
+    t = 1_000;
+    await stage(known, { teamId: 't', index: 0, batch: false });
+    expect(topics.lookups).toBe(before + 1);
   });
 });

@@ -2,7 +2,13 @@
  * decorate: the headers Petrel owns for this attempt. The Message-ID keeps the id and domain
  * fixed at acceptance (`<emailId@domain>`), so a retried job is the same message to the
  * receiver (RFC 5322 section 3.6.4); the Date is this attempt's (section 3.6.1: when the message
- * was ready to go). List-Unsubscribe and tracking headers join here.
+ * was ready to go).
+ *
+ * An email sent to a list — with a topic, or as part of a broadcast — carries an unsubscribe
+ * link per recipient: `List-Unsubscribe` (RFC 2369) with a signed URL naming that recipient, and
+ * `List-Unsubscribe-Post: List-Unsubscribe=One-Click` (RFC 8058), which mailbox providers require
+ * of bulk senders to show their one-click button. The link is personal, so each recipient then
+ * gets a message of their own (build-mime).
  */
 import type { DeliverStage } from '../stage.js';
 
@@ -11,13 +17,25 @@ export function messageIdDomain(messageId: string): string {
   return /@([^>]+)>?$/.exec(messageId)?.[1] ?? 'petrel.local';
 }
 
-export const decorate: DeliverStage<never> = {
+/** RFC 8058 section 3.1: the one value of List-Unsubscribe-Post. */
+export const ONE_CLICK = 'List-Unsubscribe=One-Click';
+
+export const decorate: DeliverStage<'recipients' | 'content'> = {
   name: 'decorate',
-  needs: [],
+  needs: ['recipients', 'content'],
   run(ctx, deps) {
     ctx.decoration = {
       messageIdDomain: messageIdDomain(ctx.email.messageId),
       date: new Date(deps.clock.now()),
     };
+    const topicId = ctx.content.topic_id ?? null;
+    if (topicId === null && ctx.email.broadcastId === null) return;
+    const { teamId } = ctx.job;
+    ctx.decoration.recipientHeaders = new Map(
+      ctx.recipients.map((recipient) => {
+        const url = deps.unsubscribe.url({ teamId, emailId: ctx.email.id, recipient, topicId });
+        return [recipient, { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': ONE_CLICK }];
+      }),
+    );
   },
 };

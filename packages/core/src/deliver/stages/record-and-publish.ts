@@ -1,11 +1,17 @@
 /**
  * record-and-publish: what the SMTP server said, written to the record (events on the timeline,
  * published for webhooks, the status moved forward, the attempt counted), the recipients refused
- * while the others got the message included. Through the `outcomes` port: once the server has
- * answered, this write is what stands between a Redis blip and a duplicate send.
+ * or left out included. Through the `outcomes` port: once the server has answered, this write is
+ * what stands between a Redis blip and a duplicate send.
+ *
+ * Then the addresses a permanent failure proved bad join the team's suppression list (origin
+ * `bounce`), so the next email to them is not sent. That write comes after the record and may
+ * not fail the job: a retry would find the email terminal and do nothing, or worse send again.
  */
+import { bounceSuppresses } from '../../audience/bounce-suppression.js';
 import { decideAttempt } from '../attempt-decision.js';
 import { emailEvent } from '../email-event.js';
+import type { SendResult } from '../ports.js';
 import type { DeliverStage } from '../stage.js';
 
 export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
@@ -19,6 +25,7 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
       attemptsMade: job.attemptsMade,
       retries: deps.retries,
       status: email.status,
+      dropped: ctx.dropped ?? [],
     });
     const fields = { attempts: String(email.attempts + 1) };
     if (decision.events.length === 0) {
@@ -30,6 +37,24 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
       }));
       await deps.outcomes.recordEvents(job.teamId, email.id, items, fields);
     }
+    for (const address of hardBounced(ctx.result, ctx.recipients)) {
+      try {
+        await deps.suppressions.add(job.teamId, address, 'bounce', email.id);
+      } catch (err) {
+        deps.observer.onSideEffectError(`suppress ${address}`, err);
+      }
+    }
     return decision.outcome;
   },
 };
+
+/** The addresses the result proved bad: every recipient of a refused message, or those refused one by one. */
+function hardBounced(result: SendResult, recipients: readonly string[]): string[] {
+  if (result.kind === 'hard_fail') {
+    return bounceSuppresses(result.code, result.enhancedCode) ? [...recipients] : [];
+  }
+  if (result.kind !== 'sent') return [];
+  return (result.rejected ?? [])
+    .filter((r) => r.permanent && bounceSuppresses(r.code, r.enhancedCode))
+    .map((r) => r.address);
+}

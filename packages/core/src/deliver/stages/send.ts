@@ -1,16 +1,66 @@
 /**
- * send: one SMTP attempt. The sender never rejects for an SMTP outcome, so whatever happens the
+ * send: the SMTP attempt. The sender never rejects for an SMTP outcome, so whatever happens the
  * next stage has a result to record; anything it does throw (a bug) fails the job attempt.
+ *
+ * Several messages (one per recipient) go out at once over the pool and their results are read
+ * as the replies of one transaction with several RCPT TO (RFC 5321 section 3.3): {@link combine}.
  */
+import type { RejectedRecipient, SendResult } from '../ports.js';
 import type { DeliverStage } from '../stage.js';
 
-export const send: DeliverStage<'message'> = {
+export const send: DeliverStage<'messages'> = {
   name: 'send',
-  needs: ['message'],
+  needs: ['messages'],
   async run(ctx, deps) {
-    const started = deps.clock.monotonicMs();
-    const result = await deps.smtp.send(ctx.message);
-    deps.observer.onSmtpResult(result, (deps.clock.monotonicMs() - started) / 1000);
-    ctx.result = result;
+    const results = await Promise.all(
+      ctx.messages.map(async (message) => {
+        const started = deps.clock.monotonicMs();
+        const result = await deps.smtp.send(message);
+        deps.observer.onSmtpResult(result, (deps.clock.monotonicMs() - started) / 1000);
+        return result;
+      }),
+    );
+    ctx.result = combine(
+      results,
+      ctx.messages.map((m) => m.envelope.to),
+    );
   },
 };
+
+/**
+ * The results of per-recipient messages as one: all sent → sent; none sent → a soft fail if any
+ * was temporary (a retry may get through), else the first hard fail; some sent → sent, the
+ * others listed as refused (permanently or not). A message that reached someone is never sent
+ * again to reach the rest: that would deliver it twice.
+ */
+export function combine(
+  results: readonly SendResult[],
+  envelopes: readonly (readonly string[])[],
+): SendResult {
+  if (results.length === 1) return results[0]!;
+  const sent = results.filter((r) => r.kind === 'sent');
+  if (sent.length === 0) return results.find((r) => r.kind === 'soft_fail') ?? results[0]!;
+  const rejected: RejectedRecipient[] = [];
+  results.forEach((r, i) => {
+    if (r.kind === 'sent') {
+      rejected.push(...(r.rejected ?? []));
+      return;
+    }
+    for (const address of envelopes[i]!) {
+      rejected.push({
+        address,
+        ...(r.code !== undefined ? { code: r.code } : {}),
+        ...(r.enhancedCode !== undefined ? { enhancedCode: r.enhancedCode } : {}),
+        permanent: r.kind === 'hard_fail',
+        detail: r.detail,
+      });
+    }
+  });
+  const first = sent[0] as Extract<SendResult, { kind: 'sent' }>;
+  return {
+    kind: 'sent',
+    code: first.code,
+    response: first.response,
+    ...(rejected.length ? { rejected } : {}),
+  };
+}
