@@ -32,7 +32,24 @@ describe('mimeBuilder', () => {
     expect(r.ok && r.message.messageId).toBe('<0190a6b2-7c3d-7000-8000-000000000001@acme.test>');
   });
 
-  it('a recipient decided against keeps its header but gets no RCPT TO', () => {
+  it("Petrel's own headers replace a custom header of the same name, whatever its case", () => {
+    const c = { ...content, headers: { 'list-unsubscribe': '<mailto:x@y>', 'X-Keep': '1' } };
+    const r = mimeBuilder.build({
+      ...input(['ada@example.test'], c),
+      extraHeaders: {
+        'List-Unsubscribe': '<https://p.test/unsubscribe/t>',
+        'List-Unsubscribe-Post': 'List-Unsubscribe=One-Click',
+      },
+    });
+    const raw = r.ok ? r.message.raw.toString() : '';
+    expect(raw).toContain('List-Unsubscribe: <https://p.test/unsubscribe/t>\r\n');
+    expect(raw).toContain('List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n');
+    expect(raw).toContain('X-Keep: 1\r\n');
+    expect(raw).not.toContain('mailto:x@y');
+    expect(r.ok && r.message.envelope.to).toEqual(['ada@example.test']);
+  });
+
+  it('the envelope holds only the recipients given (the headers are the content as it is)', () => {
     const r = mimeBuilder.build(input(['ada@example.test', 'cy@example.test']));
     expect(r.ok && r.message.envelope.to).toEqual(['ada@example.test', 'Cy@Example.test']);
     expect(r.ok && r.message.raw.toString()).toContain('Cc: bob@xn--bcher-kva.example');

@@ -1,13 +1,14 @@
 /**
  * The `mime` port of deliver-email: packages/mailer's lean builder, with the envelope narrowed
- * to the recipients the pipeline decided. The builder puts every address of to, cc and bcc on
- * the envelope; a recipient decided against stays in the headers but gets no RCPT TO.
+ * to the recipients of this message (the builder puts every address of to, cc and bcc on it; a
+ * per-recipient message goes to its one recipient) and the headers Petrel writes for it
+ * (List-Unsubscribe…) in place of any custom header of the same name.
  */
 import { mailboxKey, type MessageBuilder } from '@petrel/core';
 import { buildMessage, MessageBuildError } from '@petrel/mailer';
 
 export const mimeBuilder: MessageBuilder = {
-  build({ emailId, content, recipients, messageIdDomain, date }) {
+  build({ emailId, content, recipients, messageIdDomain, date, extraHeaders }) {
     try {
       const built = buildMessage({
         emailId,
@@ -21,7 +22,7 @@ export const mimeBuilder: MessageBuilder = {
         subject: content.subject,
         ...(content.html !== undefined ? { html: content.html } : {}),
         ...(content.text !== undefined ? { text: content.text } : {}),
-        headers: content.headers,
+        headers: extraHeaders ? withHeaders(content.headers, extraHeaders) : content.headers,
         attachments: content.attachments,
       });
       const wanted = new Set(recipients.map(mailboxKey));
@@ -33,3 +34,13 @@ export const mimeBuilder: MessageBuilder = {
     }
   },
 };
+
+/** `custom` without the names `ours` sets (header names are case-insensitive), then `ours`. */
+function withHeaders(
+  custom: Readonly<Record<string, string>>,
+  ours: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const taken = new Set(Object.keys(ours).map((n) => n.toLowerCase()));
+  const kept = Object.entries(custom).filter(([n]) => !taken.has(n.toLowerCase()));
+  return { ...Object.fromEntries(kept), ...ours };
+}
