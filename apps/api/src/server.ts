@@ -7,12 +7,14 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import {
   ApiKeysStore,
+  ContactPropertiesStore,
   ContactsStore,
   EmailsStore,
   IdempotencyStore,
   Keys,
   OutboxStore,
   RecipientStatesStore,
+  SegmentsStore,
   SuppressionsStore,
   TemplatesStore,
   TopicsStore,
@@ -33,6 +35,11 @@ import { templatesRoutes } from './routes/templates.routes.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.js';
 import { topicsRoutes } from './routes/topics.routes.js';
 import { suppressionsRoutes } from './routes/suppressions.routes.js';
+import { contactsRoutes, type AudienceStores } from './routes/contacts.routes.js';
+import { contactTopicsRoutes } from './routes/contact-topics.routes.js';
+import { segmentsRoutes } from './routes/segments.routes.js';
+import { audiencesRoutes } from './routes/audiences.routes.js';
+import { contactPropertiesRoutes } from './routes/contact-properties.routes.js';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -65,6 +72,8 @@ export interface ApiContext {
   topics: TopicsStore;
   suppressions: SuppressionsStore;
   contacts: ContactsStore;
+  segments: SegmentsStore;
+  contactProperties: ContactPropertiesStore;
 }
 
 /** The acceptance stages of core over this process's template store and attachment fetcher. */
@@ -82,6 +91,24 @@ export function defaultRoutes(ctx: ApiContext): RouteSpec[] {
     ...templatesRoutes(ctx.templates),
     ...topicsRoutes(ctx.topics),
     ...suppressionsRoutes(ctx.suppressions),
+    ...audienceRoutes(ctx),
+  ];
+}
+
+/** Contacts, their segments and topic choices, segments (and legacy audiences), contact properties. */
+function audienceRoutes(ctx: ApiContext): RouteSpec[] {
+  const stores: AudienceStores = {
+    contacts: ctx.contacts,
+    segments: ctx.segments,
+    properties: ctx.contactProperties,
+    topics: ctx.topics,
+  };
+  return [
+    ...contactsRoutes(stores),
+    ...contactTopicsRoutes(stores),
+    ...segmentsRoutes(stores),
+    ...audiencesRoutes(stores),
+    ...contactPropertiesRoutes(ctx.contactProperties),
   ];
 }
 
@@ -95,7 +122,19 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   const topics = new TopicsStore(redis, keys);
   const suppressions = new SuppressionsStore(redis, keys);
   const contacts = new ContactsStore(redis, keys);
-  const ctx: ApiContext = { redis, keys, config, templates, topics, suppressions, contacts };
+  const segments = new SegmentsStore(redis, keys);
+  const contactProperties = new ContactPropertiesStore(redis, keys);
+  const ctx: ApiContext = {
+    redis,
+    keys,
+    config,
+    templates,
+    topics,
+    suppressions,
+    contacts,
+    segments,
+    contactProperties,
+  };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
   const idempotency = new IdempotencyStore(redis, keys, config.IDEMPOTENCY_LOCK_MS);

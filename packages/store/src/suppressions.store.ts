@@ -14,13 +14,12 @@
  * inside the script, so concurrent adds of one mailbox (two bounces at once) make one entry and
  * one event.
  */
-import type { SuppressionOrigin, SuppressionRecord, TeamEvent } from '@petrel/contracts';
+import type { SuppressionOrigin, SuppressionRecord } from '@petrel/contracts';
 import {
   UUID_RE,
   mailboxKey,
   newId,
   suppressionEventData,
-  teamEvent,
   type Page,
   type PageRequest,
   type SuppressionRefs,
@@ -28,6 +27,7 @@ import {
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
+import { teamEventJson } from './team-event-json.js';
 import type { RedisClient } from './redis.js';
 import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
 
@@ -151,7 +151,7 @@ export class SuppressionsStore implements SuppressionsPort {
         mailboxKey(r.email),
         r.id,
         r.email,
-        this.event('suppression.added', teamId, r, nowMs),
+        teamEventJson('suppression.added', teamId, suppressionEventData(r), nowMs),
       ]),
     ];
     const results = await this.redis.petrelAddSuppressions(keys.length, ...keys, ...argv);
@@ -173,7 +173,7 @@ export class SuppressionsStore implements SuppressionsPort {
       ...records.flatMap((r) => [
         r.id,
         mailboxKey(r.email),
-        this.event('suppression.removed', teamId, r, nowMs),
+        teamEventJson('suppression.removed', teamId, suppressionEventData(r), nowMs),
       ]),
     ];
     const res = await this.redis.petrelRemoveSuppressions(keys.length, ...keys, ...argv);
@@ -211,11 +211,6 @@ export class SuppressionsStore implements SuppressionsPort {
       if (row?.id) byId.set(row.id, toSuppression(row));
     }
     return ids.map((id) => (id === null ? null : (byId.get(id) ?? null)));
-  }
-
-  private event(type: TeamEvent['type'], teamId: string, s: SuppressionRecord, nowMs: number): string {
-    const stamp = { clock: { now: () => nowMs }, ids: { newEventId: () => newId(nowMs) } };
-    return JSON.stringify(teamEvent(type, teamId, suppressionEventData(s), stamp));
   }
 }
 

@@ -9,11 +9,10 @@
  * writes only if `updated_at` is still the one read (every write moves it strictly forward, so
  * it versions the record), and the event describes exactly the record written.
  */
-import type { Subscription, TeamEvent, TopicRecord, TopicVisibility } from '@petrel/contracts';
+import type { Subscription, TopicRecord, TopicVisibility } from '@petrel/contracts';
 import {
   UUID_RE,
   newId,
-  teamEvent,
   topicEventData,
   type NewTopic,
   type Page,
@@ -23,6 +22,7 @@ import {
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
+import { teamEventJson } from './team-event-json.js';
 import type { RedisClient } from './redis.js';
 import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
 
@@ -69,7 +69,7 @@ export class TopicsStore implements TopicsPort {
       nowMs,
       EVENTS_STREAM_MAXLEN,
       EVENTS_STREAM_FIELD,
-      this.event('topic.created', teamId, topic, false, nowMs),
+      teamEventJson('topic.created', teamId, topicEventData(topic, false), nowMs),
       ...topicPairs(topic),
     );
     return topic;
@@ -89,7 +89,7 @@ export class TopicsStore implements TopicsPort {
         current.updated_at,
         EVENTS_STREAM_MAXLEN,
         EVENTS_STREAM_FIELD,
-        this.event('topic.updated', teamId, next, false, nowMs),
+        teamEventJson('topic.updated', teamId, topicEventData(next, false), nowMs),
         set.length,
         ...set,
         ...cleared,
@@ -114,7 +114,7 @@ export class TopicsStore implements TopicsPort {
         current.updated_at,
         EVENTS_STREAM_MAXLEN,
         EVENTS_STREAM_FIELD,
-        this.event('topic.deleted', teamId, current, true, nowMs),
+        teamEventJson('topic.deleted', teamId, topicEventData(current, true), nowMs),
       );
       if (res === 1) return current;
       if (res === -1) return null;
@@ -137,17 +137,6 @@ export class TopicsStore implements TopicsPort {
   /** Now, or 1 ms after the last write when the clock has not moved past it (see header). */
   private nextWriteMs(current: TopicRecord): number {
     return Math.max(this.clock.now(), Date.parse(current.updated_at) + 1);
-  }
-
-  private event(
-    type: TeamEvent['type'],
-    teamId: string,
-    topic: TopicRecord,
-    deleted: boolean,
-    nowMs: number,
-  ): string {
-    const stamp = { clock: { now: () => nowMs }, ids: { newEventId: () => newId(nowMs) } };
-    return JSON.stringify(teamEvent(type, teamId, topicEventData(topic, deleted), stamp));
   }
 }
 

@@ -1,0 +1,67 @@
+/**
+ * /topics: create, list, read, update, delete (Resend's topics API). Thin: parse the body with
+ * the wire schema, call a use-case (or a store read), map the result to the Resend wire shape.
+ * Topic ids travel raw in the path (the SDK interpolates them unencoded).
+ */
+import type { Request, RequestHandler } from 'express';
+import { LIMITS, notFound, validationError, type TopicRecord } from '@petrel/contracts';
+import { createTopic, createTopicSchema, deleteTopic, updateTopic, updateTopicSchema } from '@petrel/core';
+import type { TopicsStore } from '@petrel/store';
+import { parseBody } from './parse-body.js';
+import { parsePageQuery } from './pagination.js';
+import { pathParam, type RouteSpec } from './route-table.js';
+
+/** A topic in a list (GET /topics): the record without `updated_at`, as Resend lists it. */
+function listItem(t: TopicRecord) {
+  return {
+    id: t.id,
+    name: t.name,
+    description: t.description,
+    default_subscription: t.default_subscription,
+    visibility: t.visibility,
+    created_at: t.created_at,
+  };
+}
+
+/** The topic routes (full access; the app's access check applies). */
+export function topicsRoutes(store: TopicsStore): RouteSpec[] {
+  const ports = { topics: store };
+  const topicId = (req: Request): string => pathParam(req, 'id');
+
+  const create: RequestHandler = async (req, res) => {
+    const input = parseBody(createTopicSchema, req.body);
+    const { id } = await createTopic({ teamId: res.locals.auth.teamId, input }, ports);
+    res.status(201).json({ object: 'topic', id });
+  };
+
+  // Topics always paginate (20 by default); the SDK sends no query, so it reads the first page.
+  const list: RequestHandler = async (req, res) => {
+    const page = parsePageQuery(req, LIMITS.paginationDefault);
+    const result = await store.list(res.locals.auth.teamId, page);
+    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such topic`);
+    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(listItem) });
+  };
+
+  const get: RequestHandler = async (req, res) => {
+    const topic = await store.get(res.locals.auth.teamId, topicId(req));
+    if (!topic) throw notFound('Topic');
+    res.json({ object: 'topic', ...listItem(topic), updated_at: topic.updated_at });
+  };
+
+  const update: RequestHandler = async (req, res) => {
+    const patch = parseBody(updateTopicSchema, req.body);
+    const teamId = res.locals.auth.teamId;
+    const { id } = await updateTopic({ teamId, topicId: topicId(req), patch }, ports);
+    res.json({ object: 'topic', id });
+  };
+
+  const remove: RequestHandler = async (req, res) => {
+    const { id } = await deleteTopic({ teamId: res.locals.auth.teamId, topicId: topicId(req) }, ports);
+    res.json({ object: 'topic', id, deleted: true });
+  };
+
+  return [
+    { path: '/topics', methods: { post: create, get: list } },
+    { path: '/topics/:id', methods: { get, patch: update, delete: remove } },
+  ];
+}
