@@ -10,7 +10,6 @@
 import type {
   ContactImportCounts,
   ContactPropertyValue,
-  ContactRecord,
   Subscription,
   SuppressionOrigin,
   SuppressionRecord,
