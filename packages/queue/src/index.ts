@@ -1,1 +1,2 @@
 export * from './send-queues.js';
+export * from './import-queue.js';

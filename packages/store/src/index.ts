@@ -7,6 +7,7 @@ export * from './idempotency.store.js';
 export * from './emails.store.js';
 export * from './outbox.store.js';
 export * from './templates.store.js';
+export * from './contact-imports.store.js';
 export * from './topics.store.js';
 export * from './suppressions.store.js';
 export * from './recipient-states.store.js';

@@ -72,7 +72,13 @@ const columnMapSchema = z.strictObject(
   { error: 'must be a JSON object' },
 );
 
-const id = z.string({ error: 'must be a string' }).trim().min(1, 'must not be empty').max(256);
+// Ids are UUIDs (newId), stored in lower case: an upper-case spelling names the same resource.
+const id = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, 'must not be empty')
+  .max(256)
+  .transform((s) => s.toLowerCase());
 
 const segmentsSchema = z
   .array(z.strictObject({ id }, { error: 'must be an object { id }' }), { error: 'must be a JSON array' })

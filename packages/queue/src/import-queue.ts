@@ -1,0 +1,82 @@
+/**
+ * BullMQ adapter for contact imports: one queue (CONTACT_IMPORT_QUEUE, its own hash slot), one
+ * job per import with the import id as job id, and the worker that runs them. An import's job
+ * carries ids only; the file and options are in the import's record.
+ *
+ * An import is long (a million rows takes minutes) and checkpoints after every batch, so being
+ * interrupted costs little: a stalled job (its worker killed) is simply run again from its
+ * checkpoint, many times if need be (IMPORT_MAX_STALLED), and a job that fails (Redis
+ * unreachable for a while) is retried with a growing delay.
+ */
+import { Queue, Worker, type JobsOptions, type Processor } from 'bullmq';
+import { CONTACT_IMPORT_QUEUE, type ContactImportJob } from '@petrel/contracts';
+import type { QueueConnection } from './send-queues.js';
+
+/** Attempts of an import job (failures, not stalls): 5, 10 s apart and doubling (~2.5 min in all). */
+export const IMPORT_JOB_ATTEMPTS = 5;
+const IMPORT_BACKOFF = { type: 'exponential', delay: 10_000 } as const;
+/**
+ * Times an import job may stall (lose its worker) before BullMQ fails it: a stall only costs
+ * the rows since the last checkpoint, so rolling deploys and crashes must not fail imports.
+ */
+export const IMPORT_MAX_STALLED = 50;
+
+function importJobOptions(): JobsOptions {
+  return {
+    attempts: IMPORT_JOB_ATTEMPTS,
+    backoff: IMPORT_BACKOFF,
+    removeOnComplete: true,
+    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+  };
+}
+
+export class ContactImportQueue {
+  readonly queue: Queue<ContactImportJob>;
+
+  constructor(connection: QueueConnection, opts: { prefix?: string } = {}) {
+    this.queue = new Queue<ContactImportJob>(CONTACT_IMPORT_QUEUE, {
+      connection,
+      prefix: opts.prefix,
+      defaultJobOptions: importJobOptions(),
+    });
+    // errors of the shared connection are logged once by its owner (createRedis)
+    this.queue.on('error', () => undefined);
+  }
+
+  async ready(): Promise<void> {
+    await this.queue.waitUntilReady();
+  }
+
+  /** Queues the import's run; an import whose job exists keeps it (job id = import id). */
+  async enqueue(teamId: string, importId: string): Promise<void> {
+    await this.queue.add('import', { v: 1, teamId, importId }, { jobId: importId });
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+export interface ContactImportWorkerOptions {
+  connection: QueueConnection;
+  prefix?: string;
+  /** Imports one process runs at once (CONTACT_IMPORT_CONCURRENCY). */
+  concurrency: number;
+  lockDuration?: number;
+  stalledInterval?: number;
+}
+
+/** The worker of the import queue in one process. */
+export function createContactImportWorker(
+  processor: Processor<ContactImportJob>,
+  opts: ContactImportWorkerOptions,
+): Worker<ContactImportJob> {
+  return new Worker<ContactImportJob>(CONTACT_IMPORT_QUEUE, processor, {
+    connection: opts.connection,
+    prefix: opts.prefix,
+    concurrency: opts.concurrency,
+    maxStalledCount: IMPORT_MAX_STALLED,
+    ...(opts.lockDuration !== undefined && { lockDuration: opts.lockDuration }),
+    ...(opts.stalledInterval !== undefined && { stalledInterval: opts.stalledInterval }),
+  });
+}
