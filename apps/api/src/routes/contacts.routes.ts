@@ -1,0 +1,176 @@
+/**
+ * /contacts: create, list (optionally one segment's members), read, update, delete, and a
+ * contact's segments (Resend's contacts API). Thin: parse the body with the wire schema, call a
+ * use-case (or a store read), map the result to the Resend wire shape.
+ *
+ * `:c` is a contact id or its email, raw (`/contacts/a+b@x.com`, as the SDK sends it) or
+ * percent-encoded; an email is matched case-insensitively (as a mailbox). `/contacts/imports`
+ * is another route: fixed segments are mounted before parameters (route-table.ts).
+ *
+ * Choices where Resend's behaviour is not documented: a create whose mailbox already has a
+ * contact is a 422 `validation_error`; deleting an unknown contact is a 404 (Resend answers 200,
+ * but the SDK surfaces errors, so a caller learns the contact was not there); GET returns only
+ * the properties the contact has a value for (fallbacks apply when rendering, not here).
+ */
+import type { Request, RequestHandler } from 'express';
+import { notFound, validationError, type ContactRecord, type SegmentRecord } from '@petrel/contracts';
+import {
+  createContact,
+  createContactSchema,
+  updateContact,
+  updateContactSchema,
+  type TopicsReader,
+} from '@petrel/core';
+import type { ContactPropertiesStore, ContactsStore, SegmentsStore } from '@petrel/store';
+import { parseBody } from './parse-body.js';
+import { pageArray, parsePageQuery } from './pagination.js';
+import { pathParam, type RouteSpec } from './route-table.js';
+
+/**
+ * Resend's older list endpoints (contacts, segments) return everything when `limit` is
+ * omitted; Petrel returns at most this many then (`has_more` tells when there are more, and
+ * `after` pages on), so one request never reads an unbounded list.
+ */
+export const UNPAGED_LIST_MAX = 10_000;
+
+/** The stores of the audience routes. */
+export interface AudienceStores {
+  contacts: ContactsStore;
+  segments: SegmentsStore;
+  properties: ContactPropertiesStore;
+  topics: TopicsReader;
+}
+
+/** A contact in a list. */
+export function contactListItem(c: ContactRecord) {
+  return {
+    id: c.id,
+    email: c.email,
+    first_name: c.first_name,
+    last_name: c.last_name,
+    unsubscribed: c.unsubscribed,
+    created_at: c.created_at,
+  };
+}
+
+/** GET /contacts/:c: properties as `{ key: { type, value } }`. */
+function contactWire(c: ContactRecord) {
+  const properties = Object.fromEntries(
+    Object.entries(c.properties).map(([key, value]) => [key, { type: typeof value, value }]),
+  );
+  return { object: 'contact', ...contactListItem(c), properties };
+}
+
+export const segmentListItem = (s: SegmentRecord) => ({ id: s.id, name: s.name, created_at: s.created_at });
+
+export const contactParam = (req: Request): string => pathParam(req, 'c');
+
+/** Lists the members of the segment named by the path's `segmentParam` (404 `what` when none). */
+export function segmentMembersHandler(s: AudienceStores, segmentParam: string, what: string): RequestHandler {
+  return async (req, res) => {
+    const teamId = res.locals.auth.teamId;
+    const segment = await s.segments.get(teamId, pathParam(req, segmentParam));
+    if (!segment) throw notFound(what);
+    await sendContactList(s, req, res.locals.auth.teamId, segment.id, res);
+  };
+}
+
+async function sendContactList(
+  s: AudienceStores,
+  req: Request,
+  teamId: string,
+  segmentId: string | undefined,
+  res: Parameters<RequestHandler>[1],
+): Promise<void> {
+  const page = parsePageQuery(req, UNPAGED_LIST_MAX);
+  const result = await s.contacts.list(teamId, page, segmentId);
+  if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such contact`);
+  res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(contactListItem) });
+}
+
+/** GET, PATCH, DELETE of one contact (also mounted under /audiences/:id/contacts). */
+export function contactItemHandlers(s: AudienceStores): Record<'get' | 'patch' | 'delete', RequestHandler> {
+  const ports = { contacts: s.contacts, properties: s.properties };
+  return {
+    get: async (req, res) => {
+      const contact = await s.contacts.get(res.locals.auth.teamId, contactParam(req));
+      if (!contact) throw notFound('Contact');
+      res.json(contactWire(contact));
+    },
+    patch: async (req, res) => {
+      const input = parseBody(updateContactSchema, req.body);
+      const { id } = await updateContact(
+        { teamId: res.locals.auth.teamId, idOrEmail: contactParam(req), input },
+        ports,
+      );
+      res.json({ object: 'contact', id });
+    },
+    delete: async (req, res) => {
+      const id = await s.contacts.remove(res.locals.auth.teamId, contactParam(req));
+      if (!id) throw notFound('Contact');
+      res.json({ object: 'contact', id, contact: id, deleted: true });
+    },
+  };
+}
+
+/** POST of a contact; `audienceId` (legacy route) adds it to that segment. */
+export function createContactHandler(s: AudienceStores, audienceParam?: string): RequestHandler {
+  const ports = { contacts: s.contacts, properties: s.properties };
+  return async (req, res) => {
+    const input = parseBody(createContactSchema, req.body);
+    if (audienceParam) input.audience_id = pathParam(req, audienceParam);
+    const { id } = await createContact({ teamId: res.locals.auth.teamId, input }, ports);
+    res.status(201).json({ object: 'contact', id });
+  };
+}
+
+export function contactsRoutes(s: AudienceStores): RouteSpec[] {
+  const list: RequestHandler = async (req, res) => {
+    const teamId = res.locals.auth.teamId;
+    const filter = (req.query as Record<string, unknown>).segment_id;
+    if (filter !== undefined && typeof filter !== 'string') {
+      throw validationError('segment_id: must be given once, as a string');
+    }
+    let segmentId: string | undefined;
+    if (filter) {
+      const segment = await s.segments.get(teamId, filter);
+      if (!segment) throw notFound('Segment');
+      segmentId = segment.id;
+    }
+    await sendContactList(s, req, teamId, segmentId, res);
+  };
+
+  const segmentsOf: RequestHandler = async (req, res) => {
+    const segments = await s.contacts.segmentsOf(res.locals.auth.teamId, contactParam(req));
+    if (!segments) throw notFound('Contact');
+    const { data, has_more } = pageArray(
+      segments.map(segmentListItem),
+      parsePageQuery(req, UNPAGED_LIST_MAX),
+    );
+    res.json({ object: 'list', has_more, data });
+  };
+
+  const membership =
+    (op: 'add' | 'remove'): RequestHandler =>
+    async (req, res) => {
+      const segmentId = pathParam(req, 'segmentId');
+      const result = await s.contacts.setSegment(res.locals.auth.teamId, contactParam(req), segmentId, op);
+      if (result === 'no_contact') throw notFound('Contact');
+      if (result === 'no_segment') throw notFound('Segment');
+      if (result === 'not_member') throw notFound('Contact segment');
+      const contact = await s.contacts.resolveId(res.locals.auth.teamId, contactParam(req));
+      const id = segmentId.toLowerCase();
+      const body = { object: 'contact_segment', id, contact_id: contact, segment_id: id };
+      res.json(op === 'add' ? body : { ...body, deleted: true });
+    };
+
+  return [
+    { path: '/contacts', methods: { post: createContactHandler(s), get: list } },
+    { path: '/contacts/:c', methods: contactItemHandlers(s) },
+    { path: '/contacts/:c/segments', methods: { get: segmentsOf } },
+    {
+      path: '/contacts/:c/segments/:segmentId',
+      methods: { post: membership('add'), delete: membership('remove') },
+    },
+  ];
+}
