@@ -1,0 +1,23 @@
+/**
+ * The audience features on a real Redis Cluster (3 masters + 3 replicas, QUEUE_SHARDS=6): topic
+ * sends, unsubscribe links and suppressions (scenarios/topic-sending.ts), which create topics,
+ * contacts and suppressions through the API and read them at send time. A script, transaction or
+ * pipeline that spanned two hash slots would fail here with CROSSSLOT.
+ */
+import { afterAll, beforeAll } from 'vitest';
+import { startRedisCluster, type TestRedisCluster } from '@petrel/testing';
+import { startStack, type Stack } from './helpers.js';
+import { TOPIC_SENDING_PLAN, topicSendingScenarios } from './scenarios/topic-sending.js';
+
+let cluster: TestRedisCluster;
+let stack: Stack;
+beforeAll(async () => {
+  cluster = await startRedisCluster({ masters: 3, replicas: 1 });
+  stack = await startStack({ redis: cluster, plan: TOPIC_SENDING_PLAN, env: { QUEUE_SHARDS: '6' } });
+});
+afterAll(async () => {
+  await stack?.stop();
+  await cluster?.stop();
+});
+
+topicSendingScenarios(() => stack);
