@@ -49,3 +49,4 @@ export * from './memory/contact-imports.js';
 export * from './memory/topics.js';
 export * from './memory/suppressions.js';
 export * from './memory/recipient-states.js';
+export * from './memory/contacts.js';
