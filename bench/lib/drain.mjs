@@ -26,6 +26,8 @@ import { now, round } from './util.mjs';
  * @param {(i:number)=>object} o.emailAt email number i (request-body shape)
  * @param {(api)=>Promise<(i:number)=>object>} [o.prepare] Petrel only: runs against the API
  *   before the fill (e.g. creates a template) and returns the emailAt to fill with
+ * @param {number} [o.messagesPerEmail] SMTP messages each email becomes at the sink (1; one per
+ *   recipient for a topic email): the drain waits for n × this, and `emails_per_s` divides by it
  */
 export async function drainRun(ctx, o) {
   const { system, n, workers } = o;
@@ -65,7 +67,8 @@ export async function drainRun(ctx, o) {
   let firstSnap;
   let result;
   try {
-    await ctx.sink.waitFor(n, {
+    const perEmail = o.messagesPerEmail ?? 1;
+    await ctx.sink.waitFor(n * perEmail, {
       watch: stack.children,
       stallMs: ctx.opts.quick ? 20_000 : 60_000,
       onTick: async (s) => {
@@ -80,8 +83,12 @@ export async function drainRun(ctx, o) {
     cpu.workers = stack.workers.reduce((a, w) => a + (cpu[w.name] ?? 0), 0);
     // CPU cost per email, robust to other load on the machine: ms of CPU per delivered email
     if (sum.rate) {
-      cpu.worker_ms_per_email = round((cpu.workers * 10) / sum.rate, 3);
-      cpu.total_ms_per_email = round(((cpu.workers + (cpu.redis ?? 0) + (cpu.sink ?? 0)) * 10) / sum.rate, 3);
+      const emailsPerS = sum.rate / perEmail;
+      cpu.worker_ms_per_email = round((cpu.workers * 10) / emailsPerS, 3);
+      cpu.total_ms_per_email = round(
+        ((cpu.workers + (cpu.redis ?? 0) + (cpu.sink ?? 0)) * 10) / emailsPerS,
+        3,
+      );
     }
     const failed = (
       await Promise.all(queues.map((queue) => ctx.redis.client.zcard(`${prefix}:${queue}:failed`)))
@@ -105,8 +112,9 @@ export async function drainRun(ctx, o) {
       system,
       n,
       workers,
-      emails_per_s: round(sum.rate, 0),
-      steady_emails_per_s: round(sum.steady_rate, 0),
+      emails_per_s: round(sum.rate / perEmail, 0),
+      steady_emails_per_s: round(sum.steady_rate / perEmail, 0),
+      ...(perEmail !== 1 ? { messages_per_s: round(sum.rate, 0) } : {}),
       drain_s: round((sum.last - sum.first) / 1000, 2),
       wall_s_from_spawn: round(wall, 2),
       accept_to_250_ms: sum.latency_ms,
