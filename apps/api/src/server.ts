@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import {
   ApiKeysStore,
+  ContactImportsStore,
   ContactPropertiesStore,
   ContactsStore,
   EmailsStore,
@@ -22,7 +23,7 @@ import {
   pingRedis,
   unsubscribeSecret,
 } from '@petrel/store';
-import { SendQueues } from '@petrel/queue';
+import { ContactImportQueue, SendQueues } from '@petrel/queue';
 import { acceptPreparer, type Preparer } from '@petrel/core';
 import { createAttachmentFetcher } from '@petrel/mailer';
 import { emailRetentionMs } from '@petrel/config';
@@ -40,6 +41,7 @@ import { contactTopicsRoutes } from './routes/contact-topics.routes.js';
 import { segmentsRoutes } from './routes/segments.routes.js';
 import { audiencesRoutes } from './routes/audiences.routes.js';
 import { contactPropertiesRoutes } from './routes/contact-properties.routes.js';
+import { contactImportsRoutes } from './routes/contact-imports.routes.js';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -74,6 +76,9 @@ export interface ApiContext {
   contacts: ContactsStore;
   segments: SegmentsStore;
   contactProperties: ContactPropertiesStore;
+  contactImports: ContactImportsStore;
+  /** The contact-import queue (POST /contacts/imports queues one job per import). */
+  importQueue: ContactImportQueue;
 }
 
 /** The acceptance stages of core over this process's template store and attachment fetcher. */
@@ -109,6 +114,11 @@ function audienceRoutes(ctx: ApiContext): RouteSpec[] {
     ...segmentsRoutes(stores),
     ...audiencesRoutes(stores),
     ...contactPropertiesRoutes(ctx.contactProperties),
+    ...contactImportsRoutes({
+      store: ctx.contactImports,
+      queue: ctx.importQueue,
+      maxBytes: ctx.config.CONTACT_IMPORT_MAX_BYTES,
+    }),
   ];
 }
 
@@ -134,6 +144,8 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     contacts,
     segments,
     contactProperties,
+    contactImports: new ContactImportsStore(redis, keys),
+    importQueue: new ContactImportQueue(redis, { prefix: keys.bullPrefix() }),
   };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
@@ -145,6 +157,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     previousShards: config.QUEUE_SHARDS_PREVIOUS,
   });
   await queues.ready();
+  await ctx.importQueue.ready();
 
   const defaultTeamId = await apiKeys.ensureDefaultTeam();
   if (config.BOOTSTRAP_API_KEY) await apiKeys.ensureToken(defaultTeamId, config.BOOTSTRAP_API_KEY);
@@ -200,6 +213,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       clearInterval(sweep);
       clearTimeout(hardStop);
       await queues.close();
+      await ctx.importQueue.close();
       await redis.quit().catch(() => undefined);
     },
   };

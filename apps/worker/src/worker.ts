@@ -9,6 +9,8 @@
 import { performance } from 'node:perf_hooks';
 import { newId, unsubscribeLinks, type DeliverStage } from '@petrel/core';
 import {
+  ContactImportsStore,
+  ContactsStore,
   EmailsStore,
   Keys,
   RecipientStatesStore,
@@ -18,12 +20,13 @@ import {
   pingRedis,
   unsubscribeSecret,
 } from '@petrel/store';
-import { createSendWorkers, type Worker } from '@petrel/queue';
+import { createContactImportWorker, createSendWorkers, type Worker } from '@petrel/queue';
 import { createSmtpSender } from '@petrel/mailer';
 import { log, logConnectionError, metrics } from '@petrel/observability';
 import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
 import { emailRetentionMs, publicUrl } from '@petrel/config';
 import { deliverEmailProcessor } from './deliver-email.processor.js';
+import { contactImportProcessor } from './contact-import.processor.js';
 import { deliverObserver } from './deliver-observer.js';
 import { SoftFailError } from './job-result.js';
 import { mimeBuilder } from './mime-builder.js';
@@ -144,12 +147,36 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     'send workers started',
   );
 
+  // Contact imports: their own queue, CONTACT_IMPORT_CONCURRENCY at a time. On shutdown a running
+  // import stops at its next checkpoint and goes back to the queue (see the processor).
+  let stopping = false;
+  const importWorker = createContactImportWorker(
+    contactImportProcessor({
+      imports: new ContactImportsStore(redis, keys),
+      contacts: new ContactsStore(redis, keys),
+      stopping: () => stopping,
+    }),
+    {
+      connection: bullConnection,
+      prefix: keys.bullPrefix(),
+      concurrency: config.CONTACT_IMPORT_CONCURRENCY,
+      lockDuration: config.WORKER_LOCK_DURATION_MS,
+      stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+    },
+  );
+  importWorker.on('error', (err) => log().error({ err }, 'contact import worker error'));
+  importWorker.on('stalled', (jobId) =>
+    log().warn({ jobId }, 'contact import stalled (its worker stopped); it resumes from its checkpoint'),
+  );
+
   return {
     workers,
     ready: () => pingRedis(redis),
     async close() {
-      // Stop taking jobs and let in-flight sends finish, then close the transport and Redis.
-      await Promise.all(workers.map((w) => w.close()));
+      // Stop taking jobs and let in-flight sends finish (a running import stops at its next
+      // checkpoint), then close the transport and Redis.
+      stopping = true;
+      await Promise.all([...workers.map((w) => w.close()), importWorker.close()]);
       await sender.close();
       await Promise.all([redis.quit().catch(() => undefined), bullConnection.quit().catch(() => undefined)]);
     },

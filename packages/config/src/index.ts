@@ -140,6 +140,17 @@ export const apiEnv = {
    * recomputes the same ids. Must exceed the slowest request (remote attachments: 15 s each).
    */
   IDEMPOTENCY_LOCK_MS: z.coerce.number().int().min(1_000).default(60_000),
+  /**
+   * Largest CSV file POST /contacts/imports accepts, in bytes (default 256 MiB, about 3 million
+   * rows of a few columns; Resend documents 50 MB). A larger upload is refused with 413 as soon
+   * as it passes the limit. The file is streamed into Redis in 256 KiB chunks, never held by the
+   * API, so the limit bounds Redis memory per import, not the API's.
+   */
+  CONTACT_IMPORT_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(256 * 1024 * 1024),
 };
 
 export const smtpEnv = {
@@ -176,6 +187,11 @@ export const workerEnv = {
    * failed. Each stall can mean one duplicate send (at-least-once); 2 survives two worker crashes.
    */
   WORKER_MAX_STALLED_COUNT: z.coerce.number().int().min(0).max(100).default(2),
+  /**
+   * Contact imports one worker process runs at once (each parses its CSV and writes batches of
+   * 1,000 contacts; one keeps a core busy). Every worker process takes imports.
+   */
+  CONTACT_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
 };
 
 export const webhookEnv = {

@@ -80,3 +80,6 @@ export function createContactImportWorker(
     ...(opts.stalledInterval !== undefined && { stalledInterval: opts.stalledInterval }),
   });
 }
+
+/** Thrown by a processor that has moved its own job back to delayed (BullMQ then leaves it alone). */
+export { DelayedError } from 'bullmq';

@@ -8,8 +8,16 @@
 import type { NextFunction, Request, Response } from 'express';
 import { PetrelError } from '@petrel/contracts';
 
+/**
+ * Bodies their route reads itself, as a stream, and this reader must leave alone: the CSV upload
+ * of POST /contacts/imports (multipart/form-data, up to CONTACT_IMPORT_MAX_BYTES) is streamed
+ * into Redis by its route and never buffered whole.
+ */
+export const STREAMED_BODY_ROUTES: ReadonlySet<string> = new Set(['POST /contacts/imports']);
+
 export function jsonBody(limitFor: (req: Request) => number) {
   return (req: Request, res: Response, next: NextFunction): void => {
+    if (STREAMED_BODY_ROUTES.has(`${req.method} ${req.path.replace(/(?<=.)\/$/, '')}`)) return next();
     const type = req.headers['content-type'] ?? '';
     const declared = req.headers['content-length'];
     const hasBody =
