@@ -59,4 +59,17 @@ describe('decideRecipient (topic rule, unsubscribe, suppression)', () => {
   ] as const)('%s', (_name, state, topic, verdict) => {
     expect(decideRecipient(state, topic)).toEqual(verdict);
   });
+
+  it('list mail (a broadcast) never reaches an unsubscribed contact, topic or not', () => {
+    expect(decideRecipient(contact({ unsubscribed: true }), null, true)).toEqual({
+      send: false,
+      reason: 'unsubscribed',
+    });
+    expect(decideRecipient(contact(), null, true)).toEqual({ send: true });
+    expect(decideRecipient(nobody, null, true)).toEqual({ send: true });
+    expect(decideRecipient({ ...nobody, suppressed: true }, null, true)).toEqual({
+      send: false,
+      reason: 'suppressed',
+    });
+  });
 });

@@ -24,22 +24,28 @@ export interface TopicFacts {
 /** A human sentence per reason, for the recipient's outcome and `email.failed`. */
 export const DROP_MESSAGES: Readonly<Record<DropReason, string>> = {
   suppressed: 'the address is on the suppression list',
-  unsubscribed: 'the contact unsubscribed from all topic emails',
+  unsubscribed: 'the contact unsubscribed from list and topic emails',
   opted_out: 'the contact opted out of the topic',
   not_opted_in: 'not opted in to a topic whose default is opt_out',
   topic_deleted: 'the topic was deleted after the email was accepted',
 };
 
 /**
- * The verdict for one address. Suppression comes first: it applies to every email. Without a
- * topic nothing else applies (Resend checks preferences only for topic sends). With one, a
- * global unsubscribe refuses, then the contact's explicit choice decides, then the default.
+ * The verdict for one address. Suppression comes first: it applies to every email. A contact's
+ * global unsubscribe refuses list mail (a broadcast, `listMail`) and topic mail. Without a topic
+ * nothing else applies (Resend checks preferences only for topic sends); with one, the
+ * contact's explicit choice decides, then the topic's default.
  */
-export function decideRecipient(state: RecipientState, topic: TopicFacts | null): RecipientVerdict {
+export function decideRecipient(
+  state: RecipientState,
+  topic: TopicFacts | null,
+  listMail = false,
+): RecipientVerdict {
   if (state.suppressed) return { send: false, reason: 'suppressed' };
-  if (!topic) return { send: true };
+  const unsubscribed = state.contactId !== null && state.unsubscribed;
+  if (!topic) return listMail && unsubscribed ? { send: false, reason: 'unsubscribed' } : { send: true };
   if (topic.default === null) return { send: false, reason: 'topic_deleted' };
-  if (state.contactId !== null && state.unsubscribed) return { send: false, reason: 'unsubscribed' };
+  if (unsubscribed) return { send: false, reason: 'unsubscribed' };
   const choice = state.subscription ?? topic.default;
   if (choice === 'opt_in') return { send: true };
   return { send: false, reason: state.subscription === 'opt_out' ? 'opted_out' : 'not_opted_in' };

@@ -62,7 +62,7 @@ describe('deliverEmail: topic, unsubscribe and suppression per recipient', () =>
       {
         email: 'unsub@x.test',
         status: 'failed',
-        failed: { reason: 'the contact unsubscribed from all topic emails' },
+        failed: { reason: 'the contact unsubscribed from list and topic emails' },
       },
     ]);
     expect(deps.emails.get(TEAM, email.id)?.status).toBe('delivered');

@@ -1,7 +1,7 @@
 /**
  * decide-recipients: who gets this attempt. Every address of to, cc and bcc, once each, decided
- * on its own by the suppression list, and for an email with a topic by the topic rule and the
- * contact's unsubscribe (audience/recipient-decision.ts) — read in one round trip, afresh on
+ * on its own by the suppression list, and for an email with a topic (or of a broadcast) by the
+ * topic rule and the contact's unsubscribe (audience/recipient-decision.ts) — read in one round trip, afresh on
  * every attempt, so a recipient who unsubscribes while the email waits for a retry is left out.
  *
  * An address left out is removed from the headers too (a dropped Cc must not show, and nobody
@@ -23,10 +23,11 @@ export const decideRecipients: DeliverStage<'content'> = {
     const topicId = ctx.content.topic_id ?? null;
     const { topicDefault, states } = await deps.recipients.read(ctx.job.teamId, all, topicId);
     const topic = topicId === null ? null : { id: topicId, default: topicDefault };
+    const listMail = ctx.email.broadcastId !== null;
     const kept: string[] = [];
     const dropped: RecipientOutcome[] = [];
     all.forEach((address, i) => {
-      const verdict = decideRecipient(states[i]!, topic);
+      const verdict = decideRecipient(states[i]!, topic, listMail);
       if (verdict.send) kept.push(address);
       else dropped.push(droppedOutcome(address, verdict.reason));
     });
