@@ -7,3 +7,4 @@ export * from './email-record.js';
 export * from './email.js';
 export * from './template.js';
 export * from './audience.js';
+export * from './broadcast.js';

@@ -163,3 +163,24 @@ export const contactImportJobSchema = z.object({
   importId: z.string().min(1),
 });
 export type ContactImportJob = z.infer<typeof contactImportJobSchema>;
+
+/**
+ * The broadcast fan-out queue: one job per broadcast (job id derived from the broadcast id),
+ * delayed until its `scheduled_at`, consumed by the scheduler processes. Its own queue, not a
+ * send lane: a fan-out turns one broadcast into many jobs on the broadcast send lane. The braces
+ * make the name the hash tag of its BullMQ keys (one slot on a Redis Cluster). WARNING:
+ * persisted — renaming it strands scheduled broadcasts.
+ */
+export const BROADCAST_FANOUT_QUEUE = '{petrel-broadcast-fanout}';
+
+/** Payload of a fan-out job: ids only; the broadcast record holds the rest. */
+export const broadcastFanoutJobSchema = z.object({
+  v: z.literal(1),
+  teamId: z.string().min(1),
+  broadcastId: z.string().min(1),
+});
+export type BroadcastFanoutJob = z.infer<typeof broadcastFanoutJobSchema>;
+
+/** The fan-out job id of a broadcast: fixed, so scheduling twice is one job and delete finds it. */
+export const broadcastFanoutJobId = (teamId: string, broadcastId: string): string =>
+  `fanout:${teamId}:${broadcastId}`;

@@ -12,3 +12,4 @@ export * from './deliver/index.js';
 export * from './housekeeping/index.js';
 export * from './outbox/index.js';
 export * from './audience/index.js';
+export * from './broadcasts/index.js';

@@ -170,6 +170,15 @@ export class Keys {
     return `${this.prefix}:{${teamId}}:contact-import:${importId}:chunks`;
   }
 
+  /** Broadcast record (hash: content, status, schedule, fan-out cursor and counts, `rev`). */
+  broadcast(teamId: string, broadcastId: string): string {
+    return `${this.prefix}:{${teamId}}:broadcast:${broadcastId}`;
+  }
+  /** Sorted set of the team's broadcast ids by creation time. */
+  broadcasts(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:broadcasts`;
+  }
+
   /**
    * BullMQ's key prefix (its keys are `<bullPrefix>:<queue>:*`): under the same prefix as
    * Petrel's own keys, so one REDIS_KEY_PREFIX separates everything of a deployment. BullMQ's
