@@ -17,6 +17,7 @@ import type { Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import type { RedisClient } from './redis.js';
 import { defineScripts, execAll, pipeline, type StoreCommands } from './scripts.js';
+import { readHashes } from './hash-records.js';
 
 function toProperty(r: Record<string, string>): ContactPropertyRecord {
   return {
@@ -106,10 +107,7 @@ export class ContactPropertiesStore implements ContactPropertiesPort {
   }
 
   private async read(teamId: string, ids: readonly string[]): Promise<ContactPropertyRecord[]> {
-    if (ids.length === 0) return [];
-    const pipe = pipeline(this.redis, 'ContactPropertiesStore.read');
-    for (const id of ids) pipe.hgetall(this.keys.contactProperty(teamId, id));
-    const rows = (await execAll(pipe)) as Record<string, string>[];
-    return rows.filter((r) => r.id).map(toProperty);
+    const keys = ids.map((id) => this.keys.contactProperty(teamId, id));
+    return readHashes(this.redis, 'ContactPropertiesStore.read', keys, toProperty);
   }
 }

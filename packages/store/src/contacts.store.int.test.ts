@@ -9,11 +9,15 @@ import { TopicsStore } from './topics.store.js';
 import { EVENTS_STREAM_FIELD } from './keys.js';
 
 const fx = useStoreRedis('contacts');
+// A clock that moves 1 ms per reading: records created within one millisecond would tie in
+// their creation-time listings, whose order the tests check.
+let ms = Date.now();
+const clock = { now: () => ++ms };
 const stores = () => ({
-  contacts: new ContactsStore(fx.redis, fx.keys),
-  segments: new SegmentsStore(fx.redis, fx.keys),
-  properties: new ContactPropertiesStore(fx.redis, fx.keys),
-  topics: new TopicsStore(fx.redis, fx.keys),
+  contacts: new ContactsStore(fx.redis, fx.keys, clock),
+  segments: new SegmentsStore(fx.redis, fx.keys, clock),
+  properties: new ContactPropertiesStore(fx.redis, fx.keys, clock),
+  topics: new TopicsStore(fx.redis, fx.keys, clock),
 });
 
 let seq = 0;

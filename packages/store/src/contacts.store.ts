@@ -10,19 +10,17 @@
  * events stream; writes that depend on what they read are optimistic on the contact's `rev`.
  * Imports (`upsertMany`) write a batch per script and publish nothing, as Resend's imports.
  */
-import type { ContactRecord, SegmentRecord, Subscription, TeamEvent } from '@petrel/contracts';
+import type { ContactRecord, SegmentRecord, Subscription } from '@petrel/contracts';
 import {
   UUID_RE,
   contactEventData,
   mailboxKey,
   newId,
-  teamEvent,
   type ContactPatch,
   type ContactsImporter,
   type ContactsPort,
   type CreateContactResult,
   type ImportBatchCounts,
-  type ImportConflict,
   type ImportedContact,
   type NewContact,
   type Page,
@@ -36,7 +34,12 @@ import { defineScripts, execAll, pipeline, type StoreCommands } from './scripts.
 import { applyFields, contactPairs, keysById, patchFields, toContact } from './contacts.records.js';
 import { planImport, IMPORT_SCRIPT_ROWS } from './contacts.import.js';
 import { toSegment } from './segments.store.js';
+import { readHashes } from './hash-records.js';
+import { teamEventJson } from './team-event-json.js';
 import { ContactPropertiesStore } from './contact-properties.store.js';
+
+/** The options of an import batch (ContactsImporter). */
+type ImportOptions = Parameters<ContactsImporter['upsertMany']>[2];
 
 /** Optimistic-concurrency retries before a write gives up (only under heavy contention). */
 const MAX_WRITE_ATTEMPTS = 8;
@@ -81,12 +84,10 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
     const index = segmentId ? this.keys.segmentMembers(teamId, segmentId) : this.keys.contacts(teamId);
     const found = await pageIndex(this.redis, index, page);
     if (!found) return null;
-    if (found.ids.length === 0) return { items: [], hasMore: found.hasMore };
-    const pipe = pipeline(this.redis, 'ContactsStore.list');
-    for (const id of found.ids) pipe.hgetall(this.keys.contact(teamId, id));
-    const rows = (await execAll(pipe)) as Record<string, string>[];
+    const keys = found.ids.map((id) => this.keys.contact(teamId, id));
     const none = new Map<string, string>();
-    return { items: rows.filter((r) => r.id).map((r) => toContact(r, none)), hasMore: found.hasMore };
+    const items = await readHashes(this.redis, 'ContactsStore.list', keys, (r) => toContact(r, none));
+    return { items, hasMore: found.hasMore };
   }
 
   async create(teamId: string, c: NewContact): Promise<CreateContactResult> {
@@ -105,7 +106,7 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
       updated_at: iso,
     };
     const fields = contactPairs({ ...record, mailbox, createdMs: nowMs }, c.properties);
-    const event = this.event('contact.created', teamId, contactEventData(record, c.segments));
+    const event = teamEventJson('contact.created', teamId, contactEventData(record, c.segments), nowMs);
     const k = this.keys;
     const [status, detail] = await this.redis.petrelCreateContact(
       6 + 2 * c.segments.length + 2 * c.topics.length,
@@ -146,16 +147,11 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
       if (!cur) return null;
       const { set, del } = patchFields(cur.raw, patch);
       if (set.length === 0 && del.length === 0) return { id };
-      set.push('updated_at', new Date(this.clock.now()).toISOString());
+      const nowMs = this.clock.now();
+      set.push('updated_at', new Date(nowMs).toISOString());
       const next = toContact(applyFields(cur.raw, set, del), cur.keyById);
-      const event = this.event(
-        'contact.updated',
-        teamId,
-        contactEventData(
-          next,
-          cur.liveSegments.map((s) => s.id),
-        ),
-      );
+      const segmentIds = cur.liveSegments.map((s) => s.id);
+      const event = teamEventJson('contact.updated', teamId, contactEventData(next, segmentIds), nowMs);
       const unsubscribed = patch.unsubscribed === undefined ? '' : patch.unsubscribed ? '1' : '0';
       const res = await this.redis.petrelUpdateContact(
         this.keys.contact(teamId, id),
@@ -186,13 +182,12 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
       const cur = await this.read(teamId, id);
       if (!cur) return null;
       const topicIds = await this.redis.zrevrange(k.topics(teamId), 0, -1);
-      const event = this.event(
+      const segmentIds = cur.liveSegments.map((s) => s.id);
+      const event = teamEventJson(
         'contact.deleted',
         teamId,
-        contactEventData(
-          cur.record,
-          cur.liveSegments.map((s) => s.id),
-        ),
+        contactEventData(cur.record, segmentIds),
+        this.clock.now(),
       );
       const res = await this.redis.petrelDeleteContact(
         6 + cur.segmentIds.length + topicIds.length,
@@ -242,7 +237,12 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
       const event =
         changed.length === 0
           ? ''
-          : this.event('contact.topics.updated', teamId, { email: cur.record.email, topics: changed });
+          : teamEventJson(
+              'contact.topics.updated',
+              teamId,
+              { email: cur.record.email, topics: changed },
+              this.clock.now(),
+            );
       const [res, index] = await this.redis.petrelSetContactTopics(
         2 + 2 * wanted.length,
         k.contact(teamId, id),
@@ -309,11 +309,7 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
   async upsertMany(
     teamId: string,
     rows: readonly ImportedContact[],
-    options: {
-      onConflict: ImportConflict;
-      segments: readonly string[];
-      topics: readonly { id: string; subscription: Subscription }[];
-    },
+    options: ImportOptions,
   ): Promise<ImportBatchCounts> {
     const total: ImportBatchCounts = { created: 0, updated: 0, skipped: 0, failed: 0 };
     for (let i = 0; i < rows.length; i += IMPORT_SCRIPT_ROWS) {
@@ -326,11 +322,7 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
   private async upsertSlice(
     teamId: string,
     rows: readonly ImportedContact[],
-    options: {
-      onConflict: ImportConflict;
-      segments: readonly string[];
-      topics: readonly { id: string; subscription: Subscription }[];
-    },
+    options: ImportOptions,
   ): Promise<ImportBatchCounts> {
     const k = this.keys;
     const definitions = await this.properties.all(teamId);
@@ -393,25 +385,10 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
     ];
     if (!raw.id) return null;
     const keyById = keysById(propertyKeys);
-    let liveSegments: SegmentRecord[] = [];
-    if (segmentIds.length > 0) {
-      const segPipe = pipeline(this.redis, 'ContactsStore.read');
-      for (const s of segmentIds) segPipe.hgetall(k.segment(teamId, s));
-      const segs = (await execAll(segPipe)) as Record<string, string>[];
-      liveSegments = segs
-        .filter((s) => s.id)
-        .map(toSegment)
-        .sort((a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0));
-    }
-    return { record: toContact(raw, keyById), raw, keyById, segmentIds, liveSegments };
-  }
-
-  private event(type: TeamEvent['type'], teamId: string, data: Record<string, unknown>): string {
-    return JSON.stringify(
-      teamEvent(type, teamId, data, {
-        clock: this.clock,
-        ids: { newEventId: () => newId(this.clock.now()) },
-      }),
+    const segments = segmentIds.map((s) => k.segment(teamId, s));
+    const liveSegments = (await readHashes(this.redis, 'ContactsStore.read', segments, toSegment)).sort(
+      (x, y) => (x.created_at < y.created_at ? 1 : x.created_at > y.created_at ? -1 : 0),
     );
+    return { record: toContact(raw, keyById), raw, keyById, segmentIds, liveSegments };
   }
 }

@@ -14,7 +14,8 @@ import { UUID_RE, newId, type Page, type PageRequest, type SegmentsReader } from
 import type { Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import type { RedisClient } from './redis.js';
-import { defineScripts, execAll, pipeline, transaction, type StoreCommands } from './scripts.js';
+import { defineScripts, execAll, transaction, type StoreCommands } from './scripts.js';
+import { readHashes } from './hash-records.js';
 
 export function toSegment(r: Record<string, string>): SegmentRecord {
   return { id: r.id ?? '', name: r.name ?? '', created_at: r.created_at ?? '' };
@@ -41,11 +42,11 @@ export class SegmentsStore implements SegmentsReader {
   async list(teamId: string, page: PageRequest): Promise<Page<SegmentRecord> | null> {
     const found = await pageIndex(this.redis, this.keys.segments(teamId), page);
     if (!found) return null;
-    if (found.ids.length === 0) return { items: [], hasMore: found.hasMore };
-    const pipe = pipeline(this.redis, 'SegmentsStore.list');
-    for (const id of found.ids) pipe.hgetall(this.keys.segment(teamId, id));
-    const rows = (await execAll(pipe)) as Record<string, string>[];
-    return { items: rows.filter((r) => r.id).map(toSegment), hasMore: found.hasMore };
+    const keys = found.ids.map((id) => this.keys.segment(teamId, id));
+    return {
+      items: await readHashes(this.redis, 'SegmentsStore.list', keys, toSegment),
+      hasMore: found.hasMore,
+    };
   }
 
   async create(teamId: string, name: string): Promise<SegmentRecord> {
