@@ -151,7 +151,7 @@ describe('suppressions (SDK)', () => {
     ['/suppressions', {}, 'email: is required'],
     ['/suppressions', { email: 'not-an-address' }, /^email: invalid address \(/],
     ['/suppressions', { email: 'Ada <ada@example.test>' }, /^email: must be a bare email address/],
-    ['/suppressions/batch/add', { emails: [] }, 'emails: must be an array of 1 to 1000 email addresses'],
+    ['/suppressions/batch/add', { emails: [] }, 'emails: must be an array of 1 to 100 email addresses'],
     ['/suppressions/batch/add', { emails: ['ok@example.test', 'bad'] }, /^emails\[1\]: invalid address/],
     ['/suppressions/batch/remove', {}, 'body: emails or ids is required'],
     [

@@ -89,6 +89,6 @@ export const AUDIENCE_LIMITS = {
   segmentName: 256,
   contactName: 256,
   propertyStringValue: 2_000,
-  /** Addresses in one suppressions batch call. */
-  suppressionBatch: 1_000,
+  /** Addresses or ids in one suppressions batch call ("up to 100 at once", Resend's API reference). */
+  suppressionBatch: 100,
 } as const;

@@ -28,17 +28,17 @@ describe('suppression schemas', () => {
       { email: 'Ada <ada@acme.test>' },
       'email: must be a bare email address (local@domain), without a display name',
     ],
-    [addSuppressionsSchema, { emails: [] }, 'emails: must be an array of 1 to 1000 email addresses'],
+    [addSuppressionsSchema, { emails: [] }, 'emails: must be an array of 1 to 100 email addresses'],
     [
       addSuppressionsSchema,
       { emails: 'a@acme.test' },
-      'emails: must be an array of 1 to 1000 email addresses',
+      'emails: must be an array of 1 to 100 email addresses',
     ],
     [addSuppressionsSchema, { emails: ['a@acme.test', 'bad'] }, /^emails\[1\]: invalid address/],
     [
       addSuppressionsSchema,
-      { emails: Array.from({ length: 1001 }, (_, i) => `u${i}@acme.test`) },
-      'emails: must be an array of 1 to 1000 email addresses',
+      { emails: Array.from({ length: 101 }, (_, i) => `u${i}@acme.test`) },
+      'emails: must be an array of 1 to 100 email addresses',
     ],
     [removeSuppressionsSchema, {}, 'body: emails or ids is required'],
     [
@@ -53,9 +53,9 @@ describe('suppression schemas', () => {
     else expect(got).toMatch(message);
   });
 
-  it('accepts 1000 addresses and trims blanks around an address', () => {
-    const emails = Array.from({ length: 1000 }, (_, i) => `u${i}@acme.test`);
-    expect(addSuppressionsSchema.parse({ emails }).emails).toHaveLength(1000);
+  it('accepts 100 addresses and trims blanks around an address', () => {
+    const emails = Array.from({ length: 100 }, (_, i) => `u${i}@acme.test`);
+    expect(addSuppressionsSchema.parse({ emails }).emails).toHaveLength(100);
     expect(addSuppressionSchema.parse({ email: ' ada@acme.test ' })).toEqual({ email: 'ada@acme.test' });
   });
 });
