@@ -90,7 +90,13 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
     return { items, hasMore: found.hasMore };
   }
 
-  async create(teamId: string, c: NewContact): Promise<CreateContactResult> {
+  async create(teamId: string, input: NewContact): Promise<CreateContactResult> {
+    // ids are UUIDs, matched in any case (the keys hold them in lower case)
+    const c = {
+      ...input,
+      segments: input.segments.map((s) => s.toLowerCase()),
+      topics: input.topics.map((t) => ({ id: t.id.toLowerCase(), subscription: t.subscription })),
+    };
     const nowMs = this.clock.now();
     const iso = new Date(nowMs).toISOString();
     const id = newId(nowMs);

@@ -33,6 +33,9 @@ describe('contact schemas', () => {
         ],
       }),
     ).toBe('topics[1].id: duplicate topic (also topics[0].id)');
+    expect(message(createContactSchema, { email: 'a@x.test', first_name: 'A\r\nBcc: x' })).toBe(
+      'first_name: must not contain line breaks or control characters',
+    );
     expect(message(createContactSchema, { email: 'a@x.test', properties: { a: [1] } })).toBe(
       'properties.a: must be a string, a number or null',
     );

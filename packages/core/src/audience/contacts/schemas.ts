@@ -6,14 +6,16 @@
  * Resend does.
  */
 import { z } from 'zod';
-import { AUDIENCE_LIMITS, CONTACT_PROPERTY_TYPES, SUBSCRIPTIONS } from '@petrel/contracts';
+import { AUDIENCE_LIMITS, CONTACT_PROPERTY_TYPES, HEADER_UNSAFE, SUBSCRIPTIONS } from '@petrel/contracts';
 
 /** Property keys: ASCII letters, digits and underscore, case-sensitive (Resend's rule). */
 export const PROPERTY_KEY_PATTERN = /^[A-Za-z0-9_]+$/;
 
+/** A contact's first or last name; may end up in a display name, so no line breaks or controls. */
 const nameSchema = z
   .string('must be a string or null')
-  .max(AUDIENCE_LIMITS.contactName, `has at most ${AUDIENCE_LIMITS.contactName} characters`);
+  .max(AUDIENCE_LIMITS.contactName, `has at most ${AUDIENCE_LIMITS.contactName} characters`)
+  .refine((s) => !HEADER_UNSAFE.test(s), 'must not contain line breaks or control characters');
 
 const emailSchema = z.string('is required and must be a string').min(1, 'must not be empty');
 
