@@ -6,6 +6,7 @@
 //   npm run bench -- --quick            every phase, tiny (CI smoke: proves the bench works)
 //   npm run bench -- --phase delivery   one phase (comma-separate several)
 //   npm run bench -- --phase cluster    Petrel on a 1- and a 3-master Redis Cluster vs the single node
+//   npm run bench -- --phase contacts-import   CSV imports of 100k and 1M contacts: rows/s, flat worker RSS
 //   npm run bench -- --profile worker   write --cpu-prof profiles of Petrel workers (api, worker,
 //                                       baseline-api, baseline-worker or all) under the run's dir
 //   other flags: --n 20000 --reps 3 --ingest-seconds 10 --mixed-seconds 10 --mixed-rate 1000
