@@ -14,10 +14,9 @@ import {
   type PageRequest,
 } from '@petrel/core';
 import type { Keys } from './keys.js';
-import { pageIndex } from './page-index.js';
 import type { RedisClient } from './redis.js';
 import { defineScripts, execAll, pipeline, type StoreCommands } from './scripts.js';
-import { readHashes } from './hash-records.js';
+import { getHash, pageHashes, readHashes } from './hash-records.js';
 
 function toProperty(r: Record<string, string>): ContactPropertyRecord {
   return {
@@ -41,10 +40,8 @@ export class ContactPropertiesStore implements ContactPropertiesPort {
     this.redis = defineScripts(redis);
   }
 
-  async get(teamId: string, id: string): Promise<ContactPropertyRecord | null> {
-    if (!UUID_RE.test(id)) return null;
-    const r = await this.redis.hgetall(this.keys.contactProperty(teamId, id.toLowerCase()));
-    return r.id ? toProperty(r) : null;
+  get(teamId: string, id: string): Promise<ContactPropertyRecord | null> {
+    return getHash(this.redis, (p) => this.keys.contactProperty(teamId, p), id, toProperty);
   }
 
   async all(teamId: string): Promise<ContactPropertyRecord[]> {
@@ -53,10 +50,10 @@ export class ContactPropertiesStore implements ContactPropertiesPort {
   }
 
   /** Newest first; null for an unknown cursor. */
-  async list(teamId: string, page: PageRequest): Promise<Page<ContactPropertyRecord> | null> {
-    const found = await pageIndex(this.redis, this.keys.contactProperties(teamId), page);
-    if (!found) return null;
-    return { items: await this.read(teamId, found.ids), hasMore: found.hasMore };
+  list(teamId: string, page: PageRequest): Promise<Page<ContactPropertyRecord> | null> {
+    const keyOf = (p: string): string => this.keys.contactProperty(teamId, p);
+    const index = this.keys.contactProperties(teamId);
+    return pageHashes(this.redis, 'ContactPropertiesStore.list', index, page, keyOf, toProperty);
   }
 
   async create(

@@ -116,12 +116,7 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
     const k = this.keys;
     const [status, detail] = await this.redis.petrelCreateContact(
       6 + 2 * c.segments.length + 2 * c.topics.length,
-      k.contact(teamId, id),
-      k.contacts(teamId),
-      k.contactByEmail(teamId),
-      k.unsubscribedContacts(teamId),
-      k.contactSegments(teamId, id),
-      k.events(teamId),
+      ...this.contactKeys(teamId, id),
       ...c.segments.map((s) => k.segment(teamId, s)),
       ...c.segments.map((s) => k.segmentMembers(teamId, s)),
       ...c.topics.map((t) => k.topic(teamId, t.id)),
@@ -197,12 +192,7 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
       );
       const res = await this.redis.petrelDeleteContact(
         6 + cur.segmentIds.length + topicIds.length,
-        k.contact(teamId, id),
-        k.contacts(teamId),
-        k.contactByEmail(teamId),
-        k.unsubscribedContacts(teamId),
-        k.contactSegments(teamId, id),
-        k.events(teamId),
+        ...this.contactKeys(teamId, id),
         ...cur.segmentIds.map((s) => k.segmentMembers(teamId, s)),
         ...topicIds.map((t) => k.topicSubscriptions(teamId, t)),
         id,
@@ -375,6 +365,22 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
     }
     const r = (await execAll(pipe)) as (string | null)[];
     return topicIds.map((_, i) => r[2 * i] ?? r[2 * i + 1] ?? null);
+  }
+
+  /**
+   * The first KEYS of the create and delete scripts: the contact, the listing, the mailbox
+   * index, the unsubscribed set, the contact's segments, the events stream.
+   */
+  private contactKeys(teamId: string, id: string): string[] {
+    const k = this.keys;
+    return [
+      k.contact(teamId, id),
+      k.contacts(teamId),
+      k.contactByEmail(teamId),
+      k.unsubscribedContacts(teamId),
+      k.contactSegments(teamId, id),
+      k.events(teamId),
+    ];
   }
 
   /** The contact, its raw hash (with `rev`, read first) and its segments. */

@@ -12,10 +12,9 @@
 import type { SegmentRecord } from '@petrel/contracts';
 import { UUID_RE, newId, type Page, type PageRequest, type SegmentsReader } from '@petrel/core';
 import type { Keys } from './keys.js';
-import { pageIndex } from './page-index.js';
 import type { RedisClient } from './redis.js';
 import { defineScripts, execAll, transaction, type StoreCommands } from './scripts.js';
-import { readHashes } from './hash-records.js';
+import { getHash, pageHashes } from './hash-records.js';
 
 export function toSegment(r: Record<string, string>): SegmentRecord {
   return { id: r.id ?? '', name: r.name ?? '', created_at: r.created_at ?? '' };
@@ -32,21 +31,14 @@ export class SegmentsStore implements SegmentsReader {
     this.redis = defineScripts(redis);
   }
 
-  async get(teamId: string, id: string): Promise<SegmentRecord | null> {
-    if (!UUID_RE.test(id)) return null;
-    const r = await this.redis.hgetall(this.keys.segment(teamId, id.toLowerCase()));
-    return r.id ? toSegment(r) : null;
+  get(teamId: string, id: string): Promise<SegmentRecord | null> {
+    return getHash(this.redis, (s) => this.keys.segment(teamId, s), id, toSegment);
   }
 
   /** Newest first; null for an unknown cursor. */
-  async list(teamId: string, page: PageRequest): Promise<Page<SegmentRecord> | null> {
-    const found = await pageIndex(this.redis, this.keys.segments(teamId), page);
-    if (!found) return null;
-    const keys = found.ids.map((id) => this.keys.segment(teamId, id));
-    return {
-      items: await readHashes(this.redis, 'SegmentsStore.list', keys, toSegment),
-      hasMore: found.hasMore,
-    };
+  list(teamId: string, page: PageRequest): Promise<Page<SegmentRecord> | null> {
+    const keyOf = (s: string): string => this.keys.segment(teamId, s);
+    return pageHashes(this.redis, 'SegmentsStore.list', this.keys.segments(teamId), page, keyOf, toSegment);
   }
 
   async create(teamId: string, name: string): Promise<SegmentRecord> {
