@@ -123,7 +123,8 @@ export async function startStack(
       const { key: k = key, ...rest } = init;
       const headers = new Headers(rest.headers);
       if (k !== null) headers.set('authorization', `Bearer ${k}`);
-      if (rest.body !== undefined && !headers.has('content-type'))
+      // multipart: fetch writes the content type with its boundary
+      if (rest.body !== undefined && !(rest.body instanceof FormData) && !headers.has('content-type'))
         headers.set('content-type', 'application/json');
       const res = await fetch(`${baseUrl}${path}`, { ...rest, headers });
       const text = await res.text();
