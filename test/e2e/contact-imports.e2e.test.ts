@@ -68,7 +68,7 @@ async function postStreamed(
   const res = await fetch(`${baseUrl}/contacts/imports`, {
     method: 'POST',
     headers: { authorization: `Bearer ${key}`, 'content-type': `multipart/form-data; boundary=${boundary}` },
-    body: streamedImport(boundary, rows, row, fields) as unknown as BodyInit,
+    body: streamedImport(boundary, rows, row, fields) as unknown as RequestInit['body'],
     duplex: 'half',
   } as RequestInit);
   const body = (await res.json()) as { id?: string };
@@ -268,7 +268,12 @@ describe('contact imports through the whole stack', () => {
         authorization: `Bearer ${stack.key}`,
         'content-type': `multipart/form-data; boundary=${boundary}`,
       },
-      body: streamedImport(boundary, 700_000, (i) => `user${i}@example.test,U`, {}) as unknown as BodyInit,
+      body: streamedImport(
+        boundary,
+        700_000,
+        (i) => `user${i}@example.test,U`,
+        {},
+      ) as unknown as RequestInit['body'],
       duplex: 'half',
     } as RequestInit).catch((err: unknown) => err);
     if (streamed instanceof Response) {

@@ -28,6 +28,7 @@ import type {
   ContactImportRecord,
   ContactImportRuns,
   ImportFailure,
+  ImportOutcome,
   ImportProgress,
   ImportReferences,
   PageRequest,
@@ -359,12 +360,7 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
     return ok === 1;
   }
 
-  async finish(
-    teamId: string,
-    importId: string,
-    runId: string,
-    outcome: ImportProgress & { status: 'completed' | 'failed'; error: string | null; completedAt: Date },
-  ): Promise<boolean> {
+  async finish(teamId: string, importId: string, runId: string, outcome: ImportOutcome): Promise<boolean> {
     const ok = await this.redis.petrelFinishContactImport(
       this.keys.contactImport(teamId, importId),
       this.keys.contactImportChunks(teamId, importId),

@@ -12,7 +12,7 @@ import type {
   ContactImportRuns,
   ContactsImporter,
   ImportBatchCounts,
-  ImportConflict,
+  ImportOutcome,
   ImportProgress,
   ImportReferences,
   ImportedContact,
@@ -75,12 +75,7 @@ export class MemoryContactImports implements ContactImportRuns, ContactImportInt
     return true;
   }
 
-  async finish(
-    teamId: string,
-    importId: string,
-    runId: string,
-    outcome: ImportProgress & { status: 'completed' | 'failed'; error: string | null; completedAt: Date },
-  ): Promise<boolean> {
+  async finish(teamId: string, importId: string, runId: string, outcome: ImportOutcome): Promise<boolean> {
     const r = this.records.get(this.key(teamId, importId));
     if (!r || r.owner !== runId) return false;
     const { completedAt, ...rest } = outcome;
@@ -114,11 +109,7 @@ export class MemoryContactsImporter implements ContactsImporter {
   async upsertMany(
     teamId: string,
     rows: readonly ImportedContact[],
-    options: {
-      onConflict: ImportConflict;
-      segments: readonly string[];
-      topics: readonly { id: string; subscription: Subscription }[];
-    },
+    options: Parameters<ContactsImporter['upsertMany']>[2],
   ): Promise<ImportBatchCounts> {
     this.calls++;
     const counts: ImportBatchCounts = { created: 0, updated: 0, skipped: 0, failed: 0 };

@@ -52,6 +52,13 @@ export interface ImportProgress {
   failures: ImportFailure[];
 }
 
+/** How a run ended: its last progress, the status, why it failed, and when. */
+export interface ImportOutcome extends ImportProgress {
+  status: 'completed' | 'failed';
+  error: string | null;
+  completedAt: Date;
+}
+
 /** An import's record. `counts.total` is the number of rows consumed so far (== rowsDone). */
 export interface ContactImportRecord extends ImportProgress {
   id: string;
@@ -79,12 +86,7 @@ export interface ContactImportRuns {
    * Ends the import (completed or failed) and deletes its file, in one step; false when another
    * run owns it.
    */
-  finish(
-    teamId: string,
-    importId: string,
-    runId: string,
-    outcome: ImportProgress & { status: 'completed' | 'failed'; error: string | null; completedAt: Date },
-  ): Promise<boolean>;
+  finish(teamId: string, importId: string, runId: string, outcome: ImportOutcome): Promise<boolean>;
   /** The file's chunks in order, read one at a time. */
   chunks(teamId: string, importId: string): AsyncIterable<Uint8Array>;
 }

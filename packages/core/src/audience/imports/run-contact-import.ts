@@ -36,7 +36,7 @@ export interface RunContactImportPorts {
   /** Asked between batches: true stops the run after its checkpoint (graceful shutdown). */
   shouldStop?: () => boolean;
   /** Overrides of CONTACT_IMPORT_POLICY (tests). */
-  policy?: Partial<Pick<typeof CONTACT_IMPORT_POLICY, 'batchRows' | 'progressEvery' | 'failuresKept'>>;
+  policy?: Partial<Record<'batchRows' | 'progressEvery' | 'failuresKept', number>>;
 }
 
 export type RunContactImportResult =
