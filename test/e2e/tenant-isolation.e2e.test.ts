@@ -12,11 +12,13 @@ import { Resend } from 'resend';
 import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
 import { waitUntil } from '@petrel/testing';
 import { email, startStack, type Stack } from './helpers.js';
+import { createTeamResources, fillPath, isLinkRoute, type TeamResources } from './team-resources.js';
 
 let stack: Stack;
 let b: { full: string; sending: string; store: ApiKeysStore; team: string };
 let close: () => Promise<unknown>;
-const a = { email: '', template: '', key: '' };
+/** Team A's resources: one of each, so every id-bearing route has an id of A's to try. */
+let a: TeamResources;
 
 beforeAll(async () => {
   stack = await startStack();
@@ -30,33 +32,31 @@ beforeAll(async () => {
     store,
     team,
   };
-  // Team A's resources: a scheduled email (so PATCH and cancel would act), a published
-  // template with an alias, and an API key.
-  const sent = await stack.resend.emails.send({ ...email(1), scheduledAt: 'in 2 hours' } as never);
-  a.email = sent.data!.id;
-  const tpl = await stack.resend.templates.create({
-    name: 'a-template',
-    alias: 'a-alias',
-    subject: 'Hi',
-    html: '<p>{{{NAME}}}</p>',
-    variables: [{ key: 'NAME', type: 'string', fallbackValue: 'x' }],
-  });
-  a.template = tpl.data!.id;
-  expect((await stack.resend.templates.publish(a.template)).error).toBeNull();
-  a.key = (await stack.resend.apiKeys.create({ name: 'a-extra' })).data!.id;
+  a = await createTeamResources(stack, 'team-a');
 });
 afterAll(async () => {
   await close?.();
   await stack?.stop();
 });
 
+const idOf = (owner: string): string => a.ids[owner]![0]!;
+
 /** A's state, as A sees it. */
 async function snapshotA() {
+  const get = async (path: string) => (await stack.http(path)).body;
   return {
-    email: (await stack.http(`/emails/${a.email}`)).body,
-    template: (await stack.http(`/templates/${a.template}`)).body,
-    keys: (await stack.http('/api-keys')).body,
-    templates: (await stack.http('/templates')).body,
+    email: await get(`/emails/${idOf('emails')}`),
+    template: await get(`/templates/${idOf('templates')}`),
+    keys: await get('/api-keys'),
+    templates: await get('/templates'),
+    contact: await get(`/contacts/${idOf('contacts')}`),
+    contactTopics: await get(`/contacts/${idOf('contacts')}/topics`),
+    contacts: await get('/contacts'),
+    segments: await get('/segments'),
+    topics: await get('/topics'),
+    properties: await get('/contact-properties'),
+    suppressions: await get('/suppressions'),
+    ...(a.ids.broadcasts ? { broadcast: await get(`/broadcasts/${idOf('broadcasts')}`) } : {}),
   };
 }
 
@@ -64,15 +64,22 @@ const PLAUSIBLE_BODY: Record<string, unknown> = {
   'PATCH /emails/:id': { scheduled_at: 'in 3 hours' },
   'PATCH /templates/:idOrAlias': { name: 'taken over' },
   'PATCH /api-keys/:id': { name: 'taken over' },
+  'PATCH /contacts/:c': { first_name: 'taken over', unsubscribed: true },
+  'PATCH /audiences/:audienceId/contacts/:c': { first_name: 'taken over' },
+  'POST /audiences/:audienceId/contacts': { email: 'intruder@example.test' },
+  'PATCH /segments/:id': { name: 'taken over' },
+  'PATCH /topics/:id': { name: 'taken over' },
+  'PATCH /contact-properties/:id': { fallback_value: 'taken over' },
+  'PATCH /broadcasts/:id': { subject: 'taken over' },
 };
 
-function fill(path: string): string[] {
-  if (path.includes(':idOrAlias'))
-    return [path.replace(':idOrAlias', a.template), path.replace(':idOrAlias', 'a-alias')];
-  if (path.startsWith('/emails/:id')) return [path.replace(':id', a.email)];
-  if (path.startsWith('/api-keys/:id')) return [path.replace(':id', a.key)];
-  throw new Error(`no team-A id known for the route ${path}: add it to this test`);
-}
+/** PATCH /contacts/:c/topics takes a list naming A's topic. */
+const bodyFor = (method: string, path: string): unknown =>
+  path === '/contacts/:c/topics' && method === 'PATCH'
+    ? [{ id: idOf('topics'), subscription: 'opt_out' }]
+    : (PLAUSIBLE_BODY[`${method} ${path}`] ?? (method === 'GET' || method === 'DELETE' ? undefined : {}));
+
+const fill = (path: string): string[] => fillPath(path, a);
 
 describe('tenant isolation and key scopes (R19)', () => {
   it('enumerates the routes it checks', () => {
@@ -93,10 +100,9 @@ describe('tenant isolation and key scopes (R19)', () => {
   it("another team's full-access key gets 404 for every id-bearing route and changes nothing", async () => {
     const before = await snapshotA();
     const tried: string[] = [];
-    for (const { method, path } of stack.routes.filter((r) => r.path.includes(':'))) {
+    for (const { method, path } of stack.routes.filter((r) => r.path.includes(':') && !isLinkRoute(r.path))) {
       for (const url of fill(path)) {
-        const body =
-          PLAUSIBLE_BODY[`${method} ${path}`] ?? (method === 'GET' || method === 'DELETE' ? undefined : {});
+        const body = bodyFor(method, path);
         const res = await stack.http(url, {
           method,
           key: b.full,
@@ -107,19 +113,28 @@ describe('tenant isolation and key scopes (R19)', () => {
         expect(res.body).toMatchObject({ statusCode: 404, name: 'not_found' });
       }
     }
-    expect(tried.length).toBeGreaterThanOrEqual(10);
+    expect(tried.length).toBeGreaterThanOrEqual(40);
     expect(await snapshotA()).toEqual(before);
     // B's own listings hold nothing of A's (and the duplicate route created nothing for B)
     const bList = async (path: string) =>
       (await stack.http(path, { key: b.full })).body as { data: { id: string }[] };
-    expect((await bList('/emails')).data.map((x) => x.id)).not.toContain(a.email);
-    expect((await bList('/templates')).data).toEqual([]);
-    expect((await bList('/api-keys')).data.map((x) => x.id)).not.toContain(a.key);
+    expect((await bList('/emails')).data.map((x) => x.id)).not.toContain(idOf('emails'));
+    expect((await bList('/api-keys')).data.map((x) => x.id)).not.toContain(idOf('api-keys'));
+    for (const list of [
+      '/templates',
+      '/contacts',
+      '/segments',
+      '/topics',
+      '/contact-properties',
+      '/suppressions',
+    ])
+      expect((await bList(list)).data, list).toEqual([]);
   });
 
   it('a sending_access key may only send: every other route → 401 restricted_api_key', async () => {
     const PUBLIC = new Set(['GET /health', 'GET /ready']); // probes, no key needed
-    for (const { method, path } of stack.routes.filter((r) => !PUBLIC.has(`${r.method} ${r.path}`))) {
+    const keyed = stack.routes.filter((r) => !PUBLIC.has(`${r.method} ${r.path}`) && !isLinkRoute(r.path));
+    for (const { method, path } of keyed) {
       const url = path.includes(':') ? fill(path)[0]! : path;
       const sending = method === 'POST' && (path === '/emails' || path === '/emails/batch');
       const body = path === '/emails' ? email(2) : path === '/emails/batch' ? [email(3)] : {};

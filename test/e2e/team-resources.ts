@@ -1,0 +1,106 @@
+/**
+ * One of every resource a team can have, created through the API with the official SDK, and the
+ * path of any route of the router filled in with them: the route-enumerating tests (fuzz, tenant
+ * isolation) cover a new route as soon as its resource is listed here, and fail loudly until then.
+ */
+import { expect } from 'vitest';
+import { email, type Stack } from './helpers.js';
+
+export interface TeamResources {
+  /** By the fixed segment before a `:param` (`contacts`, `segments`…): the ids that address it. */
+  ids: Record<string, string[]>;
+}
+
+/** Path prefixes whose routes take no API key (the credential is in the URL). */
+export const LINK_ROUTE_PREFIXES = ['/unsubscribe/'];
+export const isLinkRoute = (path: string): boolean => LINK_ROUTE_PREFIXES.some((p) => path.startsWith(p));
+
+const ok = <T>(r: { data: T | null; error: unknown }, what: string): T => {
+  expect(r.error, what).toBeNull();
+  return r.data!;
+};
+
+/** Creates one of each resource for the stack's team; `tag` keeps names and addresses apart. */
+export async function createTeamResources(stack: Stack, tag: string): Promise<TeamResources> {
+  const r = stack.resend;
+  const scheduled = ok(await r.emails.send({ ...email(1), scheduledAt: 'in 2 hours' } as never), 'email');
+  const alias = `${tag}-alias`;
+  const template = ok(
+    await r.templates.create({
+      name: `${tag}-template`,
+      alias,
+      subject: 'Hi',
+      html: '<p>{{{NAME}}}</p>',
+      variables: [{ key: 'NAME', type: 'string', fallbackValue: 'x' }],
+    }),
+    'template',
+  );
+  ok(await r.templates.publish(template.id), 'publish');
+  const key = ok(await r.apiKeys.create({ name: `${tag}-extra` }), 'api key');
+  const segment = ok(await r.segments.create({ name: `${tag}-segment` }), 'segment');
+  const topic = ok(await r.topics.create({ name: `${tag}-topic`, defaultSubscription: 'opt_in' }), 'topic');
+  const property = ok(
+    await r.contactProperties.create({ key: `${tag.replace(/\W/g, '_')}_plan`, type: 'string' }),
+    'property',
+  );
+  const contactEmail = `${tag}-contact@example.test`;
+  const contact = ok(
+    await r.contacts.create({
+      email: contactEmail,
+      segments: [{ id: segment.id }],
+      topics: [{ id: topic.id, subscription: 'opt_in' }],
+    }),
+    'contact',
+  );
+  const suppressed = `${tag}-suppressed@example.test`;
+  const suppression = ok(await r.suppressions.add({ email: suppressed }), 'suppression');
+  const form = new FormData();
+  form.set('file', new Blob([`email\n${tag}-imported@example.test\n`], { type: 'text/csv' }), 'c.csv');
+  const imported = await stack.http('/contacts/imports', { method: 'POST', body: form });
+  expect(imported.status, JSON.stringify(imported.body)).toBe(201);
+  const ids: Record<string, string[]> = {
+    emails: [scheduled.id],
+    templates: [template.id, alias],
+    'api-keys': [key.id],
+    segments: [segment.id],
+    audiences: [segment.id],
+    topics: [topic.id],
+    'contact-properties': [property.id],
+    contacts: [contact.id, contactEmail],
+    suppressions: [suppression.id, encodeURIComponent(suppressed)],
+    imports: [(imported.body as { id: string }).id],
+  };
+  const broadcasts = await stack.http('/broadcasts', {
+    method: 'POST',
+    body: JSON.stringify({
+      segment_id: segment.id,
+      from: 'Acme <news@acme.test>',
+      subject: 'Hi',
+      html: '<p>hi</p>',
+    }),
+  });
+  if (broadcasts.status === 201) ids.broadcasts = [(broadcasts.body as { id: string }).id];
+  return { ids };
+}
+
+/**
+ * Every way to fill `path` with `res`: each `:param` by the ids of the resource named by the
+ * segment before it (`/contacts/:c/segments/:segmentId` → a contact, then a segment). The first
+ * id of each is used, and one variant per further identifier (alias, email) of the first param.
+ */
+export function fillPath(path: string, res: TeamResources): string[] {
+  const segments = path.split('/');
+  const params = segments.flatMap((s, i) => (s.startsWith(':') ? [i] : []));
+  if (params.length === 0) return [path];
+  const idsAt = (i: number): string[] => {
+    const owner = segments[i - 1]!;
+    const ids = res.ids[owner];
+    if (!ids)
+      throw new Error(`no id known for the route ${path} (after /${owner}): add it to team-resources.ts`);
+    return ids;
+  };
+  const first = idsAt(params[0]!);
+  return first.map((firstId) =>
+    segments.map((s, i) => (i === params[0] ? firstId : s.startsWith(':') ? idsAt(i)[0]! : s)).join('/'),
+  );
+}
