@@ -36,8 +36,7 @@ import type {
 import type { RedisClient } from './redis.js';
 import { Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
-import { pipeline, transaction, execAll } from './scripts.js';
-import { assertOneSlot } from './slots.js';
+import { defineScripts, pipeline, transaction, execAll, type StoreCommands } from './scripts.js';
 
 /** Bytes per chunk of an uploaded file (the API cuts the stream at this size). */
 export const CONTACT_IMPORT_CHUNK_BYTES = 256 * 1024;
@@ -49,91 +48,6 @@ const UPLOAD_TTL_MS = 60 * 60 * 1000;
  * queued (the API died in between) does not stay `queued` for ever.
  */
 const PENDING_TTL_MS = 7 * 24 * 3600 * 1000;
-
-/**
- * The import store's Lua scripts, registered on the connection like scripts.ts registers the
- * store's (defineCommand, EVALSHA), with the same one-slot check of KEYS on every call.
- */
-const IMPORT_SCRIPTS = {
-  /**
-   * KEYS[1] record, KEYS[2] chunks. ARGV: runId, now (ISO). Takes a queued or running import
-   * for the run and removes the expiries; returns the record's fields flat, or nil when gone.
-   */
-  petrelClaimContactImport: `
-if redis.call('EXISTS', KEYS[1]) == 0 then return nil end
-local st = redis.call('HGET', KEYS[1], 'status')
-if st == 'queued' or st == 'in_progress' then
-  redis.call('HSET', KEYS[1], 'status', 'in_progress', 'owner', ARGV[1])
-  redis.call('HSETNX', KEYS[1], 'started_at', ARGV[2])
-  redis.call('PERSIST', KEYS[1])
-  redis.call('PERSIST', KEYS[2])
-end
-return redis.call('HGETALL', KEYS[1])
-`,
-  /** KEYS[1] record. ARGV: runId, then field/value pairs. Writes them only for the owner: 1, else 0. */
-  petrelCheckpointContactImport: `
-if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-return 1
-`,
-  /**
-   * KEYS[1] record, KEYS[2] chunks. ARGV: runId, then field/value pairs (the outcome). For the
-   * owner only: writes the outcome, lets the run go and deletes the file. 1, else 0.
-   */
-  petrelFinishContactImport: `
-if redis.call('HGET', KEYS[1], 'owner') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 2))
-redis.call('HDEL', KEYS[1], 'owner')
-redis.call('DEL', KEYS[2])
-return 1
-`,
-  /**
-   * KEYS[1] record, KEYS[2] chunks. ARGV: error, now (ISO). Fails a queued or running import
-   * whoever owns it and deletes the file: 1, or 0 when it is gone or has ended.
-   */
-  petrelAbandonContactImport: `
-local st = redis.call('HGET', KEYS[1], 'status')
-if st ~= 'queued' and st ~= 'in_progress' then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'failed', 'completed_at', ARGV[2], 'error', ARGV[1])
-redis.call('HDEL', KEYS[1], 'owner')
-redis.call('PERSIST', KEYS[1])
-redis.call('DEL', KEYS[2])
-return 1
-`,
-} as const;
-
-type ImportScript = keyof typeof IMPORT_SCRIPTS;
-const KEY_COUNT: Record<ImportScript, number> = {
-  petrelClaimContactImport: 2,
-  petrelCheckpointContactImport: 1,
-  petrelFinishContactImport: 2,
-  petrelAbandonContactImport: 2,
-};
-type ImportCommands = {
-  [K in ImportScript]: (...args: (string | number)[]) => Promise<unknown>;
-};
-
-const registered = new WeakSet<RedisClient>();
-
-function defineImportScripts(redis: RedisClient): RedisClient & ImportCommands {
-  if (!registered.has(redis)) {
-    const commands = redis as unknown as Record<string, (...args: unknown[]) => Promise<unknown>>;
-    for (const [name, lua] of Object.entries(IMPORT_SCRIPTS) as [ImportScript, string][]) {
-      redis.defineCommand(name, { numberOfKeys: KEY_COUNT[name], lua });
-      const call = commands[name]!;
-      commands[name] = function checkedScript(this: unknown, ...args: unknown[]) {
-        try {
-          assertOneSlot(name, args.slice(0, KEY_COUNT[name]) as string[]);
-        } catch (err) {
-          return Promise.reject(err);
-        }
-        return call.apply(this, args);
-      };
-    }
-    registered.add(redis);
-  }
-  return redis as RedisClient & ImportCommands;
-}
 
 const COUNT_FIELDS = ['total', 'created', 'updated', 'skipped', 'failed'] as const;
 
@@ -196,13 +110,13 @@ function flatToHash(flat: unknown): Record<string, string> {
 const FILTER_SCAN = 100;
 
 export class ContactImportsStore implements ContactImportRuns, ContactImportIntake, ImportReferences {
-  private readonly redis: RedisClient & ImportCommands;
+  private readonly redis: RedisClient & StoreCommands;
 
   constructor(
     redis: RedisClient,
     private readonly keys: Keys,
   ) {
-    this.redis = defineImportScripts(redis);
+    this.redis = defineScripts(redis);
   }
 
   // ---- upload (API) ----

@@ -153,6 +153,10 @@ export class Keys {
   suppressions(teamId: string): string {
     return `${this.prefix}:{${teamId}}:suppressions`;
   }
+  /** Sorted set of the team's suppression ids of one origin by creation time (the `origin` filter). */
+  suppressionsByOrigin(teamId: string, origin: string): string {
+    return `${this.prefix}:{${teamId}}:suppressions:origin:${origin}`;
+  }
   /** Hash mailbox → suppression id (read at send time). */
   suppressionByEmail(teamId: string): string {
     return `${this.prefix}:{${teamId}}:suppression-by-email`;

@@ -16,12 +16,15 @@ import type { ChainableCommander } from 'ioredis';
 import type { RedisClient } from './redis.js';
 import { assertOneSlot, oneSlotBatch } from './slots.js';
 import { CONTACT_SCRIPTS, type ContactStoreCommands } from './contacts.scripts.js';
+import { CONTACT_IMPORT_SCRIPTS, type ContactImportStoreCommands } from './contact-imports.scripts.js';
 
 type Arg = string | number;
 
 export const SCRIPTS = {
   /** Contacts, segments and contact properties (contacts.scripts.ts). */
   ...CONTACT_SCRIPTS,
+  /** Contact imports (contact-imports.scripts.ts). */
+  ...CONTACT_IMPORT_SCRIPTS,
   /**
    * KEYS[1] idempotency record. ARGV: fingerprint, owner, now(ms), lockMs, ttlMs.
    * Returns { outcome, started, status, body }:
@@ -386,7 +389,7 @@ return out
 type ScriptName = keyof typeof SCRIPTS;
 
 /** The scripts as commands of a connection, with their replies. */
-export interface StoreCommands extends ContactStoreCommands {
+export interface StoreCommands extends ContactStoreCommands, ContactImportStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;

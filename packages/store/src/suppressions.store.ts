@@ -47,7 +47,7 @@ export class SuppressionsStore implements SuppressionsPort {
 
   /** The listing of one origin's entries (see the header). */
   originIndex(teamId: string, origin: SuppressionOrigin): string {
-    return `${this.keys.suppressions(teamId)}:origin:${origin}`;
+    return this.keys.suppressionsByOrigin(teamId, origin);
   }
 
   async add(
