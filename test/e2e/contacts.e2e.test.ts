@@ -7,30 +7,21 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateContactOptions } from 'resend';
 import type { TeamEvent } from '@petrel/contracts';
-import { EVENTS_STREAM_FIELD, createRedis, type RedisClient } from '@petrel/store';
 import { startStack, type Stack } from './helpers.js';
 
 let stack: Stack;
-let redis: RedisClient;
 beforeAll(async () => {
   stack = await startStack();
-  redis = createRedis(stack.redis.url);
 });
 afterAll(async () => {
-  await redis?.quit();
   await stack?.stop();
 });
 
 let seq = 0;
 const address = (tag: string): string => `${tag}-${++seq}@example.test`;
 
-/** The events the stack published on the (one) team's stream, oldest first. */
-async function teamEvents(): Promise<TeamEvent[]> {
-  const [streamKey] = await redis.keys(`${stack.prefix}:{*}:events`);
-  if (!streamKey) return [];
-  const entries = await redis.xrange(streamKey, '-', '+');
-  return entries.map(([, f]) => JSON.parse(f[f.indexOf(EVENTS_STREAM_FIELD) + 1]!) as TeamEvent);
-}
+/** The contact events the stack published, oldest first. */
+const teamEvents = async (): Promise<TeamEvent[]> => (await stack.teamEvents('contact.')) as TeamEvent[];
 
 async function newContact(opts: CreateContactOptions): Promise<string> {
   const { data, error } = await stack.resend.contacts.create(opts);

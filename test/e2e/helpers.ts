@@ -6,7 +6,8 @@ import { randomBytes } from 'node:crypto';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
 import { SendQueues } from '@petrel/queue';
-import { Keys, createRedis, type RedisClient } from '@petrel/store';
+import { EVENTS_STREAM_FIELD, Keys, createRedis, type RedisClient } from '@petrel/store';
+import type { EmailEvent, TeamEvent } from '@petrel/contracts';
 import {
   startRedis,
   startSmtpSink,
@@ -51,6 +52,11 @@ export interface Stack {
    * (a refused batch, an idempotent replay) sent nothing the sink does not have already.
    */
   drained(timeoutMs?: number): Promise<void>;
+  /**
+   * Every event published on the teams' events streams (what the webhook dispatcher reads),
+   * oldest first per team; `prefix` keeps only those whose type starts with it (`contact.`).
+   */
+  teamEvents(prefix?: string): Promise<(EmailEvent | TeamEvent)[]>;
   stop(): Promise<void>;
 }
 
@@ -110,9 +116,24 @@ export async function startStack(
     return queues.send.queues;
   };
 
+  const keys = new Keys(prefix);
+  async function teamEvents(typePrefix = ''): Promise<(EmailEvent | TeamEvent)[]> {
+    lanes(); // opens the helper's connection
+    const r = queues!.redis;
+    const out: (EmailEvent | TeamEvent)[] = [];
+    for (const teamId of await r.smembers(keys.teams())) {
+      for (const [, fields] of await r.xrange(keys.events(teamId), '-', '+')) {
+        const event = JSON.parse(fields[fields.indexOf(EVENTS_STREAM_FIELD) + 1]!) as EmailEvent | TeamEvent;
+        if (event.type.startsWith(typePrefix)) out.push(event);
+      }
+    }
+    return out;
+  }
+
   return {
     redis,
     sink,
+    teamEvents,
     resend,
     key,
     baseUrl,

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TeamEvent } from '@petrel/contracts';
-import { EVENTS_STREAM_FIELD, Keys, SuppressionsStore, createRedis, type RedisClient } from '@petrel/store';
+import { Keys, SuppressionsStore, createRedis, type RedisClient } from '@petrel/store';
 import { startStack, type Stack } from './helpers.js';
 
 let stack: Stack;
@@ -28,12 +28,8 @@ let seq = 0;
 /** An address no other test uses. */
 const addr = (tag: string): string => `${tag}-${++seq}@example.test`;
 
-async function suppressionEvents(): Promise<TeamEvent[]> {
-  const entries = await redis.xrange(keys.events(teamId), '-', '+');
-  return entries
-    .map(([, f]) => JSON.parse(f[f.indexOf(EVENTS_STREAM_FIELD) + 1]!) as TeamEvent)
-    .filter((e) => e.type.startsWith('suppression.'));
-}
+const suppressionEvents = async (): Promise<TeamEvent[]> =>
+  (await stack.teamEvents('suppression.')) as TeamEvent[];
 
 describe('suppressions (SDK)', () => {
   it('adds, reads by id and by (encoded) address, lists and removes an entry', async () => {

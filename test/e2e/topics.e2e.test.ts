@@ -6,31 +6,20 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TeamEvent } from '@petrel/contracts';
-import { EVENTS_STREAM_FIELD, Keys, createRedis, type RedisClient } from '@petrel/store';
 import { startStack, type Stack } from './helpers.js';
 
 let stack: Stack;
-let redis: RedisClient;
 beforeAll(async () => {
   stack = await startStack();
-  redis = createRedis(stack.redis.url);
 });
 afterAll(async () => {
-  await redis?.quit();
   await stack?.stop();
 });
 
 const MISSING = '0190a0b0-0000-7000-8000-000000000000';
 
 /** The topic.* events on the stack's (one) team stream. */
-async function topicEvents(): Promise<TeamEvent[]> {
-  const keys = new Keys(stack.prefix);
-  const [teamId] = await redis.smembers(keys.teams());
-  const entries = await redis.xrange(keys.events(teamId!), '-', '+');
-  return entries
-    .map(([, f]) => JSON.parse(f[f.indexOf(EVENTS_STREAM_FIELD) + 1]!) as TeamEvent)
-    .filter((e) => e.type.startsWith('topic.'));
-}
+const topicEvents = async (): Promise<TeamEvent[]> => (await stack.teamEvents('topic.')) as TeamEvent[];
 
 describe('topics (SDK)', () => {
   it('creates, reads, lists, updates and removes a topic', async () => {

@@ -13,9 +13,8 @@ import {
   type Page,
   type PageRequest,
 } from '@petrel/core';
-import type { Keys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { defineScripts, execAll, pipeline, type StoreCommands } from './scripts.js';
+import { TeamStore } from './team-store.js';
+import { execAll, pipeline } from './scripts.js';
 import { getHash, pageHashes, readHashes } from './hash-records.js';
 
 function toProperty(r: Record<string, string>): ContactPropertyRecord {
@@ -29,17 +28,7 @@ function toProperty(r: Record<string, string>): ContactPropertyRecord {
   };
 }
 
-export class ContactPropertiesStore implements ContactPropertiesPort {
-  private readonly redis: RedisClient & StoreCommands;
-
-  constructor(
-    redis: RedisClient,
-    private readonly keys: Keys,
-    private readonly clock: { now(): number } = Date,
-  ) {
-    this.redis = defineScripts(redis);
-  }
-
+export class ContactPropertiesStore extends TeamStore implements ContactPropertiesPort {
   get(teamId: string, id: string): Promise<ContactPropertyRecord | null> {
     return getHash(this.redis, (p) => this.keys.contactProperty(teamId, p), id, toProperty);
   }

@@ -51,7 +51,6 @@ export interface EmailRecord {
 
 export const statusRank = (s: EmailStatus): number => EMAIL_STATUSES.indexOf(s);
 
-
 export class EmailsStore {
   private readonly redis: RedisClient & StoreCommands;
 

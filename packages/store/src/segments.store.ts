@@ -11,26 +11,15 @@
  */
 import type { SegmentRecord } from '@petrel/contracts';
 import { UUID_RE, newId, type Page, type PageRequest, type SegmentsReader } from '@petrel/core';
-import type { Keys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { defineScripts, execAll, transaction, type StoreCommands } from './scripts.js';
+import { TeamStore } from './team-store.js';
+import { execAll, transaction } from './scripts.js';
 import { getHash, pageHashes } from './hash-records.js';
 
 export function toSegment(r: Record<string, string>): SegmentRecord {
   return { id: r.id ?? '', name: r.name ?? '', created_at: r.created_at ?? '' };
 }
 
-export class SegmentsStore implements SegmentsReader {
-  private readonly redis: RedisClient & StoreCommands;
-
-  constructor(
-    redis: RedisClient,
-    private readonly keys: Keys,
-    private readonly clock: { now(): number } = Date,
-  ) {
-    this.redis = defineScripts(redis);
-  }
-
+export class SegmentsStore extends TeamStore implements SegmentsReader {
   get(teamId: string, id: string): Promise<SegmentRecord | null> {
     return getHash(this.redis, (s) => this.keys.segment(teamId, s), id, toSegment);
   }

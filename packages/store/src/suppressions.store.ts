@@ -25,26 +25,16 @@ import {
   type SuppressionRefs,
   type SuppressionsPort,
 } from '@petrel/core';
-import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
+import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { teamEventJson } from './team-event-json.js';
-import type { RedisClient } from './redis.js';
-import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
+import { TeamStore } from './team-store.js';
+import { pipeline } from './scripts.js';
 
 /** Retries of an add whose existing entry was removed under it (only under heavy contention). */
 const MAX_WRITE_ATTEMPTS = 8;
 
-export class SuppressionsStore implements SuppressionsPort {
-  private readonly redis: RedisClient & StoreCommands;
-
-  constructor(
-    redis: RedisClient,
-    private readonly keys: Keys,
-    private readonly clock: { now(): number } = Date,
-  ) {
-    this.redis = defineScripts(redis);
-  }
-
+export class SuppressionsStore extends TeamStore implements SuppressionsPort {
   /** The listing of one origin's entries (see the header). */
   originIndex(teamId: string, origin: SuppressionOrigin): string {
     return this.keys.suppressionsByOrigin(teamId, origin);

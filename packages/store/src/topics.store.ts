@@ -20,26 +20,16 @@ import {
   type TopicPatch,
   type TopicsPort,
 } from '@petrel/core';
-import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
+import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { teamEventJson } from './team-event-json.js';
-import type { RedisClient } from './redis.js';
-import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
+import { TeamStore } from './team-store.js';
+import { pipeline } from './scripts.js';
 
 /** Optimistic-concurrency retries before a write gives up (only under heavy contention). */
 const MAX_WRITE_ATTEMPTS = 8;
 
-export class TopicsStore implements TopicsPort {
-  private readonly redis: RedisClient & StoreCommands;
-
-  constructor(
-    redis: RedisClient,
-    private readonly keys: Keys,
-    private readonly clock: { now(): number } = Date,
-  ) {
-    this.redis = defineScripts(redis);
-  }
-
+export class TopicsStore extends TeamStore implements TopicsPort {
   async get(teamId: string, topicId: string): Promise<TopicRecord | null> {
     if (!UUID_RE.test(topicId)) return null;
     const r = await this.redis.hgetall(this.keys.topic(teamId, topicId.toLowerCase()));
