@@ -50,3 +50,4 @@ export * from './memory/topics.js';
 export * from './memory/suppressions.js';
 export * from './memory/recipient-states.js';
 export * from './memory/contacts.js';
+export * from './memory/fanout.js';

@@ -1,1 +1,3 @@
 export * from './ports.js';
+export * from './fanout.js';
+export * from './personalize.js';

@@ -1,0 +1,105 @@
+import { describe, expect, it } from 'vitest';
+import type { ContactPropertyRecord } from '@petrel/contracts';
+import { personalize, placeholderNeeds, type PersonalContact } from './personalize.js';
+
+const ada: PersonalContact = {
+  email: 'ada@example.test',
+  first_name: 'Ada',
+  last_name: 'Lovelace',
+  properties: { company: 'Analytical & Co', seats: 3 },
+};
+const nobody: PersonalContact = {
+  email: 'x@example.test',
+  first_name: null,
+  last_name: null,
+  properties: {},
+};
+const defs: ContactPropertyRecord[] = [
+  { id: 'p1', key: 'company', type: 'string', fallback_value: 'your company', created_at: '' },
+  { id: 'p2', key: 'seats', type: 'number', fallback_value: 1, created_at: '' },
+  { id: 'p3', key: 'plan', type: 'string', fallback_value: null, created_at: '' },
+];
+const URL = 'https://petrel.test/unsubscribe/tok?a=1&b=2';
+
+describe('personalize', () => {
+  it('fills names, email, properties and the unsubscribe link', () => {
+    const out = personalize(
+      {
+        subject: 'Hi {{{contact.first_name|there}}}',
+        html: '<p>{{{contact.first_name|there}}} {{{contact.last_name}}} of {{{contact.company}}} ({{{contact.seats}}} seats, {{{contact.email}}})</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">x</a>',
+        text: '{{{ contact.company }}} {{{UNSUBSCRIBE_URL}}}',
+      },
+      ada,
+      defs,
+      URL,
+    );
+    expect(out.subject).toBe('Hi Ada');
+    expect(out.html).toBe(
+      '<p>Ada Lovelace of Analytical &amp; Co (3 seats, ada@example.test)</p><a href="https://petrel.test/unsubscribe/tok?a=1&amp;b=2">x</a>',
+    );
+    expect(out.text).toBe(`Analytical & Co ${URL}`);
+  });
+
+  it('uses the placeholder fallback, then the property fallback, then nothing', () => {
+    const out = personalize(
+      {
+        subject: '{{{contact.first_name|friend}}}',
+        text: '[{{{contact.first_name}}}] [{{{contact.company}}}] [{{{contact.company|ACME}}}] [{{{contact.seats}}}] [{{{contact.plan}}}] [{{{contact.nope|n/a}}}]',
+      },
+      nobody,
+      defs,
+      URL,
+    );
+    expect(out.subject).toBe('friend');
+    expect(out.text).toBe('[] [your company] [ACME] [1] [] [n/a]');
+  });
+
+  it('escapes values in html only, and keeps the subject on one line', () => {
+    const evil: PersonalContact = {
+      ...nobody,
+      first_name: '<b>"x"</b>',
+      properties: { company: 'a\r\nBcc: y' },
+    };
+    const out = personalize(
+      {
+        subject: '{{{contact.company}}}',
+        html: '{{{contact.first_name}}}',
+        text: '{{{contact.first_name}}}',
+      },
+      evil,
+      defs,
+      URL,
+    );
+    expect(out.html).toBe('&lt;b&gt;&quot;x&quot;&lt;/b&gt;');
+    expect(out.text).toBe('<b>"x"</b>');
+    expect(out.subject).not.toMatch(/[\r\n]/);
+  });
+
+  it('reads the older upper-case names and leaves unknown placeholders as written', () => {
+    const out = personalize(
+      { subject: '{{{FIRST_NAME|there}}} {{{LAST_NAME}}} {{{EMAIL}}} {{{SOMETHING}}} {{name}}' },
+      ada,
+      [],
+      URL,
+    );
+    expect(out.subject).toBe('Ada Lovelace ada@example.test {{{SOMETHING}}} {{name}}');
+  });
+
+  it('leaves html and text absent when the source has none', () => {
+    expect(personalize({ subject: 's' }, ada, defs, URL)).toEqual({ subject: 's' });
+  });
+});
+
+describe('placeholderNeeds', () => {
+  it('says whether the contact and the property definitions must be read', () => {
+    expect(placeholderNeeds(['<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">', undefined])).toEqual({
+      contact: false,
+      properties: false,
+    });
+    expect(placeholderNeeds(['Hi {{{contact.first_name|there}}}', '{{{EMAIL}}}'])).toEqual({
+      contact: true,
+      properties: false,
+    });
+    expect(placeholderNeeds(['x', '{{{contact.company}}}'])).toEqual({ contact: true, properties: true });
+  });
+});

@@ -1,0 +1,215 @@
+/**
+ * In-memory ports of the broadcast fan-out (packages/core/src/broadcasts/fanout.ts), for unit
+ * tests: a broadcast's fan-out state with the Redis store's compare-and-set rules, a segment's
+ * members in (creation ms, id) order, an emails writer that keeps what it created and enqueued
+ * (once per id, as the Redis writer and BullMQ job ids do), and an observer that remembers.
+ * `failAt` makes a port throw once at a chosen call, to stand for a crash between two steps.
+ */
+import type { BroadcastCounts, BroadcastRecord, BroadcastStatus, ContactRecord } from '@petrel/contracts';
+import type {
+  BroadcastEmail,
+  BroadcastEmailsWriter,
+  BroadcastsPort,
+  FanoutCursor,
+  FanoutObserver,
+  FanoutOutcome,
+  FanoutProgress,
+  SegmentMembersPager,
+} from '@petrel/core';
+
+/** Throws `Error('crash: <what>')` at the `n`-th call (1-based) of `what`, once. */
+export class CrashPlan {
+  private readonly calls = new Map<string, number>();
+  private readonly plan = new Map<string, number>();
+
+  at(what: string, n: number): this {
+    this.plan.set(what, n);
+    return this;
+  }
+
+  /** Counts a call of `what`; throws when it is the planned one. */
+  hit(what: string): void {
+    const n = (this.calls.get(what) ?? 0) + 1;
+    this.calls.set(what, n);
+    if (this.plan.get(what) === n) {
+      this.plan.delete(what);
+      throw new Error(`crash: ${what}`);
+    }
+  }
+}
+
+/** A broadcast record with a draft's defaults. */
+export function broadcastRecord(overrides: Partial<BroadcastRecord> = {}): BroadcastRecord {
+  return {
+    id: 'b-1',
+    name: null,
+    segment_id: 'seg-1',
+    from: 'Acme <news@acme.test>',
+    subject: 'News',
+    reply_to: null,
+    html: '<p>Hi {{{contact.first_name|there}}}</p>',
+    text: null,
+    preview_text: null,
+    topic_id: null,
+    status: 'scheduled',
+    created_at: '2026-01-02T03:04:05.000Z',
+    scheduled_at: null,
+    sent_at: null,
+    counts: { total: 0, enqueued: 0, skipped: 0 },
+    ...overrides,
+  };
+}
+
+type FanoutSide = Pick<BroadcastsPort, 'startFanout' | 'checkpoint' | 'finishFanout'>;
+
+/** The fan-out side of BroadcastsPort over one map of records (status CAS as the store does it). */
+export class MemoryFanoutBroadcasts implements FanoutSide {
+  readonly records = new Map<
+    string,
+    { record: BroadcastRecord; startedMs?: number; cursor?: FanoutCursor }
+  >();
+
+  constructor(readonly crashes = new CrashPlan()) {}
+
+  put(teamId: string, record: BroadcastRecord): this {
+    this.records.set(`${teamId}:${record.id}`, { record: structuredClone(record) });
+    return this;
+  }
+
+  get(teamId: string, id: string): BroadcastRecord | undefined {
+    return this.records.get(`${teamId}:${id}`)?.record;
+  }
+
+  /** As POST /broadcasts/:id/cancel: scheduled | queued → canceled. */
+  cancel(teamId: string, id: string): boolean {
+    const e = this.records.get(`${teamId}:${id}`);
+    if (!e || (e.record.status !== 'scheduled' && e.record.status !== 'queued')) return false;
+    e.record.status = 'canceled';
+    return true;
+  }
+
+  async startFanout(teamId: string, id: string, nowMs: number) {
+    this.crashes.hit('startFanout');
+    const e = this.records.get(`${teamId}:${id}`);
+    if (!e) return { ok: false as const, reason: 'not_found' as const };
+    if (e.record.status === 'scheduled') {
+      e.record.status = 'queued';
+      e.startedMs = nowMs;
+    } else if (e.record.status !== 'queued') return { ok: false as const, reason: 'status' as const };
+    return {
+      ok: true as const,
+      record: structuredClone(e.record),
+      startedMs: e.startedMs!,
+      cursor: e.cursor ? { ...e.cursor } : null,
+    };
+  }
+
+  async checkpoint(teamId: string, id: string, cursor: FanoutCursor, add: BroadcastCounts) {
+    this.crashes.hit('checkpoint');
+    const e = this.records.get(`${teamId}:${id}`);
+    if (!e || e.record.status !== 'queued') return false;
+    e.cursor = { ...cursor };
+    const c = e.record.counts;
+    e.record.counts = {
+      total: c.total + add.total,
+      enqueued: c.enqueued + add.enqueued,
+      skipped: c.skipped + add.skipped,
+    };
+    return true;
+  }
+
+  async finishFanout(teamId: string, id: string, nowMs: number) {
+    this.crashes.hit('finishFanout');
+    const e = this.records.get(`${teamId}:${id}`);
+    if (!e || e.record.status !== 'queued') return false;
+    e.record.status = 'sent' satisfies BroadcastStatus;
+    e.record.sent_at = new Date(nowMs).toISOString();
+    return true;
+  }
+}
+
+/** Segment members: contacts scored by creation ms, ordered by (score, id) as a Redis zset. */
+export class MemorySegmentMembers implements SegmentMembersPager {
+  private readonly members = new Map<string, (ContactRecord & { score: number })[]>();
+  private readonly sorted = new Set<string>();
+  /** Largest page handed out (bounded memory: never more than the page size). */
+  maxPage = 0;
+
+  constructor(readonly crashes = new CrashPlan()) {}
+
+  add(teamId: string, segmentId: string, contact: ContactRecord, score: number): this {
+    const key = `${teamId}:${segmentId}`;
+    const list = this.members.get(key) ?? [];
+    list.push({ ...contact, score });
+    this.members.set(key, list);
+    this.sorted.delete(key);
+    return this;
+  }
+
+  remove(teamId: string, segmentId: string, contactId: string): this {
+    const key = `${teamId}:${segmentId}`;
+    this.members.set(
+      key,
+      (this.members.get(key) ?? []).filter((c) => c.id !== contactId),
+    );
+    return this;
+  }
+
+  async page(teamId: string, segmentId: string, after: FanoutCursor | null, limit: number) {
+    this.crashes.hit('page');
+    const key = `${teamId}:${segmentId}`;
+    const list = this.members.get(key) ?? [];
+    if (!this.sorted.has(key)) {
+      list.sort((a, b) => a.score - b.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      this.sorted.add(key);
+    }
+    const from = after
+      ? list.findIndex((c) => c.score > after.score || (c.score === after.score && c.id > after.contactId))
+      : 0;
+    const contacts = from === -1 ? [] : list.slice(from, from + limit);
+    this.maxPage = Math.max(this.maxPage, contacts.length);
+    return { contacts: contacts.map((c) => ({ ...c })) };
+  }
+}
+
+/** Creates each email id once and enqueues each job id once; remembers both. */
+export class MemoryBroadcastEmails implements BroadcastEmailsWriter {
+  /** Email id → the email (as created, first time only). */
+  readonly created = new Map<string, BroadcastEmail & { broadcastId: string }>();
+  /** Job ids, once each. */
+  readonly jobs = new Set<string>();
+  /** Every createAndEnqueue call's size, in order. */
+  readonly calls: number[] = [];
+
+  constructor(readonly crashes = new CrashPlan()) {}
+
+  async createAndEnqueue(_teamId: string, broadcast: BroadcastRecord, emails: readonly BroadcastEmail[]) {
+    this.crashes.hit('create');
+    let n = 0;
+    for (const e of emails) {
+      if (this.created.has(e.emailId)) continue;
+      this.created.set(e.emailId, { ...e, broadcastId: broadcast.id });
+      n++;
+    }
+    // the records are written, the jobs not yet: a crash here is the outbox case of the fan-out
+    this.crashes.hit('enqueue');
+    for (const e of emails) this.jobs.add(e.emailId);
+    this.calls.push(emails.length);
+    return n;
+  }
+}
+
+export class RecordingFanoutObserver implements FanoutObserver {
+  readonly starts: boolean[] = [];
+  readonly progressLines: FanoutProgress[] = [];
+  readonly ends: { outcome: FanoutOutcome; progress: FanoutProgress }[] = [];
+  started(_job: unknown, resumed: boolean): void {
+    this.starts.push(resumed);
+  }
+  progress(p: FanoutProgress): void {
+    this.progressLines.push(p);
+  }
+  ended(outcome: FanoutOutcome, progress: FanoutProgress): void {
+    this.ends.push({ outcome, progress });
+  }
+}
