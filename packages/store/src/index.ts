@@ -15,3 +15,6 @@ export * from './unsubscribe-secret.js';
 export * from './contacts.store.js';
 export * from './segments.store.js';
 export * from './contact-properties.store.js';
+export * from './broadcasts.store.js';
+export * from './segment-members.pager.js';
+export * from './broadcast-emails.writer.js';

@@ -17,6 +17,7 @@ import type { RedisClient } from './redis.js';
 import { assertOneSlot, oneSlotBatch } from './slots.js';
 import { CONTACT_SCRIPTS, type ContactStoreCommands } from './contacts.scripts.js';
 import { CONTACT_IMPORT_SCRIPTS, type ContactImportStoreCommands } from './contact-imports.scripts.js';
+import { BROADCAST_SCRIPTS, type BroadcastStoreCommands } from './broadcasts.scripts.js';
 
 type Arg = string | number;
 
@@ -25,6 +26,8 @@ export const SCRIPTS = {
   ...CONTACT_SCRIPTS,
   /** Contact imports (contact-imports.scripts.ts). */
   ...CONTACT_IMPORT_SCRIPTS,
+  /** Broadcasts: one compare-and-set per state change (broadcasts.scripts.ts). */
+  ...BROADCAST_SCRIPTS,
   /**
    * KEYS[1] idempotency record. ARGV: fingerprint, owner, now(ms), lockMs, ttlMs.
    * Returns { outcome, started, status, body }:
@@ -117,6 +120,73 @@ end
 if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
 if #outbox > 0 then redis.call('ZADD', KEYS[2], unpack(outbox)) end
 return #index / 2
+`,
+  },
+  /**
+   * A broadcast's emails, one chunk of a fan-out page (BroadcastEmailsWriter): records in the
+   * EmailsStore layout without html/text (the content is the broadcast's, read at send time),
+   * their `email.queued` timelines and listing entries. No outbox entries: the fan-out's
+   * checkpoint comes after the jobs, so a crash in between redoes the page.
+   * KEYS[1] the team's email index (zset); KEYS[2..1+N] email records, then the same count of
+   * timeline keys. ARGV: count, createdMs, retentionMs, contentHead, contentTail, sharedCount,
+   * sharedCount name/value pairs, then per email: id, contactId, messageId, toJson, eventJSON.
+   * A record's `content` is contentHead .. toJson .. contentTail. An existing record is left
+   * alone (a redone page). Returns the number of records created.
+   */
+  petrelCreateBroadcastEmails: {
+    numberOfKeys: null,
+    lua: `
+local n = tonumber(ARGV[1])
+local ns = tonumber(ARGV[6])
+local shared_from, shared_to = 7, 6 + ns * 2
+local p = shared_to + 1
+local index = {}
+for i = 1, n do
+  local rec = KEYS[1 + i]
+  local tl = KEYS[1 + n + i]
+  local id = ARGV[p]
+  if redis.call('EXISTS', rec) == 0 then
+    redis.call('HSET', rec, 'id', id, 'contact_id', ARGV[p + 1], 'message_id', ARGV[p + 2],
+      'content', ARGV[4] .. ARGV[p + 3] .. ARGV[5], unpack(ARGV, shared_from, shared_to))
+    redis.call('PEXPIRE', rec, ARGV[3])
+    redis.call('RPUSH', tl, ARGV[p + 4])
+    redis.call('PEXPIRE', tl, ARGV[3])
+    index[#index + 1] = ARGV[2]
+    index[#index + 1] = id
+  end
+  p = p + 5
+end
+if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
+return #index / 2
+`,
+  },
+  /**
+   * Read only. KEYS[1] a segment's members (zset: contact ids scored by creation ms).
+   * ARGV: score and id of the cursor ('' and '' for the start), limit. Returns up to `limit`
+   * members after the cursor in (score, id) order, flat as id, score, id, score…
+   * Members of one score sort by id (Redis orders equal scores lexicographically), and an import
+   * writes a whole batch with one ms, so ties are common: the cursor member's rank gives the next
+   * page in one step; when it left the segment since, its score's ties after its id come first,
+   * then the higher scores.
+   */
+  petrelSegmentMembersAfter: {
+    numberOfKeys: 1,
+    lua: `
+local limit = tonumber(ARGV[3])
+if ARGV[2] == '' then return redis.call('ZRANGE', KEYS[1], 0, limit - 1, 'WITHSCORES') end
+local rank = redis.call('ZRANK', KEYS[1], ARGV[2])
+if rank and tonumber(redis.call('ZSCORE', KEYS[1], ARGV[2])) == tonumber(ARGV[1]) then
+  return redis.call('ZRANGE', KEYS[1], rank + 1, rank + limit, 'WITHSCORES')
+end
+local out = {}
+local ties = redis.call('ZRANGE', KEYS[1], ARGV[1], ARGV[1], 'BYSCORE')
+for _, id in ipairs(ties) do
+  if #out >= limit * 2 then return out end
+  if id > ARGV[2] then out[#out + 1] = id; out[#out + 1] = ARGV[1] end
+end
+local rest = redis.call('ZRANGE', KEYS[1], '(' .. ARGV[1], '+inf', 'BYSCORE', 'LIMIT', 0, limit - #out / 2, 'WITHSCORES')
+for _, v in ipairs(rest) do out[#out + 1] = v end
+return out
 `,
   },
   /**
@@ -389,12 +459,15 @@ return out
 type ScriptName = keyof typeof SCRIPTS;
 
 /** The scripts as commands of a connection, with their replies. */
-export interface StoreCommands extends ContactStoreCommands, ContactImportStoreCommands {
+export interface StoreCommands
+  extends ContactStoreCommands, ContactImportStoreCommands, BroadcastStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;
   petrelAcceptEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
   petrelRecordEmailEvents(record: string, timeline: string, stream: string, ...argv: Arg[]): Promise<number>;
+  petrelCreateBroadcastEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
+  petrelSegmentMembersAfter(members: string, score: Arg, id: string, limit: number): Promise<string[]>;
   petrelCancelScheduledEmail(
     record: string,
     timeline: string,
