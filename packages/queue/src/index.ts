@@ -1,2 +1,3 @@
 export * from './send-queues.js';
 export * from './import-queue.js';
+export * from './fanout-scheduler.js';
