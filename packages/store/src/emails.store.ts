@@ -46,6 +46,8 @@ export interface EmailRecord {
   attempts: number;
   template: { id: string; versionId: string } | null;
   broadcastId: string | null;
+  /** A broadcast's email: the contact it was fanned out to (personalisation reads it at send time). */
+  contactId: string | null;
   hasAttachments: boolean;
 }
 
@@ -252,6 +254,7 @@ function toRecord(r: Record<string, string>): EmailRecord {
     attempts: Number(r.attempts ?? 0),
     template: r.template_id ? { id: r.template_id, versionId: r.template_version_id ?? '' } : null,
     broadcastId: r.broadcast_id || null,
+    contactId: r.contact_id || null,
     hasAttachments: Boolean(r.attachments),
   };
 }

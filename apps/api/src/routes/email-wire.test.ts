@@ -21,6 +21,7 @@ const record = (over: Partial<EmailRecord> = {}): EmailRecord => ({
   attempts: 1,
   template: null,
   broadcastId: null,
+  contactId: null,
   hasAttachments: false,
   ...over,
 });

@@ -37,6 +37,8 @@ export interface EmailToDeliver {
   /** Set when the email is sent from a template: the id and the version pinned at acceptance. */
   template: { id: string; versionId: string } | null;
   broadcastId: string | null;
+  /** A broadcast's email: its contact, whose fields personalise the content at send time. */
+  contactId: string | null;
 }
 
 /** An event to append to an email's timeline, with the status it moves the email to. */

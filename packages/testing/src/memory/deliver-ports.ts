@@ -52,6 +52,7 @@ export function emailToDeliver(
     attempts: 0,
     template: null,
     broadcastId: null,
+    contactId: null,
     ...rest,
     content: {
       from: 'Acme <hello@acme.test>',

@@ -1,0 +1,119 @@
+/**
+ * The emails of a broadcast, a fan-out page at a time (BroadcastEmailsWriter): the records, in
+ * the EmailsStore layout, then their send jobs on the `broadcast` lane.
+ *
+ * A record is an ordinary email record — status `queued`, lane `broadcast`, `broadcast_id`,
+ * `contact_id`, from / subject / reply_to copied from the broadcast so GET /emails/:id and the
+ * webhooks describe it, `to` the contact's address, an `email.queued` timeline entry and a
+ * listing entry — without html or text: the worker takes the content from the broadcast when it
+ * sends (BroadcastReader), so a broadcast of a million emails stores its body once.
+ *
+ * Records first (one script per {@link BROADCAST_EMAILS_SCRIPT_CHUNK} emails, all in the team's
+ * slot, an existing record left alone), then the jobs (job id = email id: an email whose job
+ * exists keeps it). Unlike acceptance there is no outbox entry: the fan-out checkpoints only
+ * after this resolves, so a crash between records and jobs is repaired by the resumed fan-out,
+ * which redoes the page (docs/architecture.md, "Broadcasts").
+ */
+import type { BroadcastRecord } from '@petrel/contracts';
+import {
+  messageIdFor,
+  newId,
+  type BroadcastEmail,
+  type BroadcastEmailsWriter,
+  type SendJobEnqueuer,
+} from '@petrel/core';
+import { statusRank } from './emails.store.js';
+import type { Keys } from './keys.js';
+import type { RedisClient } from './redis.js';
+import { TeamStore } from './team-store.js';
+
+/**
+ * Emails per script call: a script blocks Redis while it runs, so a page is written in chunks
+ * that each take well under a millisecond or two, letting transactional traffic in between.
+ */
+export const BROADCAST_EMAILS_SCRIPT_CHUNK = 250;
+
+export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWriter {
+  constructor(
+    redis: RedisClient,
+    keys: Keys,
+    private readonly queues: SendJobEnqueuer,
+    private readonly retentionMs: number,
+    clock: { now(): number } = Date,
+  ) {
+    super(redis, keys, clock);
+  }
+
+  async createAndEnqueue(
+    teamId: string,
+    broadcast: BroadcastRecord,
+    emails: readonly BroadcastEmail[],
+  ): Promise<number> {
+    if (emails.length === 0) return 0;
+    const nowMs = this.clock.now();
+    const createdAt = new Date(nowMs).toISOString();
+    // content = head + JSON of `to` + tail: the part every email of the broadcast shares once
+    const head = `{"from":${JSON.stringify(broadcast.from)},"to":`;
+    const tail = `,${JSON.stringify({
+      cc: [],
+      bcc: [],
+      reply_to: broadcast.reply_to ?? [],
+      subject: broadcast.subject,
+      headers: {},
+      tags: [],
+      ...(broadcast.topic_id !== null && { topic_id: broadcast.topic_id }),
+    }).slice(1)}`;
+    const shared = [
+      'team_id', teamId,
+      'created_at', createdAt,
+      'created_ms', String(nowMs),
+      'attempts', '0',
+      'status', 'queued',
+      'status_rank', String(statusRank('queued')),
+      'lane', 'broadcast',
+      'scheduled_at', '',
+      'broadcast_id', broadcast.id,
+    ]; // prettier-ignore
+    const writes: Promise<number>[] = [];
+    for (let i = 0; i < emails.length; i += BROADCAST_EMAILS_SCRIPT_CHUNK) {
+      const chunk = emails.slice(i, i + BROADCAST_EMAILS_SCRIPT_CHUNK);
+      const n = chunk.length;
+      const keys: string[] = [this.keys.emails(teamId)];
+      const args: (string | number)[] = [
+        n,
+        nowMs,
+        this.retentionMs,
+        head,
+        tail,
+        shared.length / 2,
+        ...shared,
+      ];
+      for (const e of chunk) keys.push(this.keys.email(teamId, e.emailId));
+      for (const e of chunk) keys.push(this.keys.emailEvents(teamId, e.emailId));
+      for (const e of chunk) {
+        const event = {
+          id: newId(nowMs),
+          type: 'email.queued',
+          created_at: createdAt,
+          teamId,
+          data: { email_id: e.emailId, broadcast_id: broadcast.id },
+        };
+        args.push(
+          e.emailId,
+          e.contactId,
+          messageIdFor(e.emailId, broadcast.from),
+          JSON.stringify([e.to]),
+          JSON.stringify(event),
+        );
+      }
+      // sent together: ioredis writes each call without waiting for the previous reply
+      writes.push(this.redis.petrelCreateBroadcastEmails(keys.length, ...keys, ...args));
+    }
+    const created = (await Promise.all(writes)).reduce((a, b) => a + b, 0);
+    await this.queues.enqueue(
+      'broadcast',
+      emails.map((e) => ({ teamId, emailId: e.emailId })),
+    );
+    return created;
+  }
+}
