@@ -14,6 +14,15 @@ export const schedulerConfigShape = {
    * acceptance takes, so the relay only finishes interrupted ones. The relay runs every half of it.
    */
   OUTBOX_GRACE_MS: z.coerce.number().int().min(100).default(30_000),
+  /** Broadcast fan-outs one scheduler process runs at once (each streams its segment page by page). */
+  FANOUT_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(2),
+  /**
+   * Lock of a running fan-out job (ms), renewed every half of it: a killed scheduler's fan-out is
+   * taken over once it expires — within FANOUT_LOCK_DURATION_MS + FANOUT_STALLED_INTERVAL_MS.
+   */
+  FANOUT_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).default(10_000),
+  /** How often a scheduler looks for fan-outs whose scheduler died (ms). */
+  FANOUT_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(5_000),
 };
 
 export type SchedulerConfig = ReturnType<typeof loadSchedulerConfig>;

@@ -1,12 +1,16 @@
 /**
- * The scheduler process's components: housekeeping and the outbox relay; broadcast scheduling
- * joins them later. Scheduled emails themselves are delayed BullMQ jobs (job id = email id),
+ * The scheduler process's components: housekeeping, the outbox relay and the broadcast fan-out
+ * worker (broadcast-fanout.ts). Scheduled emails themselves are delayed BullMQ jobs (job id = email id),
  * promoted by BullMQ.
  */
 import { emailRetentionMs } from '@petrel/config';
 import {
   ApiKeysStore,
+  BroadcastEmailsStore,
+  BroadcastsStore,
   EmailsStore,
+  RecipientStatesStore,
+  SegmentMembersStore,
   IdempotencyStore,
   Keys,
   OutboxStore,
@@ -18,6 +22,7 @@ import { logConnectionError } from '@petrel/observability';
 import { housekeepingObserver, startHousekeeping } from './housekeeping.js';
 import { startPreviousShardsWatch } from './previous-shards.js';
 import { outboxRelayObserver, startOutboxRelay } from './outbox-relay.js';
+import { startBroadcastFanout } from './broadcast-fanout.js';
 import type { SchedulerConfig } from './config.js';
 
 export async function startScheduler(config: SchedulerConfig) {
@@ -54,6 +59,29 @@ export async function startScheduler(config: SchedulerConfig) {
     },
     graceMs: config.OUTBOX_GRACE_MS,
   });
+  // Broadcast fan-outs: a BullMQ Worker needs a blocking connection of its own.
+  const bullConnection = createRedis(
+    config.REDIS_URL,
+    'blocking',
+    'petrel-scheduler-bull',
+    logConnectionError('petrel-scheduler-bull'),
+  );
+  const fanout = startBroadcastFanout(
+    {
+      broadcasts: new BroadcastsStore(redis, keys),
+      members: new SegmentMembersStore(redis, keys),
+      recipients: new RecipientStatesStore(redis, keys),
+      emails: new BroadcastEmailsStore(redis, keys, queues, retentionMs),
+      clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+    },
+    {
+      connection: bullConnection,
+      prefix: keys.bullPrefix(),
+      concurrency: config.FANOUT_CONCURRENCY,
+      lockDurationMs: config.FANOUT_LOCK_DURATION_MS,
+      stalledIntervalMs: config.FANOUT_STALLED_INTERVAL_MS,
+    },
+  );
   const previousShards =
     config.QUEUE_SHARDS_PREVIOUS === undefined
       ? undefined
@@ -61,11 +89,13 @@ export async function startScheduler(config: SchedulerConfig) {
   return {
     ready: () => pingRedis(redis),
     async close() {
+      await fanout.close();
       await previousShards?.stop();
       await outboxRelay.stop();
       await housekeeping.stop();
       await queues.close();
       await redis.quit().catch(() => undefined);
+      await bullConnection.quit().catch(() => undefined);
     },
   };
 }

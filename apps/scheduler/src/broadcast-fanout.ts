@@ -1,0 +1,98 @@
+/**
+ * Broadcast fan-out wiring: a BullMQ Worker on BROADCAST_FANOUT_QUEUE whose processor parses the
+ * job and runs core's `runBroadcastFanout` in the job's log context, with the Redis stores and
+ * the send queues as its ports and pino lines as its observer. The rules live in
+ * packages/core/src/broadcasts/fanout.ts.
+ *
+ * Several schedulers may run: BullMQ gives each job to one. A scheduler killed mid fan-out stops
+ * renewing its job's lock; after FANOUT_LOCK_DURATION_MS the job is found stalled (checked every
+ * FANOUT_STALLED_INTERVAL_MS) and another scheduler — or this one restarted — resumes it at its
+ * last checkpoint. An error (Redis unreachable) fails the attempt; BullMQ retries it, again from
+ * the checkpoint.
+ */
+import { broadcastFanoutJobSchema, type BroadcastFanoutJob } from '@petrel/contracts';
+import { runBroadcastFanout, type FanoutObserver, type FanoutOutcome, type FanoutPorts } from '@petrel/core';
+import {
+  UnrecoverableError,
+  createBroadcastFanoutWorker,
+  type Job,
+  type QueueConnection,
+} from '@petrel/queue';
+import { log, withLogContext } from '@petrel/observability';
+
+/** Progress lines as pino logs, bound to the job by the log context. */
+export const fanoutLogObserver: FanoutObserver = {
+  started: (_job, resumed) =>
+    log().info(
+      { resumed },
+      resumed ? 'broadcast fan-out resumed from its checkpoint' : 'broadcast fan-out started',
+    ),
+  progress: (p) =>
+    log().info(
+      { pages: p.pages, counts: p.counts, contactsPerSecond: p.contactsPerSecond },
+      'broadcast fan-out progress',
+    ),
+  ended: (outcome, p) =>
+    log().info(
+      { outcome: outcome.kind, pages: p.pages, counts: p.counts, contactsPerSecond: p.contactsPerSecond },
+      'broadcast fan-out ended',
+    ),
+};
+
+/** The processor: payload checked at the boundary, then the use-case. */
+export function broadcastFanoutProcessor(
+  ports: Omit<FanoutPorts, 'observer'> & { observer?: FanoutObserver },
+): (job: Job<BroadcastFanoutJob>) => Promise<FanoutOutcome> {
+  return async (job) => {
+    const parsed = broadcastFanoutJobSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`malformed fan-out job: ${parsed.error.message}`);
+    const { teamId, broadcastId } = parsed.data;
+    return withLogContext({ jobId: job.id, teamId, broadcastId }, async () => {
+      try {
+        return await runBroadcastFanout(
+          { teamId, broadcastId },
+          { ...ports, observer: ports.observer ?? fanoutLogObserver },
+        );
+      } catch (err) {
+        log().warn(
+          { err, attempt: job.attemptsMade + 1 },
+          'broadcast fan-out interrupted; retried from its checkpoint',
+        );
+        throw err;
+      }
+    });
+  };
+}
+
+export interface FanoutWorkerSettings {
+  connection: QueueConnection;
+  prefix: string;
+  concurrency: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+}
+
+/** Starts the fan-out worker of this process; `close()` lets running fan-outs reach their end. */
+export function startBroadcastFanout(
+  ports: Omit<FanoutPorts, 'observer'>,
+  settings: FanoutWorkerSettings,
+): { close(): Promise<void> } {
+  const worker = createBroadcastFanoutWorker(broadcastFanoutProcessor(ports), {
+    connection: settings.connection,
+    prefix: settings.prefix,
+    concurrency: settings.concurrency,
+    lockDuration: settings.lockDurationMs,
+    stalledInterval: settings.stalledIntervalMs,
+  });
+  worker.on('error', (err) => log().error({ err }, 'broadcast fan-out worker error'));
+  worker.on('stalled', (jobId) =>
+    log().warn(
+      { jobId },
+      'broadcast fan-out stalled (its scheduler stopped); it resumes from its checkpoint',
+    ),
+  );
+  worker.on('failed', (job, err) =>
+    log().error({ jobId: job?.id, err: err.message }, 'broadcast fan-out attempt failed'),
+  );
+  return { close: () => worker.close() };
+}
