@@ -17,6 +17,7 @@ import { LRUCache } from 'lru-cache';
 import type { BroadcastCounts, BroadcastRecord, BroadcastStatus } from '@petrel/contracts';
 import {
   UUID_RE,
+  broadcastContent,
   newId,
   type BroadcastContent,
   type BroadcastReader,
@@ -192,7 +193,7 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
     const r = await this.redis.hgetall(key);
     if (!r.id) return null;
     const record = toBroadcast(r);
-    const content = contentOf(record);
+    const content = broadcastContent(record);
     if (record.status !== 'draft') this.content.set(cacheKey, content);
     return { status: record.status, content };
   }
@@ -251,20 +252,5 @@ export function toBroadcast(r: Record<string, string>): BroadcastRecord {
       enqueued: Number(r.enqueued ?? 0),
       skipped: Number(r.skipped ?? 0),
     },
-  };
-}
-
-/** The content of a broadcast (what the API may set while it is a draft). */
-export function contentOf(b: BroadcastRecord): BroadcastContent {
-  return {
-    name: b.name,
-    segment_id: b.segment_id,
-    from: b.from,
-    subject: b.subject,
-    reply_to: b.reply_to,
-    html: b.html,
-    text: b.text,
-    preview_text: b.preview_text,
-    topic_id: b.topic_id,
   };
 }

@@ -51,3 +51,4 @@ export * from './memory/suppressions.js';
 export * from './memory/recipient-states.js';
 export * from './memory/contacts.js';
 export * from './memory/fanout.js';
+export * from './memory/broadcasts.js';

@@ -1,3 +1,5 @@
 export * from './ports.js';
 export * from './fanout.js';
 export * from './personalize.js';
+export * from './schemas.js';
+export * from './use-cases.js';
