@@ -9,7 +9,9 @@
 import { performance } from 'node:perf_hooks';
 import { newId, unsubscribeLinks, type DeliverStage } from '@petrel/core';
 import {
+  BroadcastsStore,
   ContactImportsStore,
+  ContactPropertiesStore,
   ContactsStore,
   EmailsStore,
   Keys,
@@ -93,6 +95,10 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
       publicUrl: publicUrl(config),
       now: () => Date.now(),
     }),
+    // read only for broadcast emails: a plain send makes no extra round trip
+    broadcasts: new BroadcastsStore(redis, keys),
+    contacts: new ContactsStore(redis, keys),
+    contactProperties: new ContactPropertiesStore(redis, keys),
   };
 
   // One BullMQ Worker per queue of each lane (every shard, and the previous layout's while

@@ -4,11 +4,19 @@
  * the mailer's MIME builder and pooled SMTP sender, and the observability package satisfy them
  * (wired by apps/worker); packages/testing has in-memory versions.
  */
-import type { AttachmentInput, EmailContent, EmailEvent, EmailStatus } from '@petrel/contracts';
+import type {
+  AttachmentInput,
+  ContactPropertyRecord,
+  ContactRecord,
+  EmailContent,
+  EmailEvent,
+  EmailStatus,
+} from '@petrel/contracts';
 import type { CompiledTemplate } from '../templates/parse-template.js';
 import type { DeclaredVariable } from '../templates/render-template.js';
 import type { DeliverOutcome } from './outcome.js';
 import type { RecipientStates, SuppressionsWriter } from '../audience/ports.js';
+import type { BroadcastReader } from '../broadcasts/ports.js';
 
 /** One send job: which email, and how many attempts at it failed before this one. */
 export interface DeliveryJob {
@@ -204,6 +212,17 @@ export interface UnsubscribeLinks {
   url(claims: { teamId: string; emailId: string; recipient: string; topicId: string | null }): string;
 }
 
+/** The contact a broadcast's email is personalised for, read at send time (ContactsStore). */
+export interface ContactsReader {
+  /** Null once the contact is deleted: the placeholders then render their fallbacks. */
+  get(teamId: string, contactId: string): Promise<ContactRecord | null>;
+}
+
+/** The team's contact property definitions, for their fallback values (ContactPropertiesStore). */
+export interface ContactPropertyDefinitions {
+  all(teamId: string): Promise<ContactPropertyRecord[]>;
+}
+
 export interface DeliverPorts {
   emails: EmailRecordStore;
   /**
@@ -223,4 +242,13 @@ export interface DeliverPorts {
   /** Where hard-bounced addresses are added (origin `bounce`). */
   suppressions: SuppressionsWriter;
   unsubscribe: UnsubscribeLinks;
+  /**
+   * A broadcast's status and content, for its emails (which store no html/text): read only for
+   * an email with a broadcast id, so a plain send costs no extra round trip.
+   */
+  broadcasts: BroadcastReader;
+  /** Read only for a broadcast email whose content has contact placeholders. */
+  contacts: ContactsReader;
+  /** Read only for a broadcast email whose content uses custom properties. */
+  contactProperties: ContactPropertyDefinitions;
 }

@@ -33,6 +33,8 @@ import type {
 } from '@petrel/core';
 
 import { MemoryAudienceState, readableUnsubscribeLinks } from './recipient-states.js';
+import { MemoryContactProperties, MemoryContacts } from './contacts.js';
+import { MemoryBroadcastReader } from './fanout.js';
 
 const rank = (s: EmailStatus) => EMAIL_STATUSES.indexOf(s);
 
@@ -282,6 +284,9 @@ export interface MemoryDeliverDeps extends DeliverDeps {
   observer: RecordingObserver;
   recipients: MemoryAudienceState;
   suppressions: MemoryAudienceState;
+  broadcasts: MemoryBroadcastReader;
+  contacts: MemoryContacts;
+  contactProperties: MemoryContactProperties;
 }
 
 /** Every deliver-email port in memory, one record store serving as `emails` and `outcomes`. */
@@ -291,6 +296,7 @@ export function memoryDeliverDeps(
   const emails = new MemoryDeliveryRecords();
   const clock = new ManualClock();
   const audience = new MemoryAudienceState();
+  const contactProperties = new MemoryContactProperties();
   return {
     emails,
     outcomes: emails,
@@ -304,5 +310,8 @@ export function memoryDeliverDeps(
     recipients: audience,
     suppressions: audience,
     unsubscribe: readableUnsubscribeLinks,
+    broadcasts: new MemoryBroadcastReader(),
+    contacts: new MemoryContacts(contactProperties),
+    contactProperties,
   };
 }

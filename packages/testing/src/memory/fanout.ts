@@ -7,7 +7,9 @@
  */
 import type { BroadcastCounts, BroadcastRecord, BroadcastStatus, ContactRecord } from '@petrel/contracts';
 import type {
+  BroadcastContent,
   BroadcastEmail,
+  BroadcastReader,
   BroadcastEmailsWriter,
   BroadcastsPort,
   FanoutCursor,
@@ -211,5 +213,37 @@ export class RecordingFanoutObserver implements FanoutObserver {
   }
   ended(outcome: FanoutOutcome, progress: FanoutProgress): void {
     this.ends.push({ outcome, progress });
+  }
+}
+
+/** BroadcastReader over a map: put a broadcast's status and content, or remove it. */
+export class MemoryBroadcastReader implements BroadcastReader {
+  private readonly broadcasts = new Map<string, { status: BroadcastStatus; content: BroadcastContent }>();
+  /** forSend calls, by broadcast id. */
+  readonly reads: string[] = [];
+
+  put(teamId: string, id: string, status: BroadcastStatus, content: Partial<BroadcastContent> = {}): this {
+    const {
+      id: _id,
+      status: _s,
+      created_at: _c,
+      scheduled_at: _a,
+      sent_at: _t,
+      counts: _n,
+      ...base
+    } = broadcastRecord();
+    this.broadcasts.set(`${teamId}:${id}`, { status, content: { ...base, ...content } });
+    return this;
+  }
+
+  remove(teamId: string, id: string): this {
+    this.broadcasts.delete(`${teamId}:${id}`);
+    return this;
+  }
+
+  async forSend(teamId: string, id: string) {
+    this.reads.push(id);
+    const b = this.broadcasts.get(`${teamId}:${id}`);
+    return b ? structuredClone(b) : null;
   }
 }

@@ -3,9 +3,12 @@
  * variables and the version's declared fallbacks (a variable without any value
  * fails the email). The template's text when it has one (`''` keeps the text part off),
  * otherwise none, so the mailer derives it from the html as for a plain send.
+ *
+ * A broadcast's email is personalised instead (personalize-broadcast.ts).
  */
 import { renderTemplate } from '../../templates/render-template.js';
 import type { DeliverStage } from '../stage.js';
+import { personalizeBroadcastEmail } from './personalize-broadcast.js';
 import { failDelivery } from './fail.js';
 
 export const render: DeliverStage<'content'> = {
@@ -13,6 +16,7 @@ export const render: DeliverStage<'content'> = {
   needs: ['content'],
   run(ctx, deps) {
     const { content, template } = ctx;
+    if (ctx.email.broadcastId !== null) return personalizeBroadcastEmail(ctx, deps);
     if (!template || !content.template) return;
     const rendered = renderTemplate(
       { html: template.html, ...(template.text ? { text: template.text } : {}) },

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { emailToDeliver, memoryDeliverDeps, type MemoryDeliverDeps } from '@petrel/testing';
+import { deliverEmail } from './deliver-email.js';
+import type { EmailToDeliver } from './ports.js';
+
+const TEAM = 'team-1';
+const BROADCAST = 'b-1';
+const job = (email: EmailToDeliver) => ({ teamId: TEAM, emailId: email.id, attemptsMade: 0 });
+
+/** A broadcast's email as the fan-out stores it: no html/text, one recipient, its contact. */
+async function setup(opts: { contact?: boolean } = {}) {
+  const deps = memoryDeliverDeps();
+  const created = await deps.contactProperties.create(TEAM, {
+    key: 'company',
+    type: 'string',
+    fallback_value: 'your company',
+  });
+  if (!created.ok) throw new Error('property');
+  let contactId = 'contact-gone';
+  if (opts.contact !== false) {
+    const c = await deps.contacts.create(TEAM, {
+      email: 'ada@example.test',
+      first_name: 'Ada <3',
+      last_name: null,
+      unsubscribed: false,
+      properties: { [created.id]: 'Analytical Engines' },
+      segments: [],
+      topics: [],
+    });
+    if (!c.ok) throw new Error('contact');
+    contactId = c.id;
+  }
+  deps.recipients.contact('ada@example.test');
+  const email = emailToDeliver({
+    broadcastId: BROADCAST,
+    contactId,
+    content: { to: ['ada@example.test'], subject: 'stored subject', html: undefined },
+  });
+  deps.emails.put(email);
+  deps.broadcasts.put(TEAM, BROADCAST, 'sent', {
+    from: 'Acme <news@acme.test>',
+    subject: 'Hi {{{contact.first_name|there}}}',
+    html: '<p>Hi {{{contact.first_name|there}}} at {{{contact.company}}}</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">leave</a>',
+    text: 'Hi {{{contact.first_name|there}}} ({{{contact.email}}}) {{{UNSUBSCRIBE_URL}}}',
+    reply_to: ['help@acme.test'],
+  });
+  return { deps, email };
+}
+
+const built = (deps: MemoryDeliverDeps) => deps.mime.built.at(-1)!;
+
+describe('deliverEmail of a broadcast email', () => {
+  it('sends the broadcast content personalised for the contact, with its unsubscribe link', async () => {
+    const { deps, email } = await setup();
+    expect(await deliverEmail(job(email), deps)).toEqual({ kind: 'delivered' });
+    const message = built(deps);
+    const url = 'https://petrel.test/unsubscribe/ada@example.test/all';
+    expect(message.content).toMatchObject({
+      from: 'Acme <news@acme.test>',
+      subject: 'Hi Ada <3',
+      reply_to: ['help@acme.test'],
+      html: `<p>Hi Ada &lt;3 at Analytical Engines</p><a href="${url}">leave</a>`,
+      text: `Hi Ada <3 (ada@example.test) ${url}`,
+    });
+    expect(message.extraHeaders).toMatchObject({ 'List-Unsubscribe': `<${url}>` });
+    expect(deps.emails.get(TEAM, email.id)!.status).toBe('delivered');
+  });
+
+  it('a contact deleted since the fan-out gets the fallbacks', async () => {
+    const { deps, email } = await setup({ contact: false });
+    await deliverEmail(job(email), deps);
+    expect(built(deps).content).toMatchObject({
+      subject: 'Hi there',
+      html: expect.stringContaining('<p>Hi there at your company</p>') as string,
+    });
+  });
+
+  it.each([
+    ['canceled', (d: MemoryDeliverDeps) => d.broadcasts.put(TEAM, BROADCAST, 'canceled')],
+    ['deleted', (d: MemoryDeliverDeps) => d.broadcasts.remove(TEAM, BROADCAST)],
+  ])('a %s broadcast cancels its email and sends nothing', async (_what, change) => {
+    const { deps, email } = await setup();
+    change(deps);
+    expect(await deliverEmail(job(email), deps)).toEqual({ kind: 'skipped', status: 'canceled' });
+    expect(deps.smtp.sent).toHaveLength(0);
+    expect(deps.emails.get(TEAM, email.id)!.status).toBe('canceled');
+    expect(deps.emails.timeline(TEAM, email.id).map((e) => e.type)).toEqual(['email.canceled']);
+    // a second run of the job finds it canceled
+    expect(await deliverEmail(job(email), deps)).toEqual({ kind: 'skipped', status: 'canceled' });
+  });
+
+  it('a contact who unsubscribed after the fan-out is left out at send time', async () => {
+    const { deps, email } = await setup();
+    deps.recipients.contact('ada@example.test', { unsubscribed: true });
+    expect(await deliverEmail(job(email), deps)).toMatchObject({
+      kind: 'failed',
+      stage: 'decide-recipients',
+    });
+    expect(deps.smtp.sent).toHaveLength(0);
+  });
+
+  it('content without contact placeholders reads no contact', async () => {
+    const { deps, email } = await setup();
+    deps.broadcasts.put(TEAM, BROADCAST, 'sent', { html: '<p>Hello all</p>', text: null });
+    let reads = 0;
+    const get = deps.contacts.get.bind(deps.contacts);
+    deps.contacts.get = (...args) => {
+      reads++;
+      return get(...args);
+    };
+    await deliverEmail(job(email), deps);
+    expect(reads).toBe(0);
+    expect(built(deps).content.html).toBe('<p>Hello all</p>');
+  });
+
+  it('a plain email never reads a broadcast', async () => {
+    const deps = memoryDeliverDeps();
+    const email = emailToDeliver();
+    deps.emails.put(email);
+    expect(await deliverEmail(job(email), deps)).toEqual({ kind: 'delivered' });
+    expect(deps.broadcasts.reads).toEqual([]);
+  });
+});
