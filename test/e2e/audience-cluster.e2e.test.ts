@@ -1,6 +1,7 @@
 /**
  * The audience features on a real Redis Cluster (3 masters + 3 replicas, QUEUE_SHARDS=6): topic
- * sends, unsubscribe links and suppressions (scenarios/topic-sending.ts), which create topics,
+ * sends, unsubscribe links and suppressions (scenarios/topic-sending.ts), broadcasts — fan-out,
+ * personalisation, scheduling, cancel (scenarios/broadcasts.ts) — which create topics,
  * contacts and suppressions through the API and read them at send time. A script, transaction or
  * pipeline that spanned two hash slots would fail here with CROSSSLOT.
  */
@@ -8,6 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { startRedisCluster, type TestRedisCluster } from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
 import { TOPIC_SENDING_PLAN, topicSendingScenarios } from './scenarios/topic-sending.js';
+import { broadcastScenarios } from './scenarios/broadcasts.js';
 
 let cluster: TestRedisCluster;
 let stack: Stack;
@@ -21,3 +23,4 @@ afterAll(async () => {
 });
 
 topicSendingScenarios(() => stack);
+broadcastScenarios(() => stack);
