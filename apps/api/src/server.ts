@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import {
   ApiKeysStore,
+  BroadcastsStore,
   ContactImportsStore,
   ContactPropertiesStore,
   ContactsStore,
@@ -23,7 +24,7 @@ import {
   pingRedis,
   unsubscribeSecret,
 } from '@petrel/store';
-import { ContactImportQueue, SendQueues } from '@petrel/queue';
+import { BroadcastFanoutQueue, ContactImportQueue, SendQueues } from '@petrel/queue';
 import { acceptPreparer, type Preparer } from '@petrel/core';
 import { createAttachmentFetcher } from '@petrel/mailer';
 import { emailRetentionMs } from '@petrel/config';
@@ -42,6 +43,7 @@ import { segmentsRoutes } from './routes/segments.routes.js';
 import { audiencesRoutes } from './routes/audiences.routes.js';
 import { contactPropertiesRoutes } from './routes/contact-properties.routes.js';
 import { contactImportsRoutes } from './routes/contact-imports.routes.js';
+import { broadcastsRoutes } from './routes/broadcasts.routes.js';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -79,6 +81,9 @@ export interface ApiContext {
   contactImports: ContactImportsStore;
   /** The contact-import queue (POST /contacts/imports queues one job per import). */
   importQueue: ContactImportQueue;
+  broadcasts: BroadcastsStore;
+  /** The broadcast fan-out queue (send/schedule adds a broadcast's job, cancel/delete remove it). */
+  fanoutQueue: BroadcastFanoutQueue;
 }
 
 /** The acceptance stages of core over this process's template store and attachment fetcher. */
@@ -97,6 +102,13 @@ export function defaultRoutes(ctx: ApiContext): RouteSpec[] {
     ...topicsRoutes(ctx.topics),
     ...suppressionsRoutes(ctx.suppressions),
     ...audienceRoutes(ctx),
+    ...broadcastsRoutes({
+      broadcasts: ctx.broadcasts,
+      segments: ctx.segments,
+      topics: ctx.topics,
+      fanout: ctx.fanoutQueue,
+      clock: Date,
+    }),
   ];
 }
 
@@ -146,6 +158,8 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     contactProperties,
     contactImports: new ContactImportsStore(redis, keys),
     importQueue: new ContactImportQueue(redis, { prefix: keys.bullPrefix() }),
+    broadcasts: new BroadcastsStore(redis, keys),
+    fanoutQueue: new BroadcastFanoutQueue(redis, { prefix: keys.bullPrefix() }),
   };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
@@ -158,6 +172,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   });
   await queues.ready();
   await ctx.importQueue.ready();
+  await ctx.fanoutQueue.ready();
 
   const defaultTeamId = await apiKeys.ensureDefaultTeam();
   if (config.BOOTSTRAP_API_KEY) await apiKeys.ensureToken(defaultTeamId, config.BOOTSTRAP_API_KEY);
@@ -214,6 +229,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       clearTimeout(hardStop);
       await queues.close();
       await ctx.importQueue.close();
+      await ctx.fanoutQueue.close();
       await redis.quit().catch(() => undefined);
     },
   };

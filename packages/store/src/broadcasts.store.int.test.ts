@@ -71,6 +71,14 @@ describe('BroadcastsStore: API side', () => {
     const next = await s.list(t, { limit: 2, after: newest[1]! });
     expect(next?.items.map((b) => b.id)).toEqual(newest.slice(2, 4));
     expect(await s.list(t, { limit: 2, after: '0198a0a0-0000-7000-8000-0000000000ff' })).toBeNull();
+    // the listing's reads leave the bodies out, the rest is the same
+    const summaries = await s.listSummaries(t, { limit: 2, after: newest[1]! });
+    expect(summaries).toEqual({
+      hasMore: true,
+      items: next!.items.map((b) => ({ ...b, html: null, text: null })),
+    });
+    expect(await s.listSummaries(t, { limit: 2, before: newest[0]! })).toEqual({ items: [], hasMore: false });
+    expect(await s.listSummaries(t, { limit: 2, before: 'nope' })).toBeNull();
   });
 
   it('updates a draft (null clears a field); anything else is refused with its status', async () => {

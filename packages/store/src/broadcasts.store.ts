@@ -31,10 +31,31 @@ import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import type { BroadcastCasReply } from './broadcasts.scripts.js';
 import { getHash, pageHashes } from './hash-records.js';
+import { pageIndex } from './page-index.js';
+import { execAll, pipeline } from './scripts.js';
 import { TeamStore } from './team-store.js';
 
 /** Bounds of the send path's content cache: entries, and total characters of html + text. */
 const CONTENT_CACHE_LIMITS = { entries: 1_000, chars: 64 * 1024 * 1024 } as const;
+
+/** The fields a listing reads: all but the bodies. */
+const SUMMARY_FIELDS = [
+  'id',
+  'name',
+  'segment_id',
+  'from',
+  'subject',
+  'reply_to',
+  'preview_text',
+  'topic_id',
+  'status',
+  'created_at',
+  'scheduled_at',
+  'sent_at',
+  'total',
+  'enqueued',
+  'skipped',
+] as const;
 
 /** Content fields that may be null (absent from the hash). */
 const NULLABLE_FIELDS = ['name', 'reply_to', 'html', 'text', 'preview_text', 'topic_id'] as const;
@@ -101,6 +122,30 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
       keyOf,
       toBroadcast,
     );
+  }
+
+  /**
+   * A page as GET /broadcasts lists it: the records without html and text (null here), so an
+   * unpaged list of thousands of broadcasts never reads their bodies. Null for an unknown cursor.
+   */
+  async listSummaries(teamId: string, page: PageRequest): Promise<Page<BroadcastRecord> | null> {
+    const found = await pageIndex(this.redis, this.keys.broadcasts(teamId), page);
+    if (!found) return null;
+    if (found.ids.length === 0) return { items: [], hasMore: found.hasMore };
+    const pipe = pipeline(this.redis, 'BroadcastsStore.listSummaries');
+    for (const id of found.ids) pipe.hmget(this.keys.broadcast(teamId, id), ...SUMMARY_FIELDS);
+    const rows = (await execAll(pipe)) as (string | null)[][];
+    const items = rows
+      .map((values) => {
+        const r: Record<string, string> = {};
+        SUMMARY_FIELDS.forEach((f, i) => {
+          if (values[i] !== null && values[i] !== undefined) r[f] = values[i];
+        });
+        return r;
+      })
+      .filter((r) => r.id)
+      .map(toBroadcast);
+    return { items, hasMore: found.hasMore };
   }
 
   async update(teamId: string, id: string, patch: Partial<BroadcastContent>): Promise<CasResult> {

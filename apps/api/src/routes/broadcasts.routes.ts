@@ -1,0 +1,128 @@
+/**
+ * /broadcasts: create (optionally sending or scheduling at once), list, read, update (drafts),
+ * delete, send, cancel, duplicate — Resend's broadcasts API
+ * (https://resend.com/docs/api-reference/broadcasts). Thin: parse the body with the wire schema,
+ * call a use-case (or a store read), map the result to the Resend wire shape.
+ *
+ * The list returns every broadcast when `limit` is omitted (Resend's older list endpoints), up
+ * to UNPAGED_LIST_MAX. GET /broadcasts/:id adds one key beyond Resend's broadcast object,
+ * `counts` ({ total, enqueued, skipped }: contacts the fan-out went through, emails queued,
+ * contacts left out as unsubscribed, suppressed or not subscribed to the topic); clients that do
+ * not know it are unaffected.
+ *
+ * A refused state change (an update or a send of a broadcast that is not a draft, a DELETE of one
+ * that is sending or sent, …) is a 422 `validation_error` whose message names the status.
+ */
+import type { Request, RequestHandler } from 'express';
+import { notFound, validationError, type BroadcastRecord } from '@petrel/contracts';
+import {
+  cancelBroadcast,
+  createBroadcast,
+  createBroadcastSchema,
+  deleteBroadcast,
+  duplicateBroadcast,
+  sendBroadcast,
+  sendBroadcastSchema,
+  updateBroadcast,
+  updateBroadcastSchema,
+  type BroadcastPorts,
+} from '@petrel/core';
+import type { BroadcastsStore } from '@petrel/store';
+import { parseBody } from './parse-body.js';
+import { parsePageQuery } from './pagination.js';
+import { pathParam, type RouteSpec } from './route-table.js';
+import { UNPAGED_LIST_MAX } from './contacts.routes.js';
+
+export interface BroadcastRouteDeps extends BroadcastPorts {
+  broadcasts: BroadcastsStore;
+}
+
+/** A broadcast in GET /broadcasts. */
+export function broadcastListItem(b: BroadcastRecord) {
+  return {
+    id: b.id,
+    name: b.name,
+    audience_id: b.segment_id,
+    segment_id: b.segment_id,
+    status: b.status,
+    created_at: b.created_at,
+    scheduled_at: b.scheduled_at,
+    sent_at: b.sent_at,
+    topic_id: b.topic_id,
+  };
+}
+
+/** GET /broadcasts/:id: Resend's broadcast object, plus `counts` (see the header). */
+export function broadcastWire(b: BroadcastRecord) {
+  return {
+    object: 'broadcast' as const,
+    id: b.id,
+    name: b.name,
+    segment_id: b.segment_id,
+    audience_id: b.segment_id,
+    from: b.from,
+    subject: b.subject,
+    reply_to: b.reply_to,
+    preview_text: b.preview_text,
+    status: b.status,
+    created_at: b.created_at,
+    scheduled_at: b.scheduled_at,
+    sent_at: b.sent_at,
+    topic_id: b.topic_id,
+    html: b.html,
+    text: b.text,
+    counts: b.counts,
+  };
+}
+
+export function broadcastsRoutes(deps: BroadcastRouteDeps): RouteSpec[] {
+  const id = (req: Request): string => pathParam(req, 'id');
+  /** An action on one broadcast answering `{ object, id }`. */
+  const action =
+    (run: (teamId: string, req: Request) => Promise<{ id: string }>): RequestHandler =>
+    async (req, res) => {
+      const done = await run(res.locals.auth.teamId, req);
+      res.json({ object: 'broadcast', id: done.id });
+    };
+
+  const create: RequestHandler = async (req, res) => {
+    const input = parseBody(createBroadcastSchema, req.body);
+    const { id: created } = await createBroadcast({ teamId: res.locals.auth.teamId, input }, deps);
+    res.status(201).json({ object: 'broadcast', id: created });
+  };
+
+  const list: RequestHandler = async (req, res) => {
+    const page = parsePageQuery(req, UNPAGED_LIST_MAX);
+    const result = await deps.broadcasts.listSummaries(res.locals.auth.teamId, page);
+    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such broadcast`);
+    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(broadcastListItem) });
+  };
+
+  const get: RequestHandler = async (req, res) => {
+    const found = await deps.broadcasts.get(res.locals.auth.teamId, id(req));
+    if (!found) throw notFound('Broadcast');
+    res.json(broadcastWire(found));
+  };
+
+  const remove: RequestHandler = async (req, res) => {
+    const done = await deleteBroadcast({ teamId: res.locals.auth.teamId, id: id(req) }, deps);
+    res.json({ object: 'broadcast', id: done.id, deleted: true });
+  };
+
+  const update = action((teamId, req) =>
+    updateBroadcast({ teamId, id: id(req), input: parseBody(updateBroadcastSchema, req.body) }, deps),
+  );
+  const send = action((teamId, req) =>
+    sendBroadcast({ teamId, id: id(req), input: parseBody(sendBroadcastSchema, req.body) }, deps),
+  );
+  const cancel = action((teamId, req) => cancelBroadcast({ teamId, id: id(req) }, deps));
+  const duplicate = action((teamId, req) => duplicateBroadcast({ teamId, id: id(req) }, deps));
+
+  return [
+    { path: '/broadcasts', methods: { post: create, get: list } },
+    { path: '/broadcasts/:id', methods: { get, patch: update, delete: remove } },
+    { path: '/broadcasts/:id/send', methods: { post: send } },
+    { path: '/broadcasts/:id/cancel', methods: { post: cancel } },
+    { path: '/broadcasts/:id/duplicate', methods: { post: duplicate } },
+  ];
+}
