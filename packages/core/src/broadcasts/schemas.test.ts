@@ -12,18 +12,7 @@ const valid = { segment_id: 'seg', from: 'Acme <news@acme.test>', subject: 'News
 
 describe('createBroadcastSchema', () => {
   it('accepts the documented fields; reply_to as a string or an array', () => {
-    expect(
-      createBroadcastSchema.parse({
-        ...valid,
-        name: 'Nov',
-        reply_to: 'r@acme.test',
-        preview_text: 'Preview',
-        topic_id: 'topic',
-        send: true,
-        scheduled_at: 'in 1 hour',
-        unknown: 'dropped',
-      }),
-    ).toEqual({
+    const every = {
       ...valid,
       name: 'Nov',
       reply_to: 'r@acme.test',
@@ -31,7 +20,8 @@ describe('createBroadcastSchema', () => {
       topic_id: 'topic',
       send: true,
       scheduled_at: 'in 1 hour',
-    });
+    };
+    expect(createBroadcastSchema.parse({ ...every, unknown: 'dropped' })).toEqual(every);
     expect(createBroadcastSchema.parse({ ...valid, reply_to: ['a@x.test', 'b@x.test'] }).reply_to).toEqual([
       'a@x.test',
       'b@x.test',

@@ -17,16 +17,15 @@ import {
   type SegmentsReader,
 } from '@petrel/core';
 import { pageNewestFirst } from './page.js';
+import { MemoryFanoutBroadcasts } from './fanout.js';
 
-interface Entry {
-  record: BroadcastRecord;
-  startedMs?: number;
-  cursor?: FanoutCursor;
-}
+type Entry = MemoryFanoutBroadcasts['records'] extends Map<string, infer E> ? E : never;
 
 export class MemoryBroadcasts implements BroadcastsPort {
+  /** The fan-out side (memory/fanout.ts), whose records are this port's. */
+  readonly fanoutSide = new MemoryFanoutBroadcasts();
   /** Entries by `team:id`, in creation order. */
-  readonly entries = new Map<string, Entry>();
+  readonly entries = this.fanoutSide.records;
   /** Every transition by method name, in order. */
   readonly writes: string[] = [];
 
@@ -124,40 +123,17 @@ export class MemoryBroadcasts implements BroadcastsPort {
     );
   }
 
-  async startFanout(teamId: string, id: string, nowMs: number) {
-    const e = this.entry(teamId, id);
-    if (!e) return { ok: false as const, reason: 'not_found' as const };
-    if (e.record.status === 'scheduled') {
-      e.record.status = 'queued';
-      e.startedMs = nowMs;
-    } else if (e.record.status !== 'queued') return { ok: false as const, reason: 'status' as const };
-    return {
-      ok: true as const,
-      record: structuredClone(e.record),
-      startedMs: e.startedMs!,
-      cursor: e.cursor ? { ...e.cursor } : null,
-    };
+  // the fan-out side: the same compare-and-set rules as memory/fanout.ts, on the same records
+  startFanout(teamId: string, id: string, nowMs: number) {
+    return this.fanoutSide.startFanout(teamId, id.toLowerCase(), nowMs);
   }
 
-  async checkpoint(teamId: string, id: string, cursor: FanoutCursor, add: BroadcastCounts): Promise<boolean> {
-    const e = this.entry(teamId, id);
-    if (!e || e.record.status !== 'queued') return false;
-    e.cursor = { ...cursor };
-    const c = e.record.counts;
-    e.record.counts = {
-      total: c.total + add.total,
-      enqueued: c.enqueued + add.enqueued,
-      skipped: c.skipped + add.skipped,
-    };
-    return true;
+  checkpoint(teamId: string, id: string, cursor: FanoutCursor, add: BroadcastCounts): Promise<boolean> {
+    return this.fanoutSide.checkpoint(teamId, id.toLowerCase(), cursor, add);
   }
 
-  async finishFanout(teamId: string, id: string, nowMs: number): Promise<boolean> {
-    const e = this.entry(teamId, id);
-    if (!e || e.record.status !== 'queued') return false;
-    e.record.status = 'sent';
-    e.record.sent_at = new Date(nowMs).toISOString();
-    return true;
+  finishFanout(teamId: string, id: string, nowMs: number): Promise<boolean> {
+    return this.fanoutSide.finishFanout(teamId, id.toLowerCase(), nowMs);
   }
 }
 
