@@ -29,6 +29,7 @@ class Series {
 
 const recv = new Series(); // receive ms (epoch) per message
 const lat = new Series(); // acceptance-to-250 ms per message (NaN when the id is not a v7 UUID)
+const domains = []; // the Message-ID's domain per message (the sender's): summary({ domain }) keeps one stream
 const seen = new Set();
 let dup = 0;
 let noId = 0;
@@ -74,6 +75,7 @@ const server = new SMTPServer({
     stream.on('end', () => {
       const t = Date.now();
       recv.push(t);
+      domains.push(id === undefined ? '' : id.slice(id.lastIndexOf('@') + 1));
       if (id === undefined) {
         noId++;
         lat.push(NaN);
@@ -93,13 +95,17 @@ function pct(sorted, p) {
   return sorted[rank];
 }
 
-/** Messages received in [from, to] (epoch ms; both optional): count, rates and latency. */
-function summary({ from = -Infinity, to = Infinity } = {}) {
+/**
+ * Messages received in [from, to] (epoch ms; both optional), only those whose Message-ID domain
+ * is `domain` when given: count, rates and latency.
+ */
+function summary({ from = -Infinity, to = Infinity, domain } = {}) {
   const times = [];
   const lats = [];
   for (let i = 0; i < recv.n; i++) {
     const t = recv.a[i];
     if (t < from || t > to) continue;
+    if (domain !== undefined && domains[i] !== domain) continue;
     times.push(t);
     const l = lat.a[i];
     if (!Number.isNaN(l)) lats.push(l);
@@ -147,6 +153,7 @@ const commands = {
   reset: () => {
     recv.clear();
     lat.clear();
+    domains.length = 0;
     seen.clear();
     dup = 0;
     noId = 0;

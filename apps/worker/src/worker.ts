@@ -50,6 +50,7 @@ export interface WorkerExtensions {
 export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = {}): Promise<WorkerHandle> {
   if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the worker');
   if (!config.SMTP_URL) throw new Error('SMTP_URL is required to start the worker');
+  const smtpUrl = config.SMTP_URL;
   const redis = createRedis(
     config.REDIS_URL,
     'command',
@@ -64,12 +65,20 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
   );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const emails = new EmailsStore(redis, keys, emailRetentionMs(config));
-  const sender = createSmtpSender({
-    url: config.SMTP_URL,
-    poolSize: config.SMTP_POOL_SIZE,
-    connectionTimeoutMs: config.SMTP_CONNECTION_TIMEOUT_MS,
-    socketTimeoutMs: config.SMTP_SOCKET_TIMEOUT_MS,
-  });
+  // One SMTP pool per lane: a broadcast's sends fill every connection of their pool, and a
+  // password reset must not wait in that queue (the lanes' own queues and concurrency would
+  // not help if they shared the connections).
+  const senders = new Map(
+    SEND_LANES.map((lane) => [
+      lane,
+      createSmtpSender({
+        url: smtpUrl,
+        poolSize: config.SMTP_POOL_SIZE,
+        connectionTimeoutMs: config.SMTP_CONNECTION_TIMEOUT_MS,
+        socketTimeoutMs: config.SMTP_SOCKET_TIMEOUT_MS,
+      }),
+    ]),
+  );
   const schedule = retrySchedule(config.RETRY_SCHEDULE_S);
   const retentionMs = emailRetentionMs(config);
   const templates = new TemplatesStore(redis, keys, retentionMs);
@@ -84,7 +93,6 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     outcomes: outcomeWriter(emails),
     templates,
     mime: mimeBuilder,
-    smtp: sender,
     clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
     ids: { newEventId: () => newId() },
     retries: schedule.length,
@@ -110,7 +118,10 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     const queue = LANE_QUEUE[lane];
     return createSendWorkers(
       lane,
-      deliverEmailProcessor({ ...ports, observer: deliverObserver(lane) }, ext.stages),
+      deliverEmailProcessor(
+        { ...ports, smtp: senders.get(lane)!, observer: deliverObserver(lane) },
+        ext.stages,
+      ),
       {
         connection: bullConnection,
         prefix: keys.bullPrefix(),
@@ -183,7 +194,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
       // checkpoint), then close the transport and Redis.
       stopping = true;
       await Promise.all([...workers.map((w) => w.close()), importWorker.close()]);
-      await sender.close();
+      await Promise.all([...senders.values()].map((s) => s.close()));
       await Promise.all([redis.quit().catch(() => undefined), bullConnection.quit().catch(() => undefined)]);
     },
   };

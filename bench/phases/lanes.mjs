@@ -1,0 +1,144 @@
+// Phase — send lanes: a broadcast must not delay a password reset. The same steady transactional
+// load (batches of 10 through POST /emails/batch at a fixed rate) is measured twice on the same
+// stack (API, worker processes, scheduler): alone, and while a broadcast to a 100,000-contact
+// segment fans out and drains on the broadcast lane. Reported: the transactional emails'
+// acceptance-to-250 p50/p99 (the sink keeps them apart from the broadcast's by the Message-ID
+// domain), the broadcast messages delivered meanwhile, CPU. Target: p99 with the broadcast
+// ≤ 2× the p99 alone. Each lane has its own queues and its own WORKER_CONCURRENCY, so the
+// broadcast's backlog never sits in front of a transactional job; what remains is the CPU the
+// two share.
+import { cpuDelta, cpuSnapshot } from '../lib/cpu.mjs';
+import { cannon } from '../lib/load.mjs';
+import { batch, FROM } from '../lib/payload.mjs';
+import { startPetrelApi, startPetrelWorkers } from '../lib/stacks.mjs';
+import { fmtInt, ratio, round, waitUntil } from '../lib/util.mjs';
+import { BROADCAST_FROM, segmentOf, sendBroadcast, startPetrelScheduler } from './fanout.mjs';
+
+export const name = 'lanes';
+export const order = 85;
+export const title = 'Send lanes: transactional accept→250 p99 while a 100k broadcast drains vs alone';
+
+const TARGET = 2;
+const CONTACTS = { full: 100_000, quick: 3_000 };
+const domainOf = (from) => /@([^>]+)>?$/.exec(from)[1];
+const TRANSACTIONAL = domainOf(FROM);
+const BROADCAST = domainOf(BROADCAST_FROM);
+
+/** One measurement: the steady load, with or without a broadcast draining at the same time. */
+async function measure(ctx, o, withBroadcast) {
+  await ctx.redis.reset();
+  await ctx.sink.reset();
+  const api = await startPetrelApi(ctx);
+  const scheduler = await startPetrelScheduler(ctx);
+  const workers = await startPetrelWorkers(ctx, o.workers);
+  try {
+    await workers.ready();
+    let broadcastId;
+    if (withBroadcast) {
+      const { resend, segmentId } = await segmentOf(ctx, api, o.contacts);
+      broadcastId = await sendBroadcast(resend, segmentId);
+      // the broadcast is draining before the measurement starts
+      await waitUntil(
+        async () => (await ctx.sink.summary({ domain: BROADCAST })).count >= Math.min(1_000, o.contacts / 10),
+        { timeoutMs: 120_000, what: 'the broadcast to start delivering' },
+      );
+    }
+    const load = { bodies: o.bodies, perRequest: 10, connections: 4, overallRate: o.rate / 10 };
+    await cannon(api, { ...load, durationS: o.warmupS });
+    const procs = { api: api.child.pid, scheduler: scheduler.child.pid, sink: ctx.sink.pid };
+    workers.workers.forEach((w) => (procs[w.name] = w.child.pid));
+    const a = await cpuSnapshot(procs, ctx.redis.client);
+    const t0 = Date.now();
+    const steady = await cannon(api, { ...load, durationS: o.durationS });
+    const t1 = Date.now();
+    const b = await cpuSnapshot(procs, ctx.redis.client);
+    const expected = steady.ok * 10;
+    // the tail of the window's transactional emails (the broadcast may still be draining)
+    await waitUntil(
+      async () => (await ctx.sink.summary({ from: t0, domain: TRANSACTIONAL })).count >= expected,
+      { timeoutMs: 60_000, what: 'the transactional emails of the window' },
+    ).catch(() => undefined);
+    const tx = await ctx.sink.summary({ from: t0 + 200, to: t1 + 30_000, domain: TRANSACTIONAL });
+    const bc = await ctx.sink.summary({ from: t0, to: t1, domain: BROADCAST });
+    const cpu = cpuDelta(a, b);
+    cpu.workers = workers.workers.reduce((s, w) => s + (cpu[w.name] ?? 0), 0);
+    const result = {
+      with_broadcast: withBroadcast,
+      offered_emails_per_s: o.rate,
+      accepted_emails_per_s: steady.emails_per_s,
+      non2xx: steady.non2xx,
+      accept_to_250_ms: tx.latency_ms,
+      transactional_delivered: tx.count,
+      broadcast_delivered_in_window: bc.count,
+      broadcast_per_s: round((bc.count / (t1 - t0)) * 1000, 0),
+      cpu,
+      ...(broadcastId && { broadcast_id: broadcastId }),
+    };
+    ctx.progress(
+      `  ${withBroadcast ? 'with a broadcast draining' : 'alone                    '}: transactional accept→250 ` +
+        `p50 ${fmtInt(tx.latency_ms.p50)} / p99 ${fmtInt(tx.latency_ms.p99)} ms (${fmtInt(tx.count)} emails)` +
+        (withBroadcast ? `; broadcast ${fmtInt(result.broadcast_per_s)} messages/s meanwhile` : '') +
+        `; cpu: workers ${cpu.workers}%, redis ${cpu.redis}%, scheduler ${cpu.scheduler}%`,
+    );
+    return result;
+  } finally {
+    await workers.stop();
+    await scheduler.stop();
+    await api.stop();
+  }
+}
+
+export async function run(ctx) {
+  const quick = ctx.opts.quick;
+  const o = {
+    workers: ctx.results.delivery?.best_split?.petrel ?? (quick ? 1 : 2),
+    contacts: quick ? CONTACTS.quick : CONTACTS.full,
+    rate: quick ? 100 : 200,
+    warmupS: quick ? 1 : 2,
+    durationS: quick ? 2 : ctx.opts.mixedSeconds,
+    bodies: Array.from({ length: 64 }, (_, k) => JSON.stringify(batch(k * 10, 10, 'standard', 'l'))),
+  };
+  let alone;
+  let busy;
+  try {
+    alone = await measure(ctx, o, false);
+    busy = await measure(ctx, o, true);
+  } finally {
+    await ctx.redis.reset();
+    await ctx.sink.reset();
+  }
+  const rat = ratio(busy.accept_to_250_ms.p99, alone.accept_to_250_ms.p99);
+  return {
+    petrel: busy.accept_to_250_ms.p99,
+    baseline: alone.accept_to_250_ms.p99,
+    baseline_is: 'the same transactional load with no broadcast',
+    ratio: rat,
+    unit: 'ms (p99)',
+    target: { ratio_max: TARGET },
+    met: rat !== null && rat <= TARGET && busy.broadcast_delivered_in_window > 0,
+    setup: { ...o, bodies: undefined },
+    cpu: { petrel: busy.cpu, baseline: alone.cpu },
+    runs: { alone, busy },
+  };
+}
+
+export function toJson(r) {
+  return r;
+}
+
+export function rows(r) {
+  const { alone, busy } = r.runs;
+  return [
+    {
+      phase: 'lanes',
+      metric: `transactional accept→250 p50 / p99 ms at ${fmtInt(r.setup.rate)}/s, while a ${fmtInt(r.setup.contacts)}-contact broadcast drains (${fmtInt(busy.broadcast_per_s)} msg/s) vs alone @${r.setup.workers}w`,
+      petrel: `${fmtInt(busy.accept_to_250_ms.p50)} / ${fmtInt(busy.accept_to_250_ms.p99)}`,
+      baseline: `${fmtInt(alone.accept_to_250_ms.p50)} / ${fmtInt(alone.accept_to_250_ms.p99)} (alone)`,
+      ratio: r.ratio,
+      target: `p99 ≤ ${TARGET}×`,
+      met: r.met,
+      cpu_petrel: busy.cpu,
+      cpu_baseline: alone.cpu,
+    },
+  ];
+}
