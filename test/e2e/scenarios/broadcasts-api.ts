@@ -412,8 +412,9 @@ export function broadcastApiScenarios(current: () => Stack): void {
       // the 50 fan-outs due together take to start
       const at = (ms: number) =>
         new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms - Date.now())));
+      // (the SDK's status type lacks `scheduled`, which Resend's API reference lists)
       const started = (id: string) => async () =>
-        (await resend.broadcasts.get(id)).data?.status !== 'scheduled';
+        ((await resend.broadcasts.get(id)).data?.status as string | undefined) !== 'scheduled';
       const outcomes = await Promise.all(
         cases.map(async (c) => {
           if (c.i < 40) await at(dueMs - 500 + c.i * 20);
