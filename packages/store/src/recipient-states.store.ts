@@ -1,7 +1,8 @@
 /**
- * What the send path reads about an email's recipients, in ONE round trip per attempt: a
- * pipeline over the team's indexes by mailbox (all under the team's hash tag, so one node of a
- * cluster answers it). Suppression list, contact by address, the set of unsubscribed contacts
+ * What the send path reads about an email's recipients, in ONE round trip per attempt: one
+ * read-only script over the team's indexes by mailbox (all under the team's hash tag, so one
+ * node of a cluster answers it; a script rather than a pipeline of five commands, because the
+ * worker's CPU is what delivery spends and one command costs it a fifth of the parsing). Suppression list, contact by address, the set of unsubscribed contacts
  * and, for a topic email, the topic's default and the explicit choices made for it — every
  * writer of contacts, topics and suppressions keeps these indexes (keys.ts).
  */
@@ -9,43 +10,36 @@ import { mailboxKey, type RecipientState, type RecipientStates } from '@petrel/c
 import type { Subscription } from '@petrel/contracts';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
-import { execAll, pipeline } from './scripts.js';
+import { defineScripts, type StoreCommands } from './scripts.js';
 
 const asSubscription = (v: unknown): Subscription | null => (v === 'opt_in' || v === 'opt_out' ? v : null);
 
 export class RecipientStatesStore implements RecipientStates {
+  private readonly redis: RedisClient & StoreCommands;
+
   constructor(
-    private readonly redis: RedisClient,
+    redis: RedisClient,
     private readonly keys: Keys,
-  ) {}
+  ) {
+    this.redis = defineScripts(redis);
+  }
 
   async read(teamId: string, addresses: readonly string[], topicId: string | null) {
     if (addresses.length === 0) return { topicDefault: null, states: [] };
     const k = this.keys;
-    const boxes = addresses.map(mailboxKey);
-    const p = pipeline(this.redis, 'read recipient states')
-      .hmget(k.suppressionByEmail(teamId), ...boxes)
-      .hmget(k.contactByEmail(teamId), ...boxes)
-      .smismember(k.unsubscribedContacts(teamId), ...boxes);
-    if (topicId !== null) {
-      p.hget(k.topic(teamId, topicId), 'default_subscription').hmget(
-        k.topicSubscriptions(teamId, topicId),
-        ...boxes,
-      );
-    }
-    const [suppressed, contacts, unsubscribed, topicDefault, choices] = (await execAll(p)) as [
-      (string | null)[],
-      (string | null)[],
-      number[],
-      string | null | undefined,
-      (string | null)[] | undefined,
-    ];
-    const states = boxes.map((_, i): RecipientState => ({
-      suppressed: suppressed[i] !== null,
-      contactId: contacts[i] ?? null,
-      unsubscribed: unsubscribed[i] === 1,
-      subscription: asSubscription(choices?.[i]),
+    const keys = [k.suppressionByEmail(teamId), k.contactByEmail(teamId), k.unsubscribedContacts(teamId)];
+    if (topicId !== null) keys.push(k.topic(teamId, topicId), k.topicSubscriptions(teamId, topicId));
+    const flat = await this.redis.petrelReadRecipientStates(
+      keys.length,
+      ...keys,
+      ...addresses.map(mailboxKey),
+    );
+    const states = addresses.map((_, i): RecipientState => ({
+      suppressed: flat[i * 4] === 1,
+      contactId: (flat[i * 4 + 1] as string | null) ?? null,
+      unsubscribed: flat[i * 4 + 2] === 1,
+      subscription: asSubscription(flat[i * 4 + 3]),
     }));
-    return { topicDefault: asSubscription(topicDefault), states };
+    return { topicDefault: asSubscription(flat[addresses.length * 4]), states };
   }
 }
