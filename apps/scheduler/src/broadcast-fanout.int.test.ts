@@ -54,9 +54,11 @@ async function world(contacts: number) {
     topics: [],
   });
   const broadcasts = new BroadcastsStore(redis, keys);
-  const scheduler = await startScheduler(
-    loadSchedulerConfig({ REDIS_URL: server.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'silent' }),
-  );
+  const launchScheduler = () =>
+    startScheduler(
+      loadSchedulerConfig({ REDIS_URL: server.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'silent' }),
+    );
+  let scheduler = await launchScheduler();
   const fanoutQueue = new BroadcastFanoutQueue(redis, { prefix: keys.bullPrefix() });
   const sendQueues = new SendQueues(redis, { prefix: keys.bullPrefix() });
   return {
@@ -65,6 +67,12 @@ async function world(contacts: number) {
     segmentId: segment.id,
     broadcasts,
     fanoutQueue,
+    /** Stops this process's scheduler (SIGTERM's path) and starts another. */
+    async restartScheduler() {
+      await scheduler.close();
+      scheduler = await launchScheduler();
+    },
+    stopScheduler: () => scheduler.close(),
     async broadcastLaneWaiting() {
       return (await sendQueues.counts()).broadcast.waiting ?? 0;
     },
@@ -115,6 +123,37 @@ describe('the scheduler runs broadcast fan-outs', () => {
       );
       expect((await w.broadcasts.get(w.teamId, b.id))!.status).toBe('canceled');
       expect(await redis.zcard(w.keys.emails(w.teamId))).toBe(0);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('a scheduler shutting down mid fan-out pauses it at a page; another scheduler finishes it, every contact once', async () => {
+    const w = await world(30_000);
+    try {
+      const b = await w.broadcasts.create(w.teamId, content(w.segmentId));
+      await w.broadcasts.schedule(w.teamId, b.id, Date.now());
+      await w.fanoutQueue.schedule(w.teamId, b.id, Date.now());
+      await waitUntil(async () => ((await w.broadcasts.get(w.teamId, b.id))?.counts.total ?? 0) > 0, {
+        timeoutMs: 30_000,
+        intervalMs: 5,
+        message: 'the fan-out to begin',
+      });
+      await w.stopScheduler();
+      const paused = (await w.broadcasts.get(w.teamId, b.id))!;
+      expect(paused.status).toBe('queued');
+      expect(paused.counts.total).toBeLessThan(30_000);
+      await w.restartScheduler();
+      const done = await waitUntil(
+        async () => {
+          const r = await w.broadcasts.get(w.teamId, b.id);
+          return r?.status === 'sent' ? r : undefined;
+        },
+        { timeoutMs: 60_000, message: 'the broadcast to be sent' },
+      );
+      expect(done.counts).toEqual({ total: 30_000, enqueued: 27_000, skipped: 3_000 });
+      expect(await redis.zcard(w.keys.emails(w.teamId))).toBe(27_000);
+      expect(await w.broadcastLaneWaiting()).toBe(27_000);
     } finally {
       await w.close();
     }

@@ -13,6 +13,7 @@
 import { broadcastFanoutJobSchema, type BroadcastFanoutJob } from '@petrel/contracts';
 import { runBroadcastFanout, type FanoutObserver, type FanoutOutcome, type FanoutPorts } from '@petrel/core';
 import {
+  DelayedError,
   UnrecoverableError,
   createBroadcastFanoutWorker,
   type Job,
@@ -42,14 +43,15 @@ export const fanoutLogObserver: FanoutObserver = {
 /** The processor: payload checked at the boundary, then the use-case. */
 export function broadcastFanoutProcessor(
   ports: Omit<FanoutPorts, 'observer'> & { observer?: FanoutObserver },
-): (job: Job<BroadcastFanoutJob>) => Promise<FanoutOutcome> {
-  return async (job) => {
+): (job: Job<BroadcastFanoutJob>, token?: string) => Promise<FanoutOutcome> {
+  return async (job, token) => {
     const parsed = broadcastFanoutJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`malformed fan-out job: ${parsed.error.message}`);
     const { teamId, broadcastId } = parsed.data;
     return withLogContext({ jobId: job.id, teamId, broadcastId }, async () => {
+      let outcome: FanoutOutcome;
       try {
-        return await runBroadcastFanout(
+        outcome = await runBroadcastFanout(
           { teamId, broadcastId },
           { ...ports, observer: ports.observer ?? fanoutLogObserver },
         );
@@ -60,6 +62,12 @@ export function broadcastFanoutProcessor(
         );
         throw err;
       }
+      if (outcome.kind === 'paused') {
+        // back to the queue at once, without using an attempt: another scheduler goes on
+        await job.moveToDelayed(Date.now(), token);
+        throw new DelayedError();
+      }
+      return outcome;
     });
   };
 }
@@ -72,18 +80,22 @@ export interface FanoutWorkerSettings {
   stalledIntervalMs: number;
 }
 
-/** Starts the fan-out worker of this process; `close()` lets running fan-outs reach their end. */
+/** Starts the fan-out worker of this process; `close()` pauses running fan-outs after their page. */
 export function startBroadcastFanout(
-  ports: Omit<FanoutPorts, 'observer'>,
+  ports: Omit<FanoutPorts, 'observer' | 'shouldStop'>,
   settings: FanoutWorkerSettings,
 ): { close(): Promise<void> } {
-  const worker = createBroadcastFanoutWorker(broadcastFanoutProcessor(ports), {
-    connection: settings.connection,
-    prefix: settings.prefix,
-    concurrency: settings.concurrency,
-    lockDuration: settings.lockDurationMs,
-    stalledInterval: settings.stalledIntervalMs,
-  });
+  let stopping = false;
+  const worker = createBroadcastFanoutWorker(
+    broadcastFanoutProcessor({ ...ports, shouldStop: () => stopping }),
+    {
+      connection: settings.connection,
+      prefix: settings.prefix,
+      concurrency: settings.concurrency,
+      lockDuration: settings.lockDurationMs,
+      stalledInterval: settings.stalledIntervalMs,
+    },
+  );
   worker.on('error', (err) => log().error({ err }, 'broadcast fan-out worker error'));
   worker.on('stalled', (jobId) =>
     log().warn(
@@ -94,5 +106,11 @@ export function startBroadcastFanout(
   worker.on('failed', (job, err) =>
     log().error({ jobId: job?.id, err: err.message }, 'broadcast fan-out attempt failed'),
   );
-  return { close: () => worker.close() };
+  return {
+    // a running fan-out stops after its current page and goes back to the queue
+    close: () => {
+      stopping = true;
+      return worker.close();
+    },
+  };
 }

@@ -205,6 +205,26 @@ describe('runBroadcastFanout', () => {
     expect(w.emails.created.size).toBe(300);
   });
 
+  it('pauses after a checkpoint when asked to stop, and the next run goes on from there', async () => {
+    const w = world(500);
+    let stop = false;
+    const write = w.emails.createAndEnqueue.bind(w.emails);
+    w.ports.emails = {
+      async createAndEnqueue(teamId, broadcast, emails) {
+        if (w.emails.calls.length === 1) stop = true; // shutdown begins during page 2
+        return write(teamId, broadcast, emails);
+      },
+    };
+    w.ports.shouldStop = () => stop;
+    expect(await runBroadcastFanout(job, w.ports)).toEqual({ kind: 'paused' });
+    expect(w.emails.created.size).toBe(200);
+    expect(w.broadcasts.get(TEAM, BROADCAST)!.status).toBe('queued');
+    stop = false;
+    expect(await runBroadcastFanout(job, w.ports)).toEqual({ kind: 'sent' });
+    expect(w.emails.created.size).toBe(500);
+    expect(w.emails.calls).toEqual([100, 100, 100, 100, 100]);
+  });
+
   it('does nothing for a deleted, canceled or sent broadcast', async () => {
     const gone = world(10);
     gone.broadcasts.records.clear();

@@ -75,6 +75,8 @@ export interface FanoutPorts {
   pageSize?: number;
   /** Default {@link FANOUT_LOG_EVERY_PAGES}. */
   logEveryPages?: number;
+  /** True once the process is shutting down: the run stops after its next checkpoint (`paused`). */
+  shouldStop?: () => boolean;
 }
 
 export type FanoutOutcome =
@@ -82,6 +84,8 @@ export type FanoutOutcome =
   | { kind: 'sent' }
   /** The broadcast left `queued` during the run (canceled): the rest of the segment is not sent. */
   | { kind: 'canceled' }
+  /** Stopped at a checkpoint for a shutdown: the broadcast stays `queued`; run it again to go on. */
+  | { kind: 'paused' }
   /** Nothing to do: the broadcast is gone, canceled before its time, or already sent. */
   | { kind: 'not_runnable'; reason: 'not_found' | 'status' };
 
@@ -161,6 +165,7 @@ export async function runBroadcastFanout(job: FanoutJob, ports: FanoutPorts): Pr
     if (!going) return end({ kind: 'canceled' });
     if (run.pages % logEvery === 0) ports.observer.progress(progress());
     if (contacts.length < pageSize) break;
+    if (ports.shouldStop?.()) return end({ kind: 'paused' });
   }
   // false: canceled after the last checkpoint — the emails exist and their sends check the status
   const finished = await ports.broadcasts.finishFanout(teamId, broadcastId, ports.clock.now());
