@@ -9,6 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { startRedisCluster, type TestRedisCluster } from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
 import { TOPIC_SENDING_PLAN, topicSendingScenarios } from './scenarios/topic-sending.js';
+import { broadcastApiScenarios } from './scenarios/broadcasts-api.js';
 import { broadcastScenarios } from './scenarios/broadcasts.js';
 
 let cluster: TestRedisCluster;
@@ -24,3 +25,4 @@ afterAll(async () => {
 
 topicSendingScenarios(() => stack);
 broadcastScenarios(() => stack);
+broadcastApiScenarios(() => stack);

@@ -82,6 +82,10 @@ const SDK_NULLABLE_NESTED: Record<string, readonly string[]> = {
   GetContactTopicsResponseSuccess: ['data.items.description'],
   ListSuppressionsResponseSuccess: ['data.items.source_id'],
   GetSuppressionResponseSuccess: ['source_id'],
+  // the SDK's Broadcast: `scheduled_at`, `sent_at`, `topic_id` are `string | null` (a draft has none)
+  ListBroadcastsResponseSuccess: ['data.items.scheduled_at', 'data.items.sent_at', 'data.items.topic_id'],
+  // and `reply_to`, `preview_text` too (`html`, `text`, `topic_id` are nullable in the document)
+  GetBroadcastResponseSuccess: ['scheduled_at', 'sent_at', 'reply_to', 'preview_text'],
 };
 
 /** `schema` admitting `null` besides what it declares. */
@@ -155,6 +159,8 @@ const NOT_IN_DOCUMENT = [
   'GET /audiences/:audienceId/contacts/:c',
   'PATCH /audiences/:audienceId/contacts/:c',
   'DELETE /audiences/:audienceId/contacts/:c',
+  // the SDK's broadcasts.duplicate; the document lacks it
+  'POST /broadcasts/:id/duplicate',
   // unsubscribe links in emails (RFC 8058): pages for people, not API operations
   'GET /unsubscribe/:token',
   'POST /unsubscribe/:token',
@@ -565,6 +571,63 @@ describe('routes served against the document', () => {
       'DELETE',
       '/contact-properties/:id',
       await stack.http(`/contact-properties/${propId}`, json('DELETE')),
+    );
+  });
+
+  it('broadcasts: create, list, get, update, send (scheduled), cancel, duplicate, remove', async () => {
+    const segment = (await stack.http('/segments', json('POST', { name: 'Contract broadcast segment' })))
+      .body as { id: string };
+    const created = await stack.http(
+      '/broadcasts',
+      json('POST', {
+        segment_id: segment.id,
+        name: 'Contract broadcast',
+        from: 'Acme <news@acme.test>',
+        subject: 'Hi {{{contact.first_name|there}}}',
+        reply_to: 'support@acme.test',
+        html: '<p>Hi</p>',
+        text: 'Hi',
+        preview_text: 'Preview',
+      }),
+    );
+    expectDocumented('POST', '/broadcasts', created);
+    const id = (created.body as { id: string }).id;
+    const minimal = await stack.http(
+      '/broadcasts',
+      json('POST', { segment_id: segment.id, from: 'news@acme.test', subject: 'Hi', html: '<p>x</p>' }),
+    );
+    expectDocumented('POST', '/broadcasts', minimal);
+    const minimalId = (minimal.body as { id: string }).id;
+    expectDocumented('GET', '/broadcasts', await stack.http('/broadcasts'));
+    expectDocumented('GET', '/broadcasts/:id', await stack.http(`/broadcasts/${id}`));
+    expectDocumented('GET', '/broadcasts/:id', await stack.http(`/broadcasts/${minimalId}`));
+    expectDocumented(
+      'PATCH',
+      '/broadcasts/:id',
+      await stack.http(`/broadcasts/${id}`, json('PATCH', { subject: 'Hello' })),
+    );
+    expectDocumented(
+      'POST',
+      '/broadcasts/:id/send',
+      await stack.http(`/broadcasts/${id}/send`, json('POST', { scheduled_at: inHours(2) })),
+    );
+    expectDocumented('GET', '/broadcasts/:id', await stack.http(`/broadcasts/${id}`));
+    expectDocumented(
+      'POST',
+      '/broadcasts/:id/cancel',
+      await stack.http(`/broadcasts/${id}/cancel`, json('POST')),
+    );
+    const copy = await stack.http(`/broadcasts/${minimalId}/duplicate`, json('POST'));
+    expect(copy.status).toBe(200);
+    expectDocumented(
+      'DELETE',
+      '/broadcasts/:id',
+      await stack.http(`/broadcasts/${minimalId}`, json('DELETE')),
+    );
+    expectDocumented(
+      'DELETE',
+      '/broadcasts/:id',
+      await stack.http(`/broadcasts/${(copy.body as { id: string }).id}`, json('DELETE')),
     );
   });
 

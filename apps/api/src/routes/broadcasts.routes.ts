@@ -37,11 +37,17 @@ export interface BroadcastRouteDeps extends BroadcastPorts {
   broadcasts: BroadcastsStore;
 }
 
+/**
+ * The name on the wire: a string, as Resend's API reference and the SDK's `Broadcast.name` type
+ * it; an unnamed broadcast's is empty.
+ */
+const wireName = (b: BroadcastRecord): string => b.name ?? '';
+
 /** A broadcast in GET /broadcasts. */
 export function broadcastListItem(b: BroadcastRecord) {
   return {
     id: b.id,
-    name: b.name,
+    name: wireName(b),
     audience_id: b.segment_id,
     segment_id: b.segment_id,
     status: b.status,
@@ -57,7 +63,7 @@ export function broadcastWire(b: BroadcastRecord) {
   return {
     object: 'broadcast' as const,
     id: b.id,
-    name: b.name,
+    name: wireName(b),
     segment_id: b.segment_id,
     audience_id: b.segment_id,
     from: b.from,
