@@ -80,3 +80,37 @@ export interface TeamEvent {
   teamId: string;
   data: Record<string, unknown>;
 }
+
+/**
+ * Every event type a webhook may subscribe to: Resend's list (the SDK's `WebhookEvent` union).
+ * A type Petrel does not produce yet (domain.*, inbox.*) is accepted, as Resend accepts it, and
+ * simply never fires; anything else is refused at POST/PATCH /webhooks.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  ...EMAIL_EVENT_TYPES,
+  ...CONTACT_EVENT_TYPES,
+  'domain.created',
+  'domain.updated',
+  'domain.deleted',
+  ...SUPPRESSION_EVENT_TYPES,
+  ...TOPIC_EVENT_TYPES,
+  'inbox.created',
+  'inbox.updated',
+  'inbox.deleted',
+  'inbox.thread.created',
+  'inbox.thread.folder.updated',
+  'inbox.thread.assigned',
+  'inbox.thread.unassigned',
+  'inbox.thread.labels.updated',
+  'inbox.email.received',
+  'inbox.email.sent',
+  'inbox.draft.created',
+  'inbox.draft.updated',
+  'inbox.draft.sent',
+  'inbox.draft.deleted',
+] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+/** Statuses of an event in a webhook's event log (Resend's `WebhookEventLogStatus`). */
+export const WEBHOOK_EVENT_STATUSES = ['success', 'pending', 'failed', 'attempting'] as const;
+export type WebhookEventStatus = (typeof WEBHOOK_EVENT_STATUSES)[number];

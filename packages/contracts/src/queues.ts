@@ -184,3 +184,28 @@ export type BroadcastFanoutJob = z.infer<typeof broadcastFanoutJobSchema>;
 /** The fan-out job id of a broadcast: fixed, so scheduling twice is one job and delete finds it. */
 export const broadcastFanoutJobId = (teamId: string, broadcastId: string): string =>
   `fanout:${teamId}:${broadcastId}`;
+
+/**
+ * The webhook delivery queue: one job per (event, endpoint), consumed by the webhook dispatcher
+ * processes (apps/webhooks). Its own queue: an endpoint that answers in 15 s must never hold a
+ * send slot. The braces make the name the hash tag of its BullMQ keys (one slot on a Redis
+ * Cluster). WARNING: persisted — renaming it strands queued deliveries.
+ */
+export const WEBHOOK_DELIVERY_QUEUE = '{petrel-webhook-delivery}';
+
+/** Payload of a delivery job: ids only; the signed body is stored once in the event log. */
+export const webhookDeliveryJobSchema = z.object({
+  v: z.literal(1),
+  teamId: z.string().min(1),
+  endpointId: z.string().min(1),
+  eventId: z.string().min(1),
+});
+export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJobSchema>;
+
+/**
+ * The delivery job id of an event for an endpoint: fixed, so an event read twice from the stream
+ * (a dispatcher died before it acknowledged it) is one job. A replay is a job of its own, with
+ * the replay's number after a `~` (BullMQ allows exactly two `:` in a custom id).
+ */
+export const webhookDeliveryJobId = (eventId: string, endpointId: string, replay = 0): string =>
+  `wh:${eventId}:${endpointId}${replay > 0 ? `~${replay}` : ''}`;

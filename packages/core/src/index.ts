@@ -13,3 +13,4 @@ export * from './housekeeping/index.js';
 export * from './outbox/index.js';
 export * from './audience/index.js';
 export * from './broadcasts/index.js';
+export * from './webhooks/index.js';

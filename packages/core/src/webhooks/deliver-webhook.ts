@@ -1,0 +1,93 @@
+/**
+ * One delivery attempt of an event to an endpoint (the dispatcher's job processor calls it):
+ * sign the stored body with the endpoint's secret(s), POST it, record the attempt and decide
+ * what comes next (retry-decision.ts). The message id is derived from the event id, so every
+ * retry — including one after a dispatcher died mid-attempt — carries the same id; the
+ * timestamp is fresh on each attempt (receivers refuse one older than 5 minutes).
+ *
+ * An endpoint deleted or disabled meanwhile gets no attempt (Resend: "disabled/removed
+ * endpoints get no attempts"); its entry is marked failed.
+ */
+import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from './retry-decision.js';
+import type { HealthWrite, WebhookClock, WebhookEventLogPort, WebhookSender, WebhooksPort } from './ports.js';
+import { signatureHeaders, signingSecrets, webhookMessageId } from './signing.js';
+import { newId } from '../ids.js';
+
+export const WEBHOOK_USER_AGENT = 'Petrel-Webhooks/1.0';
+
+export interface DeliveryPolicy {
+  /** Waits before attempts 1, 2, … (ms, scaled). */
+  scheduleMs: readonly number[];
+  disableAfterMs: number;
+}
+
+export type DeliveryResult =
+  | { kind: 'skipped'; reason: 'endpoint_gone' | 'endpoint_disabled' | 'event_gone' | 'finished' }
+  | {
+      kind: 'attempted';
+      type: string;
+      outcome: AttemptOutcome;
+      latencyMs: number;
+      attempt: number;
+      decision: RetryDecision;
+      /** True when this attempt disabled the endpoint (it was enabled until then). */
+      disabled: boolean;
+    };
+
+export async function deliverWebhook(
+  cmd: { teamId: string; endpointId: string; eventId: string },
+  ports: { webhooks: WebhooksPort; log: WebhookEventLogPort; sender: WebhookSender; clock: WebhookClock },
+  policy: DeliveryPolicy,
+): Promise<DeliveryResult> {
+  const { teamId, endpointId, eventId } = cmd;
+  const endpoint = await ports.webhooks.get(teamId, endpointId);
+  if (!endpoint || endpoint.status !== 'enabled') {
+    await ports.log.markFailed(teamId, endpointId, eventId);
+    return { kind: 'skipped', reason: endpoint ? 'endpoint_disabled' : 'endpoint_gone' };
+  }
+  const entry = await ports.log.startAttempt(teamId, endpointId, eventId);
+  if (!entry) return { kind: 'skipped', reason: 'event_gone' };
+  if (entry.status === 'success' || entry.status === 'failed') return { kind: 'skipped', reason: 'finished' };
+
+  const sentAt = ports.clock.now();
+  const msgId = webhookMessageId(eventId);
+  const headers = {
+    'content-type': 'application/json',
+    'user-agent': WEBHOOK_USER_AGENT,
+    ...signatureHeaders(signingSecrets(endpoint, sentAt), msgId, Math.floor(sentAt / 1000), entry.payload),
+  };
+  const result = await ports.sender.send({ endpoint: endpoint.endpoint, headers, body: entry.payload });
+  const now = ports.clock.now();
+  const attempt = entry.run_attempts + 1;
+  const decision = decideAfterAttempt({
+    outcome: result,
+    attempt,
+    scheduleMs: policy.scheduleMs,
+    failingSinceMs: endpoint.failing_since_ms,
+    nowMs: now,
+    disableAfterMs: policy.disableAfterMs,
+  });
+  const health: HealthWrite = decision.endpoint;
+  const recorded = await ports.log.recordAttempt(teamId, endpointId, eventId, {
+    attempt: {
+      id: newId(sentAt),
+      http_status_code: result.kind === 'response' ? result.status : 0,
+      response: result.responseBody,
+      sent_at: new Date(sentAt).toISOString(),
+      latency_ms: result.latencyMs,
+    },
+    status: decision.event === 'retry' ? 'pending' : decision.event,
+    nextAttemptMs: decision.event === 'retry' ? now + decision.delayMs : null,
+    health,
+  });
+  const { responseBody: _body, latencyMs, ...outcome } = result;
+  return {
+    kind: 'attempted',
+    type: entry.type,
+    outcome: outcome as AttemptOutcome,
+    latencyMs,
+    attempt,
+    decision,
+    disabled: recorded === 'disabled',
+  };
+}

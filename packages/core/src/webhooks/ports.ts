@@ -1,0 +1,97 @@
+/**
+ * Ports of the webhook use-cases: the store of endpoints and event logs (packages/store), the
+ * delivery queue (packages/queue), the HTTP sender (apps/webhooks) and the clock.
+ */
+import type { AttemptOutcome } from './retry-decision.js';
+import type { WebhookAttempt, WebhookEndpoint, WebhookEventEntry, WebhookStatus } from './types.js';
+
+export interface WebhookPatch {
+  endpoint?: string;
+  events?: string[];
+  status?: WebhookStatus;
+}
+
+/** A new event-log entry for one endpoint. */
+export interface NewWebhookEvent {
+  endpointId: string;
+  id: string;
+  type: string;
+  created_at: string;
+  payload: string;
+}
+
+/** The endpoint's health after an attempt, as the store writes it. */
+export type HealthWrite =
+  | { kind: 'healthy' }
+  | { kind: 'failing'; sinceMs: number }
+  | { kind: 'disable'; reason: string; sinceMs: number };
+
+export interface WebhooksPort {
+  count(teamId: string): Promise<number>;
+  /** Every endpoint of the team (at most WEBHOOK_MAX_ENDPOINTS_PER_TEAM). */
+  all(teamId: string): Promise<WebhookEndpoint[]>;
+  create(teamId: string, endpoint: WebhookEndpoint): Promise<void>;
+  get(teamId: string, id: string): Promise<WebhookEndpoint | null>;
+  /** Applies the patch; false when the endpoint is gone. Enabling clears `failing_since`. */
+  update(teamId: string, id: string, patch: WebhookPatch): Promise<boolean>;
+  delete(teamId: string, id: string): Promise<boolean>;
+  /** Sets a new secret, the old one signing until `previousExpiresMs`; false when gone. */
+  rotateSecret(teamId: string, id: string, secret: string, previousExpiresMs: number): Promise<boolean>;
+}
+
+export interface WebhookEventLogPort {
+  /**
+   * Writes the entries that do not exist yet (status pending). Returns, per entry in order,
+   * whether a delivery may still be due: true for a new entry or one still pending/attempting
+   * (a re-read after a crash must enqueue it again), false for one that finished.
+   */
+  addEvents(teamId: string, entries: readonly NewWebhookEvent[], nowMs: number): Promise<boolean[]>;
+  getEvent(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null>;
+  /** Marks the entry `attempting`; returns it, or null when the entry is gone. */
+  startAttempt(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null>;
+  /**
+   * Records an attempt and its consequences in one step: the event's status and next attempt,
+   * the run's attempt count, the endpoint's health. Returns `disabled` when this call disabled
+   * the endpoint (it was enabled before), `gone` when the endpoint or entry is gone.
+   */
+  recordAttempt(
+    teamId: string,
+    endpointId: string,
+    eventId: string,
+    record: {
+      attempt: WebhookAttempt;
+      status: 'success' | 'pending' | 'failed';
+      nextAttemptMs: number | null;
+      health: HealthWrite;
+    },
+  ): Promise<'recorded' | 'disabled' | 'gone'>;
+  /** Marks the entry failed without an attempt (the endpoint was disabled or deleted meanwhile). */
+  markFailed(teamId: string, endpointId: string, eventId: string): Promise<void>;
+  /** Starts a replay: status pending, run attempts 0; returns the replay's number (1, 2, …). */
+  startReplay(teamId: string, endpointId: string, eventId: string): Promise<number | null>;
+}
+
+export interface WebhookDeliveryQueuePort {
+  /** Enqueues the deliveries (job id from `webhookDeliveryJobId`; an existing job is kept). */
+  enqueue(
+    jobs: readonly { teamId: string; endpointId: string; eventId: string; replay?: number }[],
+  ): Promise<void>;
+}
+
+/** One signed POST. */
+export interface WebhookRequest {
+  endpoint: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** The outcome of one POST, with the response body (truncated) and the latency. */
+export type WebhookSendResult = AttemptOutcome & { responseBody: string; latencyMs: number };
+
+export interface WebhookSender {
+  send(req: WebhookRequest): Promise<WebhookSendResult>;
+}
+
+export interface WebhookClock {
+  now(): number;
+}
