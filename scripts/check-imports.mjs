@@ -24,11 +24,19 @@ export const MAY_IMPORT = {
 };
 
 /** Libraries the domain packages must not import: use-cases get ports, adapters live elsewhere. */
-export const FORBIDDEN_LIBRARIES = ['express', 'bullmq', 'ioredis', 'nodemailer', 'pino', 'prom-client'];
+export const FORBIDDEN_LIBRARIES = [
+  'express',
+  'bullmq',
+  'ioredis',
+  'nodemailer',
+  'pino',
+  'prom-client',
+  'smtp-server',
+];
 const DOMAIN_PACKAGES = ['core', 'contracts'];
 
 // Apps import packages, never another app — except the all-in-one launcher, which composes them.
-const APP_MAY_IMPORT_APPS = { petrel: ['api', 'worker', 'scheduler'] };
+const APP_MAY_IMPORT_APPS = { petrel: ['api', 'worker', 'scheduler', 'smtp'] };
 
 const IMPORT_RE =
   /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|(?:^|\n)\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;

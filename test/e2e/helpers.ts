@@ -31,6 +31,8 @@ export interface Stack {
   baseUrl: string;
   prefix: string;
   metricsUrl: string;
+  /** Ports of the stack's SMTP servers by name (`submission`, `submission-tls`, …). */
+  smtpPorts: Record<string, number>;
   /** Every route of the API's router: method + path pattern (e.g. `GET /emails/:id`). */
   routes: { method: string; path: string }[];
   /** Raw HTTP helper with the bootstrap key (for what the SDK cannot send). */
@@ -94,6 +96,9 @@ export async function startStack(
     SMTP_SOCKET_TIMEOUT_MS: '5000',
     RETRY_SCHEDULE_S: '1,1,1',
     RETRY_TIME_SCALE: '0.2',
+    // free ports: stacks run side by side
+    SMTP_SUBMISSION_PORT: '0',
+    SMTP_SUBMISSION_TLS_PORT: '0',
     ...opts.env,
   });
   const started = await startAllInOne(config, lifecycle);
@@ -139,6 +144,7 @@ export async function startStack(
     baseUrl,
     prefix,
     metricsUrl: `http://127.0.0.1:${started.metricsPort}/metrics`,
+    smtpPorts: started.smtpPorts,
     routes: listRoutes(started.apiApp),
     async http(path, init = {}) {
       const { key: k = key, ...rest } = init;

@@ -6,6 +6,7 @@
 import { startApi, type ApiExtensions } from '@petrel/api';
 import { startWorker, type WorkerExtensions } from '@petrel/worker';
 import { startScheduler } from '@petrel/scheduler';
+import { startSmtp } from '@petrel/smtp';
 import { enableDefaultMetrics, log, startHealthServer, type Lifecycle } from '@petrel/observability';
 import { startEmbeddedRedis } from './embedded-redis.js';
 import { startCaptureSmtp } from './capture-smtp.js';
@@ -16,6 +17,8 @@ export interface AllInOne {
   metricsPort: number;
   redisUrl: string;
   smtpUrl: string;
+  /** Ports of the SMTP servers by name (`submission`, `submission-tls`, …). */
+  smtpPorts: Record<string, number>;
   /** The first API key, when this start created it. */
   firstKey: string | null;
   /** The API's Express app (its router lists every route). */
@@ -56,6 +59,9 @@ export async function startAllInOne(
   lifecycle.onStop('worker', () => worker.close());
   const scheduler = await startScheduler(cfg);
   lifecycle.onStop('scheduler', () => scheduler.close());
+  // SMTP submission (and inbound): SMTP_SUBMISSION_PORT etc., or their documented defaults.
+  const smtp = await startSmtp(cfg);
+  lifecycle.onStop('smtp', () => smtp.close());
 
   let firstKey: string | null = null;
   if (!config.BOOTSTRAP_API_KEY && (await api.apiKeys.countKeys()) === 0) {
@@ -69,5 +75,13 @@ export async function startAllInOne(
     ready: async () => (await Promise.all([worker.ready(), scheduler.ready()])).every(Boolean),
   });
   lifecycle.onStop('health', () => health.close());
-  return { apiPort: api.port, metricsPort: health.port, redisUrl, smtpUrl, firstKey, apiApp: api.app };
+  return {
+    apiPort: api.port,
+    metricsPort: health.port,
+    redisUrl,
+    smtpUrl,
+    smtpPorts: smtp.ports,
+    firstKey,
+    apiApp: api.app,
+  };
 }

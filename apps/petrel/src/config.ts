@@ -2,12 +2,14 @@ import { boolEnv, loadConfig, metricsEnv, z } from '@petrel/config';
 import { apiConfigShape } from '@petrel/api';
 import { workerConfigShape } from '@petrel/worker';
 import { schedulerConfigShape } from '@petrel/scheduler';
+import { smtpConfigShape } from '@petrel/smtp';
 
 /** All-in-one: every app's variables, plus the embedded Redis and capture SMTP ports. */
 const petrelConfigShape = {
   ...apiConfigShape,
   ...workerConfigShape,
   ...schedulerConfigShape,
+  ...smtpConfigShape,
   // One health + /metrics server for the whole process.
   ...metricsEnv('petrel'),
   /** Port of the embedded redis-server (used only when REDIS_URL is unset). */

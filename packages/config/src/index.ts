@@ -87,7 +87,7 @@ export const logEnv = {
  * collide (9464 is the port OpenTelemetry's Prometheus exporter made customary; the all-in-one
  * process serves the API's).
  */
-export const METRICS_PORTS = { api: 9464, worker: 9465, scheduler: 9466, petrel: 9464 } as const;
+export const METRICS_PORTS = { api: 9464, worker: 9465, scheduler: 9466, petrel: 9464, smtp: 9468 } as const;
 
 /** `METRICS_PORT` for `app`, defaulting to its entry in {@link METRICS_PORTS}. */
 export function metricsEnv(app: keyof typeof METRICS_PORTS) {
@@ -159,6 +159,40 @@ export const smtpEnv = {
   SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
   SMTP_CONNECTION_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   SMTP_SOCKET_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+};
+
+/**
+ * The SMTP submission server (apps/smtp): clients send mail over SMTP with an API key as the
+ * password instead of calling POST /emails. Defaults are the unprivileged ports Resend also
+ * offers (2587 STARTTLS, 2465 implicit TLS); put 587/465 in front with a port forward if needed.
+ */
+export const smtpSubmissionEnv = {
+  /** Submission port (RFC 6409), STARTTLS required before AUTH; 0 picks a free port. */
+  SMTP_SUBMISSION_PORT: port.default(2587),
+  /** Implicit-TLS submission port (RFC 8314 section 3.3), or `off`; 0 picks a free port. */
+  SMTP_SUBMISSION_TLS_PORT: z.union([z.literal('off'), port]).default(2465),
+  /** Address the SMTP servers bind to. */
+  SMTP_BIND_HOST: z.string().min(1).default('0.0.0.0'),
+  /** Name in the greeting and EHLO reply, and the subject of a generated certificate. */
+  SMTP_HOSTNAME: z.string().min(1).optional(),
+  /**
+   * PEM certificate chain and private key files for STARTTLS and implicit TLS. When both are
+   * unset a self-signed certificate is generated at start (development: clients must skip
+   * verification or trust it).
+   */
+  SMTP_TLS_CERT: z.string().min(1).optional(),
+  SMTP_TLS_KEY: z.string().min(1).optional(),
+  /** Largest message accepted, in bytes (advertised with SIZE, RFC 1870; 552 over it). */
+  SMTP_SUBMISSION_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(60 * 1024 * 1024),
+  /**
+   * Failed AUTH attempts one remote address may make before each further attempt is delayed
+   * (doubling, up to 30 s) and the connection is closed after it.
+   */
+  SMTP_AUTH_MAX_FAILURES: z.coerce.number().int().min(1).default(5),
 };
 
 export const workerEnv = {

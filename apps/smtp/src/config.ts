@@ -1,0 +1,29 @@
+import {
+  apiEnv,
+  dataEnv,
+  loadConfig,
+  logEnv,
+  metricsEnv,
+  queueEnv,
+  redisEnv,
+  smtpSubmissionEnv,
+  webhookEnv,
+} from '@petrel/config';
+
+/** The SMTP app: its servers, and what accepting an email needs (the same stores as the API). */
+export const smtpConfigShape = {
+  ...redisEnv,
+  ...logEnv,
+  ...metricsEnv('smtp'),
+  ...queueEnv,
+  ...dataEnv,
+  ...webhookEnv,
+  IDEMPOTENCY_LOCK_MS: apiEnv.IDEMPOTENCY_LOCK_MS,
+  ...smtpSubmissionEnv,
+};
+
+export type SmtpConfig = ReturnType<typeof loadSmtpConfig>;
+
+export function loadSmtpConfig(env: Record<string, string | undefined> = process.env) {
+  return loadConfig(smtpConfigShape, env);
+}
