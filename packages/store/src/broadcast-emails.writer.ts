@@ -96,7 +96,8 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
           type: 'email.queued',
           created_at: createdAt,
           teamId,
-          data: { email_id: e.emailId, broadcast_id: broadcast.id },
+          // the email's first event: its record's `seq` counter starts at 1 (the script sets it)
+          data: { email_id: e.emailId, broadcast_id: broadcast.id, sequence: 1 },
         };
         args.push(
           e.emailId,

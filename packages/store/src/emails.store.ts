@@ -17,6 +17,7 @@ import { EVENTS_STREAM_MAXLEN, Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { outboxMember } from './outbox.store.js';
 import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
+import { sequencedEventJson } from './email-event-json.js';
 
 export interface NewEmail {
   id: string;
@@ -80,6 +81,8 @@ export class EmailsStore {
       'created_at', createdAt.toISOString(),
       'created_ms', String(createdMs),
       'attempts', '0',
+      // the first event's sequence number: later scripts count on from here
+      'seq', '1',
     ]; // prettier-ignore
     const args: (string | number)[] = [n, createdMs, this.retentionMs, shared.length / 2, ...shared];
     for (let i = 0; i < n; i++) {
@@ -98,7 +101,7 @@ export class EmailsStore {
       if (attachments.length > 0) fields.push('attachments', JSON.stringify(attachments));
       if (e.template) fields.push('template_id', e.template.id, 'template_version_id', e.template.versionId);
       if (e.broadcastId) fields.push('broadcast_id', e.broadcastId);
-      args.push(e.id, JSON.stringify(e.event), outboxMember(e.lane, e.id, e.dueMs), fields.length / 2);
+      args.push(e.id, sequencedEventJson(e.event, 1), outboxMember(e.lane, e.id, e.dueMs), fields.length / 2);
       for (const f of fields) args.push(f);
     }
     return this.redis.petrelAcceptEmails(keys.length, ...keys, ...args);
@@ -179,9 +182,9 @@ export class EmailsStore {
   }
 
   /**
-   * Several events in one script call (e.g. sent + delivered), appended and published in order;
-   * `fields` are set on the record, and the status moves to the highest-ranked event's status
-   * if that is forward.
+   * Several events in one script call (e.g. sent + delivered), appended and published in order,
+   * each numbered with the email's next `data.sequence`; `fields` are set on the record, and the
+   * status moves to the highest-ranked event's status if that is forward.
    */
   async recordEvents(
     teamId: string,
@@ -192,7 +195,7 @@ export class EmailsStore {
     const names = Object.keys(fields);
     const args: (string | number)[] = [EVENTS_STREAM_MAXLEN, names.length];
     for (const n of names) args.push(n, fields[n]!);
-    for (const it of items) args.push(it.status, statusRank(it.status), JSON.stringify(it.event));
+    for (const it of items) args.push(it.status, statusRank(it.status), sequencedEventJson(it.event));
     const res = await this.redis.petrelRecordEmailEvents(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
@@ -220,7 +223,7 @@ export class EmailsStore {
     const res = await this.redis.petrelCancelScheduledEmail(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
-      JSON.stringify(event),
+      sequencedEventJson(event),
       statusRank('canceled'),
     );
     return res === 1 ? 'canceled' : res === 0 ? 'not_scheduled' : 'missing';

@@ -18,6 +18,7 @@ import { assertOneSlot, oneSlotBatch } from './slots.js';
 import { CONTACT_SCRIPTS, type ContactStoreCommands } from './contacts.scripts.js';
 import { CONTACT_IMPORT_SCRIPTS, type ContactImportStoreCommands } from './contact-imports.scripts.js';
 import { BROADCAST_SCRIPTS, type BroadcastStoreCommands } from './broadcasts.scripts.js';
+import { WEBHOOK_SCRIPTS, type WebhookStoreCommands } from './webhooks.scripts.js';
 
 type Arg = string | number;
 
@@ -28,6 +29,8 @@ export const SCRIPTS = {
   ...CONTACT_IMPORT_SCRIPTS,
   /** Broadcasts: one compare-and-set per state change (broadcasts.scripts.ts). */
   ...BROADCAST_SCRIPTS,
+  /** Webhook endpoints and their event logs (webhooks.scripts.ts). */
+  ...WEBHOOK_SCRIPTS,
   /**
    * KEYS[1] idempotency record. ARGV: fingerprint, owner, now(ms), lockMs, ttlMs.
    * Returns { outcome, started, status, body }:
@@ -84,7 +87,8 @@ return 0
    * KEYS[1] the team's email index (zset), KEYS[2] the team's outbox (zset); KEYS[3..2+N] email
    * records, then the same count of timeline keys. ARGV: count, createdMs, retentionMs,
    * sharedCount, sharedCount name/value pairs (fields every record of the request has), then per
-   * email: id, eventJSON, outbox member, fieldCount, and fieldCount name/value pairs. Fields
+   * email: id, eventJSON (the first event: `data.sequence` 1, and the shared fields start the
+   * record's `seq` counter at 1), outbox member, fieldCount, and fieldCount name/value pairs. Fields
    * arrive flat (no JSON to decode here).
    * An email whose record exists already (an idempotent retry) is left untouched; every email of
    * the request gets its outbox entry (scored createdMs), so until step 3 removes it the relay
@@ -129,7 +133,8 @@ return #index / 2
    * checkpoint comes after the jobs, so a crash in between redoes the page.
    * KEYS[1] the team's email index (zset); KEYS[2..1+N] email records, then the same count of
    * timeline keys. ARGV: count, createdMs, retentionMs, contentHead, contentTail, sharedCount,
-   * sharedCount name/value pairs, then per email: id, contactId, messageId, toJson, eventJSON.
+   * sharedCount name/value pairs, then per email: id, contactId, messageId, toJson, eventJSON
+   * (the first event: its `data.sequence` is 1, and the record's `seq` counter starts there).
    * A record's `content` is contentHead .. toJson .. contentTail. An existing record is left
    * alone (a redone page). Returns the number of records created.
    */
@@ -147,7 +152,7 @@ for i = 1, n do
   local id = ARGV[p]
   if redis.call('EXISTS', rec) == 0 then
     redis.call('HSET', rec, 'id', id, 'contact_id', ARGV[p + 1], 'message_id', ARGV[p + 2],
-      'content', ARGV[4] .. ARGV[p + 3] .. ARGV[5], unpack(ARGV, shared_from, shared_to))
+      'content', ARGV[4] .. ARGV[p + 3] .. ARGV[5], 'seq', 1, unpack(ARGV, shared_from, shared_to))
     redis.call('PEXPIRE', rec, ARGV[3])
     redis.call('RPUSH', tl, ARGV[p + 4])
     redis.call('PEXPIRE', tl, ARGV[3])
@@ -196,6 +201,9 @@ return out
    * Appends and publishes every event, sets the fields, and moves `status` to the highest-ranked
    * event's status if that is forward (rank comparison), so events that arrive out of order never
    * move an email backwards. Returns 1 if the status moved, 0 if not, -1 if the record is gone.
+   * Each eventJSON ends in `"sequence":0}}` (EmailsStore's sequencedEventJson): the script puts
+   * the email's next sequence numbers there, from the record's `seq` counter (a record written
+   * before the counter existed starts after its timeline's length).
    */
   petrelRecordEmailEvents: {
     numberOfKeys: 3,
@@ -205,9 +213,22 @@ local nf = tonumber(ARGV[2])
 if nf > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 3, 2 + nf * 2)) end
 local best = tonumber(redis.call('HGET', KEYS[1], 'status_rank') or '-1')
 local status = nil
-for i = 3 + nf * 2, #ARGV, 3 do
-  redis.call('RPUSH', KEYS[2], ARGV[i + 2])
-  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'event', ARGV[i + 2])
+local first = 3 + nf * 2
+local n = (#ARGV - first + 1) / 3
+local seq = 0
+if n > 0 then
+  seq = redis.call('HINCRBY', KEYS[1], 'seq', n)
+  if seq == n then
+    local before = redis.call('LLEN', KEYS[2])
+    if before > 0 then seq = redis.call('HINCRBY', KEYS[1], 'seq', before) end
+  end
+  seq = seq - n
+end
+for i = first, #ARGV, 3 do
+  seq = seq + 1
+  local ev = string.sub(ARGV[i + 2], 1, -4) .. seq .. '}}'
+  redis.call('RPUSH', KEYS[2], ev)
+  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'event', ev)
   local rank = tonumber(ARGV[i + 1])
   if rank > best then best = rank; status = ARGV[i] end
 end
@@ -219,7 +240,8 @@ return 0
 `,
   },
   /**
-   * KEYS[1] email record, KEYS[2] timeline. ARGV: eventJSON, canceledRank.
+   * KEYS[1] email record, KEYS[2] timeline. ARGV: eventJSON (ending in `"sequence":0}}`, filled
+   * in as petrelRecordEmailEvents does), canceledRank.
    * Cancels only an email that is still `scheduled`. Returns 1 if canceled, 0 if not scheduled,
    * -1 if missing.
    */
@@ -230,7 +252,9 @@ local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return -1 end
 if st ~= 'scheduled' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'canceled', 'status_rank', ARGV[2])
-redis.call('RPUSH', KEYS[2], ARGV[1])
+local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
+if seq == 1 then seq = redis.call('HINCRBY', KEYS[1], 'seq', redis.call('LLEN', KEYS[2])) end
+redis.call('RPUSH', KEYS[2], string.sub(ARGV[1], 1, -4) .. seq .. '}}')
 return 1
 `,
   },
@@ -483,7 +507,7 @@ type ScriptName = keyof typeof SCRIPTS;
 
 /** The scripts as commands of a connection, with their replies. */
 export interface StoreCommands
-  extends ContactStoreCommands, ContactImportStoreCommands, BroadcastStoreCommands {
+  extends ContactStoreCommands, ContactImportStoreCommands, BroadcastStoreCommands, WebhookStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;

@@ -1,0 +1,148 @@
+/**
+ * The per-email `data.sequence` of email events: 1, 2, 3… in the order the scripts record them,
+ * on the timeline and on the team's events stream alike — whatever script writes the event
+ * (acceptance, the broadcast writer, record, cancel), with concurrent writers, and for a record
+ * written before the counter existed. Runs on one server and, in the integration-cluster
+ * project, on a Redis Cluster.
+ */
+import { describe, expect, it } from 'vitest';
+import type { EmailEvent, EmailStatus } from '@petrel/contracts';
+import { useStoreRedis } from './redis.fixture.js';
+import { EmailsStore } from './emails.store.js';
+import { EVENTS_STREAM_FIELD } from './keys.js';
+import { defineScripts } from './scripts.js';
+import { SEQUENCE_PLACEHOLDER_END, sequencedEventJson } from './email-event-json.js';
+
+const fx = useStoreRedis('seq');
+
+const content = {
+  from: 'a@acme.test',
+  to: ['b@example.test'],
+  cc: [],
+  bcc: [],
+  reply_to: [],
+  subject: 's',
+  html: '<p>x</p>',
+  headers: {},
+  tags: [],
+  attachments: [],
+};
+let n = 0;
+const ev = (type: EmailEvent['type'], data: Record<string, unknown> = {}): EmailEvent => ({
+  id: `ev-${++n}`,
+  type,
+  created_at: new Date().toISOString(),
+  teamId: 'team',
+  data: { email_id: 'x', ...data },
+});
+
+async function staged(store: EmailsStore, id: string, status: EmailStatus = 'queued'): Promise<void> {
+  const event = ev(status === 'scheduled' ? 'email.scheduled' : 'email.queued');
+  const email = { id, content, status, lane: 'send' as const, dueMs: 0, messageId: `<${id}@x>`, event };
+  expect(await store.stage('team', [email], new Date())).toBe(1);
+}
+
+const sequences = (events: EmailEvent[]) => events.map((e) => e.data.sequence);
+
+async function streamed(emailId: string): Promise<EmailEvent[]> {
+  const rows = await fx.redis.xrange(fx.keys.events('team'), '-', '+');
+  return rows
+    .map(([, f]) => JSON.parse(f[f.indexOf(EVENTS_STREAM_FIELD) + 1]!) as EmailEvent)
+    .filter((e) => e.id.startsWith('ev-') && e.data.email_id === emailId);
+}
+
+describe('sequencedEventJson', () => {
+  it('puts sequence last in data, even when data had one, and keeps the rest as it was', () => {
+    const event = ev('email.clicked', { sequence: 9, click: { link: 'https://x.test/}}' } });
+    const json = sequencedEventJson(event);
+    expect(json.endsWith(SEQUENCE_PLACEHOLDER_END)).toBe(true);
+    expect(JSON.parse(json)).toEqual({ ...event, data: { ...event.data, sequence: 0 } });
+    expect(JSON.parse(sequencedEventJson(ev('email.sent', {}), 1)).data.sequence).toBe(1);
+  });
+});
+
+describe('per-email sequence numbers', () => {
+  it('numbers acceptance, record (several at once), and later events 1..n on the timeline and the stream', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    await staged(store, 'a1');
+    await store.recordEvents('team', 'a1', [
+      { status: 'sent', event: ev('email.sent', { email_id: 'a1' }) },
+      { status: 'delivered', event: ev('email.delivered', { email_id: 'a1' }) },
+    ]);
+    await store.recordEvent('team', 'a1', 'opened', ev('email.opened', { email_id: 'a1' }));
+    await store.recordEvent('team', 'a1', 'clicked', ev('email.clicked', { email_id: 'a1', click: {} }));
+    const timeline = await store.events('team', 'a1');
+    expect(timeline.map((e) => e.type)).toEqual([
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+      'email.opened',
+      'email.clicked',
+    ]);
+    expect(sequences(timeline)).toEqual([1, 2, 3, 4, 5]);
+    // the stream carries the same events with the same numbers (the queued one is timeline-only)
+    expect(sequences(await streamed('a1'))).toEqual([2, 3, 4, 5]);
+    expect((await streamed('a1'))[3]).toEqual(timeline[4]);
+  });
+
+  it('gives concurrent writers distinct numbers in stream order', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    await staged(store, 'c1');
+    await Promise.all(
+      Array.from({ length: 50 }, () =>
+        store.recordEvent('team', 'c1', 'opened', ev('email.opened', { email_id: 'c1' })),
+      ),
+    );
+    const timeline = await store.events('team', 'c1');
+    expect(sequences(timeline)).toEqual(Array.from({ length: 51 }, (_, i) => i + 1));
+    expect(sequences(await streamed('c1'))).toEqual(Array.from({ length: 50 }, (_, i) => i + 2));
+  });
+
+  it('numbers a cancel and a reschedule after the scheduled event', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    await staged(store, 's1', 'scheduled');
+    await store.recordEvent('team', 's1', 'scheduled', {
+      ...ev('email.rescheduled' as EmailEvent['type'], { email_id: 's1' }),
+    });
+    expect(await store.cancelScheduled('team', 's1', ev('email.canceled', { email_id: 's1' }))).toBe(
+      'canceled',
+    );
+    expect(sequences(await store.events('team', 's1'))).toEqual([1, 2, 3]);
+    // nothing numbered for a write that did not happen
+    expect(await store.cancelScheduled('team', 's1', ev('email.canceled'))).toBe('not_scheduled');
+    expect(await store.recordEvent('team', 'gone', 'sent', ev('email.sent'))).toBe('missing');
+    expect(await fx.redis.exists(fx.keys.email('team', 'gone'))).toBe(0);
+  });
+
+  it('continues after the timeline of a record written before the counter existed', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    await fx.redis.hset(fx.keys.email('team', 'old'), { id: 'old', status: 'queued', status_rank: '1' });
+    await fx.redis.rpush(fx.keys.emailEvents('team', 'old'), JSON.stringify(ev('email.queued')));
+    await store.recordEvents('team', 'old', [
+      { status: 'sent', event: ev('email.sent', { email_id: 'old' }) },
+      { status: 'delivered', event: ev('email.delivered', { email_id: 'old' }) },
+    ]);
+    await store.recordEvent('team', 'old', 'opened', ev('email.opened', { email_id: 'old' }));
+    expect(sequences(await store.events('team', 'old'))).toEqual([undefined, 2, 3, 4]);
+
+    await fx.redis.hset(fx.keys.email('team', 'old2'), { id: 'old2', status: 'scheduled', status_rank: '0' });
+    await fx.redis.rpush(fx.keys.emailEvents('team', 'old2'), JSON.stringify(ev('email.scheduled')));
+    await store.cancelScheduled('team', 'old2', ev('email.canceled'));
+    expect(sequences(await store.events('team', 'old2'))).toEqual([undefined, 2]);
+  });
+
+  it('starts a broadcast email at 1 (petrelCreateBroadcastEmails sets the counter)', async () => {
+    const redis = defineScripts(fx.redis);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const first = JSON.stringify(ev('email.queued', { email_id: 'b1', broadcast_id: 'bc', sequence: 1 }));
+    const keys = [fx.keys.emails('team'), fx.keys.email('team', 'b1'), fx.keys.emailEvents('team', 'b1')];
+    await redis.petrelCreateBroadcastEmails(
+      keys.length,
+      ...keys,
+      ...[1, Date.now(), 60_000, '{"to":', '}', 1, 'status', 'queued'],
+      ...['b1', 'contact', '<b1@x>', '["c@example.test"]', first],
+    );
+    await store.recordEvent('team', 'b1', 'sent', ev('email.sent', { email_id: 'b1' }));
+    expect(sequences(await store.events('team', 'b1'))).toEqual([1, 2]);
+  });
+});
