@@ -16,6 +16,9 @@
  */
 export const EVENTS_STREAM_MAXLEN = 1_000_000;
 
+/** The consumer group of the webhook dispatchers on every team's events stream. */
+export const WEBHOOK_CONSUMER_GROUP = 'petrel-webhooks';
+
 /** The field of an events-stream entry that holds the event's JSON. */
 export const EVENTS_STREAM_FIELD = 'event';
 
@@ -181,6 +184,38 @@ export class Keys {
   /** Sorted set of the team's broadcast ids by creation time. */
   broadcasts(teamId: string): string {
     return `${this.prefix}:{${teamId}}:broadcasts`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Webhooks (webhooks.store.ts). The dispatcher reads each team's events stream with the
+  // consumer group WEBHOOK_CONSUMER_GROUP, created when the team's first webhook is.
+
+  /**
+   * GLOBAL, used alone: the ids of the teams that have (or recently had) a webhook, the set the
+   * dispatcher round-robins over. Written before a team's first webhook, pruned by the dispatcher.
+   */
+  webhookTeams(): string {
+    return `${this.prefix}:webhook-teams`;
+  }
+  /** Webhook endpoint (hash: endpoint, events JSON, status, secrets, failing_since_ms). */
+  webhook(teamId: string, webhookId: string): string {
+    return `${this.prefix}:{${teamId}}:webhook:${webhookId}`;
+  }
+  /** Sorted set of the team's webhook ids by creation time. */
+  webhooks(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:webhooks`;
+  }
+  /** An endpoint's event log: sorted set of event ids by the event's time (ms). */
+  webhookEvents(teamId: string, webhookId: string): string {
+    return `${this.prefix}:{${teamId}}:webhook:${webhookId}:events`;
+  }
+  /** One event of an endpoint's log (hash: type, created_at, status, next_attempt_ms, payload). */
+  webhookEvent(teamId: string, webhookId: string, eventId: string): string {
+    return `${this.prefix}:{${teamId}}:webhook:${webhookId}:event:${eventId}`;
+  }
+  /** The attempts of one event to one endpoint (list of JSON, oldest first, bounded). */
+  webhookAttempts(teamId: string, webhookId: string, eventId: string): string {
+    return `${this.prefix}:{${teamId}}:webhook:${webhookId}:event:${eventId}:attempts`;
   }
 
   /**

@@ -1,0 +1,221 @@
+import { describe, expect, it } from 'vitest';
+import { newId, type WebhookEndpoint } from '@petrel/core';
+import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
+import { useStoreRedis } from './redis.fixture.js';
+import { WebhooksStore } from './webhooks.store.js';
+import { WebhookEventStream } from './webhook-stream.store.js';
+
+const fx = useStoreRedis('webhooks');
+const DAY = 86_400_000;
+
+let teamCounter = 0;
+const team = (): string => `team-${++teamCounter}`;
+
+function endpoint(over: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
+  return {
+    id: newId(),
+    endpoint: 'https://hooks.example.com/in',
+    events: ['email.sent', 'contact.created'],
+    status: 'enabled',
+    created_at: new Date().toISOString(),
+    secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+    previous_secret: null,
+    previous_secret_expires_ms: null,
+    failing_since_ms: null,
+    disabled_reason: null,
+    ...over,
+  };
+}
+
+async function publish(teamId: string, type: string): Promise<string> {
+  const id = newId();
+  const event = { id, type, created_at: new Date().toISOString(), teamId, data: { n: 1 } };
+  await fx.redis.xadd(
+    fx.keys.events(teamId),
+    'MAXLEN',
+    '~',
+    EVENTS_STREAM_MAXLEN,
+    '*',
+    EVENTS_STREAM_FIELD,
+    JSON.stringify(event),
+  );
+  return id;
+}
+
+const entry = (w: WebhookEndpoint, id: string) => ({
+  endpointId: w.id,
+  id,
+  type: 'email.sent',
+  created_at: new Date().toISOString(),
+  payload: `{"type":"email.sent","n":"${id}"}`,
+});
+
+describe('WebhooksStore', () => {
+  it('creates, reads, lists, updates, rotates and deletes endpoints; the team joins the global set', async () => {
+    const store = new WebhooksStore(fx.redis, fx.keys, DAY);
+    const t = team();
+    const a = endpoint();
+    const b = endpoint({ events: ['email.delivered'] });
+    await store.create(t, a);
+    await store.create(t, b);
+    expect(await store.get(t, a.id)).toEqual(a);
+    expect(await store.get(t, a.id.toUpperCase())).toEqual(a);
+    expect(await store.teamsWithWebhooks()).toContain(t);
+    expect((await store.list(t, { limit: 1 }))!).toMatchObject({ items: [b], hasMore: true });
+    expect(await store.count(t)).toBe(2);
+
+    await fx.redis.hset(
+      fx.keys.webhook(t, a.id),
+      'failing_since_ms',
+      '5',
+      'status',
+      'disabled',
+      'disabled_reason',
+      'gone',
+    );
+    expect(await store.update(t, a.id, { status: 'enabled', events: ['email.bounced'] })).toBe(true);
+    expect(await store.get(t, a.id)).toMatchObject({
+      status: 'enabled',
+      events: ['email.bounced'],
+      failing_since_ms: null,
+      disabled_reason: null,
+    });
+
+    expect(await store.rotateSecret(t, a.id, 'whsec_bmV3', 1234)).toBe(true);
+    expect(await store.get(t, a.id)).toMatchObject({
+      secret: 'whsec_bmV3',
+      previous_secret: a.secret,
+      previous_secret_expires_ms: 1234,
+    });
+
+    expect(await store.delete(t, a.id)).toBe(true);
+    expect(await store.delete(t, a.id)).toBe(false);
+    expect(await store.update(t, a.id, { status: 'disabled' })).toBe(false);
+    expect(await store.rotateSecret(t, a.id, 'x', 1)).toBe(false);
+    expect(await store.get(t, 'not-a-uuid')).toBeNull();
+
+    await store.pruneTeam(t);
+    expect(await store.teamsWithWebhooks()).toContain(t); // b is left
+    await store.delete(t, b.id);
+    await store.pruneTeam(t);
+    expect(await store.teamsWithWebhooks()).not.toContain(t);
+  });
+
+  it('the first webhook starts the consumer group at the end of the stream; reads, acks and claims', async () => {
+    const store = new WebhooksStore(fx.redis, fx.keys, DAY);
+    const stream = new WebhookEventStream(fx.redis, fx.keys);
+    const t = team();
+    await publish(t, 'email.sent'); // before any webhook: never delivered
+    await store.create(t, endpoint());
+    const after = await publish(t, 'email.sent');
+    const read = await stream.read(t, 'c1', 10);
+    expect(read.map((r) => r.event?.id)).toEqual([after]);
+    expect(await stream.read(t, 'c1', 10)).toEqual([]);
+    // c1 died before acknowledging: c2 claims it once it is idle long enough
+    expect(await stream.claimStale(t, 'c2', 60_000, 10)).toEqual([]);
+    const claimed = await stream.claimStale(t, 'c2', 0, 10);
+    expect(claimed.map((r) => r.event?.id)).toEqual([after]);
+    await stream.ack(
+      t,
+      claimed.map((r) => r.entryId),
+    );
+    expect(await stream.claimStale(t, 'c3', 0, 10)).toEqual([]);
+
+    // all webhooks deleted, events go by, a new first webhook starts from the end again
+    await publish(t, 'email.sent');
+    const again = await store.all(t);
+    for (const w of again) await store.delete(t, w.id);
+    await publish(t, 'email.sent');
+    await store.create(t, endpoint());
+    const latest = await publish(t, 'contact.created');
+    expect((await stream.read(t, 'c1', 10)).map((r) => r.event?.id)).toEqual([latest]);
+    expect(await stream.read(team(), 'c1', 10)).toEqual([]); // no group yet: created, empty
+  });
+
+  it('event log: written once, re-read entries still due, attempts recorded with health, replay', async () => {
+    const store = new WebhooksStore(fx.redis, fx.keys, DAY);
+    const t = team();
+    const w = endpoint();
+    await store.create(t, w);
+    const [e1, e2] = [newId(), newId()];
+    expect(await store.addEvents(t, [entry(w, e1), entry(w, e2)], Date.now())).toEqual([true, true]);
+    expect(await store.addEvents(t, [entry(w, e1)], Date.now())).toEqual([true]); // still pending
+
+    const started = await store.startAttempt(t, w.id, e1);
+    expect(started).toMatchObject({
+      id: e1,
+      status: 'pending',
+      run_attempts: 0,
+      payload: entry(w, e1).payload,
+    });
+    expect((await store.getEvent(t, w.id, e1))!.status).toBe('attempting');
+
+    const attempt = (code: number) => ({
+      id: newId(),
+      http_status_code: code,
+      response: 'r',
+      sent_at: new Date().toISOString(),
+      latency_ms: 3,
+    });
+    expect(
+      await store.recordAttempt(t, w.id, e1, {
+        attempt: attempt(500),
+        status: 'pending',
+        nextAttemptMs: 99,
+        health: { kind: 'failing', sinceMs: 42 },
+      }),
+    ).toBe('recorded');
+    expect(await store.getEvent(t, w.id, e1)).toMatchObject({
+      status: 'pending',
+      next_attempt_ms: 99,
+      run_attempts: 1,
+    });
+    expect((await store.get(t, w.id))!.failing_since_ms).toBe(42);
+    // a later failure keeps the start of the run
+    await store.recordAttempt(t, w.id, e1, {
+      attempt: attempt(500),
+      status: 'pending',
+      nextAttemptMs: 100,
+      health: { kind: 'failing', sinceMs: 77 },
+    });
+    expect((await store.get(t, w.id))!.failing_since_ms).toBe(42);
+    expect(
+      await store.recordAttempt(t, w.id, e1, {
+        attempt: attempt(200),
+        status: 'success',
+        nextAttemptMs: null,
+        health: { kind: 'healthy' },
+      }),
+    ).toBe('recorded');
+    expect(await store.get(t, w.id)).toMatchObject({ failing_since_ms: null, status: 'enabled' });
+    expect((await store.attempts(t, w.id, e1)).map((a) => a.http_status_code)).toEqual([200, 500, 500]);
+    expect(await store.addEvents(t, [entry(w, e1)], Date.now())).toEqual([false]); // finished
+    expect((await store.startAttempt(t, w.id, e1))!.status).toBe('success');
+
+    expect(
+      await store.recordAttempt(t, w.id, e2, {
+        attempt: attempt(410),
+        status: 'failed',
+        nextAttemptMs: null,
+        health: { kind: 'disable', reason: 'gone', sinceMs: 1 },
+      }),
+    ).toBe('disabled');
+    expect(await store.get(t, w.id)).toMatchObject({ status: 'disabled', disabled_reason: 'gone' });
+
+    expect(await store.startReplay(t, w.id, e1)).toBe(1);
+    expect(await store.getEvent(t, w.id, e1)).toMatchObject({
+      status: 'pending',
+      run_attempts: 0,
+      replays: 1,
+    });
+    expect(await store.startReplay(t, w.id, newId())).toBeNull();
+    await store.markFailed(t, w.id, e1);
+    expect((await store.getEvent(t, w.id, e1))!.status).toBe('failed');
+
+    const page = (await store.listEvents(t, w.id, { limit: 1 }))!;
+    expect(page.items.map((e) => e.id)).toEqual([e2]);
+    expect(page.hasMore).toBe(true);
+    const next = (await store.listEvents(t, w.id, { limit: 5, after: e2 }))!;
+    expect(next.items.map((e) => e.id)).toEqual([e1]);
+  });
+});
