@@ -8,3 +8,4 @@ export * from './email.js';
 export * from './template.js';
 export * from './audience.js';
 export * from './broadcast.js';
+export * from './inbound.js';

@@ -14,3 +14,4 @@ export * from './outbox/index.js';
 export * from './audience/index.js';
 export * from './broadcasts/index.js';
 export * from './webhooks/index.js';
+export * from './inbound/index.js';

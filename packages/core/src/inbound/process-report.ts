@@ -1,0 +1,189 @@
+/**
+ * What arrives at the bounce domain: delivery status notifications (RFC 3464) and abuse
+ * feedback reports (RFC 5965) about emails Petrel sent. Each is matched to its email
+ * (match-email.ts) and recorded on that email's timeline, published like every email event:
+ *
+ * - a DSN with failed recipients → `email.bounced` with Resend's `bounce` data (type, subType,
+ *   message, diagnosticCode of every failed recipient); each recipient of the email whose
+ *   failure is permanent and says the ADDRESS is bad (bounce-suppression.ts: 5.1.x, 5.2.1,
+ *   5.4.4; 550/551/553) joins the team's suppression list with origin `bounce`;
+ * - a DSN with only delayed recipients → `email.delivery_delayed` (the message may still arrive);
+ * - an ARF report → `email.complained` with the feedback type, and the complaining recipient
+ *   joins the suppression list with origin `complaint` (for every feedback type but
+ *   `not-spam`, which withdraws a complaint).
+ *
+ * Only recipients of the matched email are ever suppressed: a report naming another address
+ * (forged, or about a forwarded copy) suppresses nobody, except that a report about the one
+ * recipient of a single-recipient email stands for that recipient (providers redact or rewrite
+ * the address, RFC 6590). A report that matches no email is ignored (the caller logs it).
+ */
+import type { EmailEvent } from '@petrel/contracts';
+import { bounceSuppresses } from '../audience/bounce-suppression.js';
+import { emailEvent } from '../deliver/email-event.js';
+import type { EmailToDeliver } from '../deliver/ports.js';
+import type { Bounce } from '../deliver/recipient-outcomes.js';
+import { mailboxKey } from '../deliver/recipients.js';
+import { arfOf, type ArfReport } from './arf.js';
+import { diagnosticReplyCode, dsnOf, type DsnReport } from './dsn.js';
+import { emailIdCandidates } from './match-email.js';
+import type { ReportPorts } from './ports.js';
+import { readReport } from './report-message.js';
+
+export type ReportOutcome =
+  | { kind: 'bounced'; teamId: string; emailId: string; bounce: Bounce; suppressed: string[] }
+  | { kind: 'delayed'; teamId: string; emailId: string }
+  | { kind: 'complained'; teamId: string; emailId: string; feedbackType: string; suppressed: string[] }
+  /** A report, but of no email Petrel holds (expired, foreign, forged). */
+  | { kind: 'unmatched'; report: 'dsn' | 'arf'; candidates: string[] }
+  /** A DSN of successful deliveries only (NOTIFY=SUCCESS), recorded nowhere. */
+  | { kind: 'ignored'; reason: string }
+  /** Neither a DSN nor an ARF report. */
+  | { kind: 'not_a_report' };
+
+export interface ReturnedMail {
+  raw: Buffer | Uint8Array | string;
+  /** The envelope recipients it was delivered to (the VERP address of the email, normally). */
+  envelopeRecipients: readonly string[];
+}
+
+/** The addresses of an email: to, cc and bcc. */
+const recipientsOf = (email: EmailToDeliver): string[] => [
+  ...email.content.to,
+  ...email.content.cc,
+  ...email.content.bcc,
+];
+
+/**
+ * The email's recipients that `named` designates: matched as mailboxes; when nothing matches
+ * and the email had one recipient, a single named address stands for it.
+ */
+function matchRecipients(email: EmailToDeliver, named: readonly string[]): string[] {
+  const all = recipientsOf(email);
+  const wanted = new Set(named.map(mailboxKey));
+  const hits = all.filter((a) => wanted.has(mailboxKey(a)));
+  if (hits.length > 0) return [...new Set(hits)];
+  return all.length === 1 && named.length <= 1 ? all : [];
+}
+
+async function findEmail(candidates: readonly string[], ports: ReportPorts): Promise<EmailToDeliver | null> {
+  for (const id of candidates) {
+    const email = await ports.emails.find(id);
+    if (email) return email;
+  }
+  return null;
+}
+
+async function suppress(
+  email: EmailToDeliver,
+  addresses: readonly string[],
+  origin: 'bounce' | 'complaint',
+  ports: ReportPorts,
+): Promise<string[]> {
+  for (const a of addresses) await ports.suppressions.add(email.teamId, a, origin, email.id);
+  return [...addresses];
+}
+
+/** The bounce of the whole report: the first permanent failure's, with every diagnostic. */
+function reportBounce(failed: readonly Bounce[]): Bounce {
+  const lead = failed.find((b) => b.type === 'Permanent') ?? failed[0]!;
+  return { ...lead, diagnosticCode: failed.flatMap((b) => b.diagnosticCode) };
+}
+
+/** Records a DSN on its email (see the header). */
+export async function processBounce(
+  dsn: DsnReport,
+  envelopeRecipients: readonly string[],
+  ports: ReportPorts,
+): Promise<ReportOutcome> {
+  const candidates = emailIdCandidates({
+    envelopeRecipients,
+    bounceDomain: ports.bounceDomain,
+    originalHeaders: dsn.originalHeaders,
+  });
+  const failed = dsn.recipients.filter((r) => r.bounce !== null);
+  const delayed = dsn.recipients.filter((r) => r.action === 'delayed');
+  if (failed.length === 0 && delayed.length === 0) {
+    return { kind: 'ignored', reason: 'the report lists no failed or delayed recipient' };
+  }
+  const email = await findEmail(candidates, ports);
+  if (!email) return { kind: 'unmatched', report: 'dsn', candidates };
+  const stamp = { clock: ports.clock, ids: ports.ids };
+  if (failed.length === 0) {
+    const r = delayed[0]!;
+    const delay = {
+      message: r.diagnosticCode ?? `status ${r.status ?? 'unknown'}`,
+      code: diagnosticReplyCode(r.diagnosticCode) ?? null,
+    };
+    const event = emailEvent('email.delivery_delayed', email.teamId, email, { delay }, stamp);
+    await ports.emails.recordEvents(email.teamId, email.id, [{ status: 'delivery_delayed', event }]);
+    return { kind: 'delayed', teamId: email.teamId, emailId: email.id };
+  }
+  const bounce = reportBounce(failed.map((r) => r.bounce!));
+  const event: EmailEvent = emailEvent('email.bounced', email.teamId, email, { bounce }, stamp);
+  await ports.emails.recordEvents(email.teamId, email.id, [{ status: 'bounced', event }]);
+  const bad = failed.filter(
+    (r) =>
+      r.bounce!.type === 'Permanent' && bounceSuppresses(diagnosticReplyCode(r.diagnosticCode), r.status),
+  );
+  const named = bad.map((r) => r.originalRecipient ?? r.finalRecipient ?? '').filter(Boolean);
+  const finals = bad.map((r) => r.finalRecipient ?? '').filter(Boolean);
+  let targets = bad.length > 0 ? matchRecipients(email, named) : [];
+  if (bad.length > 0 && targets.length === 0) targets = matchRecipients(email, finals);
+  const suppressed = await suppress(email, targets, 'bounce', ports);
+  return { kind: 'bounced', teamId: email.teamId, emailId: email.id, bounce, suppressed };
+}
+
+/** Records an ARF report on its email (see the header). */
+export async function processComplaint(
+  arf: ArfReport,
+  envelopeRecipients: readonly string[],
+  ports: ReportPorts,
+): Promise<ReportOutcome> {
+  const candidates = emailIdCandidates({
+    envelopeRecipients,
+    bounceDomain: ports.bounceDomain,
+    originalHeaders: arf.originalHeaders,
+    originalMailFrom: arf.originalMailFrom,
+  });
+  const email = await findEmail(candidates, ports);
+  if (!email) return { kind: 'unmatched', report: 'arf', candidates };
+  const complaint = {
+    feedbackType: arf.feedbackType,
+    ...(arf.userAgent !== undefined ? { userAgent: arf.userAgent } : {}),
+    ...(arf.arrivalDate !== undefined ? { arrivalDate: arf.arrivalDate } : {}),
+  };
+  const event = emailEvent(
+    'email.complained',
+    email.teamId,
+    email,
+    { complaint },
+    { clock: ports.clock, ids: ports.ids },
+  );
+  await ports.emails.recordEvents(email.teamId, email.id, [{ status: 'complained', event }]);
+  let suppressed: string[] = [];
+  if (arf.feedbackType !== 'not-spam') {
+    const headerTo = (arf.originalHeaders.get('to') ?? []).flatMap((v) =>
+      [...v.matchAll(/[^\s<>,;:"]+@[^\s<>,;:"]+/g)].map((m) => m[0]),
+    );
+    let targets = matchRecipients(email, arf.originalRcptTo);
+    if (targets.length === 0) targets = matchRecipients(email, headerTo);
+    suppressed = await suppress(email, targets, 'complaint', ports);
+  }
+  return {
+    kind: 'complained',
+    teamId: email.teamId,
+    emailId: email.id,
+    feedbackType: arf.feedbackType,
+    suppressed,
+  };
+}
+
+/** A message at the bounce domain: a DSN, an ARF report, or neither. */
+export async function processReturnedMail(mail: ReturnedMail, ports: ReportPorts): Promise<ReportOutcome> {
+  const report = await readReport(mail.raw);
+  const dsn = dsnOf(report);
+  if (dsn) return processBounce(dsn, mail.envelopeRecipients, ports);
+  const arf = arfOf(report);
+  if (arf) return processComplaint(arf, mail.envelopeRecipients, ports);
+  return { kind: 'not_a_report' };
+}
