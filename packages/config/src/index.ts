@@ -97,6 +97,21 @@ export function metricsEnv(app: keyof typeof METRICS_PORTS) {
   };
 }
 
+/** A domain name as mail uses it: letters, digits, hyphens, dots; at least one dot. */
+const DOMAIN_NAME = /^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z0-9-]{2,63}$/i;
+
+/**
+ * The domain of the return path (SMTP MAIL FROM) of every email sent: `bounces+<emailId>@` it,
+ * so bounces and complaints come back to the inbound server naming their email. Its MX must
+ * point at SMTP_INBOUND_PORT (port 25 on the internet). Unset: the From address is the return
+ * path and nothing is processed.
+ */
+const bounceDomainEnv = z
+  .string()
+  .regex(DOMAIN_NAME, 'must be a domain name, e.g. bounces.example.com')
+  .transform((d) => d.toLowerCase())
+  .optional();
+
 /** Links Petrel puts into emails (unsubscribe), read by the API that answers them and the worker that writes them. */
 export const linksEnv = {
   /**
@@ -110,6 +125,7 @@ export const linksEnv = {
    * generated once and kept in Redis, shared by every process of the deployment.
    */
   UNSUBSCRIBE_SECRET: z.string().min(32).optional(),
+  BOUNCE_DOMAIN: bounceDomainEnv,
 };
 
 /** The public base URL: PUBLIC_URL, or the API on localhost. */
@@ -194,6 +210,59 @@ export const smtpSubmissionEnv = {
    */
   SMTP_AUTH_MAX_FAILURES: z.coerce.number().int().min(1).default(5),
 };
+
+/** One entry of INBOUND_DOMAINS: a receiving domain and the team its mail goes to (null: the default team). */
+export interface InboundDomain {
+  domain: string;
+  teamId: string | null;
+}
+
+/** `a.example,b.example=<teamId>` → entries; the syntax is checked by the schema below. */
+export function parseInboundDomains(value: string): InboundDomain[] {
+  return value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+    .map((entry) => {
+      const [domain = '', teamId] = entry.split('=').map((s) => s.trim());
+      return { domain: domain.toLowerCase(), teamId: teamId || null };
+    });
+}
+
+/** The inbound SMTP server (apps/smtp): receiving domains, bounces and complaints. */
+export const smtpInboundEnv = {
+  /** Port of the inbound (MX) server, or `off`; 0 picks a free port. On the internet: 25. */
+  SMTP_INBOUND_PORT: z.union([z.literal('off'), port]).default(2526),
+  /**
+   * Receiving domains, comma separated: `domain` (mail goes to the default team) or
+   * `domain=<teamId>`. Mail for any other domain (but BOUNCE_DOMAIN) is refused at RCPT (550).
+   */
+  INBOUND_DOMAINS: z
+    .string()
+    .refine(
+      (v) => parseInboundDomains(v).every((d) => DOMAIN_NAME.test(d.domain)),
+      'must be domains separated by commas, each optionally `=<teamId>`, e.g. in.example.com,support.example.org=0190…',
+    )
+    .transform(parseInboundDomains)
+    .default([]),
+  BOUNCE_DOMAIN: bounceDomainEnv,
+  /** Days a received email (fields and raw message) is kept; unset: EMAIL_RETENTION_DAYS. */
+  INBOUND_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
+  /** Largest message the inbound server accepts, in bytes (SIZE, RFC 1870; 552 over it). */
+  SMTP_INBOUND_MAX_BYTES: z.coerce
+    .number()
+    .int()
+    .positive()
+    .default(40 * 1024 * 1024),
+};
+
+/** INBOUND_RETENTION_DAYS (else EMAIL_RETENTION_DAYS) in milliseconds. */
+export function inboundRetentionMs(config: {
+  INBOUND_RETENTION_DAYS?: number | undefined;
+  EMAIL_RETENTION_DAYS: number;
+}): number {
+  return (config.INBOUND_RETENTION_DAYS ?? config.EMAIL_RETENTION_DAYS) * 86_400_000;
+}
 
 export const workerEnv = {
   WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(50),

@@ -22,3 +22,4 @@ export * from './broadcast-emails.writer.js';
 export * from './team-settings.store.js';
 export * from './webhooks.store.js';
 export * from './webhook-stream.store.js';
+export * from './inbound.store.js';

@@ -218,6 +218,23 @@ export class Keys {
     return `${this.prefix}:{${teamId}}:webhook:${webhookId}:event:${eventId}:attempts`;
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Received (inbound) emails: parsed fields and attachment metadata in the record, the raw
+  // message compressed beside it, both expiring after INBOUND_RETENTION_DAYS.
+
+  /** Received email record (hash: parsed fields, headers and attachments as JSON). */
+  inboundEmail(teamId: string, emailId: string): string {
+    return `${this.prefix}:{${teamId}}:inbound:${emailId}`;
+  }
+  /** A received email's raw message, gzip-compressed (string). */
+  inboundRaw(teamId: string, emailId: string): string {
+    return `${this.prefix}:{${teamId}}:inbound:${emailId}:raw`;
+  }
+  /** Sorted set of the team's received email ids by reception time (ms). */
+  inboundEmails(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:inbound-emails`;
+  }
+
   /**
    * BullMQ's key prefix (its keys are `<bullPrefix>:<queue>:*`): under the same prefix as
    * Petrel's own keys, so one REDIS_KEY_PREFIX separates everything of a deployment. BullMQ's

@@ -18,6 +18,7 @@ import { assertOneSlot, oneSlotBatch } from './slots.js';
 import { CONTACT_SCRIPTS, type ContactStoreCommands } from './contacts.scripts.js';
 import { CONTACT_IMPORT_SCRIPTS, type ContactImportStoreCommands } from './contact-imports.scripts.js';
 import { BROADCAST_SCRIPTS, type BroadcastStoreCommands } from './broadcasts.scripts.js';
+import { INBOUND_SCRIPTS, type InboundStoreCommands } from './inbound.scripts.js';
 import { WEBHOOK_SCRIPTS, type WebhookStoreCommands } from './webhooks.scripts.js';
 
 type Arg = string | number;
@@ -29,6 +30,8 @@ export const SCRIPTS = {
   ...CONTACT_IMPORT_SCRIPTS,
   /** Broadcasts: one compare-and-set per state change (broadcasts.scripts.ts). */
   ...BROADCAST_SCRIPTS,
+  /** Received emails (inbound.scripts.ts). */
+  ...INBOUND_SCRIPTS,
   /** Webhook endpoints and their event logs (webhooks.scripts.ts). */
   ...WEBHOOK_SCRIPTS,
   /**
@@ -507,7 +510,11 @@ type ScriptName = keyof typeof SCRIPTS;
 
 /** The scripts as commands of a connection, with their replies. */
 export interface StoreCommands
-  extends ContactStoreCommands, ContactImportStoreCommands, BroadcastStoreCommands, WebhookStoreCommands {
+  extends ContactStoreCommands,
+    ContactImportStoreCommands,
+    BroadcastStoreCommands,
+    WebhookStoreCommands,
+    InboundStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;
