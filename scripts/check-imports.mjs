@@ -36,7 +36,7 @@ export const FORBIDDEN_LIBRARIES = [
 const DOMAIN_PACKAGES = ['core', 'contracts'];
 
 // Apps import packages, never another app — except the all-in-one launcher, which composes them.
-const APP_MAY_IMPORT_APPS = { petrel: ['api', 'worker', 'scheduler', 'smtp'] };
+const APP_MAY_IMPORT_APPS = { petrel: ['api', 'worker', 'scheduler', 'smtp', 'webhooks'] };
 
 const IMPORT_RE =
   /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|(?:^|\n)\s*import\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;

@@ -20,12 +20,15 @@ import {
   SuppressionsStore,
   TemplatesStore,
   TopicsStore,
+  WebhooksStore,
   createRedis,
   pingRedis,
   unsubscribeSecret,
 } from '@petrel/store';
-import { BroadcastFanoutQueue, ContactImportQueue, SendQueues } from '@petrel/queue';
-import { acceptPreparer, type Preparer } from '@petrel/core';
+import { BroadcastFanoutQueue, ContactImportQueue, SendQueues, WebhookDeliveryQueue } from '@petrel/queue';
+import { acceptPreparer, engagementTracker, newId, type Preparer } from '@petrel/core';
+import { vetEndpoint, type HostResolver } from '@petrel/core';
+import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
 import { emailRetentionMs } from '@petrel/config';
 import { log, logConnectionError } from '@petrel/observability';
@@ -35,6 +38,7 @@ import type { ApiConfig } from './config.js';
 import type { RouteSpec } from './routes/route-table.js';
 import { templatesRoutes } from './routes/templates.routes.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.js';
+import { trackingRoutes } from './routes/tracking.routes.js';
 import { topicsRoutes } from './routes/topics.routes.js';
 import { suppressionsRoutes } from './routes/suppressions.routes.js';
 import { contactsRoutes, type AudienceStores } from './routes/contacts.routes.js';
@@ -44,6 +48,7 @@ import { audiencesRoutes } from './routes/audiences.routes.js';
 import { contactPropertiesRoutes } from './routes/contact-properties.routes.js';
 import { contactImportsRoutes } from './routes/contact-imports.routes.js';
 import { broadcastsRoutes } from './routes/broadcasts.routes.js';
+import { webhooksRoutes } from './routes/webhooks.routes.js';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -66,6 +71,8 @@ export interface ApiExtensions {
   preparer?: (ctx: ApiContext) => Preparer;
   /** Routes besides the default ones; mounted in one order with them (fixed paths first). */
   routes?: (ctx: ApiContext) => RouteSpec[];
+  /** Resolves webhook endpoint host names for the SSRF check (default: the system resolver). */
+  webhookResolver?: HostResolver;
 }
 
 export interface ApiContext {
@@ -84,7 +91,16 @@ export interface ApiContext {
   broadcasts: BroadcastsStore;
   /** The broadcast fan-out queue (send/schedule adds a broadcast's job, cancel/delete remove it). */
   fanoutQueue: BroadcastFanoutQueue;
+  webhooks: WebhooksStore;
+  /** The webhook delivery queue (a replay enqueues one delivery). */
+  webhookQueue: WebhookDeliveryQueue;
+  /** Resolves webhook endpoint host names for the SSRF check. */
+  webhookResolver: HostResolver;
 }
+
+/** The system resolver: every address of a name, as the dispatcher resolves it. */
+export const systemHostResolver: HostResolver = async (name) =>
+  (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
 
 /** The acceptance stages of core over this process's template store and attachment fetcher. */
 export function defaultPreparer(ctx: ApiContext): Preparer {
@@ -108,6 +124,17 @@ export function defaultRoutes(ctx: ApiContext): RouteSpec[] {
       topics: ctx.topics,
       fanout: ctx.fanoutQueue,
       clock: Date,
+    }),
+    ...webhooksRoutes({
+      store: ctx.webhooks,
+      queue: ctx.webhookQueue,
+      clock: Date,
+      rotationGraceMs: ctx.config.WEBHOOK_SECRET_ROTATION_GRACE_S * 1000,
+      vet: (endpoint) =>
+        vetEndpoint(endpoint, {
+          allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+          resolve: ctx.webhookResolver,
+        }),
     }),
   ];
 }
@@ -160,6 +187,9 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     importQueue: new ContactImportQueue(redis, { prefix: keys.bullPrefix() }),
     broadcasts: new BroadcastsStore(redis, keys),
     fanoutQueue: new BroadcastFanoutQueue(redis, { prefix: keys.bullPrefix() }),
+    webhooks: new WebhooksStore(redis, keys, retentionMs),
+    webhookQueue: new WebhookDeliveryQueue(redis, { prefix: keys.bullPrefix() }),
+    webhookResolver: ext.webhookResolver ?? systemHostResolver,
   };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
@@ -173,6 +203,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   await queues.ready();
   await ctx.importQueue.ready();
   await ctx.fanoutQueue.ready();
+  await ctx.webhookQueue.ready();
 
   const defaultTeamId = await apiKeys.ensureDefaultTeam();
   if (config.BOOTSTRAP_API_KEY) await apiKeys.ensureToken(defaultTeamId, config.BOOTSTRAP_API_KEY);
@@ -187,13 +218,25 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
     batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,
     extraRoutes: [...defaultRoutes(ctx), ...(ext.routes ? ext.routes(ctx) : [])],
-    unsubscribeRoutes: unsubscribeRoutes({
-      contacts,
-      topics,
-      recipients: new RecipientStatesStore(redis, keys),
-      secret: await unsubscribeSecret(redis, keys, config.UNSUBSCRIBE_SECRET),
-      now: () => Date.now(),
-    }),
+    unsubscribeRoutes: [
+      ...unsubscribeRoutes({
+        contacts,
+        topics,
+        recipients: new RecipientStatesStore(redis, keys),
+        secret: await unsubscribeSecret(redis, keys, config.UNSUBSCRIBE_SECRET),
+        now: () => Date.now(),
+      }),
+      // open pixels and tracked links: signed with the same key, recorded through the email records
+      ...trackingRoutes(
+        engagementTracker({
+          emails,
+          secret: await unsubscribeSecret(redis, keys, config.UNSUBSCRIBE_SECRET),
+          clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+          ids: { newEventId: () => newId() },
+          onRecordError: (err) => log().warn({ err }, 'an open or click could not be recorded'),
+        }),
+      ),
+    ],
   });
   let closing = false;
   const server = createServer((req, res) => {
@@ -230,6 +273,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       await queues.close();
       await ctx.importQueue.close();
       await ctx.fanoutQueue.close();
+      await ctx.webhookQueue.close();
       await redis.quit().catch(() => undefined);
     },
   };

@@ -7,6 +7,7 @@ import { startApi, type ApiExtensions } from '@petrel/api';
 import { startWorker, type WorkerExtensions } from '@petrel/worker';
 import { startScheduler } from '@petrel/scheduler';
 import { startSmtp } from '@petrel/smtp';
+import { startWebhookDispatcher, type WebhooksExtensions } from '@petrel/webhooks';
 import { enableDefaultMetrics, log, startHealthServer, type Lifecycle } from '@petrel/observability';
 import { startEmbeddedRedis } from './embedded-redis.js';
 import { startCaptureSmtp } from './capture-smtp.js';
@@ -28,7 +29,7 @@ export interface AllInOne {
 export async function startAllInOne(
   config: PetrelConfig,
   lifecycle: Lifecycle,
-  ext: { api?: ApiExtensions; worker?: WorkerExtensions } = {},
+  ext: { api?: ApiExtensions; worker?: WorkerExtensions; webhooks?: WebhooksExtensions } = {},
 ): Promise<AllInOne> {
   enableDefaultMetrics('petrel');
   let redisUrl = config.REDIS_URL;
@@ -59,6 +60,9 @@ export async function startAllInOne(
   lifecycle.onStop('worker', () => worker.close());
   const scheduler = await startScheduler(cfg);
   lifecycle.onStop('scheduler', () => scheduler.close());
+  // The webhook dispatcher: the team event streams → signed deliveries.
+  const webhooks = await startWebhookDispatcher(cfg, ext.webhooks);
+  lifecycle.onStop('webhooks', () => webhooks.close());
   // SMTP submission (and inbound): SMTP_SUBMISSION_PORT etc., or their documented defaults.
   const smtp = await startSmtp(cfg);
   lifecycle.onStop('smtp', () => smtp.close());
@@ -72,7 +76,7 @@ export async function startAllInOne(
   // Stopped first: health goes away before the components it reports on.
   const health = await startHealthServer({
     port: config.METRICS_PORT,
-    ready: async () => (await Promise.all([worker.ready(), scheduler.ready()])).every(Boolean),
+    ready: async () => (await Promise.all([worker.ready(), scheduler.ready(), webhooks.ready()])).every(Boolean),
   });
   lifecycle.onStop('health', () => health.close());
   return {

@@ -3,6 +3,7 @@ import { apiConfigShape } from '@petrel/api';
 import { workerConfigShape } from '@petrel/worker';
 import { schedulerConfigShape } from '@petrel/scheduler';
 import { smtpConfigShape } from '@petrel/smtp';
+import { webhooksConfigShape } from '@petrel/webhooks';
 
 /** All-in-one: every app's variables, plus the embedded Redis and capture SMTP ports. */
 const petrelConfigShape = {
@@ -10,6 +11,7 @@ const petrelConfigShape = {
   ...workerConfigShape,
   ...schedulerConfigShape,
   ...smtpConfigShape,
+  ...webhooksConfigShape,
   // One health + /metrics server for the whole process.
   ...metricsEnv('petrel'),
   /** Port of the embedded redis-server (used only when REDIS_URL is unset). */

@@ -87,7 +87,7 @@ export const logEnv = {
  * collide (9464 is the port OpenTelemetry's Prometheus exporter made customary; the all-in-one
  * process serves the API's).
  */
-export const METRICS_PORTS = { api: 9464, worker: 9465, scheduler: 9466, petrel: 9464, smtp: 9468 } as const;
+export const METRICS_PORTS = { api: 9464, worker: 9465, scheduler: 9466, petrel: 9464, smtp: 9468, webhooks: 9467 } as const;
 
 /** `METRICS_PORT` for `app`, defaulting to its entry in {@link METRICS_PORTS}. */
 export function metricsEnv(app: keyof typeof METRICS_PORTS) {
@@ -300,6 +300,37 @@ export const workerEnv = {
 export const webhookEnv = {
   /** Allow webhook (and attachment) URLs on loopback / private networks. Off in production. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolEnv.default(false),
+  /** How long a rotated-out signing secret keeps signing beside the new one (seconds; default 24 h). */
+  WEBHOOK_SECRET_ROTATION_GRACE_S: z.coerce.number().int().min(0).default(24 * 3600),
+};
+
+/** The webhook dispatcher (apps/webhooks): delivery retries, timeouts, endpoint health. */
+export const webhookDispatchEnv = {
+  /**
+   * Waits before each delivery attempt, in seconds, comma separated: entry n is the wait before
+   * attempt n + 1 (its length is the number of attempts). Unset: Resend's schedule — at once,
+   * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (DEFAULT_WEBHOOK_RETRY_SCHEDULE_S in packages/core).
+   */
+  WEBHOOK_RETRY_SCHEDULE: z
+    .string()
+    .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 0,5,300')
+    .optional(),
+  /** Multiplier applied to every webhook wait: retries, Retry-After, disable-after, timeout (tests compress time). */
+  WEBHOOK_RETRY_TIME_SCALE: z.coerce.number().positive().default(1),
+  /** Deadline of one delivery attempt (ms): DNS, connect, request and response. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
+  /** An endpoint failing without a 2xx for this long is disabled (seconds; default 5 days). */
+  WEBHOOK_DISABLE_AFTER_S: z.coerce.number().int().min(1).default(5 * 24 * 3600),
+  /** Deliveries one dispatcher process runs at once, all endpoints together. */
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
+  /** Deliveries one dispatcher process runs at once to a single endpoint. */
+  WEBHOOK_ENDPOINT_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
+  /** Lock of a running delivery (ms): a killed dispatcher's delivery is retried once it expires. */
+  WEBHOOK_LOCK_DURATION_MS: z.coerce.number().int().min(1_000).default(30_000),
+  /** How often a dispatcher looks for deliveries whose dispatcher died (ms). */
+  WEBHOOK_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(30_000),
+  /** Stream entries read by a dispatcher that died are taken over after this long idle (ms). */
+  WEBHOOK_CLAIM_IDLE_MS: z.coerce.number().int().min(100).default(30_000),
 };
 
 export const dataEnv = {

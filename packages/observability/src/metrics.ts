@@ -41,6 +41,15 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  smtpSubmissions: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_smtp_submissions_total',
+        help: 'SMTP submissions by outcome (accepted, replayed, refused, deferred, too_large, auth_failed)',
+        labelNames: ['outcome'],
+        registers: [registry],
+      }),
+  ),
   idempotency: once(
     () =>
       new client.Counter({
@@ -93,6 +102,52 @@ export const metrics = {
         name: 'petrel_jobs_processed_total',
         help: 'Jobs processed by queue and result',
         labelNames: ['queue', 'result'],
+        registers: [registry],
+      }),
+  ),
+  webhookDeliveries: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_webhook_deliveries_total',
+        help: 'Webhook delivery attempts by result (success, retry, failed, refused) and event type',
+        labelNames: ['result', 'event_type'],
+        registers: [registry],
+      }),
+  ),
+  webhookAttemptLatency: once(
+    () =>
+      new client.Histogram({
+        name: 'petrel_webhook_attempt_duration_seconds',
+        help: 'Duration of one webhook delivery attempt (vetting, connect, request, response)',
+        labelNames: ['result'],
+        buckets: [...ms, 15_000].map((x) => x / 1000),
+        registers: [registry],
+      }),
+  ),
+  webhookEventLag: once(
+    () =>
+      new client.Histogram({
+        name: 'petrel_webhook_event_to_delivery_seconds',
+        help: 'Time from an event to the end of its first delivery attempt',
+        buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300],
+        registers: [registry],
+      }),
+  ),
+  webhookQueueLag: once(
+    () =>
+      new client.Gauge({
+        name: 'petrel_webhook_queue_lag',
+        help: 'Webhook work waiting: events not yet read from the streams (stage=stream), deliveries due or delayed (stage=queue)',
+        labelNames: ['stage'],
+        registers: [registry],
+      }),
+  ),
+  webhookEndpointsDisabled: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_webhook_endpoints_disabled_total',
+        help: 'Webhook endpoints the dispatcher disabled, by reason (gone: answered 410; failing: no 2xx for WEBHOOK_DISABLE_AFTER_S)',
+        labelNames: ['reason'],
         registers: [registry],
       }),
   ),

@@ -1,3 +1,4 @@
 export * from './send-queues.js';
 export * from './import-queue.js';
 export * from './fanout-scheduler.js';
+export * from './webhook-queue.js';

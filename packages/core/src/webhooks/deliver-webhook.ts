@@ -26,6 +26,8 @@ export type DeliveryResult =
   | {
       kind: 'attempted';
       type: string;
+      /** When the event happened (ISO), for the event-to-delivery latency. */
+      eventCreatedAt: string;
       outcome: AttemptOutcome;
       latencyMs: number;
       attempt: number;
@@ -84,6 +86,7 @@ export async function deliverWebhook(
   return {
     kind: 'attempted',
     type: entry.type,
+    eventCreatedAt: entry.created_at,
     outcome: outcome as AttemptOutcome,
     latencyMs,
     attempt,

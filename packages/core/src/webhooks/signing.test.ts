@@ -74,15 +74,13 @@ describe('webhook signing', () => {
       fc.string({ unit: 'binary', maxLength: 20_000 }),
       fc.constantFrom('', '\u2028\u2029', '😀'.repeat(5_000), '\u0000'),
     );
-    const payload = fc
-      .tuple(text, fc.jsonValue({ maxDepth: 3 }))
-      .map(([subject, extra]) =>
-        JSON.stringify({
-          type: 'email.sent',
-          created_at: '2026-01-01T00:00:00.000Z',
-          data: { subject, extra },
-        }),
-      );
+    const payload = fc.tuple(text, fc.jsonValue({ maxDepth: 3 })).map(([subject, extra]) =>
+      JSON.stringify({
+        type: 'email.sent',
+        created_at: '2026-01-01T00:00:00.000Z',
+        data: { subject, extra },
+      }),
+    );
     fc.assert(
       fc.property(payload, fc.nat(), (body, n) => {
         const msgId = `msg_${n}`;

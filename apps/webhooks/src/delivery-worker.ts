@@ -1,0 +1,112 @@
+/**
+ * The delivery side of the dispatcher: the BullMQ worker of the webhook delivery queue. Each job
+ * is one attempt of `deliverWebhook` (core); a retry moves the job back to delayed for the wait
+ * the retry decision chose (DelayedError: BullMQ then leaves it alone). Metrics and the log line
+ * of a disabled endpoint are written here.
+ */
+import type { Job } from 'bullmq';
+import { webhookDeliveryJobSchema, type WebhookDeliveryJob } from '@petrel/contracts';
+import {
+  deliverWebhook,
+  type DeliveryPolicy,
+  type DeliveryResult,
+  type WebhookEventLogPort,
+  type WebhookSender,
+  type WebhooksPort,
+} from '@petrel/core';
+import { DelayedError, createWebhookDeliveryWorker, type QueueConnection } from '@petrel/queue';
+import { log, metrics } from '@petrel/observability';
+import { EndpointSlots } from './endpoint-slots.js';
+
+/** How long a delivery waits when its endpoint is at its cap (plus jitter). */
+const BUSY_RETRY_MS = 50;
+
+export interface DeliveryWorkerDeps {
+  webhooks: WebhooksPort;
+  log: WebhookEventLogPort;
+  sender: WebhookSender;
+  policy: DeliveryPolicy;
+  endpointConcurrency: number;
+}
+
+export interface DeliveryWorkerOptions {
+  connection: QueueConnection;
+  prefix: string;
+  concurrency: number;
+  lockDurationMs: number;
+  stalledIntervalMs: number;
+}
+
+function observe(job: WebhookDeliveryJob, result: DeliveryResult): void {
+  if (result.kind !== 'attempted') return;
+  const label =
+    result.outcome.kind === 'refused'
+      ? 'refused'
+      : result.decision.event === 'retry'
+        ? 'retry'
+        : result.decision.event;
+  metrics.webhookDeliveries().inc({ result: label, event_type: result.type });
+  metrics.webhookAttemptLatency().observe({ result: label }, result.latencyMs / 1000);
+  if (result.attempt === 1) {
+    const lag = (Date.now() - Date.parse(result.eventCreatedAt)) / 1000;
+    if (Number.isFinite(lag) && lag >= 0) metrics.webhookEventLag().observe(lag);
+  }
+  if (result.disabled && result.decision.endpoint.kind === 'disable') {
+    const reason = result.decision.endpoint.reason;
+    metrics.webhookEndpointsDisabled().inc({ reason });
+    log().warn(
+      {
+        teamId: job.teamId,
+        webhookId: job.endpointId,
+        reason,
+        failingSince: new Date(result.decision.endpoint.sinceMs).toISOString(),
+      },
+      reason === 'gone'
+        ? 'webhook endpoint disabled: it answered 410 Gone'
+        : 'webhook endpoint disabled: it has failed every attempt for longer than WEBHOOK_DISABLE_AFTER_S',
+    );
+  }
+}
+
+export function startDeliveryWorker(deps: DeliveryWorkerDeps, opts: DeliveryWorkerOptions) {
+  const slots = new EndpointSlots(deps.endpointConcurrency);
+  const ports = {
+    webhooks: deps.webhooks,
+    log: deps.log,
+    sender: deps.sender,
+    clock: { now: () => Date.now() },
+  };
+
+  const processor = async (job: Job<WebhookDeliveryJob>, token?: string): Promise<void> => {
+    const data = webhookDeliveryJobSchema.parse(job.data);
+    if (!slots.tryAcquire(data.endpointId)) {
+      await job.moveToDelayed(Date.now() + BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_RETRY_MS), token);
+      throw new DelayedError();
+    }
+    let result: DeliveryResult;
+    try {
+      result = await deliverWebhook(data, ports, deps.policy);
+    } finally {
+      slots.release(data.endpointId);
+    }
+    observe(data, result);
+    if (result.kind === 'attempted' && result.decision.event === 'retry') {
+      await job.moveToDelayed(Date.now() + result.decision.delayMs, token);
+      throw new DelayedError();
+    }
+  };
+
+  const worker = createWebhookDeliveryWorker(processor, {
+    connection: opts.connection,
+    prefix: opts.prefix,
+    concurrency: opts.concurrency,
+    lockDuration: opts.lockDurationMs,
+    stalledInterval: opts.stalledIntervalMs,
+  });
+  worker.on('failed', (job, err) => {
+    if (err instanceof DelayedError) return;
+    log().error({ err, jobId: job?.id }, 'webhook delivery job failed');
+  });
+  worker.on('error', (err) => log().error({ err }, 'webhook delivery worker error'));
+  return worker;
+}

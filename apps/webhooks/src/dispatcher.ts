@@ -1,0 +1,124 @@
+/**
+ * The webhook dispatcher's components in one process: the stream consumer (events → delivery
+ * jobs) and the delivery worker (jobs → signed POSTs), over one command connection and one
+ * blocking connection for BullMQ. Any number of dispatcher processes may run at once: the
+ * consumer group shares the streams' entries among them and BullMQ their jobs.
+ */
+import { hostname } from 'node:os';
+import { lookup } from 'node:dns/promises';
+import { randomBytes } from 'node:crypto';
+import {
+  DEFAULT_WEBHOOK_RETRY_SCHEDULE_S,
+  WEBHOOK_MAX_ENDPOINTS_PER_TEAM,
+  scheduleMs,
+  type HostResolver,
+} from '@petrel/core';
+import { emailRetentionMs } from '@petrel/config';
+import { Keys, WebhookEventStream, WebhooksStore, createRedis, pingRedis } from '@petrel/store';
+import { WebhookDeliveryQueue } from '@petrel/queue';
+import { logConnectionError, metrics } from '@petrel/observability';
+import type { WebhooksConfig } from './config.js';
+import { createHttpSender } from './http-sender.js';
+import { startStreamConsumer } from './stream-consumer.js';
+import { startDeliveryWorker } from './delivery-worker.js';
+
+export interface WebhooksExtensions {
+  /** Resolves endpoint host names (default: the system resolver); tests inject one. */
+  resolver?: HostResolver;
+  /** Called with every address a delivery connects to. */
+  onConnect?: (target: { host: string; address: string }) => void;
+}
+
+export interface WebhookDispatcher {
+  ready(): Promise<boolean>;
+  close(): Promise<void>;
+}
+
+const systemResolver: HostResolver = async (name) =>
+  (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
+
+/** How often the lag gauges are refreshed. */
+const GAUGE_INTERVAL_MS = 5_000;
+
+export async function startWebhookDispatcher(
+  config: WebhooksConfig,
+  ext: WebhooksExtensions = {},
+): Promise<WebhookDispatcher> {
+  if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the webhook dispatcher');
+  const redis = createRedis(
+    config.REDIS_URL,
+    'command',
+    'petrel-webhooks',
+    logConnectionError('petrel-webhooks'),
+  );
+  const bull = createRedis(
+    config.REDIS_URL,
+    'blocking',
+    'petrel-webhooks-bull',
+    logConnectionError('petrel-webhooks-bull'),
+  );
+  const keys = new Keys(config.REDIS_KEY_PREFIX);
+  const store = new WebhooksStore(redis, keys, emailRetentionMs(config));
+  const stream = new WebhookEventStream(redis, keys);
+  const queue = new WebhookDeliveryQueue(redis, { prefix: keys.bullPrefix() });
+  await queue.ready();
+  const scale = config.WEBHOOK_RETRY_TIME_SCALE;
+  const scheduleS = config.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number) ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_S;
+  const sender = createHttpSender({
+    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+    resolve: ext.resolver ?? systemResolver,
+    timeoutMs: Math.max(100, Math.round(config.WEBHOOK_TIMEOUT_MS * scale)),
+    connectionsPerOrigin: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    ...(ext.onConnect && { onConnect: ext.onConnect }),
+  });
+  const worker = startDeliveryWorker(
+    {
+      webhooks: store,
+      log: store,
+      sender,
+      policy: {
+        scheduleMs: scheduleMs(scheduleS, scale),
+        disableAfterMs: Math.round(config.WEBHOOK_DISABLE_AFTER_S * 1000 * scale),
+      },
+      endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+    },
+    {
+      connection: bull,
+      prefix: keys.bullPrefix(),
+      concurrency: config.WEBHOOK_CONCURRENCY,
+      lockDurationMs: config.WEBHOOK_LOCK_DURATION_MS,
+      stalledIntervalMs: config.WEBHOOK_STALLED_INTERVAL_MS,
+    },
+  );
+  const consumer = startStreamConsumer({
+    stream,
+    store,
+    queue,
+    consumer: `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
+    batch: Math.max(10, Math.floor(1_000 / WEBHOOK_MAX_ENDPOINTS_PER_TEAM) * 10),
+    claimIdleMs: config.WEBHOOK_CLAIM_IDLE_MS,
+  });
+
+  const gauges = setInterval(() => {
+    void (async () => {
+      metrics.webhookQueueLag().set({ stage: 'queue' }, await queue.backlog());
+      let lag = 0;
+      for (const teamId of await store.teamsWithWebhooks()) lag += await stream.lag(teamId);
+      metrics.webhookQueueLag().set({ stage: 'stream' }, lag);
+    })().catch(() => undefined);
+  }, GAUGE_INTERVAL_MS);
+  gauges.unref();
+
+  return {
+    ready: () => pingRedis(redis),
+    async close() {
+      clearInterval(gauges);
+      await consumer.stop();
+      await worker.close();
+      await sender.close();
+      await queue.close();
+      await redis.quit().catch(() => undefined);
+      await bull.quit().catch(() => undefined);
+    },
+  };
+}

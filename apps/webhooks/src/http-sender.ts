@@ -1,0 +1,122 @@
+/**
+ * The dispatcher's HTTP egress: one POST per attempt through undici, SSRF-safe.
+ *
+ * Before every attempt the endpoint is vetted again (`vetEndpoint` in core: scheme, special-use
+ * names, every resolved address public unless WEBHOOK_ALLOW_PRIVATE_NETWORKS), and the name is
+ * pinned to the address that passed: the agent's `lookup` answers only pinned names, with the
+ * pinned address, so a DNS answer that changes between the check and the connect (rebinding) is
+ * never used, and a name that was never vetted never connects. The URL keeps the name, so the
+ * Host header, SNI and certificate check are the endpoint's. Kept-alive connections were opened
+ * to vetted addresses only.
+ *
+ * Redirects are not followed (undici's request never does: a 3xx is an answer, hence a failed
+ * attempt); one deadline covers the whole attempt; at most WEBHOOK_RESPONSE_MAX_BYTES of the
+ * response are read.
+ */
+import type { LookupFunction } from 'node:net';
+import { Agent, request } from 'undici';
+import {
+  WEBHOOK_RESPONSE_MAX_BYTES,
+  parseRetryAfter,
+  vetEndpoint,
+  type HostResolver,
+  type WebhookRequest,
+  type WebhookSendResult,
+  type WebhookSender,
+} from '@petrel/core';
+
+export interface HttpSenderOptions {
+  allowPrivate: boolean;
+  resolve: HostResolver;
+  timeoutMs: number;
+  /** Kept-alive connections per endpoint origin (the per-endpoint concurrency). */
+  connectionsPerOrigin: number;
+  /** Called with the address an attempt connects to (tests count would-be connections). */
+  onConnect?: (target: { host: string; address: string }) => void;
+  now?: () => number;
+}
+
+export interface HttpSender extends WebhookSender {
+  close(): Promise<void>;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: false });
+
+export function createHttpSender(opts: HttpSenderOptions): HttpSender {
+  const now = opts.now ?? Date.now;
+  /** Vetted address per host name, set by each attempt before it connects. */
+  const pins = new Map<string, { address: string; family: 4 | 6 }>();
+  const lookup: LookupFunction = (hostname, options, callback) => {
+    const pin = pins.get(hostname.toLowerCase());
+    if (!pin) {
+      const err = Object.assign(new Error(`${hostname} was not vetted`), { code: 'ENOTVETTED' });
+      callback(err, '', 0);
+      return;
+    }
+    opts.onConnect?.({ host: hostname, address: pin.address });
+    if (options.all) callback(null, [{ address: pin.address, family: pin.family }]);
+    else callback(null, pin.address, pin.family);
+  };
+  const agent = new Agent({
+    connect: { lookup },
+    connections: opts.connectionsPerOrigin,
+    keepAliveTimeout: 10_000,
+  });
+
+  async function send(req: WebhookRequest): Promise<WebhookSendResult> {
+    const started = performance.now();
+    const latency = (): number => Math.round(performance.now() - started);
+    const signal = AbortSignal.timeout(opts.timeoutMs);
+    const vetted = await vetEndpoint(req.endpoint, {
+      allowPrivate: opts.allowPrivate,
+      resolve: opts.resolve,
+    });
+    if (!vetted.ok)
+      return { kind: 'refused', message: vetted.reason, responseBody: vetted.reason, latencyMs: latency() };
+    if (vetted.host !== vetted.address) pins.set(vetted.url.hostname.toLowerCase(), vetted);
+    else opts.onConnect?.({ host: vetted.host, address: vetted.address });
+    try {
+      const res = await request(vetted.url, {
+        method: 'POST',
+        headers: req.headers,
+        body: req.body,
+        dispatcher: agent,
+        signal,
+      });
+      const chunks: Buffer[] = [];
+      let kept = 0;
+      for await (const chunk of res.body as AsyncIterable<Buffer>) {
+        const room = WEBHOOK_RESPONSE_MAX_BYTES - kept;
+        chunks.push(chunk.length > room ? chunk.subarray(0, room) : chunk);
+        kept += Math.min(chunk.length, room);
+        if (kept >= WEBHOOK_RESPONSE_MAX_BYTES) {
+          res.body.destroy();
+          break;
+        }
+      }
+      const retryAfter = res.headers['retry-after'];
+      const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, now());
+      return {
+        kind: 'response',
+        status: res.statusCode,
+        ...(retryAfterMs !== undefined && { retryAfterMs }),
+        responseBody: utf8.decode(Buffer.concat(chunks)),
+        latencyMs: latency(),
+      };
+    } catch (err) {
+      const message = signal.aborted
+        ? `timed out after ${opts.timeoutMs} ms`
+        : `request failed${describe(err)}`;
+      return { kind: 'error', message, responseBody: message, latencyMs: latency() };
+    }
+  }
+
+  return { send, close: () => agent.close() };
+}
+
+function describe(err: unknown): string {
+  const e = err as { code?: unknown; cause?: { code?: unknown } } | undefined;
+  const code =
+    typeof e?.code === 'string' ? e.code : typeof e?.cause?.code === 'string' ? e.cause.code : undefined;
+  return code && /^[A-Z0-9_]+$/.test(code) ? ` (${code})` : '';
+}

@@ -1,0 +1,106 @@
+/**
+ * The stream side of the dispatcher: round-robin over the teams that have webhooks (the global
+ * set, refreshed every second), one XREADGROUP per team stream per round (each stream is in its
+ * team's slot: cluster-safe), then `dispatchWebhookEvents` (core) writes the event-log entries
+ * and enqueues the delivery jobs, and only then the entries are acknowledged — a crash in
+ * between re-reads them, and the fixed job ids and the log make that harmless. Entries a dead
+ * dispatcher read but never acknowledged are claimed after WEBHOOK_CLAIM_IDLE_MS.
+ *
+ * When a whole round reads nothing the loop sleeps, 10 ms doubling to 200 ms, so an idle
+ * deployment costs a few commands a second and a busy one dispatches at once.
+ */
+import { dispatchWebhookEvents, type WebhookDeliveryQueuePort } from '@petrel/core';
+import type { WebhookEventStream, WebhooksStore } from '@petrel/store';
+import { log } from '@petrel/observability';
+
+const IDLE_MIN_MS = 10;
+const IDLE_MAX_MS = 200;
+const TEAMS_REFRESH_MS = 1_000;
+const ERROR_PAUSE_MS = 1_000;
+
+export interface StreamConsumerDeps {
+  stream: WebhookEventStream;
+  store: WebhooksStore;
+  queue: WebhookDeliveryQueuePort;
+  /** This process's consumer name in the group (unique per process). */
+  consumer: string;
+  /** Entries read per team per round. */
+  batch: number;
+  claimIdleMs: number;
+}
+
+export interface StreamConsumer {
+  stop(): Promise<void>;
+}
+
+export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
+  let stopped = false;
+  let wake: (() => void) | undefined;
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  const clock = { now: () => Date.now() };
+
+  async function handle(teamId: string, claim: boolean): Promise<number> {
+    const entries = [
+      ...(claim ? await deps.stream.claimStale(teamId, deps.consumer, deps.claimIdleMs, deps.batch) : []),
+      ...(await deps.stream.read(teamId, deps.consumer, deps.batch)),
+    ];
+    if (entries.length === 0) return 0;
+    const events = entries.flatMap((e) => (e.event ? [e.event] : []));
+    await dispatchWebhookEvents(
+      { teamId, events },
+      { webhooks: deps.store, log: deps.store, queue: deps.queue, clock },
+    );
+    await deps.stream.ack(
+      teamId,
+      entries.map((e) => e.entryId),
+    );
+    return entries.length;
+  }
+
+  const done = (async () => {
+    let idle = IDLE_MIN_MS;
+    let teams: string[] = [];
+    let teamsAt = 0;
+    let claimAt = 0;
+    while (!stopped) {
+      try {
+        const now = Date.now();
+        if (now - teamsAt >= TEAMS_REFRESH_MS) {
+          teams = await deps.store.teamsWithWebhooks();
+          teamsAt = now;
+        }
+        const claim = now - claimAt >= deps.claimIdleMs / 2;
+        if (claim) claimAt = now;
+        let read = 0;
+        for (const teamId of teams) {
+          if (stopped) break;
+          read += await handle(teamId, claim);
+          if (claim) await deps.store.pruneTeam(teamId);
+        }
+        if (read > 0) idle = IDLE_MIN_MS;
+        else {
+          await sleep(idle);
+          idle = Math.min(idle * 2, IDLE_MAX_MS);
+        }
+      } catch (err) {
+        log().error({ err }, 'webhook stream consumer: round failed; retrying');
+        if (!stopped) await sleep(ERROR_PAUSE_MS);
+      }
+    }
+  })();
+
+  return {
+    async stop() {
+      stopped = true;
+      wake?.();
+      await done;
+    },
+  };
+}

@@ -1,0 +1,94 @@
+/**
+ * BullMQ adapter for webhook deliveries: one queue (WEBHOOK_DELIVERY_QUEUE, its own hash slot),
+ * one job per (event, endpoint) with the id `webhookDeliveryJobId`, and the worker the webhook
+ * dispatchers run. Jobs carry ids only; the body is in the event log.
+ *
+ * The retry schedule is the dispatcher's (it moves its job back to delayed with the wait the
+ * retry decision chose, and throws DelayedError), not BullMQ's attempts/backoff: the schedule,
+ * Retry-After and the per-run count all live in the event log, where a replay resets them. A
+ * job whose dispatcher died (kill -9) stalls and is run again — the same event, the same
+ * message id — many times if need be (WEBHOOK_MAX_STALLED).
+ */
+import { Queue, Worker, type JobsOptions, type Processor } from 'bullmq';
+import { WEBHOOK_DELIVERY_QUEUE, webhookDeliveryJobId, type WebhookDeliveryJob } from '@petrel/contracts';
+import type { QueueConnection } from './send-queues.js';
+
+/** Times a delivery may lose its dispatcher before BullMQ fails it. */
+export const WEBHOOK_MAX_STALLED = 20;
+
+/**
+ * BullMQ's own attempts count only failures of the dispatcher itself (Redis unreachable while
+ * recording): the delivery is then tried again later, not dropped. HTTP failures never fail the
+ * job (see above).
+ */
+const JOB_OPTIONS: JobsOptions = {
+  attempts: 10,
+  backoff: { type: 'exponential', delay: 5_000 },
+  removeOnComplete: true,
+  removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
+};
+
+export class WebhookDeliveryQueue {
+  readonly queue: Queue<WebhookDeliveryJob>;
+
+  constructor(connection: QueueConnection, opts: { prefix?: string } = {}) {
+    this.queue = new Queue<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, {
+      connection,
+      prefix: opts.prefix,
+      defaultJobOptions: JOB_OPTIONS,
+    });
+    // errors of the shared connection are logged once by its owner (createRedis)
+    this.queue.on('error', () => undefined);
+  }
+
+  async ready(): Promise<void> {
+    await this.queue.waitUntilReady();
+  }
+
+  /** Enqueues deliveries; one whose job exists already keeps it (job ids are fixed). */
+  async enqueue(
+    jobs: readonly { teamId: string; endpointId: string; eventId: string; replay?: number }[],
+  ): Promise<void> {
+    if (jobs.length === 0) return;
+    await this.queue.addBulk(
+      jobs.map((j) => ({
+        name: 'deliver',
+        data: { v: 1, teamId: j.teamId, endpointId: j.endpointId, eventId: j.eventId },
+        opts: { jobId: webhookDeliveryJobId(j.eventId, j.endpointId, j.replay ?? 0) },
+      })),
+    );
+  }
+
+  /** Deliveries waiting or delayed (the dispatcher's backlog, for the queue-lag metric). */
+  async backlog(): Promise<number> {
+    const c = await this.queue.getJobCounts('waiting', 'delayed', 'prioritized');
+    return Object.values(c).reduce((a, b) => a + b, 0);
+  }
+
+  async close(): Promise<void> {
+    await this.queue.close();
+  }
+}
+
+export interface WebhookDeliveryWorkerOptions {
+  connection: QueueConnection;
+  prefix?: string;
+  /** Deliveries one process runs at once (all endpoints together). */
+  concurrency: number;
+  lockDuration?: number;
+  stalledInterval?: number;
+}
+
+export function createWebhookDeliveryWorker(
+  processor: Processor<WebhookDeliveryJob>,
+  opts: WebhookDeliveryWorkerOptions,
+): Worker<WebhookDeliveryJob> {
+  return new Worker<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, processor, {
+    connection: opts.connection,
+    prefix: opts.prefix,
+    concurrency: opts.concurrency,
+    maxStalledCount: WEBHOOK_MAX_STALLED,
+    ...(opts.lockDuration !== undefined && { lockDuration: opts.lockDuration }),
+    ...(opts.stalledInterval !== undefined && { stalledInterval: opts.stalledInterval }),
+  });
+}
