@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailContent } from '@petrel/contracts';
-import { mimeBuilder } from './mime-builder.js';
+import { mimeBuilder, mimeBuilderFor } from './mime-builder.js';
 
 const content: EmailContent = {
   from: 'Acme <hello@acme.test>',
@@ -67,5 +67,24 @@ describe('mimeBuilder', () => {
       input(['ada@example.test'], { ...content, headers: { 'Message-ID': '<x@y>' } }),
     );
     expect(r).toEqual({ ok: false, reason: expect.stringContaining('Message-ID') });
+  });
+});
+
+describe('mimeBuilderFor (BOUNCE_DOMAIN)', () => {
+  it('puts the VERP return path on the envelope, the From header unchanged', () => {
+    const r = mimeBuilderFor('bounce.acme.test').build(input(['ada@example.test']));
+    expect(r.ok && r.message.envelope).toEqual({
+      from: 'bounces+0190a6b2-7c3d-7000-8000-000000000001@bounce.acme.test',
+      to: ['ada@example.test'],
+    });
+    expect(r.ok && r.message.raw.toString()).toMatch(/^From: Acme <hello@acme\.test>\r$/m);
+  });
+
+  it('is the plain builder without a bounce domain, and keeps its refusals', () => {
+    expect(mimeBuilderFor(undefined)).toBe(mimeBuilder);
+    const r = mimeBuilderFor('bounce.acme.test').build(
+      input(['ada@example.test'], { ...content, from: 'not an address' }),
+    );
+    expect(r.ok).toBe(false);
   });
 });

@@ -4,7 +4,7 @@
  * per-recipient message goes to its one recipient) and the headers Petrel writes for it
  * (List-Unsubscribe…) in place of any custom header of the same name.
  */
-import { mailboxKey, type MessageBuilder } from '@petrel/core';
+import { formatVerp, mailboxKey, type MessageBuilder } from '@petrel/core';
 import { buildMessage, MessageBuildError } from '@petrel/mailer';
 
 export const mimeBuilder: MessageBuilder = {
@@ -43,4 +43,22 @@ function withHeaders(
   const taken = new Set(Object.keys(ours).map((n) => n.toLowerCase()));
   const kept = Object.entries(custom).filter(([n]) => !taken.has(n.toLowerCase()));
   return { ...Object.fromEntries(kept), ...ours };
+}
+
+/**
+ * The builder for a deployment with BOUNCE_DOMAIN: the envelope sender (SMTP MAIL FROM, where
+ * every bounce goes, RFC 5321 section 4.5.5) is the email's VERP return path
+ * `bounces+<emailId>@<bounceDomain>`, so a DSN or a feedback-loop report names its email. The
+ * From header is untouched. Without a bounce domain the From address stays the envelope sender.
+ */
+export function mimeBuilderFor(bounceDomain: string | undefined): MessageBuilder {
+  if (!bounceDomain) return mimeBuilder;
+  return {
+    build(input) {
+      const built = mimeBuilder.build(input);
+      if (!built.ok) return built;
+      const from = formatVerp(input.emailId, bounceDomain);
+      return { ok: true, message: { ...built.message, envelope: { ...built.message.envelope, from } } };
+    },
+  };
 }

@@ -31,7 +31,7 @@ import { deliverEmailProcessor } from './deliver-email.processor.js';
 import { contactImportProcessor } from './contact-import.processor.js';
 import { deliverObserver } from './deliver-observer.js';
 import { SoftFailError } from './job-result.js';
-import { mimeBuilder } from './mime-builder.js';
+import { mimeBuilderFor } from './mime-builder.js';
 import { outcomeWriter } from './outcome-writer.js';
 import { retrySchedule, smtpRetryBackoff } from './retry-backoff.js';
 import type { WorkerConfig } from './config.js';
@@ -92,7 +92,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     emails,
     outcomes: outcomeWriter(emails),
     templates,
-    mime: mimeBuilder,
+    mime: mimeBuilderFor(config.BOUNCE_DOMAIN),
     clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
     ids: { newEventId: () => newId() },
     retries: schedule.length,
