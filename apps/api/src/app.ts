@@ -22,8 +22,8 @@ export interface AppDeps extends EmailsRouteDeps {
   /** Routes of later features (templates, ...), mounted with the others in one order. */
   extraRoutes?: RouteSpec[];
   /**
-   * Routes served without an API key, whose credential is in the URL (unsubscribe links);
-   * their errors are pages for a person, not API errors.
+   * Routes served without an API key, whose credential is in the URL (unsubscribe links, open
+   * pixels and tracked links); their errors are pages for a person, not API errors.
    */
   unsubscribeRoutes?: RouteSpec[];
 }

@@ -4,12 +4,13 @@
  *   teams list | teams create <name>
  *   keys list [--team <id>] | keys create --name <n> [--team <id>] [--permission full_access|sending_access]
  *   keys revoke <keyId> [--team <id>]
+ *   team tracking [--open on|off] [--click on|off] [--team <id>]   (shows the switches; sets those given)
  *
  * Uses REDIS_URL, or the embedded Redis of `npm start` (started for the command if not running).
  */
 import { parseArgs } from 'node:util';
 import { API_KEY_PERMISSIONS, isApiKeyPermission } from '@petrel/contracts';
-import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
+import { ApiKeysStore, Keys, TeamSettingsStore, createRedis } from '@petrel/store';
 import { initLogger, logConnectionError } from '@petrel/observability';
 import { loadPetrelConfig } from './config.js';
 import { startEmbeddedRedis } from './embedded-redis.js';
@@ -19,7 +20,15 @@ const USAGE = `usage: npm run petrel -- <command>
   teams create <name>
   keys list [--team <id>]
   keys create --name <name> [--team <id>] [--permission full_access|sending_access]
-  keys revoke <keyId> [--team <id>]`;
+  keys revoke <keyId> [--team <id>]
+  team tracking [--open on|off] [--click on|off] [--team <id>]`;
+
+/** `on` / `off` of a switch option; undefined when not given. */
+function onOff(name: string, value: string | undefined): boolean | undefined {
+  if (value === undefined) return undefined;
+  if (value !== 'on' && value !== 'off') throw new Error(`--${name} must be on or off`);
+  return value === 'on';
+}
 
 async function main(): Promise<number> {
   const config = loadPetrelConfig();
@@ -30,6 +39,8 @@ async function main(): Promise<number> {
       name: { type: 'string' },
       team: { type: 'string' },
       permission: { type: 'string' },
+      open: { type: 'string' },
+      click: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -81,6 +92,19 @@ async function main(): Promise<number> {
         if (!arg) throw new Error('keys revoke needs a key id');
         if (!(await store.revoke(team, arg))) throw new Error(`no key ${arg} in team ${team}`);
         console.log(`revoked ${arg}`);
+        return 0;
+      }
+      case 'team tracking': {
+        // open and click tracking of the team's emails (Resend's open_tracking / click_tracking)
+        const settings = new TeamSettingsStore(redis, new Keys(config.REDIS_KEY_PREFIX), { cacheMs: 0 });
+        const change = { open: onOff('open', values.open), click: onOff('click', values.click) };
+        const now = await settings.setTracking(team, {
+          ...(change.open !== undefined && { open: change.open }),
+          ...(change.click !== undefined && { click: change.click }),
+        });
+        if (!now) throw new Error(`no team ${team}`);
+        const word = (on: boolean) => (on ? 'on' : 'off');
+        console.log(`team:  ${team}\nopen:  ${word(now.open)}\nclick: ${word(now.click)}`);
         return 0;
       }
       default:

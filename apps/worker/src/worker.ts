@@ -7,7 +7,7 @@
  * seconds" hints.
  */
 import { performance } from 'node:perf_hooks';
-import { newId, unsubscribeLinks, type DeliverStage } from '@petrel/core';
+import { newId, trackingLinks, unsubscribeLinks, type DeliverStage } from '@petrel/core';
 import {
   BroadcastsStore,
   ContactImportsStore,
@@ -17,6 +17,7 @@ import {
   Keys,
   RecipientStatesStore,
   SuppressionsStore,
+  TeamSettingsStore,
   TemplatesStore,
   createRedis,
   pingRedis,
@@ -107,6 +108,16 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     broadcasts: new BroadcastsStore(redis, keys),
     contacts: new ContactsStore(redis, keys),
     contactProperties: new ContactPropertiesStore(redis, keys),
+    // open/click tracking: the team's switches cached a few seconds (read for every email), and
+    // links signed with the unsubscribe links' key (tokens of each kind never pass for the other)
+    tracking: {
+      settings: new TeamSettingsStore(redis, keys),
+      links: trackingLinks({
+        secret: await unsubscribeSecret(redis, keys, config.UNSUBSCRIBE_SECRET),
+        publicUrl: publicUrl(config),
+        now: () => Date.now(),
+      }),
+    },
   };
 
   // One BullMQ Worker per queue of each lane (every shard, and the previous layout's while
@@ -127,7 +138,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
         prefix: keys.bullPrefix(),
         shards: config.QUEUE_SHARDS,
         previousShards: config.QUEUE_SHARDS_PREVIOUS,
-        concurrency: config.WORKER_CONCURRENCY,
+        concurrency: lane === 'broadcast' ? config.WORKER_BROADCAST_CONCURRENCY : config.WORKER_CONCURRENCY,
         sendRate: config.WORKER_SEND_RATE,
         lockDuration: config.WORKER_LOCK_DURATION_MS,
         stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
@@ -156,6 +167,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
   log().info(
     {
       concurrency: config.WORKER_CONCURRENCY,
+      broadcastConcurrency: config.WORKER_BROADCAST_CONCURRENCY,
       pool: config.SMTP_POOL_SIZE,
       shards: config.QUEUE_SHARDS,
       ...(config.QUEUE_SHARDS_PREVIOUS !== undefined && { previousShards: config.QUEUE_SHARDS_PREVIOUS }),

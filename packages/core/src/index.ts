@@ -13,5 +13,7 @@ export * from './housekeeping/index.js';
 export * from './outbox/index.js';
 export * from './audience/index.js';
 export * from './broadcasts/index.js';
+export * from './tracking/index.js';
 export * from './webhooks/index.js';
 export * from './inbound/index.js';
+export * from './smtp/index.js';

@@ -52,3 +52,4 @@ export * from './memory/recipient-states.js';
 export * from './memory/contacts.js';
 export * from './memory/fanout.js';
 export * from './memory/broadcasts.js';
+export * from './memory/tracking.js';

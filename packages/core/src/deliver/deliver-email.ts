@@ -15,6 +15,7 @@ import { recordAndPublish } from './stages/record-and-publish.js';
 import { render } from './stages/render.js';
 import { resolveContent } from './stages/resolve-content.js';
 import { send } from './stages/send.js';
+import { track } from './stages/track.js';
 
 /**
  * The delivery pipeline, in order; a feature grows it by one stage:
@@ -25,6 +26,7 @@ export const DELIVERY_STAGES: readonly DeliverStage[] = [
   resolveContent,
   decideRecipients,
   render,
+  track,
   decorate,
   buildMime,
   send,

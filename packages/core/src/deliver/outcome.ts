@@ -9,6 +9,7 @@ export type DeliverStageName =
   | 'resolve-content'
   | 'decide-recipients'
   | 'render'
+  | 'track'
   | 'decorate'
   | 'build-mime'
   | 'send'

@@ -17,6 +17,7 @@ import type { DeclaredVariable } from '../templates/render-template.js';
 import type { DeliverOutcome } from './outcome.js';
 import type { RecipientStates, SuppressionsWriter } from '../audience/ports.js';
 import type { BroadcastReader } from '../broadcasts/ports.js';
+import type { TrackingPorts } from '../tracking/ports.js';
 
 /** One send job: which email, and how many attempts at it failed before this one. */
 export interface DeliveryJob {
@@ -251,4 +252,6 @@ export interface DeliverPorts {
   contacts: ContactsReader;
   /** Read only for a broadcast email whose content uses custom properties. */
   contactProperties: ContactPropertyDefinitions;
+  /** The team's open/click tracking switches (read per email: cache them) and the tracking links. */
+  tracking: TrackingPorts;
 }

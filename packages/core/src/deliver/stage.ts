@@ -25,6 +25,11 @@ export interface DeliveryProducts {
   recipients: string[];
   /** decide-recipients: the addresses left out (suppressed, opted out…), each with why. */
   dropped: RecipientOutcome[];
+  /**
+   * track: the html of each recipient, with their own open pixel and link tokens (only when the
+   * team tracks opens or clicks); each recipient then gets a message of their own.
+   */
+  recipientHtml: ReadonlyMap<string, string>;
   /** decorate: the headers Petrel owns, as this attempt writes them. */
   decoration: Decoration;
   /**

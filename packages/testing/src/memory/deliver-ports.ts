@@ -35,6 +35,7 @@ import type {
 import { MemoryAudienceState, readableUnsubscribeLinks } from './recipient-states.js';
 import { MemoryContactProperties, MemoryContacts } from './contacts.js';
 import { MemoryBroadcastReader } from './fanout.js';
+import { memoryTracking, type MemoryTrackingSettings } from './tracking.js';
 
 const rank = (s: EmailStatus) => EMAIL_STATUSES.indexOf(s);
 
@@ -287,6 +288,7 @@ export interface MemoryDeliverDeps extends DeliverDeps {
   broadcasts: MemoryBroadcastReader;
   contacts: MemoryContacts;
   contactProperties: MemoryContactProperties;
+  tracking: DeliverDeps['tracking'] & { settings: MemoryTrackingSettings };
 }
 
 /** Every deliver-email port in memory, one record store serving as `emails` and `outcomes`. */
@@ -313,5 +315,6 @@ export function memoryDeliverDeps(
     broadcasts: new MemoryBroadcastReader(),
     contacts: new MemoryContacts(contactProperties),
     contactProperties,
+    tracking: memoryTracking(clock),
   };
 }

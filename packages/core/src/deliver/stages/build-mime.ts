@@ -1,7 +1,7 @@
 /**
  * build-mime: the RFC 5322 message and its envelope — one for all recipients, or one per
- * recipient when decorate gave each their own headers (the same content, Message-ID and Date;
- * only the envelope and those headers differ). A message that cannot be built never will be (an
+ * recipient when decorate gave each their own headers or track their own html (the same
+ * Message-ID and Date; only the envelope, those headers and the tracked html differ). A message that cannot be built never will be (an
  * unsafe header, an address the builder refuses): it fails now instead of retrying.
  */
 import type { OutgoingEmail } from '../ports.js';
@@ -13,10 +13,20 @@ export const buildMime: DeliverStage<'content' | 'recipients' | 'decoration'> = 
   needs: ['content', 'recipients', 'decoration'],
   run(ctx, deps) {
     const { recipientHeaders, ...decoration } = ctx.decoration;
+    const { recipientHtml } = ctx;
     const base = { emailId: ctx.email.id, content: ctx.content, ...decoration };
-    const groups = recipientHeaders
-      ? ctx.recipients.map((r) => ({ recipients: [r], extraHeaders: recipientHeaders.get(r) ?? {} }))
-      : [{ recipients: ctx.recipients }];
+    const personal = (r: string) => {
+      const html = recipientHtml?.get(r);
+      return html === undefined ? {} : { content: { ...ctx.content, html } };
+    };
+    const groups =
+      recipientHeaders || recipientHtml
+        ? ctx.recipients.map((r) => ({
+            recipients: [r],
+            extraHeaders: recipientHeaders?.get(r) ?? {},
+            ...personal(r),
+          }))
+        : [{ recipients: ctx.recipients }];
     const messages: OutgoingEmail[] = [];
     for (const group of groups) {
       const built = deps.mime.build({ ...base, ...group });
