@@ -8,6 +8,7 @@ import {
   redisEnv,
   smtpEnv,
   workerEnv,
+  z,
 } from '@petrel/config';
 
 export const workerConfigShape = {
@@ -19,6 +20,13 @@ export const workerConfigShape = {
   ...workerEnv,
   ...dataEnv,
   ...linksEnv,
+  /**
+   * Jobs of the broadcast lane one process runs at once (WORKER_CONCURRENCY is the transactional
+   * lane's). Smaller than the transactional lane's so a broadcast's sends leave the process's CPU
+   * to password resets: with a fast relay more in flight adds little throughput, only latency to
+   * the other lane (bench phase `lanes`). Raise it for a slow relay, where each send mostly waits.
+   */
+  WORKER_BROADCAST_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
 };
 
 export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;
