@@ -74,6 +74,8 @@ export async function startStack(
     redis?: TestRedis | TestRedisCluster;
     /** Sink options besides the plan, e.g. `{ smtpUtf8: false }`. */
     sink?: Omit<SmtpSinkOptions, 'plan'>;
+    /** Extensions of the all-in-one's components (e.g. the webhook resolver). */
+    ext?: Parameters<typeof startAllInOne>[2];
   } = {},
 ): Promise<Stack> {
   initLogger({ level: 'silent', name: 'e2e' });
@@ -99,9 +101,10 @@ export async function startStack(
     // free ports: stacks run side by side
     SMTP_SUBMISSION_PORT: '0',
     SMTP_SUBMISSION_TLS_PORT: '0',
+    SMTP_INBOUND_PORT: '0',
     ...opts.env,
   });
-  const started = await startAllInOne(config, lifecycle);
+  const started = await startAllInOne(config, lifecycle, opts.ext);
   const baseUrl = `http://127.0.0.1:${started.apiPort}`;
   const resend = new Resend(key, { baseUrl });
 
