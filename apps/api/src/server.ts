@@ -13,6 +13,7 @@ import {
   ContactsStore,
   EmailsStore,
   IdempotencyStore,
+  InboundStore,
   Keys,
   OutboxStore,
   RecipientStatesStore,
@@ -30,7 +31,7 @@ import { acceptPreparer, engagementTracker, newId, type Preparer } from '@petrel
 import { vetEndpoint, type HostResolver } from '@petrel/core';
 import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
-import { emailRetentionMs } from '@petrel/config';
+import { emailRetentionMs, publicUrl } from '@petrel/config';
 import { log, logConnectionError } from '@petrel/observability';
 import { createApp } from './app.js';
 import { acceptancePorts } from './acceptance-ports.js';
@@ -39,6 +40,7 @@ import type { RouteSpec } from './routes/route-table.js';
 import { templatesRoutes } from './routes/templates.routes.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.js';
 import { trackingRoutes } from './routes/tracking.routes.js';
+import { receivingDownloadRoutes, receivingRoutes, type ReceivingDeps } from './routes/receiving.routes.js';
 import { topicsRoutes } from './routes/topics.routes.js';
 import { suppressionsRoutes } from './routes/suppressions.routes.js';
 import { contactsRoutes, type AudienceStores } from './routes/contacts.routes.js';
@@ -209,6 +211,15 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   if (config.BOOTSTRAP_API_KEY) await apiKeys.ensureToken(defaultTeamId, config.BOOTSTRAP_API_KEY);
 
   const preparer = ext.preparer ? ext.preparer(ctx) : defaultPreparer(ctx);
+  // received emails: reads, and their short-lived download links (signed with the links' key)
+  const receiving: ReceivingDeps = {
+    inbound: new InboundStore(redis, keys, retentionMs),
+    secret: await unsubscribeSecret(redis, keys, config.UNSUBSCRIBE_SECRET),
+    // read per request: with PORT=0 the port is known only once listening
+    publicUrl: () =>
+      publicUrl({ ...config, PORT: (server.address() as AddressInfo | null)?.port ?? config.PORT }),
+    now: () => Date.now(),
+  };
   const app = createApp({
     apiKeys,
     emails,
@@ -217,8 +228,13 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     ready: () => pingRedis(redis),
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
     batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,
-    extraRoutes: [...defaultRoutes(ctx), ...(ext.routes ? ext.routes(ctx) : [])],
+    extraRoutes: [
+      ...defaultRoutes(ctx),
+      ...receivingRoutes(receiving),
+      ...(ext.routes ? ext.routes(ctx) : []),
+    ],
     unsubscribeRoutes: [
+      ...receivingDownloadRoutes(receiving),
       ...unsubscribeRoutes({
         contacts,
         topics,
