@@ -1,7 +1,8 @@
 /**
  * The audience features on a real Redis Cluster (3 masters + 3 replicas, QUEUE_SHARDS=6): topic
  * sends, unsubscribe links and suppressions (scenarios/topic-sending.ts), broadcasts — fan-out,
- * personalisation, scheduling, cancel (scenarios/broadcasts.ts) — which create topics,
+ * personalisation, scheduling, cancel (scenarios/broadcasts.ts), open and click tracking
+ * (scenarios/tracking.ts) — which create topics,
  * contacts and suppressions through the API and read them at send time. A script, transaction or
  * pipeline that spanned two hash slots would fail here with CROSSSLOT.
  */
@@ -11,6 +12,7 @@ import { startStack, type Stack } from './helpers.js';
 import { TOPIC_SENDING_PLAN, topicSendingScenarios } from './scenarios/topic-sending.js';
 import { broadcastApiScenarios } from './scenarios/broadcasts-api.js';
 import { broadcastScenarios } from './scenarios/broadcasts.js';
+import { trackingScenarios } from './scenarios/tracking.js';
 
 let cluster: TestRedisCluster;
 let stack: Stack;
@@ -26,3 +28,4 @@ afterAll(async () => {
 topicSendingScenarios(() => stack);
 broadcastScenarios(() => stack);
 broadcastApiScenarios(() => stack);
+trackingScenarios(() => stack);

@@ -12,7 +12,7 @@ export interface TeamResources {
 }
 
 /** Path prefixes whose routes take no API key (the credential is in the URL). */
-export const LINK_ROUTE_PREFIXES = ['/unsubscribe/'];
+export const LINK_ROUTE_PREFIXES = ['/unsubscribe/', '/t/o/', '/t/c/'];
 export const isLinkRoute = (path: string): boolean => LINK_ROUTE_PREFIXES.some((p) => path.startsWith(p));
 
 const ok = <T>(r: { data: T | null; error: unknown }, what: string): T => {
