@@ -2,7 +2,7 @@
  * The audience features on a real Redis Cluster (3 masters + 3 replicas, QUEUE_SHARDS=6): topic
  * sends, unsubscribe links and suppressions (scenarios/topic-sending.ts), broadcasts — fan-out,
  * personalisation, scheduling, cancel (scenarios/broadcasts.ts), open and click tracking
- * (scenarios/tracking.ts) — which create topics,
+ * (scenarios/tracking.ts), webhooks (scenarios/webhooks.ts) — which create topics,
  * contacts and suppressions through the API and read them at send time. A script, transaction or
  * pipeline that spanned two hash slots would fail here with CROSSSLOT.
  */
@@ -12,13 +12,18 @@ import { startStack, type Stack } from './helpers.js';
 import { TOPIC_SENDING_PLAN, topicSendingScenarios } from './scenarios/topic-sending.js';
 import { broadcastApiScenarios } from './scenarios/broadcasts-api.js';
 import { broadcastScenarios } from './scenarios/broadcasts.js';
+import { WEBHOOK_TEST_ENV, webhookScenarios } from './scenarios/webhooks.js';
 import { trackingScenarios } from './scenarios/tracking.js';
 
 let cluster: TestRedisCluster;
 let stack: Stack;
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3, replicas: 1 });
-  stack = await startStack({ redis: cluster, plan: TOPIC_SENDING_PLAN, env: { QUEUE_SHARDS: '6' } });
+  stack = await startStack({
+    redis: cluster,
+    plan: TOPIC_SENDING_PLAN,
+    env: { QUEUE_SHARDS: '6', ...WEBHOOK_TEST_ENV },
+  });
 });
 afterAll(async () => {
   await stack?.stop();
@@ -29,3 +34,4 @@ topicSendingScenarios(() => stack);
 broadcastScenarios(() => stack);
 broadcastApiScenarios(() => stack);
 trackingScenarios(() => stack);
+webhookScenarios(() => stack);

@@ -35,6 +35,10 @@ const svixHeaders = (r: RecordedRequest) => ({
 });
 
 export function webhookScenarios(current: () => Stack): void {
+  describe('webhooks', () => webhookTests(current));
+}
+
+function webhookTests(current: () => Stack): void {
   let stack: Stack;
   const receivers: HttpReceiver[] = [];
   const webhooks: string[] = [];
