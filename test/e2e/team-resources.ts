@@ -4,6 +4,7 @@
  * isolation) cover a new route as soon as its resource is listed here, and fail loudly until then.
  */
 import { expect } from 'vitest';
+import { waitUntil } from '@petrel/testing';
 import { email, type Stack } from './helpers.js';
 
 export interface TeamResources {
@@ -23,6 +24,11 @@ const ok = <T>(r: { data: T | null; error: unknown }, what: string): T => {
 /** Creates one of each resource for the stack's team; `tag` keeps names and addresses apart. */
 export async function createTeamResources(stack: Stack, tag: string): Promise<TeamResources> {
   const r = stack.resend;
+  // a webhook before the contact, so the contact's event is in its log (nothing listens on port 9)
+  const webhook = ok(
+    await r.webhooks.create({ endpoint: 'http://127.0.0.1:9/hook', events: ['contact.created'] }),
+    'webhook',
+  );
   const scheduled = ok(await r.emails.send({ ...email(1), scheduledAt: 'in 2 hours' } as never), 'email');
   const alias = `${tag}-alias`;
   const template = ok(
@@ -69,6 +75,8 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
     contacts: [contact.id, contactEmail],
     suppressions: [suppression.id, encodeURIComponent(suppressed)],
     imports: [(imported.body as { id: string }).id],
+    webhooks: [webhook.id],
+    events: [await webhookEventId(stack, webhook.id)],
   };
   const broadcasts = await stack.http('/broadcasts', {
     method: 'POST',
@@ -81,6 +89,13 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
   });
   if (broadcasts.status === 201) ids.broadcasts = [(broadcasts.body as { id: string }).id];
   return { ids };
+}
+
+/** The id of the first event in a webhook's log, once the dispatcher has logged one. */
+async function webhookEventId(stack: Stack, webhookId: string): Promise<string> {
+  return waitUntil(async () => (await stack.resend.webhooks.events.list({ webhookId })).data?.data[0]?.id, {
+    message: `an event in the log of webhook ${webhookId}`,
+  });
 }
 
 /**
