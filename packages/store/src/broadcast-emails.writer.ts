@@ -8,9 +8,9 @@
  * listing entry — without html or text: the worker takes the content from the broadcast when it
  * sends (BroadcastReader), so a broadcast of a million emails stores its body once.
  *
- * Records first (one script per {@link BROADCAST_EMAILS_SCRIPT_CHUNK} emails, all in the team's
- * slot, an existing record left alone), then the jobs (job id = email id: an email whose job
- * exists keeps it). Unlike acceptance there is no outbox entry: the fan-out checkpoints only
+ * Per {@link BROADCAST_EMAILS_SCRIPT_CHUNK} emails, the records first (one script in the team's
+ * slot, an existing record left alone), then their jobs (job id = email id: an email whose job
+ * exists keeps it); the chunks of a page run concurrently. Unlike acceptance there is no outbox entry: the fan-out checkpoints only
  * after this resolves, so a crash between records and jobs is repaired by the resumed fan-out,
  * which redoes the page (docs/architecture.md, "Broadcasts").
  */
@@ -107,14 +107,19 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
           JSON.stringify(event),
         );
       }
-      // sent together: ioredis writes each call without waiting for the previous reply
-      writes.push(this.redis.petrelCreateBroadcastEmails(keys.length, ...keys, ...args));
+      // each chunk's jobs right after its records (never before: a job finding no record would
+      // end without sending); the chunks run side by side, so Redis writes records of one while
+      // BullMQ encodes the jobs of another
+      writes.push(
+        this.redis.petrelCreateBroadcastEmails(keys.length, ...keys, ...args).then(async (n) => {
+          await this.queues.enqueue(
+            'broadcast',
+            chunk.map((e) => ({ teamId, emailId: e.emailId })),
+          );
+          return n;
+        }),
+      );
     }
-    const created = (await Promise.all(writes)).reduce((a, b) => a + b, 0);
-    await this.queues.enqueue(
-      'broadcast',
-      emails.map((e) => ({ teamId, emailId: e.emailId })),
-    );
-    return created;
+    return (await Promise.all(writes)).reduce((a, b) => a + b, 0);
   }
 }

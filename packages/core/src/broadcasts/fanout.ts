@@ -19,7 +19,8 @@
  *     was enqueued before a cancel is stopped at send time (the email job re-reads the status).
  *  5. After the last page `finishFanout` moves queued → sent.
  *
- * Memory holds one page whatever the segment size. Core only: the ports are ports.ts.
+ * Memory holds one page, and the next one being read, whatever the segment size. Core only: the
+ * ports are ports.ts.
  */
 import type { BroadcastCounts } from '@petrel/contracts';
 import type { RecipientStates } from '../audience/ports.js';
@@ -129,9 +130,19 @@ export async function runBroadcastFanout(job: FanoutJob, ports: FanoutPorts): Pr
   ports.observer.started(job, cursor !== null);
   const topicId = broadcast.topic_id;
 
+  const pageAfter = (after: FanoutCursor | null) => {
+    const page = ports.members.page(teamId, broadcast.segment_id, after, pageSize);
+    page.catch(() => undefined); // awaited below, or dropped when the run ends first
+    return page;
+  };
+  let next = pageAfter(cursor);
   for (;;) {
-    const { contacts } = await ports.members.page(teamId, broadcast.segment_id, cursor, pageSize);
+    const { contacts } = await next;
     if (contacts.length === 0) break;
+    const last = contacts[contacts.length - 1]!;
+    const more = contacts.length === pageSize;
+    // the next page is read while this one is written (reads only: two pages in memory at most)
+    if (more) next = pageAfter({ score: last.score, contactId: last.id });
     const { topicDefault, states } = await ports.recipients.read(
       teamId,
       contacts.map((c) => c.email),
@@ -148,7 +159,6 @@ export async function runBroadcastFanout(job: FanoutJob, ports: FanoutPorts): Pr
       });
     });
     if (emails.length > 0) await ports.emails.createAndEnqueue(teamId, broadcast, emails);
-    const last = contacts[contacts.length - 1]!;
     cursor = { score: last.score, contactId: last.id };
     // Every email of the page is counted, created now or by a run that died before this
     // checkpoint: the counts then say what the segment got, however often a page was redone.
@@ -164,7 +174,7 @@ export async function runBroadcastFanout(job: FanoutJob, ports: FanoutPorts): Pr
     run.counts.skipped += add.skipped;
     if (!going) return end({ kind: 'canceled' });
     if (run.pages % logEvery === 0) ports.observer.progress(progress());
-    if (contacts.length < pageSize) break;
+    if (!more) break;
     if (ports.shouldStop?.()) return end({ kind: 'paused' });
   }
   // false: canceled after the last checkpoint — the emails exist and their sends check the status
