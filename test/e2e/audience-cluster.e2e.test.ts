@@ -4,7 +4,9 @@
  * personalisation, scheduling, cancel (scenarios/broadcasts.ts), open and click tracking
  * (scenarios/tracking.ts), webhooks (scenarios/webhooks.ts) — which create topics,
  * contacts and suppressions through the API and read them at send time. A script, transaction or
- * pipeline that spanned two hash slots would fail here with CROSSSLOT.
+ * pipeline that spanned two hash slots would fail here with CROSSSLOT. SMTP submission
+ * (scenarios/smtp-submission.ts) accepts through the same commit. Inbound mail, bounces and
+ * complaints (scenarios/inbound.ts) store and record through their scripts.
  */
 import { afterAll, beforeAll } from 'vitest';
 import { startRedisCluster, type TestRedisCluster } from '@petrel/testing';
@@ -14,6 +16,8 @@ import { broadcastApiScenarios } from './scenarios/broadcasts-api.js';
 import { broadcastScenarios } from './scenarios/broadcasts.js';
 import { WEBHOOK_TEST_ENV, webhookScenarios } from './scenarios/webhooks.js';
 import { trackingScenarios } from './scenarios/tracking.js';
+import { SMTP_SUBMISSION_ENV, smtpSubmissionScenarios } from './scenarios/smtp-submission.js';
+import { INBOUND_TEST_ENV, inboundScenarios } from './scenarios/inbound.js';
 
 let cluster: TestRedisCluster;
 let stack: Stack;
@@ -22,7 +26,7 @@ beforeAll(async () => {
   stack = await startStack({
     redis: cluster,
     plan: TOPIC_SENDING_PLAN,
-    env: { QUEUE_SHARDS: '6', ...WEBHOOK_TEST_ENV },
+    env: { QUEUE_SHARDS: '6', ...WEBHOOK_TEST_ENV, ...SMTP_SUBMISSION_ENV, ...INBOUND_TEST_ENV },
   });
 });
 afterAll(async () => {
@@ -35,3 +39,5 @@ broadcastScenarios(() => stack);
 broadcastApiScenarios(() => stack);
 trackingScenarios(() => stack);
 webhookScenarios(() => stack);
+smtpSubmissionScenarios(() => stack);
+inboundScenarios(() => stack);

@@ -1,32 +1,17 @@
 /**
- * Adapter: the ports of the accept-emails use-case (packages/core), implemented with the Redis
- * stores and the send queues. Wiring only — the rules live in the use-case and its stages.
- *
- * `commit` is three steps, because an email's record lives in its team's hash slot and its job
- * in its queue shard's slot, and Redis Cluster runs no transaction across slots (Redis Cluster
- * specification, "Keys hash tags"):
- *   1. records + outbox entries, one script in the team's slot (`EmailsStore.stage`);
- *   2. the jobs (`SendQueues.enqueue`; job id = email id, so repeating it is harmless);
- *   3. the outbox entries go, and the Idempotency-Key's response is stored, one MULTI in the
- *      team's slot (`OutboxStore.clear`).
- * The answer goes out after step 3, so an email answered 2xx — first time or replayed — has its
- * record and its job. A crash after step 1 leaves records whose outbox entries the scheduler's
- * outbox relay turns into jobs after OUTBOX_GRACE_MS; a retry with the same Idempotency-Key
- * recomputes the same ids and runs the steps again (each is idempotent).
+ * Adapter: the ports of the accept-emails use-case over Redis and the send queues — the one
+ * implementation every producer shares (`redisAcceptancePorts`, packages/store, which explains
+ * the three-step commit), with this process's idempotency metric.
  */
-import type { AcceptPorts, AcceptedEmail, Preparer } from '@petrel/core';
+import type { AcceptPorts, Preparer } from '@petrel/core';
 import {
-  requestFingerprint,
+  redisAcceptancePorts,
   type EmailsStore,
   type IdempotencyStore,
-  type NewEmail,
   type OutboxStore,
 } from '@petrel/store';
 import type { SendQueues } from '@petrel/queue';
 import { metrics } from '@petrel/observability';
-
-/** The claim token this adapter hands out: the Redis key and the owner that claimed it. */
-type ClaimToken = { key: string; owner: string };
 
 export function acceptancePorts(deps: {
   emails: EmailsStore;
@@ -36,52 +21,8 @@ export function acceptancePorts(deps: {
   /** The acceptance stages (`acceptPreparer(...)` from core). */
   preparer: Preparer;
 }): AcceptPorts {
-  return {
-    async claim(teamId, key, fingerprint) {
-      const res = await deps.idempotency.claim(teamId, key, fingerprint);
-      if (res.outcome !== 'proceed') return res;
-      const token: ClaimToken = { key: deps.idempotency.redisKey(teamId, key), owner: res.owner };
-      return { outcome: 'proceed', token, startedMs: res.startedMs };
-    },
-    async lookup(teamId, key, fingerprint) {
-      const res = await deps.idempotency.lookup(teamId, key, fingerprint);
-      return res.outcome === 'replay' ? { status: res.status, body: res.body } : undefined;
-    },
-    release: (token) => deps.idempotency.release(token as ClaimToken),
-    prepare: (teamId, emails, endpoint) => deps.preparer.prepare(teamId, emails, endpoint),
-    fingerprint: (endpoint, body) =>
-      requestFingerprint('POST', endpoint === 'batch' ? '/emails/batch' : '/emails', body),
+  return redisAcceptancePorts({
+    ...deps,
     onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
-    async commit(teamId, accepted, completion) {
-      const createdAt = new Date();
-      const emails = accepted.map((a) => toNewEmail(a, createdAt.getTime()));
-      await deps.emails.stage(teamId, emails, createdAt);
-      await deps.queues.enqueue(
-        'send',
-        accepted.map((a) => ({ teamId, emailId: a.id, ...(a.delayMs > 0 ? { delayMs: a.delayMs } : {}) })),
-      );
-      await deps.outbox.clear(
-        teamId,
-        emails.map((e) => ({ lane: e.lane, emailId: e.id, dueMs: e.dueMs })),
-        completion && {
-          claim: completion.token as ClaimToken,
-          status: completion.status,
-          body: completion.body,
-        },
-      );
-    },
-  };
-}
-
-function toNewEmail(a: AcceptedEmail, nowMs: number): NewEmail {
-  return {
-    id: a.id,
-    content: a.content,
-    status: a.status,
-    lane: 'send',
-    dueMs: a.delayMs > 0 ? nowMs + a.delayMs : 0,
-    messageId: a.messageId,
-    event: a.event,
-    ...(a.template ? { template: a.template } : {}),
-  };
+  });
 }

@@ -1,29 +1,184 @@
-/** The submission server (RFC 6409): STARTTLS port and optional implicit-TLS port. */
+/**
+ * The submission server (RFC 6409): SMTP_SUBMISSION_PORT with STARTTLS, and optionally
+ * SMTP_SUBMISSION_TLS_PORT with implicit TLS (RFC 8314). A client authenticates with an API key
+ * as the password (AUTH PLAIN or LOGIN, any username — Resend's convention is `resend`), only
+ * over TLS; each message it submits becomes one email through the same use-case as POST /emails
+ * and is answered with the email's id.
+ */
 import type { AddressInfo } from 'node:net';
-import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  SMTPServer,
+  type SMTPServerDataStream,
+  type SMTPServerOptions,
+  type SMTPServerSession,
+} from 'smtp-server';
+import {
+  BARE_LINE_ENDING_MESSAGE,
+  BareLineEndingScanner,
+  acceptEmails,
+  acceptedReply,
+  refusalReply,
+  tooLargeReply,
+  type SmtpReply,
+} from '@petrel/core';
+import type { AuthenticatedKey } from '@petrel/store';
+import { log, metrics } from '@petrel/observability';
 import type { SmtpContext, SmtpListener } from '../context.js';
+import { AuthThrottle } from './auth-throttle.js';
+import { submissionDeps, type SubmissionDeps } from './acceptance.js';
+import { parseSubmission } from './parse.js';
+
+/** RCPT TO commands one message may carry (RFC 5321 section 4.5.3.1.8 asks for at least 100). */
+const MAX_RECIPIENTS = 1_000;
+
+type Outcome = 'accepted' | 'replayed' | 'refused' | 'deferred' | 'too_large' | 'auth_failed';
 
 export async function startSubmission(
   ctx: SmtpContext,
 ): Promise<{ listeners: SmtpListener[]; close(): Promise<void> }> {
-  const base: SMTPServerOptions = {
+  const deps = await submissionDeps(ctx);
+  const throttle = new AuthThrottle({ maxFailures: ctx.config.SMTP_AUTH_MAX_FAILURES });
+  const maxBytes = ctx.config.SMTP_SUBMISSION_MAX_BYTES;
+  const count = (outcome: Outcome) => metrics.smtpSubmissions().inc({ outcome });
+
+  const options: SMTPServerOptions = {
     name: ctx.hostname,
+    banner: 'Petrel ESMTP submission',
     key: ctx.tls.key,
     cert: ctx.tls.cert,
-    size: ctx.config.SMTP_SUBMISSION_MAX_BYTES,
+    // RFC 1870: advertised in EHLO, a larger MAIL FROM SIZE= or DATA is refused with 552
+    size: maxBytes,
     authMethods: ['PLAIN', 'LOGIN'],
+    // AUTH before STARTTLS is answered 538 by the server (allowInsecureAuth stays off)
+    disabledCommands: [],
     logger: false,
-    onData(stream, _session, callback) {
-      stream.resume();
-      stream.on('end', () => callback(Object.assign(new Error('not ready'), { responseCode: 451 })));
+    hideENHANCEDSTATUSCODES: false,
+    // shutdown lets a message in flight finish, then cuts the remaining sessions
+    closeTimeout: 10_000,
+    async onAuth(auth, session, callback) {
+      const ip = session.remoteAddress;
+      try {
+        const wait = throttle.delayMs(ip);
+        if (wait > 0) await sleep(wait);
+        const key = auth.password ? await deps.apiKeys.authenticate(auth.password) : null;
+        if (key) {
+          throttle.succeed(ip);
+          return callback(null, { user: key });
+        }
+        count('auth_failed');
+        const close = throttle.fail(ip);
+        log().warn({ ip, username: auth.username, closing: close }, 'SMTP AUTH failed');
+        return callback(
+          close
+            ? smtpError(421, 'Too many failed authentication attempts, closing connection')
+            : smtpError(535, 'Authentication failed: the password must be an API key'),
+        );
+      } catch (err) {
+        log().error({ err }, 'SMTP AUTH could not be checked');
+        return callback(smtpError(454, 'Temporary authentication failure, try again later'));
+      }
+    },
+    onRcptTo(_address, session, callback) {
+      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
+        return callback(smtpError(452, `Too many recipients (at most ${MAX_RECIPIENTS} per message)`));
+      }
+      callback();
+    },
+    onData(stream, session, callback) {
+      readData(stream, maxBytes)
+        .then(async (data) => {
+          if (data === 'too_large') {
+            count('too_large');
+            return tooLargeReply(maxBytes);
+          }
+          if (data.bare) {
+            count('refused');
+            log().warn(
+              { ip: session.remoteAddress, bare: data.bare },
+              'SMTP message with a bare CR or LF refused',
+            );
+            return { code: 554, message: BARE_LINE_ENDING_MESSAGE };
+          }
+          return submit(deps, data.raw, session, count);
+        })
+        .then(
+          (reply) =>
+            reply.code === 250
+              ? callback(null, reply.message)
+              : callback(smtpError(reply.code, reply.message)),
+          (err: unknown) => {
+            log().error({ err }, 'SMTP submission failed');
+            callback(smtpError(451, 'Temporary failure, try again later'));
+          },
+        );
     },
   };
-  const listeners = [await listen('submission', new SMTPServer(base), ctx.config.SMTP_SUBMISSION_PORT, ctx)];
-  if (ctx.config.SMTP_SUBMISSION_TLS_PORT !== 'off') {
-    const tls = new SMTPServer({ ...base, secure: true });
-    listeners.push(await listen('submission-tls', tls, ctx.config.SMTP_SUBMISSION_TLS_PORT, ctx));
+
+  const listeners: SmtpListener[] = [];
+  try {
+    listeners.push(await listen('submission', new SMTPServer(options), ctx.config.SMTP_SUBMISSION_PORT, ctx));
+    if (ctx.config.SMTP_SUBMISSION_TLS_PORT !== 'off') {
+      const tls = new SMTPServer({ ...options, secure: true });
+      listeners.push(await listen('submission-tls', tls, ctx.config.SMTP_SUBMISSION_TLS_PORT, ctx));
+    }
+  } catch (err) {
+    await Promise.all(listeners.map((l) => l.close()));
+    await deps.close();
+    throw err;
   }
-  return { listeners, close: async () => undefined };
+  return { listeners, close: () => deps.close() };
+}
+
+/** Accept one message for the authenticated key's team; the reply the client gets. */
+async function submit(
+  deps: SubmissionDeps,
+  raw: Buffer,
+  session: SMTPServerSession,
+  count: (outcome: Outcome) => void,
+): Promise<SmtpReply> {
+  const key = session.user as unknown as AuthenticatedKey;
+  try {
+    const { body, idempotencyKey } = await parseSubmission(
+      raw,
+      session.envelope.rcptTo.map((r) => r.address),
+    );
+    const res = await acceptEmails(
+      { teamId: key.teamId, endpoint: 'single', body, mode: 'strict', idempotencyKey, now: new Date() },
+      deps.accept,
+    );
+    const { id } = JSON.parse(res.body) as { id: string };
+    count(res.replayed ? 'replayed' : 'accepted');
+    if (res.accepted > 0) metrics.emailsAccepted().inc({ endpoint: 'smtp' }, res.accepted);
+    return acceptedReply(id, res.replayed);
+  } catch (err) {
+    const reply = refusalReply(err);
+    count(reply.code >= 500 ? 'refused' : 'deferred');
+    if (reply.code < 500) log().warn({ err, teamId: key.teamId }, 'SMTP submission deferred (4xx)');
+    return reply;
+  }
+}
+
+/** The whole message, unless it passes `maxBytes`; and whether it holds a bare CR or LF. */
+async function readData(
+  stream: SMTPServerDataStream,
+  maxBytes: number,
+): Promise<'too_large' | { raw: Buffer; bare: 'CR' | 'LF' | undefined }> {
+  const chunks: Buffer[] = [];
+  let bytes = 0;
+  const scanner = new BareLineEndingScanner();
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    bytes += chunk.length;
+    if (bytes > maxBytes) continue; // read to the end, keep nothing more: the answer is 552
+    scanner.push(chunk);
+    chunks.push(chunk);
+  }
+  if (bytes > maxBytes || stream.sizeExceeded) return 'too_large';
+  return { raw: Buffer.concat(chunks, bytes), bare: scanner.result() };
+}
+
+function smtpError(code: number, message: string): Error & { responseCode: number } {
+  return Object.assign(new Error(message), { responseCode: code });
 }
 
 /** Listen on `port` (0: a free one); the listener's close ends open sessions. */
@@ -40,6 +195,7 @@ export async function listen(
       resolve();
     });
   });
+  server.on('error', (err) => log().warn({ err, server: name }, 'SMTP server error'));
   const actual = (server.server.address() as AddressInfo).port;
   return { name, port: actual, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
 }

@@ -1,0 +1,51 @@
+/**
+ * What a submission needs to accept an email: the API keys it authenticates with, and the
+ * ports of the accept-emails use-case over the same stores and send queues as the HTTP API.
+ */
+import { acceptPreparer, type AcceptPorts } from '@petrel/core';
+import {
+  ApiKeysStore,
+  EmailsStore,
+  IdempotencyStore,
+  OutboxStore,
+  TemplatesStore,
+  TopicsStore,
+  redisAcceptancePorts,
+} from '@petrel/store';
+import { SendQueues } from '@petrel/queue';
+import { createAttachmentFetcher } from '@petrel/mailer';
+import { emailRetentionMs } from '@petrel/config';
+import { metrics } from '@petrel/observability';
+import type { SmtpContext } from '../context.js';
+
+export interface SubmissionDeps {
+  apiKeys: ApiKeysStore;
+  accept: AcceptPorts;
+  close(): Promise<void>;
+}
+
+export async function submissionDeps(ctx: SmtpContext): Promise<SubmissionDeps> {
+  const { redis, keys, config } = ctx;
+  const retentionMs = emailRetentionMs(config);
+  const idempotency = new IdempotencyStore(redis, keys, config.IDEMPOTENCY_LOCK_MS);
+  const queues = new SendQueues(redis, {
+    prefix: keys.bullPrefix(),
+    shards: config.QUEUE_SHARDS,
+    previousShards: config.QUEUE_SHARDS_PREVIOUS,
+  });
+  await queues.ready();
+  const accept = redisAcceptancePorts({
+    emails: new EmailsStore(redis, keys, retentionMs),
+    idempotency,
+    outbox: new OutboxStore(redis, keys, idempotency),
+    queues,
+    // A submitted message carries its attachments: the fetcher only serves the stage's contract.
+    preparer: acceptPreparer({
+      templates: new TemplatesStore(redis, keys, retentionMs),
+      topics: new TopicsStore(redis, keys),
+      attachments: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
+    }),
+    onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
+  });
+  return { apiKeys: new ApiKeysStore(redis, keys), accept, close: () => queues.close() };
+}
