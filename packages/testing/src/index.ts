@@ -53,3 +53,4 @@ export * from './memory/contacts.js';
 export * from './memory/fanout.js';
 export * from './memory/broadcasts.js';
 export * from './memory/tracking.js';
+export * from './memory/webhooks.js';
