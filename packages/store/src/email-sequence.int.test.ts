@@ -11,7 +11,7 @@ import { useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { EVENTS_STREAM_FIELD } from './keys.js';
 import { defineScripts } from './scripts.js';
-import { SEQUENCE_PLACEHOLDER_END, sequencedEventJson } from './email-event-json.js';
+import { SEQUENCE_PLACEHOLDER_END, eventJsonHead, sequencedEventJson } from './email-event-json.js';
 
 const fx = useStoreRedis('seq');
 
@@ -58,6 +58,11 @@ describe('sequencedEventJson', () => {
     expect(json.endsWith(SEQUENCE_PLACEHOLDER_END)).toBe(true);
     expect(JSON.parse(json)).toEqual({ ...event, data: { ...event.data, sequence: 0 } });
     expect(JSON.parse(sequencedEventJson(ev('email.sent', {}), 1)).data.sequence).toBe(1);
+    // what the scripts complete: the head and `<n>}}`
+    expect(JSON.parse(`${eventJsonHead(event)}12}}`)).toEqual({
+      ...event,
+      data: { ...event.data, sequence: 12 },
+    });
   });
 });
 

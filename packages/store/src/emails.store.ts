@@ -17,7 +17,7 @@ import { EVENTS_STREAM_MAXLEN, Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { outboxMember } from './outbox.store.js';
 import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
-import { sequencedEventJson } from './email-event-json.js';
+import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
 
 export interface NewEmail {
   id: string;
@@ -195,7 +195,7 @@ export class EmailsStore {
     const names = Object.keys(fields);
     const args: (string | number)[] = [EVENTS_STREAM_MAXLEN, names.length];
     for (const n of names) args.push(n, fields[n]!);
-    for (const it of items) args.push(it.status, statusRank(it.status), sequencedEventJson(it.event));
+    for (const it of items) args.push(it.status, statusRank(it.status), eventJsonHead(it.event));
     const res = await this.redis.petrelRecordEmailEvents(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
@@ -223,7 +223,7 @@ export class EmailsStore {
     const res = await this.redis.petrelCancelScheduledEmail(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
-      sequencedEventJson(event),
+      eventJsonHead(event),
       statusRank('canceled'),
     );
     return res === 1 ? 'canceled' : res === 0 ? 'not_scheduled' : 'missing';

@@ -200,12 +200,12 @@ return out
   /**
    * KEYS[1] email record, KEYS[2] its timeline, KEYS[3] the team's events stream.
    * ARGV: streamMaxLen, fieldCount, then fieldCount name/value pairs to set on the record, then per
-   * event (in order): status, rank, eventJSON.
+   * event (in order): status, rank, eventJSON head (the JSON up to its `data.sequence` value).
    * Appends and publishes every event, sets the fields, and moves `status` to the highest-ranked
    * event's status if that is forward (rank comparison), so events that arrive out of order never
    * move an email backwards. Returns 1 if the status moved, 0 if not, -1 if the record is gone.
-   * Each eventJSON ends in `"sequence":0}}` (EmailsStore's sequencedEventJson): the script puts
-   * the email's next sequence numbers there, from the record's `seq` counter (a record written
+   * Each event head ends in `"sequence":` (email-event-json.ts): the script completes it with the
+   * email's next sequence number and `}}`, from the record's `seq` counter (a record written
    * before the counter existed starts after its timeline's length).
    */
   petrelRecordEmailEvents: {
@@ -229,7 +229,7 @@ if n > 0 then
 end
 for i = first, #ARGV, 3 do
   seq = seq + 1
-  local ev = string.sub(ARGV[i + 2], 1, -4) .. seq .. '}}'
+  local ev = ARGV[i + 2] .. seq .. '}}'
   redis.call('RPUSH', KEYS[2], ev)
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'event', ev)
   local rank = tonumber(ARGV[i + 1])
@@ -243,8 +243,8 @@ return 0
 `,
   },
   /**
-   * KEYS[1] email record, KEYS[2] timeline. ARGV: eventJSON (ending in `"sequence":0}}`, filled
-   * in as petrelRecordEmailEvents does), canceledRank.
+   * KEYS[1] email record, KEYS[2] timeline. ARGV: eventJSON head (completed with the next sequence
+   * number as petrelRecordEmailEvents does), canceledRank.
    * Cancels only an email that is still `scheduled`. Returns 1 if canceled, 0 if not scheduled,
    * -1 if missing.
    */
@@ -257,7 +257,7 @@ if st ~= 'scheduled' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'canceled', 'status_rank', ARGV[2])
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 if seq == 1 then seq = redis.call('HINCRBY', KEYS[1], 'seq', redis.call('LLEN', KEYS[2])) end
-redis.call('RPUSH', KEYS[2], string.sub(ARGV[1], 1, -4) .. seq .. '}}')
+redis.call('RPUSH', KEYS[2], ARGV[1] .. seq .. '}}')
 return 1
 `,
   },
