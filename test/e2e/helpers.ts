@@ -102,6 +102,8 @@ export async function startStack(
     SMTP_SUBMISSION_PORT: '0',
     SMTP_SUBMISSION_TLS_PORT: '0',
     SMTP_INBOUND_PORT: '0',
+    // the receiving domain of the inbound scenarios and team-resources.ts (the default team's)
+    INBOUND_DOMAINS: 'in.e2e.test',
     ...opts.env,
   });
   const started = await startAllInOne(config, lifecycle, opts.ext);

@@ -6,6 +6,7 @@
 import { expect } from 'vitest';
 import { waitUntil } from '@petrel/testing';
 import { email, type Stack } from './helpers.js';
+import { INBOUND_DOMAIN, mta } from './scenarios/inbound.js';
 
 export interface TeamResources {
   /** By the fixed segment before a `:param` (`contacts`, `segments`…): the ids that address it. */
@@ -13,7 +14,7 @@ export interface TeamResources {
 }
 
 /** Path prefixes whose routes take no API key (the credential is in the URL). */
-export const LINK_ROUTE_PREFIXES = ['/unsubscribe/', '/t/o/', '/t/c/'];
+export const LINK_ROUTE_PREFIXES = ['/unsubscribe/', '/t/o/', '/t/c/', '/emails/receiving/downloads/'];
 export const isLinkRoute = (path: string): boolean => LINK_ROUTE_PREFIXES.some((p) => path.startsWith(p));
 
 const ok = <T>(r: { data: T | null; error: unknown }, what: string): T => {
@@ -88,7 +89,37 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
     }),
   });
   if (broadcasts.status === 201) ids.broadcasts = [(broadcasts.body as { id: string }).id];
+  // a received email (SMTP_INBOUND_PORT, the default INBOUND_DOMAINS of startStack) and its attachment
+  const received = await receivedEmail(stack, tag);
+  ids.receiving = [received.id];
+  ids.attachments = [received.attachmentId];
+  ids.downloads = [received.token];
   return { ids };
+}
+
+/** An email received for the stack's default team, with one attachment, and its raw download token. */
+async function receivedEmail(
+  stack: Stack,
+  tag: string,
+): Promise<{ id: string; attachmentId: string; token: string }> {
+  const subject = `${tag} received`;
+  await mta(stack.smtpPorts.inbound!).sendMail({
+    from: 'sender@example.test',
+    to: `${tag}@${INBOUND_DOMAIN}`,
+    subject,
+    text: 'hello',
+    attachments: [{ filename: 'a.txt', content: 'a' }],
+  });
+  const listed = await waitUntil(
+    async () => (await stack.resend.emails.receiving.list()).data?.data.find((e) => e.subject === subject),
+    { message: `the received email ${subject}` },
+  );
+  const got = await stack.resend.emails.receiving.get(listed.id);
+  return {
+    id: listed.id,
+    attachmentId: listed.attachments[0]!.id,
+    token: got.data!.raw!.download_url.split('/').pop()!,
+  };
 }
 
 /** The id of the first event in a webhook's log, once the dispatcher has logged one. */

@@ -6,6 +6,7 @@ import {
   metricsEnv,
   queueEnv,
   redisEnv,
+  smtpInboundEnv,
   smtpSubmissionEnv,
   webhookEnv,
 } from '@petrel/config';
@@ -20,6 +21,7 @@ export const smtpConfigShape = {
   ...webhookEnv,
   IDEMPOTENCY_LOCK_MS: apiEnv.IDEMPOTENCY_LOCK_MS,
   ...smtpSubmissionEnv,
+  ...smtpInboundEnv,
 };
 
 export type SmtpConfig = ReturnType<typeof loadSmtpConfig>;

@@ -10,6 +10,7 @@ import type { SmtpConfig } from './config.js';
 import { loadTls } from './tls.js';
 import type { SmtpContext, SmtpListener } from './context.js';
 import { startSubmission } from './submission/server.js';
+import { startInbound } from './inbound/server.js';
 
 export interface SmtpHandle {
   /** Listening port by listener name (`submission`, `submission-tls`, …). */
@@ -42,6 +43,7 @@ export async function startSmtp(config: SmtpConfig): Promise<SmtpHandle> {
     listeners.push(...submission.listeners);
     cleanups.push(submission.close);
     // Further servers of this app start here, each adding its listeners.
+    await startInbound(ctx, { listeners, cleanups });
   } catch (err) {
     await closeAll();
     throw err;
