@@ -1,0 +1,197 @@
+// Phase — SMTP: the same emails submitted over SMTP and through POST /emails, in the same run, on
+// the same Redis, alternating. Submission: `apps/smtp/dist/main.js` (STARTTLS, AUTH PLAIN with
+// the bench's API key), fed by a pooled, authenticated nodemailer client (CONNECTIONS connections,
+// one message in flight per connection); each message is parsed (MIME), mapped and accepted
+// through the same use-case as POST /emails. HTTP: `apps/api/dist/main.js`, the same emails as
+// single POST /emails requests over CONNECTIONS keep-alive connections. No worker runs: both
+// sides are measured to the acceptance (record + job), which is what the client waits for.
+// Reported: accepted messages/s of each (median of the reps), the ratio SMTP / HTTP (target
+// ≥ 0.7×), and server CPU per message (the accepting process — the SMTP server or the API, shown
+// as `api` in the CPU cells — and Redis).
+//
+// Extensible: `SMTP_MEASUREMENTS` lists what the phase measures; another SMTP measurement (e.g.
+// inbound messages/s parsed and stored) adds an entry and its row.
+import { createTransport } from 'nodemailer';
+import { join } from 'node:path';
+import { cpuDelta, cpuSnapshot } from '../lib/cpu.mjs';
+import { email } from '../lib/payload.mjs';
+import { spawnNode } from '../lib/proc.mjs';
+import { API_KEY, PETREL_PREFIX, ROOT, startPetrelApi } from '../lib/stacks.mjs';
+import { fmtInt, freePort, httpJson, mapLimit, median, now, ratio, round, waitUntil } from '../lib/util.mjs';
+import { inboundMeasurement } from '../lib/inbound-bench.mjs';
+
+export const name = 'smtp';
+export const order = 90;
+export const title =
+  'SMTP submission: messages/s over SMTP (pooled, authenticated) vs the same through POST /emails';
+
+const SMTP_MAIN = join(ROOT, 'apps/smtp/dist/main.js');
+const TARGET = 0.7;
+const CONNECTIONS = 10;
+
+/** The SMTP process alone (submission port only), its /ready answered. */
+export async function startPetrelSmtp(ctx, env = {}, nodeArgs = []) {
+  const [port, metricsPort] = [await freePort(), await freePort()];
+  const child = spawnNode('petrel-smtp', SMTP_MAIN, {
+    cwd: ROOT,
+    nodeArgs,
+    env: {
+      REDIS_URL: ctx.redis.url,
+      REDIS_KEY_PREFIX: PETREL_PREFIX,
+      SMTP_SUBMISSION_PORT: String(port),
+      SMTP_SUBMISSION_TLS_PORT: 'off',
+      SMTP_INBOUND_PORT: 'off',
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'warn',
+      ...ctx.petrelEnv,
+      ...env,
+    },
+  });
+  await waitUntil(
+    async () => {
+      child.assertAlive();
+      return (
+        (await httpJson('GET', `http://127.0.0.1:${metricsPort}/ready`, { timeoutMs: 1000 })).status === 200
+      );
+    },
+    { what: 'Petrel SMTP /ready', timeoutMs: 20_000 },
+  );
+  return { child, port, stop: () => child.stop() };
+}
+
+/** Sends emails [start, start + n) through `send` with CONNECTIONS in flight; msgs/s and CPU per message. */
+async function timed(ctx, procs, n, start, send) {
+  const a = await cpuSnapshot(procs, ctx.redis.client);
+  const t0 = now();
+  await mapLimit(n, CONNECTIONS, (i) => send(email(start + i, 'standard', 's')));
+  const secs = (now() - t0) / 1000;
+  const b = await cpuSnapshot(procs, ctx.redis.client);
+  const cpu = cpuDelta(a, b);
+  // % of one core over the window → ms of CPU per message
+  const perMessageMs = (pct) =>
+    pct === null || pct === undefined ? null : round(((pct / 100) * secs * 1000) / n, 3);
+  return {
+    messages: n,
+    seconds: round(secs, 2),
+    messages_per_s: round(n / secs, 0),
+    cpu,
+    cpu_ms_per_message: { server: perMessageMs(cpu.api), redis: perMessageMs(cpu.redis) },
+  };
+}
+
+async function overSmtp(ctx, api, o, rep) {
+  const smtp = await startPetrelSmtp(ctx);
+  const transport = createTransport({
+    host: '127.0.0.1',
+    port: smtp.port,
+    pool: true,
+    maxConnections: CONNECTIONS,
+    maxMessages: Infinity,
+    requireTLS: true,
+    auth: { user: 'resend', pass: API_KEY },
+    tls: { rejectUnauthorized: false },
+  });
+  const send = async (m) => {
+    const info = await transport.sendMail(m);
+    if (!/^250 /.test(info.response)) throw new Error(`SMTP submission refused: ${info.response}`);
+  };
+  try {
+    await mapLimit(o.warmup, CONNECTIONS, (i) => send(email(i, 'standard', 'w')));
+    return await timed(ctx, { api: smtp.child.pid }, o.n, rep * o.n, send);
+  } finally {
+    transport.close();
+    await smtp.stop();
+  }
+}
+
+async function overHttp(ctx, api, o, rep) {
+  const send = async (m) => {
+    const res = await httpJson('POST', `${api.url}/emails`, { body: m, headers: api.headers });
+    if (res.status !== 200) throw new Error(`POST /emails answered ${res.status}: ${res.text.slice(0, 200)}`);
+  };
+  await mapLimit(o.warmup, CONNECTIONS, (i) => send(email(i, 'standard', 'w')));
+  return timed(ctx, { api: api.child.pid }, o.n, rep * o.n, send);
+}
+
+/** What the phase measures; each entry adds its result under its key and its rows. */
+export const SMTP_MEASUREMENTS = [
+  {
+    key: 'submission',
+    async run(ctx, o) {
+      const runs = { smtp: [], http: [] };
+      for (let rep = 0; rep < o.reps; rep++) {
+        // alternate which side goes first, on a fresh Redis each time
+        for (const side of rep % 2 === 0 ? ['http', 'smtp'] : ['smtp', 'http']) {
+          await ctx.redis.reset();
+          const api = await startPetrelApi(ctx);
+          try {
+            const r = side === 'smtp' ? await overSmtp(ctx, api, o, rep) : await overHttp(ctx, api, o, rep);
+            runs[side].push(r);
+            ctx.progress(
+              `  ${side === 'smtp' ? 'SMTP      ' : 'POST /emails'}: ${fmtInt(r.messages_per_s)} messages/s ` +
+                `(${fmtInt(r.messages)} in ${r.seconds} s); cpu/message: server ${r.cpu_ms_per_message.server} ms, redis ${r.cpu_ms_per_message.redis} ms`,
+            );
+          } finally {
+            await api.stop();
+          }
+        }
+      }
+      const pick = (list) => {
+        const m = median(list.map((r) => r.messages_per_s));
+        return list.find((r) => r.messages_per_s === m) ?? list[0];
+      };
+      const smtp = pick(runs.smtp);
+      const http = pick(runs.http);
+      const rat = ratio(smtp.messages_per_s, http.messages_per_s);
+      return { smtp, http, ratio: rat, met: rat !== null && rat >= TARGET, runs };
+    },
+    rows(r, setup) {
+      return [
+        {
+          phase: 'smtp',
+          metric: `submission messages/s over SMTP (STARTTLS, AUTH, ${CONNECTIONS} pooled connections) vs POST /emails (${CONNECTIONS} keep-alive connections), ${fmtInt(setup.n)} messages, acceptance only; cpu ms/message SMTP ${r.smtp.cpu_ms_per_message.server} vs API ${r.http.cpu_ms_per_message.server}`,
+          petrel: fmtInt(r.smtp.messages_per_s),
+          baseline: `${fmtInt(r.http.messages_per_s)} (POST /emails)`,
+          ratio: r.ratio,
+          target: `≥ ${TARGET}×`,
+          met: r.met,
+          cpu_petrel: r.smtp.cpu,
+          cpu_baseline: r.http.cpu,
+        },
+      ];
+    },
+  },
+  // inbound (MX) messages/s parsed and stored (bench/lib/inbound-bench.mjs)
+  inboundMeasurement(startPetrelSmtp),
+];
+
+export async function run(ctx) {
+  const quick = ctx.opts.quick;
+  const o = { n: quick ? 200 : 5_000, warmup: quick ? 20 : 500, reps: quick ? 1 : ctx.opts.reps };
+  const out = { setup: o };
+  try {
+    for (const m of SMTP_MEASUREMENTS) out[m.key] = await m.run(ctx, o);
+  } finally {
+    await ctx.redis.reset();
+  }
+  const sub = out.submission;
+  return {
+    ...out,
+    petrel: sub.smtp.messages_per_s,
+    baseline: sub.http.messages_per_s,
+    baseline_is: 'the same emails through POST /emails',
+    ratio: sub.ratio,
+    unit: 'messages/s',
+    target: { ratio_min: TARGET },
+    met: SMTP_MEASUREMENTS.every((m) => out[m.key].met !== false),
+    cpu: { petrel: sub.smtp.cpu, baseline: sub.http.cpu },
+  };
+}
+
+export function toJson(r) {
+  return r;
+}
+
+export function rows(r) {
+  return SMTP_MEASUREMENTS.flatMap((m) => m.rows(r[m.key], r.setup));
+}
