@@ -1,11 +1,13 @@
 /**
  * SMTP submission on one redis-server (scenarios/smtp-submission.ts), and the built SMTP
  * process (`npm run start:smtp`, apps/smtp/dist/main.js) killed with SIGKILL in the middle of
- * submissions: every message that got its 250 is an email that is delivered.
+ * submissions: every message that got its 250 is an email that is delivered; and with its Redis
+ * gone, a submission is answered 451 (the client keeps the message and retries).
  */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startNodeProcess } from '@petrel/testing';
+import { freePort, startNodeProcess, startRedis, uniquePrefix } from '@petrel/testing';
+import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
 import { startStack, type Stack } from './helpers.js';
 import {
   RawSmtp,
@@ -99,5 +101,44 @@ describe('the SMTP process alone, killed mid-session', () => {
     expect(failed).toBeGreaterThanOrEqual(4);
     await stack.drained();
     expect(stack.sink.messages.filter((m) => m.envelope.to.includes('partial@smtp-kill.test'))).toEqual([]);
+  });
+});
+
+describe('the SMTP process alone, Redis gone', () => {
+  it('a message submitted while Redis is unreachable is answered 451, not lost and not refused', async () => {
+    const redis = await startRedis();
+    const prefix = uniquePrefix('smtp451');
+    const admin = createRedis(redis.url);
+    const keys = new Keys(prefix);
+    const apiKeys = new ApiKeysStore(admin, keys);
+    const key = 're_smtp451_0123456789abcdef';
+    await apiKeys.ensureToken(await apiKeys.ensureDefaultTeam(), key);
+    admin.disconnect();
+    const [port, metricsPort] = [await freePort(), await freePort()];
+    const smtp = await startNodeProcess(SMTP_MAIN, {
+      env: {
+        REDIS_URL: redis.url,
+        REDIS_KEY_PREFIX: prefix,
+        SMTP_SUBMISSION_PORT: String(port),
+        SMTP_SUBMISSION_TLS_PORT: 'off',
+        SMTP_INBOUND_PORT: 'off',
+        METRICS_PORT: String(metricsPort),
+        LOG_LEVEL: 'silent',
+      },
+      ready: async () => (await fetch(`http://127.0.0.1:${metricsPort}/ready`)).ok,
+    });
+    try {
+      const s = await RawSmtp.authenticated(port, key);
+      expect(await s.command('MAIL FROM:<hello@acme.test>')).toMatch(/^250 /);
+      expect(await s.command('RCPT TO:<later@smtp.test>')).toMatch(/^250 /);
+      expect(await s.command('DATA')).toMatch(/^354 /);
+      await redis.stop();
+      s.write('From: Acme <hello@acme.test>\r\nTo: later@smtp.test\r\nSubject: s\r\n\r\nhi\r\n.\r\n');
+      expect(await s.reply(20_000)).toMatch(/^451 4\.3\.0 /);
+      s.end();
+    } finally {
+      await smtp.stop();
+      await redis.stop().catch(() => undefined);
+    }
   });
 });
