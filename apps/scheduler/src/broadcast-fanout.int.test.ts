@@ -10,7 +10,7 @@ import {
   createRedis,
   type RedisClient,
 } from '@petrel/store';
-import { startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
+import { broadcastContent, startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
 import { loadSchedulerConfig } from './config.js';
 import { startScheduler } from './scheduler.js';
 
@@ -27,17 +27,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-const content = (segmentId: string): BroadcastContent => ({
-  name: null,
-  segment_id: segmentId,
-  from: 'Acme <news@acme.test>',
-  subject: 'News',
-  reply_to: null,
-  html: '<p>Hi {{{contact.first_name|there}}}</p>',
-  text: null,
-  preview_text: null,
-  topic_id: null,
-});
+const content = (segmentId: string): BroadcastContent =>
+  broadcastContent({ segment_id: segmentId, html: '<p>Hi {{{contact.first_name|there}}}</p>' });
 
 async function world(contacts: number) {
   const prefix = uniquePrefix('fanout');

@@ -62,6 +62,20 @@ export function broadcastRecord(overrides: Partial<BroadcastRecord> = {}): Broad
   };
 }
 
+/** The content of {@link broadcastRecord} (what BroadcastsPort.create takes). */
+export function broadcastContent(overrides: Partial<BroadcastContent> = {}): BroadcastContent {
+  const {
+    id: _i,
+    status: _s,
+    created_at: _c,
+    scheduled_at: _a,
+    sent_at: _t,
+    counts: _n,
+    ...content
+  } = broadcastRecord();
+  return { ...content, ...overrides };
+}
+
 type FanoutSide = Pick<BroadcastsPort, 'startFanout' | 'checkpoint' | 'finishFanout'>;
 
 /** The fan-out side of BroadcastsPort over one map of records (status CAS as the store does it). */
@@ -223,16 +237,7 @@ export class MemoryBroadcastReader implements BroadcastReader {
   readonly reads: string[] = [];
 
   put(teamId: string, id: string, status: BroadcastStatus, content: Partial<BroadcastContent> = {}): this {
-    const {
-      id: _id,
-      status: _s,
-      created_at: _c,
-      scheduled_at: _a,
-      sent_at: _t,
-      counts: _n,
-      ...base
-    } = broadcastRecord();
-    this.broadcasts.set(`${teamId}:${id}`, { status, content: { ...base, ...content } });
+    this.broadcasts.set(`${teamId}:${id}`, { status, content: broadcastContent(content) });
     return this;
   }
 
