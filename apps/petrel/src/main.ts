@@ -42,6 +42,7 @@ try {
       metrics: `http://127.0.0.1:${started.metricsPort}/metrics`,
       redis: started.redisUrl,
       smtp: started.smtpUrl,
+      smtpServers: started.smtpPorts,
     },
     'Petrel is running',
   );
