@@ -119,6 +119,14 @@ describe('bounce and complaint processing over the stores', () => {
     attachments: [],
   };
 
+  const reportPorts = (emails: EmailsStore, suppressions: SuppressionsStore) => ({
+    emails: new SentEmailsLocator(fx.redis, fx.keys, emails),
+    suppressions,
+    clock: { now: () => Date.now(), monotonicMs: () => 0 },
+    ids,
+    bounceDomain: 'bounce.petrel.test',
+  });
+
   async function sentEmail(teamId: string, to: string[]): Promise<{ emails: EmailsStore; id: string }> {
     const emails = new EmailsStore(fx.redis, fx.keys, DAY);
     const id = newId();
@@ -158,13 +166,7 @@ describe('bounce and complaint processing over the stores', () => {
       .replaceAll('0190b7c2-5a3e-7d41-9f2a-1c2d3e4f5a6b', id);
     const out = await processReturnedMail(
       { raw, envelopeRecipients: [formatVerp(id, 'bounce.petrel.test')] },
-      {
-        emails: new SentEmailsLocator(fx.redis, fx.keys, emails),
-        suppressions,
-        clock: { now: () => Date.now(), monotonicMs: () => 0 },
-        ids,
-        bounceDomain: 'bounce.petrel.test',
-      },
+      reportPorts(emails, suppressions),
     );
     expect(out).toMatchObject({
       kind: 'bounced',
@@ -192,13 +194,7 @@ describe('bounce and complaint processing over the stores', () => {
     const raw = fixture('yahoo-arf.eml').toString().replaceAll('0190b7c2-5a3e-7d41-9f2a-1c2d3e4f5a6b', id);
     const out = await processReturnedMail(
       { raw, envelopeRecipients: ['fbl@bounce.petrel.test'] },
-      {
-        emails: new SentEmailsLocator(fx.redis, fx.keys, emails),
-        suppressions,
-        clock: { now: () => Date.now(), monotonicMs: () => 0 },
-        ids,
-        bounceDomain: 'bounce.petrel.test',
-      },
+      reportPorts(emails, suppressions),
     );
     expect(out).toMatchObject({
       kind: 'complained',

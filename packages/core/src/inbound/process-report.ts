@@ -17,7 +17,6 @@
  * recipient of a single-recipient email stands for that recipient (providers redact or rewrite
  * the address, RFC 6590). A report that matches no email is ignored (the caller logs it).
  */
-import type { EmailEvent } from '@petrel/contracts';
 import { bounceSuppresses } from '../audience/bounce-suppression.js';
 import { emailEvent } from '../deliver/email-event.js';
 import type { EmailToDeliver } from '../deliver/ports.js';
@@ -25,7 +24,7 @@ import type { Bounce } from '../deliver/recipient-outcomes.js';
 import { mailboxKey } from '../deliver/recipients.js';
 import { arfOf, type ArfReport } from './arf.js';
 import { diagnosticReplyCode, dsnOf, type DsnReport } from './dsn.js';
-import { emailIdCandidates } from './match-email.js';
+import { emailIdCandidates, type EmailReference } from './match-email.js';
 import type { ReportPorts } from './ports.js';
 import { readReport } from './report-message.js';
 
@@ -65,12 +64,29 @@ function matchRecipients(email: EmailToDeliver, named: readonly string[]): strin
   return all.length === 1 && named.length <= 1 ? all : [];
 }
 
-async function findEmail(candidates: readonly string[], ports: ReportPorts): Promise<EmailToDeliver | null> {
+/** The candidates of a report (match-email.ts) and the first email that exists among them. */
+async function findEmail(
+  ref: Omit<EmailReference, 'bounceDomain'>,
+  ports: ReportPorts,
+): Promise<{ email: EmailToDeliver | null; candidates: string[] }> {
+  const candidates = emailIdCandidates({ ...ref, bounceDomain: ports.bounceDomain });
   for (const id of candidates) {
     const email = await ports.emails.find(id);
-    if (email) return email;
+    if (email) return { email, candidates };
   }
-  return null;
+  return { email: null, candidates };
+}
+
+/** Appends one event about `email` to its timeline (published, status moved forward). */
+async function record(
+  email: EmailToDeliver,
+  type: 'email.bounced' | 'email.delivery_delayed' | 'email.complained',
+  status: 'bounced' | 'delivery_delayed' | 'complained',
+  extra: Record<string, unknown>,
+  ports: ReportPorts,
+): Promise<void> {
+  const event = emailEvent(type, email.teamId, email, extra, { clock: ports.clock, ids: ports.ids });
+  await ports.emails.recordEvents(email.teamId, email.id, [{ status, event }]);
 }
 
 async function suppress(
@@ -95,32 +111,27 @@ export async function processBounce(
   envelopeRecipients: readonly string[],
   ports: ReportPorts,
 ): Promise<ReportOutcome> {
-  const candidates = emailIdCandidates({
-    envelopeRecipients,
-    bounceDomain: ports.bounceDomain,
-    originalHeaders: dsn.originalHeaders,
-  });
   const failed = dsn.recipients.filter((r) => r.bounce !== null);
   const delayed = dsn.recipients.filter((r) => r.action === 'delayed');
   if (failed.length === 0 && delayed.length === 0) {
     return { kind: 'ignored', reason: 'the report lists no failed or delayed recipient' };
   }
-  const email = await findEmail(candidates, ports);
+  const { email, candidates } = await findEmail(
+    { envelopeRecipients, originalHeaders: dsn.originalHeaders },
+    ports,
+  );
   if (!email) return { kind: 'unmatched', report: 'dsn', candidates };
-  const stamp = { clock: ports.clock, ids: ports.ids };
   if (failed.length === 0) {
     const r = delayed[0]!;
     const delay = {
       message: r.diagnosticCode ?? `status ${r.status ?? 'unknown'}`,
       code: diagnosticReplyCode(r.diagnosticCode) ?? null,
     };
-    const event = emailEvent('email.delivery_delayed', email.teamId, email, { delay }, stamp);
-    await ports.emails.recordEvents(email.teamId, email.id, [{ status: 'delivery_delayed', event }]);
+    await record(email, 'email.delivery_delayed', 'delivery_delayed', { delay }, ports);
     return { kind: 'delayed', teamId: email.teamId, emailId: email.id };
   }
   const bounce = reportBounce(failed.map((r) => r.bounce!));
-  const event: EmailEvent = emailEvent('email.bounced', email.teamId, email, { bounce }, stamp);
-  await ports.emails.recordEvents(email.teamId, email.id, [{ status: 'bounced', event }]);
+  await record(email, 'email.bounced', 'bounced', { bounce }, ports);
   const bad = failed.filter(
     (r) =>
       r.bounce!.type === 'Permanent' && bounceSuppresses(diagnosticReplyCode(r.diagnosticCode), r.status),
@@ -139,27 +150,17 @@ export async function processComplaint(
   envelopeRecipients: readonly string[],
   ports: ReportPorts,
 ): Promise<ReportOutcome> {
-  const candidates = emailIdCandidates({
-    envelopeRecipients,
-    bounceDomain: ports.bounceDomain,
-    originalHeaders: arf.originalHeaders,
-    originalMailFrom: arf.originalMailFrom,
-  });
-  const email = await findEmail(candidates, ports);
+  const { email, candidates } = await findEmail(
+    { envelopeRecipients, originalHeaders: arf.originalHeaders, originalMailFrom: arf.originalMailFrom },
+    ports,
+  );
   if (!email) return { kind: 'unmatched', report: 'arf', candidates };
   const complaint = {
     feedbackType: arf.feedbackType,
     ...(arf.userAgent !== undefined ? { userAgent: arf.userAgent } : {}),
     ...(arf.arrivalDate !== undefined ? { arrivalDate: arf.arrivalDate } : {}),
   };
-  const event = emailEvent(
-    'email.complained',
-    email.teamId,
-    email,
-    { complaint },
-    { clock: ports.clock, ids: ports.ids },
-  );
-  await ports.emails.recordEvents(email.teamId, email.id, [{ status: 'complained', event }]);
+  await record(email, 'email.complained', 'complained', { complaint }, ports);
   let suppressed: string[] = [];
   if (arf.feedbackType !== 'not-spam') {
     const headerTo = (arf.originalHeaders.get('to') ?? []).flatMap((v) =>
