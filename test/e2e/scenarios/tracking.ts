@@ -117,8 +117,9 @@ export function trackingScenarios(current: () => Stack): void {
         teamId: tracked.teamId,
         data: { email_id: id, from: FROM, subject: 'Hi', message_id: `<${id}@acme.test>` },
       });
-      // every load is an open
+      // every load is an open; a HEAD (a link checker) is not
       expect((await get(pixel)).status).toBe(200);
+      expect((await fetch(pixel.replace('localhost', '127.0.0.1'), { method: 'HEAD' })).status).toBe(200);
       expect((await eventsOf(id)).filter((e) => e.type === 'email.opened')).toHaveLength(2);
     });
 

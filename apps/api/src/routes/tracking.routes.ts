@@ -9,7 +9,8 @@
  *   and User-Agent, then 302 to exactly the URL the link had.
  *
  * A tampered token is a 404 page and an expired one a 410 page: never a redirect, so these
- * routes cannot send anyone to a URL this service did not sign (no open redirect).
+ * routes cannot send anyone to a URL this service did not sign (no open redirect). A HEAD request
+ * (link checkers, prefetchers) gets the same answer and records nothing: no body was fetched.
  */
 import type { Request, RequestHandler } from 'express';
 import { CLICK_PATH, OPEN_PATH, type EngagementTracker } from '@petrel/core';
@@ -29,12 +30,12 @@ const visit = (req: Request) => ({
 
 export function trackingRoutes(tracker: EngagementTracker): RouteSpec[] {
   const open: RequestHandler = async (req, res) => {
-    await tracker.open(pathParam(req, 'token'));
+    await tracker.open(pathParam(req, 'token'), req.method === 'GET');
     res.status(200).type('image/gif').setHeader('Cache-Control', 'no-store').send(TRANSPARENT_GIF);
   };
 
   const click: RequestHandler = async (req, res) => {
-    const location = await tracker.click(pathParam(req, 'token'), visit(req));
+    const location = await tracker.click(pathParam(req, 'token'), visit(req), req.method === 'GET');
     // set as is: Express's res.redirect would re-encode it, and the target must be exactly the link's
     res.status(302).setHeader('Location', location).setHeader('Cache-Control', 'no-store').end();
   };

@@ -108,6 +108,16 @@ describe('engagementTracker', () => {
     ]);
   });
 
+  it('only checks the token when asked not to record (a HEAD request)', async () => {
+    const s = setup();
+    await s.tracker.open(s.openToken, false);
+    expect(await s.tracker.click(s.clickToken('https://shop.test/'), visit, false)).toBe(
+      'https://shop.test/',
+    );
+    expect(s.records.timeline(TEAM, s.email.id)).toEqual([]);
+    expect((await refusal(s.tracker.open('a.b', false))).status).toBe(404);
+  });
+
   it('records every repeat, reading the email once while it is cached', async () => {
     const s = setup();
     for (let i = 0; i < 5; i++) await s.tracker.open(s.openToken);

@@ -68,11 +68,11 @@ function refuse<C>(check: Exclude<TrackingCheck<C>, { ok: true }>): never {
 export interface EngagementTracker {
   /**
    * Checks an open pixel's token and records `email.opened` (Resend's carries the email's data
-   * only). Throws a 4xx PetrelError for a bad token.
+   * only). Throws a 4xx PetrelError for a bad token. `record: false` only checks (a HEAD request).
    */
-  open(token: string): Promise<TrackingClaims>;
-  /** Checks a link's token, records `email.clicked`, and returns where to redirect. */
-  click(token: string, visit: Visit): Promise<string>;
+  open(token: string, record?: boolean): Promise<TrackingClaims>;
+  /** Checks a link's token, records `email.clicked` (unless `record` is false), and returns where to redirect. */
+  click(token: string, visit: Visit, record?: boolean): Promise<string>;
 }
 
 export function engagementTracker(
@@ -120,17 +120,18 @@ export function engagementTracker(
   }
 
   return {
-    async open(token) {
+    async open(token, recording = true) {
       const check = verifyOpenToken(token, ports.secret, ports.clock.now());
       if (!check.ok) refuse(check);
-      await record(check.claims, 'email.opened', {});
+      if (recording) await record(check.claims, 'email.opened', {});
       return check.claims;
     },
-    async click(token, visit) {
+    async click(token, visit, recording = true) {
       const check = verifyClickToken(token, ports.secret, ports.clock.now());
       if (!check.ok) refuse(check);
       const target = redirectTarget(check.claims.url);
       if (target === null) throw new PetrelError('not_found', 'token: this link is not valid');
+      if (!recording) return target;
       await record(check.claims, 'email.clicked', {
         click: {
           ipAddress: visit.ipAddress,
