@@ -76,7 +76,8 @@ export async function startAllInOne(
   // Stopped first: health goes away before the components it reports on.
   const health = await startHealthServer({
     port: config.METRICS_PORT,
-    ready: async () => (await Promise.all([worker.ready(), scheduler.ready(), webhooks.ready()])).every(Boolean),
+    ready: async () =>
+      (await Promise.all([worker.ready(), scheduler.ready(), webhooks.ready()])).every(Boolean),
   });
   lifecycle.onStop('health', () => health.close());
   return {

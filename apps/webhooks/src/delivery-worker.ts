@@ -12,7 +12,6 @@ import {
   type DeliveryResult,
   type WebhookEventLogPort,
   type WebhookSender,
-  type WebhooksPort,
 } from '@petrel/core';
 import { DelayedError, createWebhookDeliveryWorker, type QueueConnection } from '@petrel/queue';
 import { log, metrics } from '@petrel/observability';
@@ -22,7 +21,6 @@ import { EndpointSlots } from './endpoint-slots.js';
 const BUSY_RETRY_MS = 50;
 
 export interface DeliveryWorkerDeps {
-  webhooks: WebhooksPort;
   log: WebhookEventLogPort;
   sender: WebhookSender;
   policy: DeliveryPolicy;
@@ -71,7 +69,6 @@ function observe(job: WebhookDeliveryJob, result: DeliveryResult): void {
 export function startDeliveryWorker(deps: DeliveryWorkerDeps, opts: DeliveryWorkerOptions) {
   const slots = new EndpointSlots(deps.endpointConcurrency);
   const ports = {
-    webhooks: deps.webhooks,
     log: deps.log,
     sender: deps.sender,
     clock: { now: () => Date.now() },

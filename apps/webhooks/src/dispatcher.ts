@@ -60,6 +60,13 @@ export async function startWebhookDispatcher(
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const store = new WebhooksStore(redis, keys, emailRetentionMs(config));
   const stream = new WebhookEventStream(redis, keys);
+  // blocking stream reads (one team) wait on a connection of their own
+  const streamBlocking = createRedis(
+    config.REDIS_URL,
+    'blocking',
+    'petrel-webhooks-stream',
+    logConnectionError('petrel-webhooks-stream'),
+  );
   const queue = new WebhookDeliveryQueue(redis, { prefix: keys.bullPrefix() });
   await queue.ready();
   const scale = config.WEBHOOK_RETRY_TIME_SCALE;
@@ -73,7 +80,6 @@ export async function startWebhookDispatcher(
   });
   const worker = startDeliveryWorker(
     {
-      webhooks: store,
       log: store,
       sender,
       policy: {
@@ -92,6 +98,7 @@ export async function startWebhookDispatcher(
   );
   const consumer = startStreamConsumer({
     stream,
+    blockingStream: new WebhookEventStream(streamBlocking, keys),
     store,
     queue,
     consumer: `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
@@ -113,7 +120,9 @@ export async function startWebhookDispatcher(
     ready: () => pingRedis(redis),
     async close() {
       clearInterval(gauges);
-      await consumer.stop();
+      const stopping = consumer.stop();
+      streamBlocking.disconnect(); // ends a blocking read at once
+      await stopping;
       await worker.close();
       await sender.close();
       await queue.close();

@@ -6,20 +6,26 @@
  * between re-reads them, and the fixed job ids and the log make that harmless. Entries a dead
  * dispatcher read but never acknowledged are claimed after WEBHOOK_CLAIM_IDLE_MS.
  *
- * When a whole round reads nothing the loop sleeps, 10 ms doubling to 200 ms, so an idle
- * deployment costs a few commands a second and a busy one dispatches at once.
+ * When a whole round reads nothing the loop waits: with one team (a single-tenant deployment) a
+ * blocking read on its stream (on a connection of its own), so an event is dispatched the moment
+ * it is written; with several, a sleep of 5 ms doubling to 100 ms — one stream per command is
+ * what keeps the reads cluster-safe, and an idle deployment then costs a few commands a second.
  */
 import { dispatchWebhookEvents, type WebhookDeliveryQueuePort } from '@petrel/core';
 import type { WebhookEventStream, WebhooksStore } from '@petrel/store';
 import { log } from '@petrel/observability';
 
-const IDLE_MIN_MS = 10;
-const IDLE_MAX_MS = 200;
+const IDLE_MIN_MS = 5;
+const IDLE_MAX_MS = 100;
+/** How long one blocking read waits (then the team list is refreshed). */
+const BLOCK_MS = 1_000;
 const TEAMS_REFRESH_MS = 1_000;
 const ERROR_PAUSE_MS = 1_000;
 
 export interface StreamConsumerDeps {
   stream: WebhookEventStream;
+  /** The same stream reader on a connection of its own, for blocking reads. */
+  blockingStream: WebhookEventStream;
   store: WebhooksStore;
   queue: WebhookDeliveryQueuePort;
   /** This process's consumer name in the group (unique per process). */
@@ -46,10 +52,12 @@ export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
     });
   const clock = { now: () => Date.now() };
 
-  async function handle(teamId: string, claim: boolean): Promise<number> {
+  async function handle(teamId: string, claim: boolean, block = false): Promise<number> {
     const entries = [
       ...(claim ? await deps.stream.claimStale(teamId, deps.consumer, deps.claimIdleMs, deps.batch) : []),
-      ...(await deps.stream.read(teamId, deps.consumer, deps.batch)),
+      ...(block
+        ? await deps.blockingStream.read(teamId, deps.consumer, deps.batch, BLOCK_MS)
+        : await deps.stream.read(teamId, deps.consumer, deps.batch)),
     ];
     if (entries.length === 0) return 0;
     const events = entries.flatMap((e) => (e.event ? [e.event] : []));
@@ -85,13 +93,16 @@ export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
           if (claim) await deps.store.pruneTeam(teamId);
         }
         if (read > 0) idle = IDLE_MIN_MS;
-        else {
+        else if (teams.length === 1 && !stopped) {
+          read = await handle(teams[0]!, false, true);
+        } else {
           await sleep(idle);
           idle = Math.min(idle * 2, IDLE_MAX_MS);
         }
       } catch (err) {
+        if (stopped) break; // the blocking read's connection closes with the dispatcher
         log().error({ err }, 'webhook stream consumer: round failed; retrying');
-        if (!stopped) await sleep(ERROR_PAUSE_MS);
+        await sleep(ERROR_PAUSE_MS);
       }
     }
   })();

@@ -510,7 +510,8 @@ type ScriptName = keyof typeof SCRIPTS;
 
 /** The scripts as commands of a connection, with their replies. */
 export interface StoreCommands
-  extends ContactStoreCommands,
+  extends
+    ContactStoreCommands,
     ContactImportStoreCommands,
     BroadcastStoreCommands,
     WebhookStoreCommands,

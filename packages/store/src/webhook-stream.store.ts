@@ -43,16 +43,21 @@ export class WebhookEventStream {
     private readonly keys: Keys,
   ) {}
 
-  /** Up to `count` entries never delivered to any dispatcher. */
-  async read(teamId: string, consumer: string, count: number): Promise<StreamEvent[]> {
+  /**
+   * Up to `count` entries never delivered to any dispatcher; with `blockMs`, waits that long for
+   * one when there is none (use a connection of its own: it blocks the connection meanwhile).
+   */
+  async read(teamId: string, consumer: string, count: number, blockMs?: number): Promise<StreamEvent[]> {
     const key = this.keys.events(teamId);
+    const block = blockMs === undefined ? [] : ['BLOCK', blockMs];
     try {
-      const reply = (await this.redis.xreadgroup(
+      const reply = (await (this.redis.xreadgroup as (...args: (string | number)[]) => Promise<unknown>)(
         'GROUP',
         WEBHOOK_CONSUMER_GROUP,
         consumer,
         'COUNT',
         count,
+        ...block,
         'STREAMS',
         key,
         '>',

@@ -96,17 +96,28 @@ return out
 `,
   },
   /**
-   * KEYS[1] an event log entry. Marks it `attempting` unless it finished; returns its fields
-   * (id, type, created_at, status as it was, next_attempt_ms, payload, run_attempts, replays),
-   * or an empty list when it is gone.
+   * KEYS[1] webhook, [2] an event log entry. Returns { the webhook's fields (HGETALL, flat),
+   * the entry's fields as they were (id, type, created_at, status, next_attempt_ms, payload,
+   * run_attempts, replays; empty when gone) }. With the webhook enabled the entry becomes
+   * `attempting` unless it finished; with it gone or disabled, `failed` unless it succeeded.
    */
   petrelStartWebhookAttempt: {
-    numberOfKeys: 1,
+    numberOfKeys: 2,
     lua: `
-local h = redis.call('HMGET', KEYS[1], 'id', 'type', 'created_at', 'status', 'next_attempt_ms', 'payload', 'run_attempts', 'replays')
-if not h[1] then return {} end
-if h[4] ~= 'success' and h[4] ~= 'failed' then redis.call('HSET', KEYS[1], 'status', 'attempting') end
-return h
+local w = redis.call('HGETALL', KEYS[1])
+local h = redis.call('HMGET', KEYS[2], 'id', 'type', 'created_at', 'status', 'next_attempt_ms', 'payload', 'run_attempts', 'replays')
+if not h[1] then return {w, {}} end
+local st = h[4]
+local enabled = false
+for i = 1, #w, 2 do
+  if w[i] == 'status' then enabled = w[i + 1] == 'enabled' end
+end
+if enabled then
+  if st ~= 'success' and st ~= 'failed' then redis.call('HSET', KEYS[2], 'status', 'attempting') end
+elseif st ~= 'success' then
+  redis.call('HSET', KEYS[2], 'status', 'failed', 'next_attempt_ms', '')
+end
+return {w, h}
 `,
   },
   /**
@@ -141,16 +152,6 @@ end
 return 'recorded'
 `,
   },
-  /** KEYS[1] an event log entry. Marks it failed unless it succeeded. Returns 1, or 0. */
-  petrelFailWebhookEvent: {
-    numberOfKeys: 1,
-    lua: `
-local st = redis.call('HGET', KEYS[1], 'status')
-if not st or st == 'success' then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'failed', 'next_attempt_ms', '')
-return 1
-`,
-  },
   /**
    * KEYS[1] an event log entry. Starts a replay: pending, a fresh run of the schedule. Returns
    * the replay's number, or -1 when the entry is gone.
@@ -171,13 +172,12 @@ export interface WebhookStoreCommands {
   petrelDeleteWebhook(webhook: string, listing: string, log: string, id: string): Promise<number>;
   petrelRotateWebhookSecret(webhook: string, secret: string, expiresMs: number): Promise<number>;
   petrelAddWebhookEvents(numKeys: number, ...keysAndArgv: Arg[]): Promise<number[]>;
-  petrelStartWebhookAttempt(entry: string): Promise<(string | null)[]>;
+  petrelStartWebhookAttempt(webhook: string, entry: string): Promise<[string[], (string | null)[]]>;
   petrelRecordWebhookAttempt(
     webhook: string,
     entry: string,
     attempts: string,
     ...argv: Arg[]
   ): Promise<string>;
-  petrelFailWebhookEvent(entry: string): Promise<number>;
   petrelReplayWebhookEvent(entry: string): Promise<number>;
 }

@@ -42,11 +42,12 @@ async function publish(teamId: string, type: string): Promise<string> {
   return id;
 }
 
-const entry = (w: WebhookEndpoint, id: string) => ({
+/** An entry whose time orders the listing: `ageMs` before now. */
+const entry = (w: WebhookEndpoint, id: string, ageMs = 0) => ({
   endpointId: w.id,
   id,
   type: 'email.sent',
-  created_at: new Date().toISOString(),
+  created_at: new Date(Date.now() - ageMs).toISOString(),
   payload: `{"type":"email.sent","n":"${id}"}`,
 });
 
@@ -54,7 +55,7 @@ describe('WebhooksStore', () => {
   it('creates, reads, lists, updates, rotates and deletes endpoints; the team joins the global set', async () => {
     const store = new WebhooksStore(fx.redis, fx.keys, DAY);
     const t = team();
-    const a = endpoint();
+    const a = endpoint({ created_at: new Date(Date.now() - 10).toISOString() });
     const b = endpoint({ events: ['email.delivered'] });
     await store.create(t, a);
     await store.create(t, b);
@@ -138,11 +139,12 @@ describe('WebhooksStore', () => {
     const w = endpoint();
     await store.create(t, w);
     const [e1, e2] = [newId(), newId()];
-    expect(await store.addEvents(t, [entry(w, e1), entry(w, e2)], Date.now())).toEqual([true, true]);
+    expect(await store.addEvents(t, [entry(w, e1, 10), entry(w, e2)], Date.now())).toEqual([true, true]);
     expect(await store.addEvents(t, [entry(w, e1)], Date.now())).toEqual([true]); // still pending
 
-    const started = await store.startAttempt(t, w.id, e1);
-    expect(started).toMatchObject({
+    const started = await store.beginAttempt(t, w.id, e1);
+    expect(started.endpoint).toEqual(w);
+    expect(started.entry).toMatchObject({
       id: e1,
       status: 'pending',
       run_attempts: 0,
@@ -190,7 +192,7 @@ describe('WebhooksStore', () => {
     expect(await store.get(t, w.id)).toMatchObject({ failing_since_ms: null, status: 'enabled' });
     expect((await store.attempts(t, w.id, e1)).map((a) => a.http_status_code)).toEqual([200, 500, 500]);
     expect(await store.addEvents(t, [entry(w, e1)], Date.now())).toEqual([false]); // finished
-    expect((await store.startAttempt(t, w.id, e1))!.status).toBe('success');
+    expect((await store.beginAttempt(t, w.id, e1)).entry!.status).toBe('success');
 
     expect(
       await store.recordAttempt(t, w.id, e2, {
@@ -209,8 +211,10 @@ describe('WebhooksStore', () => {
       replays: 1,
     });
     expect(await store.startReplay(t, w.id, newId())).toBeNull();
-    await store.markFailed(t, w.id, e1);
+    // the endpoint is disabled now: beginning an attempt fails the entry instead
+    expect((await store.beginAttempt(t, w.id, e1)).endpoint!.status).toBe('disabled');
     expect((await store.getEvent(t, w.id, e1))!.status).toBe('failed');
+    expect(await store.beginAttempt(t, w.id, newId())).toMatchObject({ entry: null });
 
     const page = (await store.listEvents(t, w.id, { limit: 1 }))!;
     expect(page.items.map((e) => e.id)).toEqual([e2]);

@@ -245,10 +245,22 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
     return raw.map((j) => JSON.parse(j) as WebhookAttempt).reverse();
   }
 
-  async startAttempt(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null> {
-    const h = await this.redis.petrelStartWebhookAttempt(this.keys.webhookEvent(teamId, endpointId, eventId));
-    if (h.length === 0 || !h[0]) return null;
-    return toEntry(Object.fromEntries(ENTRY_FIELDS.map((f, i) => [f, h[i] ?? ''])));
+  async beginAttempt(
+    teamId: string,
+    endpointId: string,
+    eventId: string,
+  ): Promise<{ endpoint: WebhookEndpoint | null; entry: WebhookEventEntry | null }> {
+    const [w, h] = await this.redis.petrelStartWebhookAttempt(
+      this.keys.webhook(teamId, endpointId),
+      this.keys.webhookEvent(teamId, endpointId, eventId),
+    );
+    const fields: Record<string, string> = {};
+    for (let i = 0; i < w.length; i += 2) fields[w[i]!] = w[i + 1]!;
+    return {
+      endpoint: fields.id ? toWebhook(fields) : null,
+      entry:
+        h.length && h[0] ? toEntry(Object.fromEntries(ENTRY_FIELDS.map((f, i) => [f, h[i] ?? '']))) : null,
+    };
   }
 
   async recordAttempt(
@@ -277,10 +289,6 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
       this.retentionMs,
     );
     return result as 'recorded' | 'disabled' | 'gone';
-  }
-
-  async markFailed(teamId: string, endpointId: string, eventId: string): Promise<void> {
-    await this.redis.petrelFailWebhookEvent(this.keys.webhookEvent(teamId, endpointId, eventId));
   }
 
   async startReplay(teamId: string, endpointId: string, eventId: string): Promise<number | null> {

@@ -9,7 +9,7 @@
  * endpoints get no attempts"); its entry is marked failed.
  */
 import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from './retry-decision.js';
-import type { HealthWrite, WebhookClock, WebhookEventLogPort, WebhookSender, WebhooksPort } from './ports.js';
+import type { HealthWrite, WebhookClock, WebhookEventLogPort, WebhookSender } from './ports.js';
 import { signatureHeaders, signingSecrets, webhookMessageId } from './signing.js';
 import { newId } from '../ids.js';
 
@@ -38,16 +38,13 @@ export type DeliveryResult =
 
 export async function deliverWebhook(
   cmd: { teamId: string; endpointId: string; eventId: string },
-  ports: { webhooks: WebhooksPort; log: WebhookEventLogPort; sender: WebhookSender; clock: WebhookClock },
+  ports: { log: WebhookEventLogPort; sender: WebhookSender; clock: WebhookClock },
   policy: DeliveryPolicy,
 ): Promise<DeliveryResult> {
   const { teamId, endpointId, eventId } = cmd;
-  const endpoint = await ports.webhooks.get(teamId, endpointId);
-  if (!endpoint || endpoint.status !== 'enabled') {
-    await ports.log.markFailed(teamId, endpointId, eventId);
+  const { endpoint, entry } = await ports.log.beginAttempt(teamId, endpointId, eventId);
+  if (!endpoint || endpoint.status !== 'enabled')
     return { kind: 'skipped', reason: endpoint ? 'endpoint_disabled' : 'endpoint_gone' };
-  }
-  const entry = await ports.log.startAttempt(teamId, endpointId, eventId);
   if (!entry) return { kind: 'skipped', reason: 'event_gone' };
   if (entry.status === 'success' || entry.status === 'failed') return { kind: 'skipped', reason: 'finished' };
 

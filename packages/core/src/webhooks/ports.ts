@@ -47,8 +47,16 @@ export interface WebhookEventLogPort {
    */
   addEvents(teamId: string, entries: readonly NewWebhookEvent[], nowMs: number): Promise<boolean[]>;
   getEvent(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null>;
-  /** Marks the entry `attempting`; returns it, or null when the entry is gone. */
-  startAttempt(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null>;
+  /**
+   * Reads the endpoint and the entry in one step (one round trip per delivery instead of two).
+   * With the endpoint enabled, marks the entry `attempting` unless it finished; with it gone or
+   * disabled, marks the entry failed unless it succeeded. Returns both as they were before.
+   */
+  beginAttempt(
+    teamId: string,
+    endpointId: string,
+    eventId: string,
+  ): Promise<{ endpoint: WebhookEndpoint | null; entry: WebhookEventEntry | null }>;
   /**
    * Records an attempt and its consequences in one step: the event's status and next attempt,
    * the run's attempt count, the endpoint's health. Returns `disabled` when this call disabled
@@ -65,8 +73,6 @@ export interface WebhookEventLogPort {
       health: HealthWrite;
     },
   ): Promise<'recorded' | 'disabled' | 'gone'>;
-  /** Marks the entry failed without an attempt (the endpoint was disabled or deleted meanwhile). */
-  markFailed(teamId: string, endpointId: string, eventId: string): Promise<void>;
   /** Starts a replay: status pending, run attempts 0; returns the replay's number (1, 2, …). */
   startReplay(teamId: string, endpointId: string, eventId: string): Promise<number | null>;
 }

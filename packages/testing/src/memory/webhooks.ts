@@ -1,6 +1,6 @@
 /**
  * In-memory webhook ports for the core use-case tests: the endpoints, the event log (with the
- * store's rules: an entry is written once, `startAttempt` leaves a finished entry alone, an
+ * store's rules: an entry is written once, `beginAttempt` leaves a finished entry alone, an
  * attempt updates the endpoint's health) and a delivery queue that dedupes by job id.
  */
 import { webhookDeliveryJobId } from '@petrel/contracts';
@@ -84,12 +84,19 @@ export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
     const e = this.entries.get(this.entryKey(teamId, endpointId, eventId));
     return e ? { ...e } : null;
   }
-  async startAttempt(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null> {
+  async beginAttempt(
+    teamId: string,
+    endpointId: string,
+    eventId: string,
+  ): Promise<{ endpoint: WebhookEndpoint | null; entry: WebhookEventEntry | null }> {
+    const endpoint = await this.get(teamId, endpointId);
     const e = this.entries.get(this.entryKey(teamId, endpointId, eventId));
-    if (!e) return null;
+    if (!e) return { endpoint, entry: null };
     const before = { ...e };
-    if (e.status !== 'success' && e.status !== 'failed') e.status = 'attempting';
-    return before;
+    if (endpoint?.status === 'enabled') {
+      if (e.status !== 'success' && e.status !== 'failed') e.status = 'attempting';
+    } else if (e.status !== 'success') Object.assign(e, { status: 'failed', next_attempt_ms: null });
+    return { endpoint, entry: before };
   }
   async recordAttempt(
     teamId: string,
@@ -123,10 +130,6 @@ export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
       return 'disabled';
     }
     return 'recorded';
-  }
-  async markFailed(teamId: string, endpointId: string, eventId: string): Promise<void> {
-    const e = this.entries.get(this.entryKey(teamId, endpointId, eventId));
-    if (e && e.status !== 'success') Object.assign(e, { status: 'failed', next_attempt_ms: null });
   }
   async startReplay(teamId: string, endpointId: string, eventId: string): Promise<number | null> {
     const e = this.entries.get(this.entryKey(teamId, endpointId, eventId));
