@@ -82,7 +82,10 @@ const BATCH_CONTROL = new Set(['exec', 'execBuffer', 'discard', 'addBatch', 'the
  * the commands of the batch together use one slot. `known` answers for the store's scripts.
  */
 export function oneSlotBatch(what: string, batch: ChainableCommander, known: KnownKeys): ChainableCommander {
-  const keys: string[] = [];
+  // Every key must share the slot of the batch's first key: each command's keys are checked
+  // against it alone (checking the whole list again per command made a pipeline of n commands
+  // cost n², 1,000 HGETALLs of a fan-out page half a million comparisons).
+  let first: string | undefined;
   const proxy: ChainableCommander = new Proxy(batch, {
     get(target, prop) {
       const value: unknown = Reflect.get(target, prop, target);
@@ -90,8 +93,9 @@ export function oneSlotBatch(what: string, batch: ChainableCommander, known: Kno
       const fn = value as (...a: unknown[]) => unknown;
       if (typeof prop !== 'string' || BATCH_CONTROL.has(prop)) return fn.bind(target);
       return (...args: unknown[]) => {
-        keys.push(...(known(prop, args) ?? commandKeys(prop, args)));
-        assertOneSlot(what, keys);
+        const keys = known(prop, args) ?? commandKeys(prop, args);
+        first ??= keys[0];
+        if (first !== undefined && keys.length > 0) assertOneSlot(what, [first, ...keys]);
         const res = fn.apply(target, args);
         return res === target ? proxy : res;
       };
