@@ -9,6 +9,7 @@
 //   npm run bench -- --phase contacts-import   CSV imports of 100k and 1M contacts: rows/s, flat worker RSS
 //   npm run bench -- --phase fanout     a broadcast to 100k and 1M contacts: contacts→send jobs/s vs raw addBulk, scheduler RSS
 //   npm run bench -- --phase lanes      transactional accept→250 p99 while a 100k broadcast drains vs alone
+//   npm run bench -- --phase webhooks   signed webhook deliveries/s vs a bare BullMQ + standardwebhooks worker; event→delivery p99
 //   npm run bench -- --phase smtp       SMTP submission messages/s (pooled, authenticated) vs the same through POST /emails
 //   npm run bench -- --profile worker   write --cpu-prof profiles of Petrel workers (api, worker,
 //                                       baseline-api, baseline-worker or all) under the run's dir
