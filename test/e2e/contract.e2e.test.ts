@@ -23,6 +23,7 @@ import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { waitUntil } from '@petrel/testing';
 import { email, startStack, type Stack } from './helpers.js';
+import { receivedEmail } from './team-resources.js';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under some loaders.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -86,6 +87,11 @@ const SDK_NULLABLE_NESTED: Record<string, readonly string[]> = {
   ListBroadcastsResponseSuccess: ['data.items.scheduled_at', 'data.items.sent_at', 'data.items.topic_id'],
   // and `reply_to`, `preview_text` too (`html`, `text`, `topic_id` are nullable in the document)
   GetBroadcastResponseSuccess: ['scheduled_at', 'sent_at', 'reply_to', 'preview_text'],
+  // the SDK's InboundAttachment / AttachmentData: `content_id: string | null` (not inline → null)
+  GetReceivedEmailResponse: ['attachments.items.content_id'],
+  ListReceivedEmailsResponse: ['data.items.attachments.items.content_id'],
+  ListAttachmentsResponse: ['data.items.content_id'],
+  RetrievedAttachment: ['content_id'],
 };
 
 /** `schema` admitting `null` besides what it declares. */
@@ -161,6 +167,12 @@ const NOT_IN_DOCUMENT = [
   'DELETE /audiences/:audienceId/contacts/:c',
   // the SDK's broadcasts.duplicate; the document lacks it
   'POST /broadcasts/:id/duplicate',
+  // the signed download link of a received email's raw message and attachments (no API key;
+  // Resend serves these from its own storage)
+  'GET /emails/receiving/downloads/:token',
+  // open pixel and click redirect of tracked emails: fetched by mail clients, not API operations
+  'GET /t/o/:token',
+  'GET /t/c/:token',
   // unsubscribe links in emails (RFC 8058): pages for people, not API operations
   'GET /unsubscribe/:token',
   'POST /unsubscribe/:token',
@@ -628,6 +640,23 @@ describe('routes served against the document', () => {
       'DELETE',
       '/broadcasts/:id',
       await stack.http(`/broadcasts/${(copy.body as { id: string }).id}`, json('DELETE')),
+    );
+  });
+
+  it('received emails: list, get, attachments', async () => {
+    const received = await receivedEmail(stack, 'contract-inbound');
+    expectDocumented('GET', '/emails/receiving', await stack.http('/emails/receiving'));
+    expectDocumented('GET', '/emails/receiving', await stack.http('/emails/receiving?limit=1'));
+    expectDocumented('GET', '/emails/receiving/:id', await stack.http(`/emails/receiving/${received.id}`));
+    expectDocumented(
+      'GET',
+      '/emails/receiving/:emailId/attachments',
+      await stack.http(`/emails/receiving/${received.id}/attachments`),
+    );
+    expectDocumented(
+      'GET',
+      '/emails/receiving/:emailId/attachments/:id',
+      await stack.http(`/emails/receiving/${received.id}/attachments/${received.attachmentId}`),
     );
   });
 

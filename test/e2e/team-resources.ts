@@ -98,7 +98,7 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
 }
 
 /** An email received for the stack's default team, with one attachment, and its raw download token. */
-async function receivedEmail(
+export async function receivedEmail(
   stack: Stack,
   tag: string,
 ): Promise<{ id: string; attachmentId: string; token: string }> {
