@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import { EVENTS_STREAM_FIELD, Keys, WebhooksStore } from '@petrel/store';
-import { newId, newSigningSecret } from '@petrel/core';
+import { newId, newSigningSecret, newWebhookEndpoint } from '@petrel/core';
 import { cpuSnapshot } from '../lib/cpu.mjs';
 import { spawnNode } from '../lib/proc.mjs';
 import { PETREL_PREFIX, ROOT } from '../lib/stacks.mjs';
@@ -164,59 +164,69 @@ function latencies(receiver) {
     .sort((a, b) => a - b);
 }
 
+/**
+ * The burst (the `n` events already queued: deliveries/s and CPU per delivery of `cpu`'s
+ * process and Redis), then the steady load fed by `feed(from, count)` every 100 ms: latencies.
+ */
+async function measure(ctx, { label, cpu, child, receiver, n, steady }, feed) {
+  const a = await cpuSnapshot({ [cpu]: child.pid }, ctx.redis.client);
+  const seconds = await delivered(ctx, receiver, n, child, label);
+  const b = await cpuSnapshot({ [cpu]: child.pid }, ctx.redis.client);
+  const burst = {
+    deliveries: n,
+    seconds: round(seconds, 2),
+    per_s: Math.round(n / seconds),
+    cpu_us_per_delivery: {
+      [cpu]: round(((b.per[cpu] - a.per[cpu]) / n) * 1e6, 1),
+      redis: round(((b.redis.self - a.redis.self) / n) * 1e6, 1),
+    },
+  };
+  ctx.progress(
+    `  ${label.padEnd(8)} ${fmtInt(n)} signed deliveries in ${burst.seconds} s = ${fmtInt(burst.per_s)}/s (first to last arrival)`,
+  );
+  receiver.arrivals.clear();
+  const perTick = steady.rate / 10;
+  for (let s = 0; s < steady.seconds * 10; s++) {
+    const tick = Date.now();
+    await feed(n + s * perTick, perTick);
+    await sleep(Math.max(0, 100 - (Date.now() - tick)));
+  }
+  await delivered(ctx, receiver, steady.rate * steady.seconds, child, `${label} steady`);
+  const lat = latencies(receiver);
+  return {
+    burst,
+    steady: {
+      rate: steady.rate,
+      seconds: steady.seconds,
+      p50_ms: percentile(lat, 50),
+      p99_ms: percentile(lat, 99),
+    },
+  };
+}
+
 async function petrelRun(ctx, n, steady) {
   await ctx.redis.reset();
   const receiver = await startReceiver();
   const keys = new Keys(PETREL_PREFIX);
   const store = new WebhooksStore(ctx.redis.client, keys, 86_400_000);
-  await store.create(TEAM, {
-    id: newId(),
-    endpoint: receiver.url,
-    events: ['email.sent'],
-    status: 'enabled',
-    created_at: new Date().toISOString(),
-    secret: newSigningSecret(),
-    previous_secret: null,
-    previous_secret_expires_ms: null,
-    failing_since_ms: null,
-    disabled_reason: null,
-  });
+  await store.create(
+    TEAM,
+    newWebhookEndpoint({
+      id: newId(),
+      endpoint: receiver.url,
+      events: ['email.sent'],
+      created_at: new Date().toISOString(),
+      secret: newSigningSecret(),
+    }),
+  );
   await publish(ctx, keys, 0, n);
   const child = await startDispatcher(ctx);
   try {
-    const a = await cpuSnapshot({ dispatcher: child.pid }, ctx.redis.client);
-    const seconds = await delivered(ctx, receiver, n, child, 'petrel');
-    const b = await cpuSnapshot({ dispatcher: child.pid }, ctx.redis.client);
-    const burst = {
-      deliveries: n,
-      seconds: round(seconds, 2),
-      per_s: Math.round(n / seconds),
-      cpu_us_per_delivery: {
-        dispatcher: round(((b.per.dispatcher - a.per.dispatcher) / n) * 1e6, 1),
-        redis: round(((b.redis.self - a.redis.self) / n) * 1e6, 1),
-      },
-    };
-    ctx.progress(
-      `  petrel   ${fmtInt(n)} signed deliveries in ${burst.seconds} s = ${fmtInt(burst.per_s)}/s (first to last arrival)`,
+    return await measure(
+      ctx,
+      { label: 'petrel', cpu: 'dispatcher', child, receiver, n, steady },
+      (from, count) => publish(ctx, keys, from, count),
     );
-    receiver.arrivals.clear();
-    const total = steady.rate * steady.seconds;
-    for (let s = 0; s < steady.seconds * 10; s++) {
-      const tick = Date.now();
-      await publish(ctx, keys, n + s * (steady.rate / 10), steady.rate / 10);
-      await sleep(Math.max(0, 100 - (Date.now() - tick)));
-    }
-    await delivered(ctx, receiver, total, child, 'petrel steady');
-    const lat = latencies(receiver);
-    return {
-      burst,
-      steady: {
-        rate: steady.rate,
-        seconds: steady.seconds,
-        p50_ms: percentile(lat, 50),
-        p99_ms: percentile(lat, 99),
-      },
-    };
   } finally {
     await child.stop(15_000);
     await receiver.stop();
@@ -250,39 +260,7 @@ async function baselineRun(ctx, n, steady) {
   await add(0, n);
   const child = await startBaseline(ctx, receiver, secret);
   try {
-    const a = await cpuSnapshot({ worker: child.pid }, ctx.redis.client);
-    const seconds = await delivered(ctx, receiver, n, child, 'baseline');
-    const b = await cpuSnapshot({ worker: child.pid }, ctx.redis.client);
-    const burst = {
-      deliveries: n,
-      seconds: round(seconds, 2),
-      per_s: Math.round(n / seconds),
-      cpu_us_per_delivery: {
-        worker: round(((b.per.worker - a.per.worker) / n) * 1e6, 1),
-        redis: round(((b.redis.self - a.redis.self) / n) * 1e6, 1),
-      },
-    };
-    ctx.progress(
-      `  baseline ${fmtInt(n)} signed deliveries in ${burst.seconds} s = ${fmtInt(burst.per_s)}/s (first to last arrival)`,
-    );
-    receiver.arrivals.clear();
-    const total = steady.rate * steady.seconds;
-    for (let s = 0; s < steady.seconds * 10; s++) {
-      const tick = Date.now();
-      await add(n + s * (steady.rate / 10), steady.rate / 10);
-      await sleep(Math.max(0, 100 - (Date.now() - tick)));
-    }
-    await delivered(ctx, receiver, total, child, 'baseline steady');
-    const lat = latencies(receiver);
-    return {
-      burst,
-      steady: {
-        rate: steady.rate,
-        seconds: steady.seconds,
-        p50_ms: percentile(lat, 50),
-        p99_ms: percentile(lat, 99),
-      },
-    };
+    return await measure(ctx, { label: 'baseline', cpu: 'worker', child, receiver, n, steady }, add);
   } finally {
     await child.stop(15_000);
     await queue.close();

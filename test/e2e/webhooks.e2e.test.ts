@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newId, newSigningSecret, webhookMessageId } from '@petrel/core';
+import { newId, newSigningSecret, newWebhookEndpoint, webhookMessageId } from '@petrel/core';
 import { ApiKeysStore, EVENTS_STREAM_FIELD, Keys, WebhooksStore, createRedis } from '@petrel/store';
 import {
   freePort,
@@ -177,18 +177,16 @@ describe('R17: SSRF', () => {
       for (const endpoint of corpus()) {
         const id = newId();
         ids.push(id);
-        await store.create(teamId, {
-          id,
-          endpoint,
-          events: ['contact.created'],
-          status: 'enabled',
-          created_at: new Date().toISOString(),
-          secret: newSigningSecret(),
-          previous_secret: null,
-          previous_secret_expires_ms: null,
-          failing_since_ms: null,
-          disabled_reason: null,
-        });
+        await store.create(
+          teamId,
+          newWebhookEndpoint({
+            id,
+            endpoint,
+            events: ['contact.created'],
+            created_at: new Date().toISOString(),
+            secret: newSigningSecret(),
+          }),
+        );
       }
       const rebind = (await ssrf.resend.webhooks.list({ limit: 100 })).data!.data.find((w) =>
         w.endpoint.includes('rebind'),
@@ -265,18 +263,16 @@ describe('kill -9 of the dispatcher mid-delivery', () => {
       const store = new WebhooksStore(conn, keys, 86_400_000);
       const secret = newSigningSecret();
       const webhookId = newId();
-      await store.create('team-1', {
-        id: webhookId,
-        endpoint: rx.url,
-        events: ['contact.created'],
-        status: 'enabled',
-        created_at: new Date().toISOString(),
-        secret,
-        previous_secret: null,
-        previous_secret_expires_ms: null,
-        failing_since_ms: null,
-        disabled_reason: null,
-      });
+      await store.create(
+        'team-1',
+        newWebhookEndpoint({
+          id: webhookId,
+          endpoint: rx.url,
+          events: ['contact.created'],
+          created_at: new Date().toISOString(),
+          secret,
+        }),
+      );
       const first = await dispatcher(prefix);
       const eventIds: string[] = [];
       for (let i = 0; i < 20; i++) {

@@ -25,14 +25,16 @@ function toEvents(entries: RawEntry[] | null | undefined): StreamEvent[] {
     if (!entry || !Array.isArray(entry[1])) return []; // an entry trimmed away while pending
     const [entryId, fields] = entry;
     const at = fields.indexOf(EVENTS_STREAM_FIELD);
-    let event: EmailEvent | TeamEvent | null = null;
-    try {
-      event = at >= 0 ? (JSON.parse(fields[at + 1]!) as EmailEvent | TeamEvent) : null;
-    } catch {
-      event = null;
-    }
-    return [{ entryId, event }];
+    return [{ entryId, event: at >= 0 ? parseEvent(fields[at + 1]!) : null }];
   });
+}
+
+function parseEvent(json: string): EmailEvent | TeamEvent | null {
+  try {
+    return JSON.parse(json) as EmailEvent | TeamEvent;
+  } catch {
+    return null;
+  }
 }
 
 const isNoGroup = (err: unknown): boolean => err instanceof Error && err.message.startsWith('NOGROUP');

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { newId, type WebhookEndpoint } from '@petrel/core';
+import { newId, newWebhookEndpoint, type WebhookEndpoint } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { useStoreRedis } from './redis.fixture.js';
 import { WebhooksStore } from './webhooks.store.js';
@@ -13,16 +13,13 @@ const team = (): string => `team-${++teamCounter}`;
 
 function endpoint(over: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
   return {
-    id: newId(),
-    endpoint: 'https://hooks.example.com/in',
-    events: ['email.sent', 'contact.created'],
-    status: 'enabled',
-    created_at: new Date().toISOString(),
-    secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
-    previous_secret: null,
-    previous_secret_expires_ms: null,
-    failing_since_ms: null,
-    disabled_reason: null,
+    ...newWebhookEndpoint({
+      id: newId(),
+      endpoint: 'https://hooks.example.com/in',
+      events: ['email.sent', 'contact.created'],
+      created_at: new Date().toISOString(),
+      secret: 'whsec_c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0',
+    }),
     ...over,
   };
 }

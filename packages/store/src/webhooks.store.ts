@@ -17,7 +17,8 @@ import type { WebhookEventStatus } from '@petrel/contracts';
 import {
   UUID_RE,
   WEBHOOK_ATTEMPTS_KEPT,
-  type HealthWrite,
+  type AttemptRecord,
+  type AttemptRecorded,
   type NewWebhookEvent,
   type Page,
   type PageRequest,
@@ -267,13 +268,8 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
     teamId: string,
     endpointId: string,
     eventId: string,
-    record: {
-      attempt: WebhookAttempt;
-      status: 'success' | 'pending' | 'failed';
-      nextAttemptMs: number | null;
-      health: HealthWrite;
-    },
-  ): Promise<'recorded' | 'disabled' | 'gone'> {
+    record: AttemptRecord,
+  ): Promise<AttemptRecorded> {
     const h = record.health;
     const result = await this.redis.petrelRecordWebhookAttempt(
       this.keys.webhook(teamId, endpointId),
@@ -288,7 +284,7 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
       WEBHOOK_ATTEMPTS_KEPT,
       this.retentionMs,
     );
-    return result as 'recorded' | 'disabled' | 'gone';
+    return result as AttemptRecorded;
   }
 
   async startReplay(teamId: string, endpointId: string, eventId: string): Promise<number | null> {

@@ -112,7 +112,7 @@ function webhookTests(current: () => Stack): void {
     const requests = await waitUntil(
       () => {
         const mine = rx.requests.filter((r) => r.body.includes(emailId));
-        return mine.length >= 2 && mine;
+        return mine.length >= 2 ? mine : undefined;
       },
       { timeoutMs: 20_000, message: 'email.sent and email.delivered' },
     );
@@ -235,7 +235,9 @@ function webhookTests(current: () => Stack): void {
     expect((await stack.resend.webhooks.get(id)).data!.signing_secret).toBe(fresh);
     const email = addr('rotate');
     await contact(email);
-    const [r] = await waitUntil(() => forContact(rx, email).length === 1 && forContact(rx, email));
+    const [r] = await waitUntil(() =>
+      forContact(rx, email).length === 1 ? forContact(rx, email) : undefined,
+    );
     expect(String(r!.headers['svix-signature']).split(' ')).toHaveLength(2);
     expect(verified(r!, old).data).toMatchObject({ email });
     expect(verified(r!, fresh).data).toMatchObject({ email });
@@ -251,7 +253,9 @@ function webhookTests(current: () => Stack): void {
     const replay = await stack.resend.webhooks.events.replay({ webhookId: id, eventId });
     expect(replay.error).toBeNull();
     expect(replay.data).toEqual({ object: 'webhook_event', id: eventId });
-    const both = await waitUntil(() => forContact(rx, email).length === 2 && forContact(rx, email));
+    const both = await waitUntil(() =>
+      forContact(rx, email).length === 2 ? forContact(rx, email) : undefined,
+    );
     expect(both[1]!.headers['svix-id']).toBe(both[0]!.headers['svix-id']);
     expect(both[1]!.body).toBe(both[0]!.body);
     verified(both[1]!, secret);
@@ -292,7 +296,7 @@ function webhookTests(current: () => Stack): void {
     const got = await waitUntil(
       () => {
         const events = rx.requests.map((r) => verified(r, secret));
-        return types.every((t) => events.some((e) => e.type === t)) && events;
+        return types.every((t) => events.some((e) => e.type === t)) ? events : undefined;
       },
       { message: types.join(', ') },
     );

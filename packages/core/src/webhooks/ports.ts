@@ -26,6 +26,17 @@ export type HealthWrite =
   | { kind: 'failing'; sinceMs: number }
   | { kind: 'disable'; reason: string; sinceMs: number };
 
+/** An attempt and what it decided, written in one step. */
+export interface AttemptRecord {
+  attempt: WebhookAttempt;
+  status: 'success' | 'pending' | 'failed';
+  nextAttemptMs: number | null;
+  health: HealthWrite;
+}
+
+/** `disabled`: this attempt disabled the (enabled) endpoint; `gone`: endpoint or entry deleted. */
+export type AttemptRecorded = 'recorded' | 'disabled' | 'gone';
+
 export interface WebhooksPort {
   count(teamId: string): Promise<number>;
   /** Every endpoint of the team (at most WEBHOOK_MAX_ENDPOINTS_PER_TEAM). */
@@ -66,13 +77,8 @@ export interface WebhookEventLogPort {
     teamId: string,
     endpointId: string,
     eventId: string,
-    record: {
-      attempt: WebhookAttempt;
-      status: 'success' | 'pending' | 'failed';
-      nextAttemptMs: number | null;
-      health: HealthWrite;
-    },
-  ): Promise<'recorded' | 'disabled' | 'gone'>;
+    record: AttemptRecord,
+  ): Promise<AttemptRecorded>;
   /** Starts a replay: status pending, run attempts 0; returns the replay's number (1, 2, …). */
   startReplay(teamId: string, endpointId: string, eventId: string): Promise<number | null>;
 }

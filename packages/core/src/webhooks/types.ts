@@ -26,6 +26,24 @@ export interface WebhookEndpoint {
   disabled_reason: string | null;
 }
 
+/** A new endpoint: enabled, one secret, healthy. */
+export function newWebhookEndpoint(fields: {
+  id: string;
+  endpoint: string;
+  events: string[];
+  created_at: string;
+  secret: string;
+}): WebhookEndpoint {
+  return {
+    ...fields,
+    status: 'enabled',
+    previous_secret: null,
+    previous_secret_expires_ms: null,
+    failing_since_ms: null,
+    disabled_reason: null,
+  };
+}
+
 /** One event in an endpoint's event log: the signed body is stored once, here. */
 export interface WebhookEventEntry {
   /** The event id (the stream event's id). */

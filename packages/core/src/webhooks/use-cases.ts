@@ -12,6 +12,7 @@ import { WEBHOOK_MAX_ENDPOINTS_PER_TEAM } from './policy.js';
 import type { WebhookClock, WebhookDeliveryQueuePort, WebhookEventLogPort, WebhooksPort } from './ports.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas.js';
 import { newSigningSecret } from './signing.js';
+import { newWebhookEndpoint } from './types.js';
 
 export interface WebhookAdminPorts {
   webhooks: WebhooksPort;
@@ -38,18 +39,16 @@ export async function createWebhook(
   const now = ports.clock.now();
   const secret = (ports.newSecret ?? newSigningSecret)();
   const id = newId(now);
-  await ports.webhooks.create(cmd.teamId, {
-    id,
-    endpoint: cmd.input.endpoint,
-    events: cmd.input.events,
-    status: 'enabled',
-    created_at: new Date(now).toISOString(),
-    secret,
-    previous_secret: null,
-    previous_secret_expires_ms: null,
-    failing_since_ms: null,
-    disabled_reason: null,
-  });
+  await ports.webhooks.create(
+    cmd.teamId,
+    newWebhookEndpoint({
+      id,
+      endpoint: cmd.input.endpoint,
+      events: cmd.input.events,
+      created_at: new Date(now).toISOString(),
+      secret,
+    }),
+  );
   return { id, signing_secret: secret };
 }
 

@@ -5,7 +5,8 @@
  */
 import { webhookDeliveryJobId } from '@petrel/contracts';
 import type {
-  HealthWrite,
+  AttemptRecord,
+  AttemptRecorded,
   NewWebhookEvent,
   WebhookAttempt,
   WebhookDeliveryQueuePort,
@@ -102,13 +103,8 @@ export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
     teamId: string,
     endpointId: string,
     eventId: string,
-    r: {
-      attempt: WebhookAttempt;
-      status: 'success' | 'pending' | 'failed';
-      nextAttemptMs: number | null;
-      health: HealthWrite;
-    },
-  ): Promise<'recorded' | 'disabled' | 'gone'> {
+    r: AttemptRecord,
+  ): Promise<AttemptRecorded> {
     const k = this.entryKey(teamId, endpointId, eventId);
     const e = this.entries.get(k);
     if (!e) return 'gone';
