@@ -85,6 +85,7 @@ export async function startWebhookDispatcher(
       policy: {
         scheduleMs: scheduleMs(scheduleS, scale),
         disableAfterMs: Math.round(config.WEBHOOK_DISABLE_AFTER_S * 1000 * scale),
+        retryAfterScale: scale,
       },
       endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     },

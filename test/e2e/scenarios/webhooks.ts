@@ -224,6 +224,24 @@ function webhookTests(current: () => Stack): void {
     expect(target.requests).toHaveLength(0);
   });
 
+  it('R15: an endpoint that does not answer is cut at the timeout (15 s × 0.2) and retried', async () => {
+    const rx = await receiver((_req, i) => (i === 1 ? { status: 200, delayMs: 10_000 } : { status: 200 }));
+    const { id } = await webhook(rx.url, ['contact.created']);
+    await contact(addr('sleeper'));
+    const got = await rx.waitFor(2, 10_000);
+    expect(got[1]!.receivedAt - got[0]!.receivedAt).toBeGreaterThanOrEqual(2_900);
+    expect(got[1]!.headers['svix-id']).toBe(got[0]!.headers['svix-id']);
+    const eventId = (await stack.resend.webhooks.events.list({ webhookId: id })).data!.data[0]!.id;
+    await waitUntil(
+      async () =>
+        (await stack.resend.webhooks.events.get({ webhookId: id, eventId })).data!.status === 'success',
+    );
+    const attempts = (await stack.resend.webhooks.events.attempts.list({ webhookId: id, eventId })).data!
+      .data;
+    expect(attempts.map((a) => a.http_status_code)).toEqual([200, 0]);
+    expect(attempts[1]!.response).toMatch(/timed out/);
+  });
+
   it('rotation: during the grace period both signatures are sent and each secret verifies', async () => {
     const rx = await receiver();
     const { id, secret: old } = await webhook(rx.url, ['contact.created']);

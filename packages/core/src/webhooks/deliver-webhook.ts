@@ -19,6 +19,8 @@ export interface DeliveryPolicy {
   /** Waits before attempts 1, 2, … (ms, scaled). */
   scheduleMs: readonly number[];
   disableAfterMs: number;
+  /** Multiplier of a Retry-After the endpoint sends (the schedule's time scale; 1 in production). */
+  retryAfterScale?: number;
 }
 
 export type DeliveryResult =
@@ -58,8 +60,12 @@ export async function deliverWebhook(
   const result = await ports.sender.send({ endpoint: endpoint.endpoint, headers, body: entry.payload });
   const now = ports.clock.now();
   const attempt = entry.run_attempts + 1;
+  const scale = policy.retryAfterScale ?? 1;
   const decision = decideAfterAttempt({
-    outcome: result,
+    outcome:
+      result.kind === 'response' && result.retryAfterMs !== undefined && scale !== 1
+        ? { ...result, retryAfterMs: Math.round(result.retryAfterMs * scale) }
+        : result,
     attempt,
     scheduleMs: policy.scheduleMs,
     failingSinceMs: endpoint.failing_since_ms,

@@ -230,6 +230,27 @@ describe('dispatch and delivery', () => {
     ).rejects.toMatchObject({ statusCode: 404, message: 'Webhook event not found' });
   });
 
+  it('a Retry-After on 429 is honoured, scaled like the schedule', async () => {
+    const { ports, a, queue } = await setup();
+    const deps = { webhooks: ports.webhooks, log: ports.webhooks, queue, clock: ports.clock };
+    await dispatchWebhookEvents({ teamId: T, events: [event('contact.created', 1)] }, deps);
+    const sender = {
+      send: async (): Promise<WebhookSendResult> => ({
+        kind: 'response',
+        status: 429,
+        retryAfterMs: 120_000,
+        responseBody: '',
+        latencyMs: 1,
+      }),
+    };
+    const result = await deliverWebhook(
+      { teamId: T, endpointId: a.id, eventId: event('x', 1).id },
+      { log: ports.webhooks, sender, clock: ports.clock },
+      { scheduleMs: [0, 5], disableAfterMs: 1e9, retryAfterScale: 0.001 },
+    );
+    expect(result).toMatchObject({ decision: { event: 'retry', delayMs: 120 } });
+  });
+
   it('410 disables the endpoint; a disabled endpoint gets no attempt and its entry fails', async () => {
     const { ports, a, queue } = await setup();
     const deps = { webhooks: ports.webhooks, log: ports.webhooks, queue, clock: ports.clock };
