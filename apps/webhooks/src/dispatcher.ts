@@ -7,12 +7,7 @@
 import { hostname } from 'node:os';
 import { lookup } from 'node:dns/promises';
 import { randomBytes } from 'node:crypto';
-import {
-  DEFAULT_WEBHOOK_RETRY_SCHEDULE_S,
-  WEBHOOK_MAX_ENDPOINTS_PER_TEAM,
-  scheduleMs,
-  type HostResolver,
-} from '@petrel/core';
+import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_S, scheduleMs, type HostResolver } from '@petrel/core';
 import { emailRetentionMs } from '@petrel/config';
 import { Keys, WebhookEventStream, WebhooksStore, createRedis, pingRedis } from '@petrel/store';
 import { WebhookDeliveryQueue } from '@petrel/queue';
@@ -37,6 +32,13 @@ export interface WebhookDispatcher {
 const systemResolver: HostResolver = async (name) =>
   (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
 
+/**
+ * Stream entries read per team per round: large enough that a backlog drains in few rounds (each
+ * round is five commands whatever its size), small enough that one team's burst cannot hold the
+ * others for long.
+ */
+const STREAM_BATCH = 500;
+
 /** How often the lag gauges are refreshed. */
 const GAUGE_INTERVAL_MS = 5_000;
 
@@ -59,6 +61,15 @@ export async function startWebhookDispatcher(
   );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const store = new WebhooksStore(redis, keys, emailRetentionMs(config));
+  // deliveries read and record on a connection of their own, so a stream batch's large writes
+  // (event-log entries, job adds) never queue in front of an attempt's two small scripts
+  const deliveryRedis = createRedis(
+    config.REDIS_URL,
+    'command',
+    'petrel-webhooks-delivery',
+    logConnectionError('petrel-webhooks-delivery'),
+  );
+  const deliveryStore = new WebhooksStore(deliveryRedis, keys, emailRetentionMs(config));
   const stream = new WebhookEventStream(redis, keys);
   // blocking stream reads (one team) wait on a connection of their own
   const streamBlocking = createRedis(
@@ -80,7 +91,7 @@ export async function startWebhookDispatcher(
   });
   const worker = startDeliveryWorker(
     {
-      log: store,
+      log: deliveryStore,
       sender,
       policy: {
         scheduleMs: scheduleMs(scheduleS, scale),
@@ -103,7 +114,7 @@ export async function startWebhookDispatcher(
     store,
     queue,
     consumer: `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
-    batch: Math.max(10, Math.floor(1_000 / WEBHOOK_MAX_ENDPOINTS_PER_TEAM) * 10),
+    batch: STREAM_BATCH,
     claimIdleMs: config.WEBHOOK_CLAIM_IDLE_MS,
   });
 
@@ -129,6 +140,7 @@ export async function startWebhookDispatcher(
       await queue.close();
       await redis.quit().catch(() => undefined);
       await bull.quit().catch(() => undefined);
+      await deliveryRedis.quit().catch(() => undefined);
     },
   };
 }
