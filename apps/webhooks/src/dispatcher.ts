@@ -1,7 +1,8 @@
 /**
  * The webhook dispatcher's components in one process: the stream consumer (events → delivery
- * jobs) and the delivery worker (jobs → signed POSTs), over one command connection and one
- * blocking connection for BullMQ. Any number of dispatcher processes may run at once: the
+ * jobs) and the delivery worker (jobs → signed POSTs), over four connections: commands of the
+ * stream side, commands of the deliveries, BullMQ's blocking one, and one for blocking stream
+ * reads. Any number of dispatcher processes may run at once: the
  * consumer group shares the streams' entries among them and BullMQ their jobs.
  */
 import { hostname } from 'node:os';
