@@ -93,6 +93,16 @@ function webhookTests(current: () => Stack): void {
     expect(error).toBeNull();
   }
 
+  /** The attempts (newest first) of the webhook's only event, once the event is `status`. */
+  async function finalAttempts(webhookId: string, status: 'success' | 'failed') {
+    const eventId = (await stack.resend.webhooks.events.list({ webhookId })).data!.data[0]!.id;
+    await waitUntil(
+      async () => (await stack.resend.webhooks.events.get({ webhookId, eventId })).data!.status === status,
+      { message: `event ${eventId} ${status}` },
+    );
+    return (await stack.resend.webhooks.events.attempts.list({ webhookId, eventId })).data!.data;
+  }
+
   /** The deliveries of contact.created for `email`. */
   const forContact = (r: HttpReceiver, email: string) =>
     r.requests.filter((q) => q.body.includes(`"email":"${email}"`));
@@ -171,13 +181,7 @@ function webhookTests(current: () => Stack): void {
     expect(got[1]!.receivedAt - got[0]!.receivedAt).toBeGreaterThanOrEqual(150);
     expect(got[2]!.receivedAt - got[1]!.receivedAt).toBeGreaterThanOrEqual(350);
 
-    const eventId = (await stack.resend.webhooks.events.list({ webhookId: id })).data!.data[0]!.id;
-    await waitUntil(
-      async () =>
-        (await stack.resend.webhooks.events.get({ webhookId: id, eventId })).data!.status === 'success',
-    );
-    const attempts = (await stack.resend.webhooks.events.attempts.list({ webhookId: id, eventId })).data!
-      .data;
+    const attempts = await finalAttempts(id, 'success');
     expect(attempts.map((a) => a.http_status_code)).toEqual([200, 500, 500]);
     expect(attempts[1]!.response).toBe('boom');
     await new Promise((r) => setTimeout(r, 300)); // nothing more comes
@@ -213,13 +217,7 @@ function webhookTests(current: () => Stack): void {
     const { id } = await webhook(rx.url, ['contact.created']);
     await contact(addr('redirect'));
     await rx.waitFor(6, 15_000); // the whole schedule (3 s)
-    const eventId = (await stack.resend.webhooks.events.list({ webhookId: id })).data!.data[0]!.id;
-    await waitUntil(
-      async () =>
-        (await stack.resend.webhooks.events.get({ webhookId: id, eventId })).data!.status === 'failed',
-    );
-    const attempts = (await stack.resend.webhooks.events.attempts.list({ webhookId: id, eventId })).data!
-      .data;
+    const attempts = await finalAttempts(id, 'failed');
     expect(attempts.map((a) => a.http_status_code)).toEqual([302, 302, 302, 302, 302, 302]);
     expect(target.requests).toHaveLength(0);
   });
@@ -231,13 +229,7 @@ function webhookTests(current: () => Stack): void {
     const got = await rx.waitFor(2, 10_000);
     expect(got[1]!.receivedAt - got[0]!.receivedAt).toBeGreaterThanOrEqual(2_900);
     expect(got[1]!.headers['svix-id']).toBe(got[0]!.headers['svix-id']);
-    const eventId = (await stack.resend.webhooks.events.list({ webhookId: id })).data!.data[0]!.id;
-    await waitUntil(
-      async () =>
-        (await stack.resend.webhooks.events.get({ webhookId: id, eventId })).data!.status === 'success',
-    );
-    const attempts = (await stack.resend.webhooks.events.attempts.list({ webhookId: id, eventId })).data!
-      .data;
+    const attempts = await finalAttempts(id, 'success');
     expect(attempts.map((a) => a.http_status_code)).toEqual([200, 0]);
     expect(attempts[1]!.response).toMatch(/timed out/);
   });
