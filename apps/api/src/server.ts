@@ -28,7 +28,7 @@ import {
 } from '@petrel/store';
 import { BroadcastFanoutQueue, ContactImportQueue, SendQueues, WebhookDeliveryQueue } from '@petrel/queue';
 import { acceptPreparer, engagementTracker, newId, type Preparer } from '@petrel/core';
-import { vetEndpoint, type HostResolver } from '@petrel/core';
+import { vetNewEndpoint, type HostResolver } from '@petrel/core';
 import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
 import { emailRetentionMs, publicUrl } from '@petrel/config';
@@ -133,7 +133,7 @@ export function defaultRoutes(ctx: ApiContext): RouteSpec[] {
       clock: Date,
       rotationGraceMs: ctx.config.WEBHOOK_SECRET_ROTATION_GRACE_S * 1000,
       vet: (endpoint) =>
-        vetEndpoint(endpoint, {
+        vetNewEndpoint(endpoint, {
           allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
           resolve: ctx.webhookResolver,
         }),

@@ -71,8 +71,11 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
       allowPrivate: opts.allowPrivate,
       resolve: opts.resolve,
     });
-    if (!vetted.ok)
-      return { kind: 'refused', message: vetted.reason, responseBody: vetted.reason, latencyMs: latency() };
+    if (!vetted.ok) {
+      // a name that does not resolve may resolve later: retried; a refused address never is
+      const kind = vetted.unresolved ? 'error' : 'refused';
+      return { kind, message: vetted.reason, responseBody: vetted.reason, latencyMs: latency() };
+    }
     if (vetted.host !== vetted.address) pins.set(vetted.url.hostname.toLowerCase(), vetted);
     else opts.onConnect?.({ host: vetted.host, address: vetted.address });
     try {

@@ -17,7 +17,9 @@ import { isPrivateAddress, parseUrlHost } from '../net/ip-policy.js';
 export type HostResolver = (name: string) => Promise<string[]>;
 
 export type VettedEndpoint =
-  { ok: true; url: URL; address: string; family: 4 | 6; host: string } | { ok: false; reason: string };
+  | { ok: true; url: URL; address: string; family: 4 | 6; host: string }
+  /** `unresolved`: the name did not resolve (may be transient: a delivery retries it). */
+  | { ok: false; reason: string; unresolved?: true };
 
 const SPECIAL_USE = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)\.?$/i;
 
@@ -64,12 +66,27 @@ export async function vetEndpoint(
     return {
       ok: false,
       reason: `could not resolve ${host.name}${typeof code === 'string' ? ` (${code})` : ''}`,
+      unresolved: true,
     };
   }
   const usable = addresses.filter((a) => isIP(a) !== 0);
-  if (usable.length === 0) return { ok: false, reason: `could not resolve ${host.name}` };
+  if (usable.length === 0) return { ok: false, reason: `could not resolve ${host.name}`, unresolved: true };
   if (!opts.allowPrivate && usable.some(isPrivateAddress))
     return refuse(`${host.name} resolves to ${usable.find(isPrivateAddress)!}, which`);
   const address = usable[0]!;
   return { ok: true, url, address, family: isIP(address) === 6 ? 6 : 4, host: host.name };
+}
+
+/**
+ * The check of an endpoint given to POST/PATCH /webhooks: `vetEndpoint`, except that with
+ * private networks allowed there is nothing an address could refuse, so the name is not
+ * resolved (a development machine may have no DNS for it yet; every delivery resolves anew).
+ */
+export async function vetNewEndpoint(
+  endpoint: string,
+  opts: { allowPrivate: boolean; resolve: HostResolver },
+): Promise<{ ok: true } | { ok: false; reason: string }> {
+  if (!opts.allowPrivate) return vetEndpoint(endpoint, opts);
+  const broken = endpointUrlRule(endpoint);
+  return broken ? { ok: false, reason: broken } : { ok: true };
 }

@@ -13,6 +13,7 @@ import {
   updateWebhook,
   updateWebhookSchema,
   vetEndpoint,
+  vetNewEndpoint,
   type WebhookAdminPorts,
   type WebhookRequest,
   type WebhookSendResult,
@@ -104,6 +105,25 @@ describe('vetEndpoint', () => {
     expect(await vetEndpoint('http://evil.test/', { allowPrivate: true, resolve })).toMatchObject({
       ok: true,
       address: '127.0.0.1',
+    });
+  });
+});
+
+describe('vetNewEndpoint', () => {
+  it('with private networks allowed, checks the URL only (no resolution); else vets like a delivery', async () => {
+    const resolve = async (): Promise<string[]> => {
+      throw Object.assign(new Error('no DNS'), { code: 'ENOTFOUND' });
+    };
+    expect(await vetNewEndpoint('https://hooks.test/x', { allowPrivate: true, resolve })).toEqual({
+      ok: true,
+    });
+    expect(await vetNewEndpoint('ftp://hooks.test/x', { allowPrivate: true, resolve })).toMatchObject({
+      ok: false,
+    });
+    expect(await vetNewEndpoint('https://hooks.test/x', { allowPrivate: false, resolve })).toMatchObject({
+      ok: false,
+      reason: 'could not resolve hooks.test (ENOTFOUND)',
+      unresolved: true,
     });
   });
 });

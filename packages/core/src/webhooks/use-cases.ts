@@ -7,7 +7,6 @@
  */
 import { fieldMessage, notFound, validationError } from '@petrel/contracts';
 import { newId } from '../ids.js';
-import type { VettedEndpoint } from './endpoint-policy.js';
 import { WEBHOOK_MAX_ENDPOINTS_PER_TEAM } from './policy.js';
 import type { WebhookClock, WebhookDeliveryQueuePort, WebhookEventLogPort, WebhooksPort } from './ports.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas.js';
@@ -17,8 +16,8 @@ import { newWebhookEndpoint } from './types.js';
 export interface WebhookAdminPorts {
   webhooks: WebhooksPort;
   clock: WebhookClock;
-  /** The SSRF check of an endpoint URL (`vetEndpoint` with the deployment's policy and resolver). */
-  vet: (endpoint: string) => Promise<VettedEndpoint>;
+  /** The SSRF check of an endpoint URL (`vetNewEndpoint` with the deployment's policy and resolver). */
+  vet: (endpoint: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
   /** How long a rotated-out secret keeps signing (ms). */
   rotationGraceMs: number;
   newSecret?: () => string;
