@@ -167,6 +167,12 @@ const NOT_IN_DOCUMENT = [
   'DELETE /audiences/:audienceId/contacts/:c',
   // the SDK's broadcasts.duplicate; the document lacks it
   'POST /broadcasts/:id/duplicate',
+  // the SDK's webhooks.rotateSigningSecret and webhooks.events.*; the document lacks them
+  'POST /webhooks/:id/signing-secret/rotate',
+  'GET /webhooks/:id/events',
+  'GET /webhooks/:id/events/:eventId',
+  'POST /webhooks/:id/events/:eventId/replay',
+  'GET /webhooks/:id/events/:eventId/attempts',
   // the signed download link of a received email's raw message and attachments (no API key;
   // Resend serves these from its own storage)
   'GET /emails/receiving/downloads/:token',
@@ -658,6 +664,24 @@ describe('routes served against the document', () => {
       '/emails/receiving/:emailId/attachments/:id',
       await stack.http(`/emails/receiving/${received.id}/attachments/${received.attachmentId}`),
     );
+  });
+
+  it('webhooks: create, list, get, update, remove', async () => {
+    const created = await stack.http(
+      '/webhooks',
+      json('POST', { endpoint: 'http://127.0.0.1:9/hook', events: ['email.sent', 'email.delivered'] }),
+    );
+    expectDocumented('POST', '/webhooks', created);
+    const id = (created.body as { id: string }).id;
+    expectDocumented('GET', '/webhooks', await stack.http('/webhooks'));
+    expectDocumented('GET', '/webhooks/:id', await stack.http(`/webhooks/${id}`));
+    expectDocumented(
+      'PATCH',
+      '/webhooks/:id',
+      await stack.http(`/webhooks/${id}`, json('PATCH', { events: ['email.bounced'], status: 'disabled' })),
+    );
+    expectDocumented('GET', '/webhooks/:id', await stack.http(`/webhooks/${id}`));
+    expectDocumented('DELETE', '/webhooks/:id', await stack.http(`/webhooks/${id}`, json('DELETE')));
   });
 
   it('error bodies: 404 and 422 against the schema the document declares for them', async () => {
