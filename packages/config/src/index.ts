@@ -87,7 +87,14 @@ export const logEnv = {
  * collide (9464 is the port OpenTelemetry's Prometheus exporter made customary; the all-in-one
  * process serves the API's).
  */
-export const METRICS_PORTS = { api: 9464, worker: 9465, scheduler: 9466, petrel: 9464, smtp: 9468, webhooks: 9467 } as const;
+export const METRICS_PORTS = {
+  api: 9464,
+  worker: 9465,
+  scheduler: 9466,
+  petrel: 9464,
+  smtp: 9468,
+  webhooks: 9467,
+} as const;
 
 /** `METRICS_PORT` for `app`, defaulting to its entry in {@link METRICS_PORTS}. */
 export function metricsEnv(app: keyof typeof METRICS_PORTS) {
@@ -301,7 +308,11 @@ export const webhookEnv = {
   /** Allow webhook (and attachment) URLs on loopback / private networks. Off in production. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolEnv.default(false),
   /** How long a rotated-out signing secret keeps signing beside the new one (seconds; default 24 h). */
-  WEBHOOK_SECRET_ROTATION_GRACE_S: z.coerce.number().int().min(0).default(24 * 3600),
+  WEBHOOK_SECRET_ROTATION_GRACE_S: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .default(24 * 3600),
 };
 
 /** The webhook dispatcher (apps/webhooks): delivery retries, timeouts, endpoint health. */
@@ -320,7 +331,11 @@ export const webhookDispatchEnv = {
   /** Deadline of one delivery attempt (ms): DNS, connect, request and response. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   /** An endpoint failing without a 2xx for this long is disabled (seconds; default 5 days). */
-  WEBHOOK_DISABLE_AFTER_S: z.coerce.number().int().min(1).default(5 * 24 * 3600),
+  WEBHOOK_DISABLE_AFTER_S: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .default(5 * 24 * 3600),
   /** Deliveries one dispatcher process runs at once, all endpoints together. */
   WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(100),
   /** Deliveries one dispatcher process runs at once to a single endpoint. */
