@@ -12,17 +12,10 @@
 import type { BroadcastCounts, BroadcastRecord, BroadcastStatus, ContactRecord } from '@petrel/contracts';
 
 /** The editable content of a broadcast (everything the API may set while it is a draft). */
-export interface BroadcastContent {
-  name: string | null;
-  segment_id: string;
-  from: string;
-  subject: string;
-  reply_to: string[] | null;
-  html: string | null;
-  text: string | null;
-  preview_text: string | null;
-  topic_id: string | null;
-}
+export type BroadcastContent = Pick<
+  BroadcastRecord,
+  'name' | 'segment_id' | 'from' | 'subject' | 'reply_to' | 'html' | 'text' | 'preview_text' | 'topic_id'
+>;
 
 /** Where a fan-out is in its segment: the last contact handed out (members are ordered). */
 export interface FanoutCursor {
