@@ -41,6 +41,36 @@ function profileArgs(ctx, kind) {
 
 // ---------------------------------------------------------------- Petrel
 
+/**
+ * A Petrel process (`main`, one of apps/<app>/dist/main.js) on the bench's Redis with its own
+ * metrics port, once its /ready answers 200. `env` comes last (over the run's PETREL env).
+ */
+export async function startPetrelProcess(ctx, { name, main, what, env = {}, nodeArgs = [] }) {
+  const metricsPort = await freePort();
+  const child = spawnNode(name, main, {
+    cwd: ROOT,
+    nodeArgs,
+    env: {
+      REDIS_URL: ctx.redis.url,
+      REDIS_KEY_PREFIX: PETREL_PREFIX,
+      METRICS_PORT: String(metricsPort),
+      LOG_LEVEL: 'warn',
+      ...ctx.petrelEnv,
+      ...env,
+    },
+  });
+  await waitUntil(
+    async () => {
+      child.assertAlive();
+      return (
+        (await httpJson('GET', `http://127.0.0.1:${metricsPort}/ready`, { timeoutMs: 1000 })).status === 200
+      );
+    },
+    { what: `${what} /ready`, timeoutMs: 20_000 },
+  );
+  return { child, metricsPort };
+}
+
 export async function startPetrelApi(ctx, env = {}) {
   const port = await freePort();
   const metricsPort = await freePort();

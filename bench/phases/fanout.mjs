@@ -16,9 +16,8 @@ import { Resend } from 'resend';
 import { sendQueueNames } from '@petrel/contracts';
 import { ContactsStore, Keys } from '@petrel/store';
 import { cpuSnapshot } from '../lib/cpu.mjs';
-import { spawnNode } from '../lib/proc.mjs';
-import { API_KEY, PETREL_PREFIX, ROOT, startPetrelApi } from '../lib/stacks.mjs';
-import { fmtInt, freePort, httpJson, now, ratio, round, sleep, waitUntil } from '../lib/util.mjs';
+import { API_KEY, PETREL_PREFIX, ROOT, startPetrelApi, startPetrelProcess } from '../lib/stacks.mjs';
+import { fmtInt, now, ratio, round, sleep } from '../lib/util.mjs';
 
 export const name = 'fanout';
 export const order = 80;
@@ -56,27 +55,12 @@ function peakRss(pid) {
 
 /** apps/scheduler/dist/main.js on the bench's Redis. */
 export async function startPetrelScheduler(ctx, env = {}) {
-  const metricsPort = await freePort();
-  const child = spawnNode('petrel-scheduler', SCHEDULER_MAIN, {
-    cwd: ROOT,
-    env: {
-      REDIS_URL: ctx.redis.url,
-      REDIS_KEY_PREFIX: PETREL_PREFIX,
-      METRICS_PORT: String(metricsPort),
-      LOG_LEVEL: 'warn',
-      ...ctx.petrelEnv,
-      ...env,
-    },
+  const { child } = await startPetrelProcess(ctx, {
+    name: 'petrel-scheduler',
+    main: SCHEDULER_MAIN,
+    what: 'Petrel scheduler',
+    env,
   });
-  await waitUntil(
-    async () => {
-      child.assertAlive();
-      return (
-        (await httpJson('GET', `http://127.0.0.1:${metricsPort}/ready`, { timeoutMs: 1000 })).status === 200
-      );
-    },
-    { what: 'Petrel scheduler /ready', timeoutMs: 20_000 },
-  );
   return { child, stop: () => child.stop(15_000) };
 }
 

@@ -15,9 +15,8 @@ import { createTransport } from 'nodemailer';
 import { join } from 'node:path';
 import { cpuDelta, cpuSnapshot } from '../lib/cpu.mjs';
 import { email } from '../lib/payload.mjs';
-import { spawnNode } from '../lib/proc.mjs';
-import { API_KEY, PETREL_PREFIX, ROOT, startPetrelApi } from '../lib/stacks.mjs';
-import { fmtInt, freePort, httpJson, mapLimit, median, now, ratio, round, waitUntil } from '../lib/util.mjs';
+import { API_KEY, ROOT, startPetrelApi, startPetrelProcess } from '../lib/stacks.mjs';
+import { fmtInt, freePort, httpJson, mapLimit, median, now, ratio, round } from '../lib/util.mjs';
 import { inboundMeasurement } from '../lib/inbound-bench.mjs';
 
 export const name = 'smtp';
@@ -31,31 +30,19 @@ const CONNECTIONS = 10;
 
 /** The SMTP process alone (submission port only), its /ready answered. */
 export async function startPetrelSmtp(ctx, env = {}, nodeArgs = []) {
-  const [port, metricsPort] = [await freePort(), await freePort()];
-  const child = spawnNode('petrel-smtp', SMTP_MAIN, {
-    cwd: ROOT,
+  const port = await freePort();
+  const { child } = await startPetrelProcess(ctx, {
+    name: 'petrel-smtp',
+    main: SMTP_MAIN,
+    what: 'Petrel SMTP',
     nodeArgs,
     env: {
-      REDIS_URL: ctx.redis.url,
-      REDIS_KEY_PREFIX: PETREL_PREFIX,
       SMTP_SUBMISSION_PORT: String(port),
       SMTP_SUBMISSION_TLS_PORT: 'off',
       SMTP_INBOUND_PORT: 'off',
-      METRICS_PORT: String(metricsPort),
-      LOG_LEVEL: 'warn',
-      ...ctx.petrelEnv,
       ...env,
     },
   });
-  await waitUntil(
-    async () => {
-      child.assertAlive();
-      return (
-        (await httpJson('GET', `http://127.0.0.1:${metricsPort}/ready`, { timeoutMs: 1000 })).status === 200
-      );
-    },
-    { what: 'Petrel SMTP /ready', timeoutMs: 20_000 },
-  );
   return { child, port, stop: () => child.stop() };
 }
 

@@ -17,8 +17,8 @@ import { EVENTS_STREAM_FIELD, Keys, WebhooksStore } from '@petrel/store';
 import { newId, newSigningSecret, newWebhookEndpoint } from '@petrel/core';
 import { cpuSnapshot } from '../lib/cpu.mjs';
 import { spawnNode } from '../lib/proc.mjs';
-import { PETREL_PREFIX, ROOT } from '../lib/stacks.mjs';
-import { fmtInt, freePort, httpJson, now, percentile, ratio, round, sleep, waitUntil } from '../lib/util.mjs';
+import { PETREL_PREFIX, ROOT, startPetrelProcess } from '../lib/stacks.mjs';
+import { fmtInt, freePort, now, percentile, ratio, round, sleep, waitUntil } from '../lib/util.mjs';
 
 export const name = 'webhooks';
 export const order = 95;
@@ -94,29 +94,16 @@ async function publish(ctx, keys, from, count) {
 }
 
 async function startDispatcher(ctx) {
-  const metricsPort = await freePort();
-  const child = spawnNode('petrel-webhooks', DISPATCHER_MAIN, {
-    cwd: ROOT,
+  const { child } = await startPetrelProcess(ctx, {
+    name: 'petrel-webhooks',
+    main: DISPATCHER_MAIN,
+    what: 'Petrel webhook dispatcher',
     env: {
-      REDIS_URL: ctx.redis.url,
-      REDIS_KEY_PREFIX: PETREL_PREFIX,
-      METRICS_PORT: String(metricsPort),
-      LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_CONCURRENCY: String(CONCURRENCY),
       WEBHOOK_ENDPOINT_CONCURRENCY: String(CONCURRENCY),
-      ...ctx.petrelEnv,
     },
   });
-  await waitUntil(
-    async () => {
-      child.assertAlive();
-      return (
-        (await httpJson('GET', `http://127.0.0.1:${metricsPort}/ready`, { timeoutMs: 1000 })).status === 200
-      );
-    },
-    { what: 'Petrel webhook dispatcher /ready', timeoutMs: 20_000 },
-  );
   return child;
 }
 

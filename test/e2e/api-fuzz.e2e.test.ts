@@ -71,7 +71,7 @@ function validBody(route: string): unknown {
 }
 
 /** Fewer runs on the routes that only store records: the send path gets the most. */
-const runsFor = (path: string): number => (path.startsWith('/emails') ? 1_000 : 300);
+const runsFor = (path: string): number => (path.startsWith('/emails') ? 1_000 : 150);
 
 /** Replace one value somewhere inside `body` by `value` (path chosen by `pick`). */
 function mutate(body: unknown, value: unknown, pick: number): unknown {
