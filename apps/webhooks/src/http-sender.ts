@@ -18,6 +18,8 @@ import { Agent, request } from 'undici';
 import {
   WEBHOOK_RESPONSE_MAX_BYTES,
   parseRetryAfter,
+  ABORT_HEADER,
+  ABORT_VALUE,
   vetEndpoint,
   type HostResolver,
   type WebhookRequest,
@@ -98,11 +100,16 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
         }
       }
       const retryAfter = res.headers['retry-after'];
+      const abortHeader = res.headers[ABORT_HEADER];
+      const abort = (Array.isArray(abortHeader) ? abortHeader : [abortHeader]).some(
+        (v) => v?.trim().toLowerCase() === ABORT_VALUE,
+      );
       const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, now());
       return {
         kind: 'response',
         status: res.statusCode,
         ...(retryAfterMs !== undefined && { retryAfterMs }),
+        ...(abort && { abort }),
         responseBody: utf8.decode(Buffer.concat(chunks)),
         latencyMs: latency(),
       };

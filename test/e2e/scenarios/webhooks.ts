@@ -211,6 +211,17 @@ function webhookTests(current: () => Stack): void {
     await stack.resend.webhooks.remove(ok.id);
   });
 
+  it('R15: a receiver answering `webhook-delivery: abort-message` gets no further attempt', async () => {
+    const rx = await receiver(() => ({ status: 500, headers: { 'webhook-delivery': 'abort-message' } }));
+    const { id } = await webhook(rx.url, ['contact.created']);
+    await contact(addr('abort'));
+    await rx.waitFor(1);
+    const attempts = await finalAttempts(id, 'failed');
+    expect(attempts.map((a) => a.http_status_code)).toEqual([500]);
+    expect(rx.requests).toHaveLength(1);
+    expect((await stack.resend.webhooks.get(id)).data!.status).toBe('enabled');
+  });
+
   it('R15: a 302 is a failed attempt and is never followed (the target sees 0 requests)', async () => {
     const target = await receiver();
     const rx = await receiver(() => ({ status: 302, headers: { location: `${target.url}/elsewhere` } }));

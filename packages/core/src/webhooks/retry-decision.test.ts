@@ -98,6 +98,13 @@ describe('decideAfterAttempt', () => {
       { event: 'retry', delayMs: 300_000, endpoint: { kind: 'failing', sinceMs: NOW } },
     ],
     [
+      'a 500 with webhook-delivery: abort-message: given up, the endpoint not held to have failed',
+      { kind: 'response', status: 500, abort: true },
+      1,
+      NOW - DAY,
+      { event: 'failed', endpoint: { kind: 'healthy' } },
+    ],
+    [
       'Retry-After on a 500 is ignored',
       ok(500, 60_000),
       1,

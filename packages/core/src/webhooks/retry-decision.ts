@@ -5,6 +5,7 @@
  * |----------------------------------|-----------------------|-------------------------------------------|
  * | 2xx                              | success               | healthy again (failing_since cleared)     |
  * | 410 Gone                         | failed, no more tries | disabled at once (`gone`)                 |
+ * | `webhook-delivery: abort-message`| failed, no more tries | healthy (it answered, on purpose)         |
  * | refused (SSRF policy)            | failed, no more tries | failing                                   |
  * | anything else, attempts left     | retry after schedule  | failing (since the first failure)         |
  * | anything else, schedule used up  | failed                | failing                                   |
@@ -12,11 +13,17 @@
  *
  * "Anything else": a 1xx/3xx/4xx/5xx answer (a redirect is never followed, so it is a failure),
  * a timeout, a connection error. On 429 and 503 a Retry-After longer than the scheduled wait is
- * honoured (RFC 9110 §10.2.3).
+ * honoured (RFC 9110 §10.2.3). A receiver that answers (any status) with the response header
+ * {@link ABORT_HEADER}: `abort-message` asks that this message be given up: no further attempt,
+ * and the endpoint is not held to have failed.
  */
 
+/** The response header by which a receiver gives a message up (see the table). */
+export const ABORT_HEADER = 'webhook-delivery';
+export const ABORT_VALUE = 'abort-message';
+
 export type AttemptOutcome =
-  | { kind: 'response'; status: number; retryAfterMs?: number }
+  | { kind: 'response'; status: number; retryAfterMs?: number; abort?: boolean }
   | { kind: 'error'; message: string }
   /** The destination is not allowed (private network): retrying cannot help. */
   | { kind: 'refused'; message: string };
@@ -49,6 +56,7 @@ export const isSuccess = (o: AttemptOutcome): boolean =>
 export function decideAfterAttempt(input: RetryInput): RetryDecision {
   const { outcome, attempt, scheduleMs, nowMs } = input;
   if (isSuccess(outcome)) return { event: 'success', endpoint: { kind: 'healthy' } };
+  if (outcome.kind === 'response' && outcome.abort) return { event: 'failed', endpoint: { kind: 'healthy' } };
   const sinceMs = input.failingSinceMs ?? nowMs;
   if (outcome.kind === 'response' && outcome.status === 410)
     return { event: 'failed', endpoint: { kind: 'disable', reason: 'gone', sinceMs } };
