@@ -19,7 +19,6 @@ import { SMTPServer } from 'smtp-server';
 import { inboundRetentionMs, emailRetentionMs } from '@petrel/config';
 import {
   BARE_LINE_ENDING_MESSAGE,
-  BareLineEndingScanner,
   newId,
   processReturnedMail,
   receiveInbound,
@@ -31,6 +30,7 @@ import {
 import { ApiKeysStore, EmailsStore, InboundStore, SentEmailsLocator, SuppressionsStore } from '@petrel/store';
 import { log } from '@petrel/observability';
 import type { SmtpContext, SmtpListener } from '../context.js';
+import { readData, smtpError } from '../smtp-data.js';
 import { listen } from '../submission/server.js';
 import { InboundRouter } from './routing.js';
 
@@ -108,7 +108,7 @@ export async function startInbound(
     stream: SMTPServerDataStream,
     session: SMTPServerSession,
   ): Promise<{ code: number; message: string }> {
-    const data = await readMessage(stream, maxBytes);
+    const data = await readData(stream, maxBytes);
     if (data === 'too_large')
       return { code: 552, message: `5.3.4 Message too big (at most ${maxBytes} bytes)` };
     if (data.bare) {
@@ -157,28 +157,4 @@ export async function startInbound(
 
   const listener = await listen('inbound', new SMTPServer(options), config.SMTP_INBOUND_PORT, ctx);
   into.listeners.push(listener);
-}
-
-/** The message, unless larger than `maxBytes`, and whether it holds a bare CR or LF. */
-async function readMessage(
-  stream: SMTPServerDataStream,
-  maxBytes: number,
-): Promise<'too_large' | { raw: Buffer; bare: 'CR' | 'LF' | undefined }> {
-  const scanner = new BareLineEndingScanner();
-  const parts: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size <= maxBytes) {
-      scanner.push(chunk);
-      parts.push(chunk);
-    }
-  }
-  return size > maxBytes || stream.sizeExceeded
-    ? 'too_large'
-    : { raw: Buffer.concat(parts), bare: scanner.result() };
-}
-
-function smtpError(code: number, message: string): Error & { responseCode: number } {
-  return Object.assign(new Error(message), { responseCode: code });
 }

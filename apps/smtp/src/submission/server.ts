@@ -7,15 +7,9 @@
  */
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  SMTPServer,
-  type SMTPServerDataStream,
-  type SMTPServerOptions,
-  type SMTPServerSession,
-} from 'smtp-server';
+import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import {
   BARE_LINE_ENDING_MESSAGE,
-  BareLineEndingScanner,
   acceptEmails,
   acceptedReply,
   refusalReply,
@@ -25,6 +19,7 @@ import {
 import type { AuthenticatedKey } from '@petrel/store';
 import { log, metrics } from '@petrel/observability';
 import type { SmtpContext, SmtpListener } from '../context.js';
+import { readData, smtpError } from '../smtp-data.js';
 import { AuthThrottle } from './auth-throttle.js';
 import { submissionDeps, type SubmissionDeps } from './acceptance.js';
 import { parseSubmission } from './parse.js';
@@ -157,28 +152,6 @@ async function submit(
     if (reply.code < 500) log().warn({ err, teamId: key.teamId }, 'SMTP submission deferred (4xx)');
     return reply;
   }
-}
-
-/** The whole message, unless it passes `maxBytes`; and whether it holds a bare CR or LF. */
-async function readData(
-  stream: SMTPServerDataStream,
-  maxBytes: number,
-): Promise<'too_large' | { raw: Buffer; bare: 'CR' | 'LF' | undefined }> {
-  const chunks: Buffer[] = [];
-  let bytes = 0;
-  const scanner = new BareLineEndingScanner();
-  for await (const chunk of stream as AsyncIterable<Buffer>) {
-    bytes += chunk.length;
-    if (bytes > maxBytes) continue; // read to the end, keep nothing more: the answer is 552
-    scanner.push(chunk);
-    chunks.push(chunk);
-  }
-  if (bytes > maxBytes || stream.sizeExceeded) return 'too_large';
-  return { raw: Buffer.concat(chunks, bytes), bare: scanner.result() };
-}
-
-function smtpError(code: number, message: string): Error & { responseCode: number } {
-  return Object.assign(new Error(message), { responseCode: code });
 }
 
 /** Listen on `port` (0: a free one); the listener's close ends open sessions. */
