@@ -39,6 +39,13 @@ export {
 } from './http-receiver.js';
 export { startNodeProcess, type NodeProcess, type NodeProcessOptions } from './node-process.js';
 export { startFaultProxy, type FaultProxy, type FaultProxyOptions } from './fault-proxy.js';
+export {
+  startDnsServer,
+  type DnsFailure,
+  type DnsRecord,
+  type DnsRecordType,
+  type TestDnsServer,
+} from './dns-server.js';
 export * from './memory/housekeeping.js';
 export * from './memory/outbox.js';
 export * from './memory/accept-ports.js';
