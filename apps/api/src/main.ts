@@ -17,6 +17,7 @@ try {
   lifecycle.onStop('api', () => api.close());
   const health = await startHealthServer({
     port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
     ready: async () => (await fetch(`http://127.0.0.1:${api.port}/ready`)).ok,
   });
   lifecycle.onStop('health', () => health.close());

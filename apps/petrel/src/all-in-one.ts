@@ -76,6 +76,7 @@ export async function startAllInOne(
   // Stopped first: health goes away before the components it reports on.
   const health = await startHealthServer({
     port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
     ready: async () =>
       (await Promise.all([worker.ready(), scheduler.ready(), webhooks.ready()])).every(Boolean),
   });

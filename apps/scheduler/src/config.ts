@@ -10,6 +10,11 @@ export const schedulerConfigShape = {
   /** How often housekeeping runs, in seconds. */
   HOUSEKEEPING_INTERVAL_S: z.coerce.number().int().min(1).default(60),
   /**
+   * How often the queue and Redis memory gauges are sampled, in seconds: the queue depth an
+   * autoscaler reads is at most this old (plus the scrape interval).
+   */
+  METRICS_SAMPLE_INTERVAL_S: z.coerce.number().int().min(1).default(15),
+  /**
    * How old an outbox entry must be before the outbox relay enqueues its job (ms): longer than an
    * acceptance takes, so the relay only finishes interrupted ones. The relay runs every half of it.
    */

@@ -11,7 +11,11 @@ lifecycle.installSignalHandlers();
 try {
   const scheduler = await startScheduler(config);
   lifecycle.onStop('scheduler', () => scheduler.close());
-  const health = await startHealthServer({ port: config.METRICS_PORT, ready: scheduler.ready });
+  const health = await startHealthServer({
+    port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
+    ready: scheduler.ready,
+  });
   lifecycle.onStop('health', () => health.close());
 } catch (err) {
   log().fatal({ err }, 'scheduler failed to start');

@@ -20,6 +20,7 @@ import {
 import { SendQueues } from '@petrel/queue';
 import { logConnectionError } from '@petrel/observability';
 import { housekeepingObserver, startHousekeeping } from './housekeeping.js';
+import { startMetricsSampler } from './metrics-sampler.js';
 import { startPreviousShardsWatch } from './previous-shards.js';
 import { outboxRelayObserver, startOutboxRelay } from './outbox-relay.js';
 import { startBroadcastFanout } from './broadcast-fanout.js';
@@ -49,6 +50,11 @@ export async function startScheduler(config: SchedulerConfig) {
     },
     retentionMs,
     intervalMs: config.HOUSEKEEPING_INTERVAL_S * 1000,
+  });
+  const sampler = await startMetricsSampler({
+    redis,
+    queues,
+    intervalMs: config.METRICS_SAMPLE_INTERVAL_S * 1000,
   });
   const outboxRelay = startOutboxRelay({
     ports: {
@@ -93,6 +99,7 @@ export async function startScheduler(config: SchedulerConfig) {
       await previousShards?.stop();
       await outboxRelay.stop();
       await housekeeping.stop();
+      await sampler.stop();
       await queues.close();
       await redis.quit().catch(() => undefined);
       await bullConnection.quit().catch(() => undefined);

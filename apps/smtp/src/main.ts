@@ -11,7 +11,11 @@ lifecycle.installSignalHandlers();
 try {
   const smtp = await startSmtp(config);
   lifecycle.onStop('smtp', () => smtp.close());
-  const health = await startHealthServer({ port: config.METRICS_PORT, ready: smtp.ready });
+  const health = await startHealthServer({
+    port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
+    ready: smtp.ready,
+  });
   lifecycle.onStop('health', () => health.close());
 } catch (err) {
   log().fatal({ err }, 'smtp failed to start');

@@ -11,7 +11,11 @@ lifecycle.installSignalHandlers();
 try {
   const dispatcher = await startWebhookDispatcher(config);
   lifecycle.onStop('webhooks', () => dispatcher.close());
-  const health = await startHealthServer({ port: config.METRICS_PORT, ready: dispatcher.ready });
+  const health = await startHealthServer({
+    port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
+    ready: dispatcher.ready,
+  });
   lifecycle.onStop('health', () => health.close());
 } catch (err) {
   log().fatal({ err }, 'webhook dispatcher failed to start');

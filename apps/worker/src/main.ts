@@ -14,7 +14,11 @@ lifecycle.installSignalHandlers();
 try {
   const worker = await startWorker(config);
   lifecycle.onStop('worker', () => worker.close());
-  const health = await startHealthServer({ port: config.METRICS_PORT, ready: worker.ready });
+  const health = await startHealthServer({
+    port: config.METRICS_PORT,
+    host: config.METRICS_HOST,
+    ready: worker.ready,
+  });
   lifecycle.onStop('health', () => health.close());
 } catch (err) {
   log().fatal({ err }, 'worker failed to start');

@@ -101,6 +101,11 @@ export function metricsEnv(app: keyof typeof METRICS_PORTS) {
   return {
     /** Port of the health + /metrics server of this process; 0 picks a free port. */
     METRICS_PORT: port.default(METRICS_PORTS[app]),
+    /**
+     * Address the health + /metrics server listens on. Loopback by default (metrics stay on the
+     * machine); `0.0.0.0` in a container, so kubelet probes and Prometheus reach it.
+     */
+    METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   };
 }
 
@@ -182,6 +187,53 @@ export const smtpEnv = {
   SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
   SMTP_CONNECTION_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   SMTP_SOCKET_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
+};
+
+/** `ip` or `ip:port` (IPv6 bracketed when it has a port: `[::1]:53`), as Resolver#setServers takes. */
+const DNS_SERVER =
+  /^(?:\d{1,3}(?:\.\d{1,3}){3}(?::\d{1,5})?|[0-9a-fA-F:]*:[0-9a-fA-F:.]*|\[[0-9a-fA-F:.]+\](?::\d{1,5})?)$/;
+
+/** The DNS the service queries itself (MX lookups of direct delivery, domain checks). */
+export const dnsEnv = {
+  /**
+   * Comma-separated resolvers, e.g. `1.1.1.1,[2606:4700:4700::1111]:53`; unset: the system's
+   * (/etc/resolv.conf). Tests point it at a local authoritative server.
+   */
+  DNS_SERVERS: z
+    .string()
+    .optional()
+    .transform((v) =>
+      (v ?? '')
+        .split(',')
+        .map((s) => s.trim())
+        .filter((s) => s !== ''),
+    )
+    .refine((list) => list.every((s) => DNS_SERVER.test(s)), 'must be comma-separated ip or ip:port'),
+};
+
+/**
+ * How the worker hands mail over: `relay` sends every email through SMTP_URL; `direct` looks up
+ * each recipient domain's MX (RFC 5321 section 5.1) and delivers to it, with a connection pool
+ * and an adaptive concurrency limit per destination host.
+ */
+export const deliveryEnv = {
+  DELIVERY_MODE: z.enum(['relay', 'direct']).default('relay'),
+  /** Port of the receiving MX hosts in direct mode (25; tests point it at a local sink). */
+  DIRECT_SMTP_PORT: port.min(1).default(25),
+  /** Ceiling of the adaptive concurrency limit per destination host (its connection pool's size). */
+  DIRECT_MAX_CONNECTIONS_PER_HOST: z.coerce.number().int().min(1).max(100).default(10),
+  /** Successful deliveries to a host that raise its limit by one after it was cut. */
+  DIRECT_RECOVERY_SUCCESSES: z.coerce.number().int().min(1).max(10_000).default(20),
+  /** Destination hosts with an open pool (and a concurrency limit / metrics series) at once. */
+  DIRECT_MAX_POOLS: z.coerce.number().int().min(1).max(10_000).default(200),
+  /** A destination's pool unused this long is closed. */
+  DIRECT_POOL_IDLE_MS: z.coerce.number().int().min(1_000).default(60_000),
+  /** Longest a send waits for a free slot at its destination before it is deferred (retried later). */
+  DIRECT_SLOT_WAIT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** How long an MX answer is reused (node's resolveMx reports no TTL). */
+  DIRECT_MX_CACHE_TTL_S: z.coerce.number().int().min(0).max(86_400).default(300),
+  /** The name in EHLO (RFC 5321 section 4.1.1.1: the sending host's FQDN); default the hostname. */
+  DIRECT_HELO_NAME: z.string().min(1).optional(),
 };
 
 /**

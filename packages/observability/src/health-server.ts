@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { registry } from './metrics.js';
+import { metrics, registry } from './metrics.js';
 import { log } from './logger.js';
 
 export type ReadinessCheck = () => Promise<boolean>;
@@ -34,8 +34,12 @@ export async function startHealthServer(opts: {
       return;
     }
     if (path === '/metrics') {
-      registry
-        .metrics()
+      // petrel_ready: an alert sees a process that answers scrapes but cannot work.
+      opts
+        .ready()
+        .catch(() => false)
+        .then((ok) => metrics.ready().set(ok ? 1 : 0))
+        .then(() => registry.metrics())
         .then((text) => send(200, text, registry.contentType))
         .catch((err: unknown) => {
           log().error({ err }, 'metrics collection failed');

@@ -142,6 +142,32 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  ready: once(
+    () =>
+      new client.Gauge({
+        name: 'petrel_ready',
+        help: 'What /ready answers, sampled at each scrape: 1 when the process can work (Redis reachable), else 0',
+        registers: [registry],
+      }),
+  ),
+  redisMemoryUsed: once(
+    () =>
+      new client.Gauge({
+        name: 'petrel_redis_memory_used_bytes',
+        help: 'Redis used_memory per node (every master of a cluster), sampled by the scheduler',
+        labelNames: ['node'],
+        registers: [registry],
+      }),
+  ),
+  redisMemoryMax: once(
+    () =>
+      new client.Gauge({
+        name: 'petrel_redis_maxmemory_bytes',
+        help: 'Redis maxmemory per node (0 = no limit), sampled by the scheduler',
+        labelNames: ['node'],
+        registers: [registry],
+      }),
+  ),
   webhookEndpointsDisabled: once(
     () =>
       new client.Counter({

@@ -1,5 +1,6 @@
 export * from './keys.js';
 export * from './redis.js';
+export * from './redis-memory.js';
 export * from './scripts.js';
 export { CrossSlotError, assertOneSlot } from './slots.js';
 export * from './api-keys.store.js';
@@ -23,3 +24,4 @@ export * from './team-settings.store.js';
 export * from './webhooks.store.js';
 export * from './webhook-stream.store.js';
 export * from './inbound.store.js';
+export * from './dashboard-sessions.store.js';
