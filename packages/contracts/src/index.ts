@@ -9,3 +9,4 @@ export * from './template.js';
 export * from './audience.js';
 export * from './broadcast.js';
 export * from './inbound.js';
+export * from './custom-events.js';

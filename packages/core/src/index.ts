@@ -17,3 +17,4 @@ export * from './tracking/index.js';
 export * from './webhooks/index.js';
 export * from './inbound/index.js';
 export * from './smtp/index.js';
+export * from './custom-events/index.js';

@@ -24,4 +24,5 @@ export * from './team-settings.store.js';
 export * from './webhooks.store.js';
 export * from './webhook-stream.store.js';
 export * from './inbound.store.js';
+export * from './custom-events.store.js';
 export * from './dashboard-sessions.store.js';

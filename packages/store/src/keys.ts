@@ -235,6 +235,31 @@ export class Keys {
     return `${this.prefix}:{${teamId}}:inbound-emails`;
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Custom events (custom-events.store.ts): the definitions of POST /events and the capped log
+  // of the events POST /events/send received. All in the team's slot.
+
+  /** Event definition (hash: id, name, schema JSON — absent = null —, created_at, updated_at, rev). */
+  customEvent(teamId: string, eventId: string): string {
+    return `${this.prefix}:{${teamId}}:custom-event:${eventId}`;
+  }
+  /** Sorted set of the team's event definition ids by creation time. */
+  customEvents(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:custom-events`;
+  }
+  /** Hash event name → definition id (names are unique per team, case-sensitive). */
+  customEventNames(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:custom-event-names`;
+  }
+  /** Sorted set of the ids of the events the team received, by reception time (ms); capped. */
+  receivedEvents(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:received-events`;
+  }
+  /** Hash received event id → its JSON (`ReceivedEventRecord`), trimmed with the sorted set. */
+  receivedEventData(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:received-event-data`;
+  }
+
   /**
    * BullMQ's key prefix (its keys are `<bullPrefix>:<queue>:*`): under the same prefix as
    * Petrel's own keys, so one REDIS_KEY_PREFIX separates everything of a deployment. BullMQ's

@@ -20,6 +20,7 @@ import { CONTACT_IMPORT_SCRIPTS, type ContactImportStoreCommands } from './conta
 import { BROADCAST_SCRIPTS, type BroadcastStoreCommands } from './broadcasts.scripts.js';
 import { INBOUND_SCRIPTS, type InboundStoreCommands } from './inbound.scripts.js';
 import { WEBHOOK_SCRIPTS, type WebhookStoreCommands } from './webhooks.scripts.js';
+import { CUSTOM_EVENT_SCRIPTS, type CustomEventStoreCommands } from './custom-events.scripts.js';
 
 type Arg = string | number;
 
@@ -34,6 +35,8 @@ export const SCRIPTS = {
   ...INBOUND_SCRIPTS,
   /** Webhook endpoints and their event logs (webhooks.scripts.ts). */
   ...WEBHOOK_SCRIPTS,
+  /** Custom event definitions and the received-events log (custom-events.scripts.ts). */
+  ...CUSTOM_EVENT_SCRIPTS,
   /**
    * KEYS[1] idempotency record. ARGV: fingerprint, owner, now(ms), lockMs, ttlMs.
    * Returns { outcome, started, status, body }:
@@ -515,6 +518,7 @@ export interface StoreCommands
     ContactImportStoreCommands,
     BroadcastStoreCommands,
     WebhookStoreCommands,
+    CustomEventStoreCommands,
     InboundStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;

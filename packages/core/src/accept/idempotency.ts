@@ -34,7 +34,7 @@ export type Claim = { token: unknown; startedMs: number } | { token: undefined; 
  * with the same body (a replay). Throws 409 for another body or a request still in flight.
  */
 export async function claimKey(
-  req: AcceptRequest,
+  req: Pick<AcceptRequest, 'teamId' | 'idempotencyKey'>,
   endpoint: Endpoint,
   fingerprintBody: unknown,
   ports: IdempotencyPort,
