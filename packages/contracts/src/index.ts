@@ -10,3 +10,5 @@ export * from './audience.js';
 export * from './broadcast.js';
 export * from './inbound.js';
 export * from './custom-events.js';
+export * from './automation.js';
+export * from './domain.js';

@@ -209,3 +209,48 @@ export type WebhookDeliveryJob = z.infer<typeof webhookDeliveryJobSchema>;
  */
 export const webhookDeliveryJobId = (eventId: string, endpointId: string, replay = 0): string =>
   `wh:${eventId}:${endpointId}${replay > 0 ? `~${replay}` : ''}`;
+
+/**
+ * The automation queue: every job of the automation engine — a received event (starts runs,
+ * resumes waiting ones) and each step of a run (a delay or a wait's timeout is the step's job
+ * moved to delayed) — consumed by the worker processes. Its own queue: a run's steps must never
+ * wait behind a broadcast's sends. The braces make the name the hash tag of its BullMQ keys (one
+ * slot on a Redis Cluster). WARNING: persisted — renaming it strands queued runs.
+ */
+export const AUTOMATION_QUEUE = '{petrel-automation}';
+
+/** Payload of an automation job: an event to dispatch, or one step of a run (ids only). */
+export const automationJobSchema = z.discriminatedUnion('kind', [
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('event'),
+    teamId: z.string().min(1),
+    event: z.object({
+      id: z.string().min(1),
+      teamId: z.string().min(1),
+      name: z.string().min(1),
+      contactId: z.string().min(1),
+      payload: z.record(z.string(), z.unknown()),
+      receivedAt: z.string(),
+    }),
+  }),
+  z.object({
+    v: z.literal(1),
+    kind: z.literal('step'),
+    teamId: z.string().min(1),
+    runId: z.string().min(1),
+    stepKey: z.string().min(1),
+    /** The step's index in the run's graph (job ids use it: step keys are free text). */
+    index: z.number().int().nonnegative(),
+    /** Which visit of the step (graphs have no cycles, so always 1 today; kept in the id). */
+    visit: z.number().int().positive(),
+  }),
+]);
+export type AutomationJob = z.infer<typeof automationJobSchema>;
+
+/** The job id of an event's dispatch: fixed, so handing the same event over twice is one job. */
+export const automationEventJobId = (eventId: string): string => `aev_${eventId}`;
+
+/** The job id of a step's visit in a run: fixed, so scheduling a step twice is one job. */
+export const automationStepJobId = (runId: string, index: number, visit: number): string =>
+  `ast_${runId}_${index}_${visit}`;

@@ -43,6 +43,32 @@ export class Keys {
   unsubscribeSecret(): string {
     return `${this.prefix}:unsubscribe-secret`;
   }
+  /**
+   * GLOBAL, used alone: the generated key that encrypts domains' DKIM private keys when
+   * DOMAIN_KEY_SECRET is not configured (written once with SET NX; every process reads the same).
+   */
+  domainKeySecret(): string {
+    return `${this.prefix}:domain-key-secret`;
+  }
+  /**
+   * GLOBAL, used alone: `<teamId>:<domainId>` → when the domain's records are next looked up
+   * (sorted set, ms), for the scheduler's periodic verification (domains.store.ts).
+   */
+  domainChecks(): string {
+    return `${this.prefix}:domain-checks`;
+  }
+  /** Domain record (hash; the DKIM private keys encrypted in it, see domains.store.ts). */
+  domain(teamId: string, domainId: string): string {
+    return `${this.prefix}:{${teamId}}:domain:${domainId}`;
+  }
+  /** Sorted set of the team's domain ids by creation time. */
+  domains(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:domains`;
+  }
+  /** Hash domain name (lower case, A-labels) → domain id: one domain per name per team. */
+  domainNames(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:domain-names`;
+  }
   /** Team record (hash). */
   team(teamId: string): string {
     return `${this.prefix}:{${teamId}}:team`;
@@ -260,6 +286,60 @@ export class Keys {
     return `${this.prefix}:{${teamId}}:received-event-data`;
   }
 
+  // -------------------------------------------------------------------------------------------
+  // Dashboard: sessions, email search indexes, email counters (dashboard-sessions.store.ts,
+  // email-search.ts, email-stats.ts). All in the team's slot.
+
+  /** A dashboard session (hash: key_id, csrf, created_ms, expires_ms), expiring with it. */
+  dashboardSession(teamId: string, sessionId: string): string {
+    return `${this.prefix}:{${teamId}}:dashboard-session:${sessionId}`;
+  }
+  /**
+   * The prefix of the team's email search indexes (sorted sets of email ids by creation ms):
+   * `<prefix><dimension>:<value>`, e.g. `…:email-search:status:delivered`, `…:to:<mailbox>`.
+   */
+  emailSearch(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:email-search:`;
+  }
+  /** The team's email counters of one hour (hash `<lane>:<kind>` → count); hourMs is its start. */
+  emailStats(teamId: string, hourMs: number): string {
+    return `${this.prefix}:{${teamId}}:email-stats:${hourMs}`;
+  }
+
+  // -------------------------------------------------------------------------------------------
+  // Automations (automations.store.ts) and their runs (automation-runs.store.ts).
+  /** Automation record (hash: name, status, trigger event name, graph JSON, timestamps). */
+  automation(teamId: string, automationId: string): string {
+    return `${this.prefix}:{${teamId}}:automation:${automationId}`;
+  }
+  /** Sorted set of the team's automation ids by creation time. */
+  automations(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:automations`;
+  }
+  /** Set of the ids of the team's automations whose trigger is `eventName` (any status). */
+  automationTrigger(teamId: string, eventName: string): string {
+    return `${this.prefix}:{${teamId}}:automation-trigger:${eventName}`;
+  }
+  /** Automation run (hash: status, contact, event JSON, graph JSON, open steps, `wait:<step>` fields). */
+  automationRun(teamId: string, runId: string): string {
+    return `${this.prefix}:{${teamId}}:automation-run:${runId}`;
+  }
+  /** A run's step records (hash: step key → JSON record; `we:<event name>` → a wait's event payload). */
+  automationRunSteps(teamId: string, runId: string): string {
+    return `${this.prefix}:{${teamId}}:automation-run:${runId}:steps`;
+  }
+  /** Sorted set of an automation's run ids by creation time. */
+  automationRuns(teamId: string, automationId: string): string {
+    return `${this.prefix}:{${teamId}}:automation:${automationId}:runs`;
+  }
+  /** Set of an automation's running run ids (what a stop cancels). */
+  automationActiveRuns(teamId: string, automationId: string): string {
+    return `${this.prefix}:{${teamId}}:automation:${automationId}:active-runs`;
+  }
+  /** Set of `<runId>|<step key>` of the runs waiting for `eventName` of one contact. */
+  automationWaits(teamId: string, contactId: string, eventName: string): string {
+    return `${this.prefix}:{${teamId}}:automation-waits:${contactId}:${eventName}`;
+  }
   /**
    * BullMQ's key prefix (its keys are `<bullPrefix>:<queue>:*`): under the same prefix as
    * Petrel's own keys, so one REDIS_KEY_PREFIX separates everything of a deployment. BullMQ's
@@ -276,6 +356,23 @@ export class Keys {
    */
   outbox(teamId: string): string {
     return `${this.prefix}:{${teamId}}:outbox`;
+  }
+  /**
+   * The team's emails of one send lane not finished yet (zset: email id scored by when its send
+   * job is due, ms — acceptance time, or the scheduled time): an email enters at acceptance and
+   * leaves when it reaches `sent` or a later status (the email scripts keep it), so the oldest
+   * entry is the stuck-email watchdog's gauge and its sweeper reads only the old entries.
+   */
+  unfinishedEmails(teamId: string, lane: string): string {
+    return `${this.prefix}:{${teamId}}:unfinished:${lane}`;
+  }
+  /** The team's request allowance (string: the GCRA's theoretical arrival time, ms). */
+  rateLimit(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:rate-limit`;
+  }
+  /** Emails the team was accepted on one UTC day (`YYYY-MM-DD`), for its daily quota. */
+  dailyQuota(teamId: string, day: string): string {
+    return `${this.prefix}:{${teamId}}:daily-quota:${day}`;
   }
   /**
    * Redis stream of the team's email events, for the webhook dispatcher: per team, so it is

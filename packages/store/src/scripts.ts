@@ -20,7 +20,19 @@ import { CONTACT_IMPORT_SCRIPTS, type ContactImportStoreCommands } from './conta
 import { BROADCAST_SCRIPTS, type BroadcastStoreCommands } from './broadcasts.scripts.js';
 import { INBOUND_SCRIPTS, type InboundStoreCommands } from './inbound.scripts.js';
 import { WEBHOOK_SCRIPTS, type WebhookStoreCommands } from './webhooks.scripts.js';
+import { AUTOMATION_SCRIPTS, type AutomationStoreCommands } from './automations.scripts.js';
+import { DOMAIN_SCRIPTS, type DomainStoreCommands } from './domains.scripts.js';
 import { CUSTOM_EVENT_SCRIPTS, type CustomEventStoreCommands } from './custom-events.scripts.js';
+import { RATE_LIMIT_SCRIPTS, type RateLimitStoreCommands } from './rate-limit.scripts.js';
+import { WATCHDOG_SCRIPTS, type WatchdogStoreCommands } from './watchdog.scripts.js';
+import { EMAIL_STATUSES } from '@petrel/contracts';
+
+/**
+ * The rank from which an email is finished for the stuck-email watchdog: `sent` and every status
+ * after it (the SMTP transaction is over). Below it (scheduled, queued, delivery_delayed) the
+ * email sits in its team's unfinished index of its lane (`Keys.unfinishedEmails`).
+ */
+const FINISHED_RANK = EMAIL_STATUSES.indexOf('sent');
 
 type Arg = string | number;
 
@@ -35,8 +47,16 @@ export const SCRIPTS = {
   ...INBOUND_SCRIPTS,
   /** Webhook endpoints and their event logs (webhooks.scripts.ts). */
   ...WEBHOOK_SCRIPTS,
+  /** Automations and their runs: compare-and-sets on a run's state (automations.scripts.ts). */
+  ...AUTOMATION_SCRIPTS,
+  /** Sending domains (domains.scripts.ts). */
+  ...DOMAIN_SCRIPTS,
   /** Custom event definitions and the received-events log (custom-events.scripts.ts). */
   ...CUSTOM_EVENT_SCRIPTS,
+  /** Per-team request rate and daily quota (rate-limit.scripts.ts). */
+  ...RATE_LIMIT_SCRIPTS,
+  /** The stuck-email watchdog (watchdog.scripts.ts). */
+  ...WATCHDOG_SCRIPTS,
   /**
    * KEYS[1] idempotency record. ARGV: fingerprint, owner, now(ms), lockMs, ttlMs.
    * Returns { outcome, started, status, body }:
@@ -99,6 +119,9 @@ return 0
    * An email whose record exists already (an idempotent retry) is left untouched; every email of
    * the request gets its outbox entry (scored createdMs), so until step 3 removes it the relay
    * can finish what a crash interrupted. Returns the number of records created.
+   * Optional KEYS[3+2N], KEYS[4+2N]: the team's unfinished indexes of the `send` and `broadcast`
+   * lanes; each created email enters its lane's, scored by when its job is due (the outbox
+   * member's due time, or createdMs), for the stuck-email watchdog.
    */
   petrelAcceptEmails: {
     numberOfKeys: null,
@@ -109,6 +132,7 @@ local shared_from, shared_to = 5, 4 + ns * 2
 local p = 5 + ns * 2
 local index = {}
 local outbox = {}
+local unfinished = KEYS[3 + 2 * n]
 for i = 1, n do
   local rec = KEYS[2 + i]
   local tl = KEYS[2 + n + i]
@@ -125,6 +149,12 @@ for i = 1, n do
     redis.call('PEXPIRE', tl, ARGV[3])
     index[#index + 1] = ARGV[2]
     index[#index + 1] = id
+    if unfinished then
+      local lane, due = string.match(member, '^([^:]+):(%d+):')
+      local score = tonumber(due)
+      if score == 0 then score = tonumber(ARGV[2]) end
+      redis.call('ZADD', lane == 'broadcast' and KEYS[4 + 2 * n] or unfinished, score, id)
+    end
   end
 end
 if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
@@ -142,12 +172,14 @@ return #index / 2
    * sharedCount name/value pairs, then per email: id, contactId, messageId, toJson, eventJSON
    * (the first event: its `data.sequence` is 1, and the record's `seq` counter starts there).
    * A record's `content` is contentHead .. toJson .. contentTail. An existing record is left
-   * alone (a redone page). Returns the number of records created.
+   * alone (a redone page). Returns the number of records created. Optional KEYS[2+2N]: the team's
+   * unfinished index of the broadcast lane, which each created email enters (scored createdMs).
    */
   petrelCreateBroadcastEmails: {
     numberOfKeys: null,
     lua: `
 local n = tonumber(ARGV[1])
+local unfinished = KEYS[2 + 2 * n]
 local ns = tonumber(ARGV[6])
 local shared_from, shared_to = 7, 6 + ns * 2
 local p = shared_to + 1
@@ -164,6 +196,7 @@ for i = 1, n do
     redis.call('PEXPIRE', tl, ARGV[3])
     index[#index + 1] = ARGV[2]
     index[#index + 1] = id
+    if unfinished then redis.call('ZADD', unfinished, ARGV[2], id) end
   end
   p = p + 5
 end
@@ -201,8 +234,9 @@ return out
 `,
   },
   /**
-   * KEYS[1] email record, KEYS[2] its timeline, KEYS[3] the team's events stream.
-   * ARGV: streamMaxLen, fieldCount, then fieldCount name/value pairs to set on the record, then per
+   * KEYS[1] email record, KEYS[2] its timeline, KEYS[3] the team's events stream, KEYS[4] and
+   * KEYS[5] the team's unfinished indexes of the send and broadcast lanes (an email at `sent` or
+   * beyond leaves them). ARGV: streamMaxLen, fieldCount, then fieldCount name/value pairs to set on the record, then per
    * event (in order): status, rank, eventJSON head (the JSON up to its `data.sequence` value).
    * Appends and publishes every event, sets the fields, and moves `status` to the highest-ranked
    * event's status if that is forward (rank comparison), so events that arrive out of order never
@@ -212,7 +246,7 @@ return out
    * before the counter existed starts after its timeline's length).
    */
   petrelRecordEmailEvents: {
-    numberOfKeys: 3,
+    numberOfKeys: 5,
     lua: `
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local nf = tonumber(ARGV[2])
@@ -238,6 +272,10 @@ for i = first, #ARGV, 3 do
   local rank = tonumber(ARGV[i + 1])
   if rank > best then best = rank; status = ARGV[i] end
 end
+if best >= ${FINISHED_RANK} then
+  redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'id'))
+  redis.call('ZREM', KEYS[5], redis.call('HGET', KEYS[1], 'id'))
+end
 if status then
   redis.call('HSET', KEYS[1], 'status', status, 'status_rank', best)
   return 1
@@ -246,18 +284,21 @@ return 0
 `,
   },
   /**
-   * KEYS[1] email record, KEYS[2] timeline. ARGV: eventJSON head (completed with the next sequence
+   * KEYS[1] email record, KEYS[2] timeline, KEYS[3], KEYS[4] the team's unfinished indexes of the
+   * send and broadcast lanes (a canceled email leaves them). ARGV: eventJSON head (completed with the next sequence
    * number as petrelRecordEmailEvents does), canceledRank.
    * Cancels only an email that is still `scheduled`. Returns 1 if canceled, 0 if not scheduled,
    * -1 if missing.
    */
   petrelCancelScheduledEmail: {
-    numberOfKeys: 2,
+    numberOfKeys: 4,
     lua: `
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return -1 end
 if st ~= 'scheduled' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'canceled', 'status_rank', ARGV[2])
+redis.call('ZREM', KEYS[3], redis.call('HGET', KEYS[1], 'id'))
+redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'id'))
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 if seq == 1 then seq = redis.call('HINCRBY', KEYS[1], 'seq', redis.call('LLEN', KEYS[2])) end
 redis.call('RPUSH', KEYS[2], ARGV[1] .. seq .. '}}')
@@ -518,18 +559,31 @@ export interface StoreCommands
     ContactImportStoreCommands,
     BroadcastStoreCommands,
     WebhookStoreCommands,
+    AutomationStoreCommands,
+    DomainStoreCommands,
     CustomEventStoreCommands,
-    InboundStoreCommands {
+    InboundStoreCommands,
+    RateLimitStoreCommands,
+    WatchdogStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;
   petrelAcceptEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
-  petrelRecordEmailEvents(record: string, timeline: string, stream: string, ...argv: Arg[]): Promise<number>;
+  petrelRecordEmailEvents(
+    record: string,
+    timeline: string,
+    stream: string,
+    unfinishedSend: string,
+    unfinishedBroadcast: string,
+    ...argv: Arg[]
+  ): Promise<number>;
   petrelCreateBroadcastEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
   petrelSegmentMembersAfter(members: string, score: Arg, id: string, limit: number): Promise<string[]>;
   petrelCancelScheduledEmail(
     record: string,
     timeline: string,
+    unfinishedSend: string,
+    unfinishedBroadcast: string,
     eventJson: string,
     rank: number,
   ): Promise<number>;
