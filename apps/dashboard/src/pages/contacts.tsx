@@ -1,0 +1,224 @@
+/**
+ * Contacts: the list, add one, delete one, and a CSV import whose progress is polled from the
+ * contact-imports API and shown in a progress bar.
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { api, request, seg, type List } from '../api';
+import { formatDate, importProgress, type ImportCounts } from '../format';
+import {
+  ConfirmButton,
+  ErrorNote,
+  Field,
+  Loading,
+  Page,
+  Pager,
+  Status,
+  Table,
+  useAction,
+  useAsync,
+  useCursor,
+  usePoll,
+} from '../ui';
+
+interface Contact {
+  id: string;
+  email: string;
+  first_name: string | null;
+  last_name: string | null;
+  unsubscribed: boolean;
+  created_at: string;
+}
+
+interface ContactImport {
+  id: string;
+  status: string;
+  created_at: string;
+  completed_at: string | null;
+  counts: ImportCounts | null;
+  error?: string;
+  failures?: { row: number; message?: string; error?: string }[];
+}
+
+const PAGE = 50;
+
+function ImportProgress({ id, onDone }: { id: string; onDone: () => void }) {
+  const imp = useAsync(() => api.get<ContactImport>(`/contacts/imports/${seg(id)}`), [id]);
+  const status = imp.data?.status ?? 'queued';
+  const finished = status === 'completed' || status === 'failed';
+  usePoll(imp.reload, 700, !finished);
+  useEffect(() => {
+    if (finished) onDone();
+  }, [finished]);
+  const p = importProgress(imp.data?.counts, status);
+  const c = imp.data?.counts;
+  return (
+    <div class="import" data-testid="import-progress">
+      <label for={`imp-${id}`}>
+        Import <Status value={status} />
+      </label>
+      <progress id={`imp-${id}`} max={100} value={p.percent}>
+        {p.percent}%
+      </progress>
+      <p role="status" aria-live="polite">
+        {p.done} of {p.total || '?'} rows ({p.percent}%)
+        {c && ` · ${c.created} created · ${c.updated} updated · ${c.skipped} skipped · ${c.failed} failed`}
+      </p>
+      {imp.data?.error && <p class="error">{imp.data.error}</p>}
+      {imp.data?.failures?.length ? (
+        <ul class="muted">
+          {imp.data.failures.slice(0, 10).map((f, i) => (
+            <li key={i}>
+              row {f.row}: {f.message ?? f.error ?? 'failed'}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <ErrorNote error={imp.error} />
+    </div>
+  );
+}
+
+function ImportForm({ onDone }: { onDone: () => void }) {
+  const [file, setFile] = useState<File>();
+  const [importId, setImportId] = useState<string>();
+  const action = useAction();
+  return (
+    <section aria-labelledby="h-import" class="card">
+      <h2 id="h-import">Import contacts from CSV</h2>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (!file) return;
+          void action.run(async () => {
+            const form = new FormData();
+            form.append('file', file, file.name);
+            const created = await request<{ id: string }>('POST', '/contacts/imports', { body: form });
+            setImportId(created.id);
+          });
+        }}
+      >
+        <div class="field">
+          <label for="csv-file">CSV file (a header row with an email column)</label>
+          <input
+            id="csv-file"
+            type="file"
+            accept=".csv,text/csv"
+            required
+            onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0])}
+          />
+        </div>
+        <button type="submit" class="primary" disabled={action.busy || !file}>
+          Import
+        </button>
+      </form>
+      <ErrorNote error={action.error} />
+      {importId && <ImportProgress key={importId} id={importId} onDone={onDone} />}
+    </section>
+  );
+}
+
+function AddContact({ onAdded }: { onAdded: () => void }) {
+  const [c, setC] = useState({ email: '', first_name: '', last_name: '' });
+  const action = useAction();
+  return (
+    <section aria-labelledby="h-add-contact" class="card">
+      <h2 id="h-add-contact">Add a contact</h2>
+      <form
+        class="inline"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void action
+            .run(() =>
+              api.post('/contacts', {
+                email: c.email,
+                first_name: c.first_name || undefined,
+                last_name: c.last_name || undefined,
+              }),
+            )
+            .then((ok) => {
+              if (!ok) return;
+              setC({ email: '', first_name: '', last_name: '' });
+              onAdded();
+            });
+        }}
+      >
+        <Field
+          label="Email"
+          id="c-email"
+          type="email"
+          required
+          value={c.email}
+          onValue={(email) => setC({ ...c, email })}
+        />
+        <Field
+          label="First name"
+          id="c-first"
+          value={c.first_name}
+          onValue={(first_name) => setC({ ...c, first_name })}
+        />
+        <Field
+          label="Last name"
+          id="c-last"
+          value={c.last_name}
+          onValue={(last_name) => setC({ ...c, last_name })}
+        />
+        <button type="submit" class="primary" disabled={action.busy}>
+          Add
+        </button>
+      </form>
+      <ErrorNote error={action.error} />
+    </section>
+  );
+}
+
+export function Contacts() {
+  const [version, setVersion] = useState(0);
+  const cursor = useCursor(String(version));
+  const list = useAsync(
+    () => api.get<List<Contact>>('/contacts', { limit: PAGE, after: cursor.after }),
+    [cursor.after, version],
+  );
+  const action = useAction();
+  const refresh = () => setVersion((v) => v + 1);
+  const rows = list.data?.data ?? [];
+  return (
+    <Page title="Contacts">
+      <ImportForm onDone={refresh} />
+      <AddContact onAdded={refresh} />
+      <ErrorNote error={list.error ?? action.error} />
+      {list.loading && !list.data ? (
+        <Loading what="contacts" />
+      ) : (
+        <Table
+          caption="Contacts"
+          rows={rows}
+          rowKey={(c) => c.id}
+          columns={[
+            { header: 'Email', cell: (c) => c.email },
+            { header: 'Name', cell: (c) => [c.first_name, c.last_name].filter(Boolean).join(' ') || '—' },
+            { header: 'Subscribed', cell: (c) => (c.unsubscribed ? 'unsubscribed' : 'yes') },
+            { header: 'Created', cell: (c) => formatDate(c.created_at) },
+            {
+              header: 'Actions',
+              cell: (c) => (
+                <ConfirmButton
+                  label="Delete"
+                  onConfirm={() =>
+                    void action.run(() => api.del(`/contacts/${seg(c.id)}`)).then((ok) => ok && refresh())
+                  }
+                />
+              ),
+            },
+          ]}
+        />
+      )}
+      <Pager
+        hasPrev={cursor.hasPrev}
+        hasNext={!!list.data?.has_more}
+        onPrev={cursor.prev}
+        onNext={() => rows.length && cursor.next(rows[rows.length - 1]!.id)}
+      />
+    </Page>
+  );
+}

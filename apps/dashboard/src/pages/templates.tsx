@@ -1,0 +1,233 @@
+/**
+ * Templates: the list, create, and an editor with a live preview: the html rendered with sample
+ * variable values (as the API would render them) in a sandboxed frame; save and publish.
+ */
+import { useMemo, useState } from 'preact/hooks';
+import { api, seg, type List } from '../api';
+import { formatDate, href, parseSampleVariables, placeholderNames, renderPreview } from '../format';
+import {
+  ConfirmButton,
+  ErrorNote,
+  Field,
+  Loading,
+  Page,
+  SandboxedHtml,
+  Status,
+  Table,
+  TextArea,
+  useAction,
+  useAsync,
+} from '../ui';
+
+interface TemplateItem {
+  id: string;
+  name: string;
+  alias: string | null;
+  status: string;
+  published_at: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+interface Variable {
+  key: string;
+  type: 'string' | 'number';
+  fallback_value?: string | number | null;
+}
+
+interface Template extends TemplateItem {
+  from: string | null;
+  subject: string | null;
+  html: string | null;
+  text: string | null;
+  variables: Variable[] | null;
+  has_unpublished_versions: boolean;
+}
+
+export function Templates() {
+  const list = useAsync(() => api.get<List<TemplateItem>>('/templates', { limit: 100 }), []);
+  const [name, setName] = useState('');
+  const action = useAction();
+  return (
+    <Page title="Templates">
+      <section aria-labelledby="h-new-template" class="card">
+        <h2 id="h-new-template">New template</h2>
+        <form
+          class="inline"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void action.run(async () => {
+              const t = await api.post<{ id: string }>('/templates', {
+                name,
+                html: '<p>Hello {{{NAME|there}}}</p>',
+              });
+              location.hash = href('templates', t.id);
+            });
+          }}
+        >
+          <Field label="Name" id="tpl-name" required value={name} onValue={setName} />
+          <button type="submit" class="primary" disabled={action.busy}>
+            Create
+          </button>
+        </form>
+      </section>
+      <ErrorNote error={list.error ?? action.error} />
+      {list.loading && !list.data ? (
+        <Loading what="templates" />
+      ) : (
+        <Table
+          caption="Templates"
+          rows={list.data?.data ?? []}
+          rowKey={(t) => t.id}
+          columns={[
+            { header: 'Name', cell: (t) => <a href={href('templates', t.id)}>{t.name}</a> },
+            { header: 'Alias', cell: (t) => t.alias ?? '—' },
+            { header: 'Status', cell: (t) => <Status value={t.status} /> },
+            { header: 'Updated', cell: (t) => formatDate(t.updated_at) },
+          ]}
+        />
+      )}
+    </Page>
+  );
+}
+
+function Editor({ t, reload }: { t: Template; reload: () => void }) {
+  const [form, setForm] = useState({
+    name: t.name,
+    subject: t.subject ?? '',
+    from: t.from ?? '',
+    html: t.html ?? '',
+    text: t.text ?? '',
+  });
+  const [samples, setSamples] = useState(() =>
+    (t.variables ?? []).map((v) => `${v.key}=${v.fallback_value ?? ''}`).join('\n'),
+  );
+  const action = useAction();
+  const [saved, setSaved] = useState<string>();
+  const declared = useMemo(() => {
+    const out: Record<string, string | number | null | undefined> = {};
+    for (const v of t.variables ?? []) out[v.key] = v.fallback_value;
+    return out;
+  }, [t.variables]);
+  const values = parseSampleVariables(samples);
+  const previewHtml = renderPreview(form.html, values, { html: true, fallbacks: declared });
+  const previewSubject = renderPreview(form.subject, values, { html: false, fallbacks: declared });
+  const used = placeholderNames(`${form.subject}\n${form.html}\n${form.text}`);
+
+  const save = () =>
+    api.patch(`/templates/${seg(t.id)}`, {
+      name: form.name,
+      subject: form.subject || undefined,
+      from: form.from || undefined,
+      html: form.html,
+      text: form.text || undefined,
+    });
+
+  return (
+    <div class="editor">
+      <form
+        class="stack"
+        onSubmit={(e) => {
+          e.preventDefault();
+          void action.run(save).then((ok) => ok && (setSaved('Saved.'), reload()));
+        }}
+      >
+        <Field
+          label="Name"
+          id="te-name"
+          required
+          value={form.name}
+          onValue={(name) => setForm({ ...form, name })}
+        />
+        <Field label="From" id="te-from" value={form.from} onValue={(from) => setForm({ ...form, from })} />
+        <Field
+          label="Subject"
+          id="te-subject"
+          value={form.subject}
+          onValue={(subject) => setForm({ ...form, subject })}
+        />
+        <TextArea
+          label="HTML"
+          id="te-html"
+          rows={12}
+          value={form.html}
+          onValue={(html) => setForm({ ...form, html })}
+        />
+        <TextArea
+          label="Text"
+          id="te-text"
+          rows={4}
+          value={form.text}
+          onValue={(text) => setForm({ ...form, text })}
+        />
+        <TextArea
+          label="Sample variables (KEY=value per line)"
+          id="te-samples"
+          rows={4}
+          value={samples}
+          onValue={setSamples}
+        />
+        <p class="muted">Placeholders used: {used.length ? used.join(', ') : 'none'}</p>
+        <ErrorNote error={action.error} />
+        {saved && <p role="status">{saved}</p>}
+        <div class="row">
+          <button type="submit" class="primary" disabled={action.busy}>
+            Save
+          </button>
+          <button
+            type="button"
+            disabled={action.busy}
+            onClick={() =>
+              void action
+                .run(async () => {
+                  await save();
+                  await api.post(`/templates/${seg(t.id)}/publish`);
+                })
+                .then((ok) => ok && (setSaved('Saved and published.'), reload()))
+            }
+          >
+            Save and publish
+          </button>
+          <ConfirmButton
+            label="Delete"
+            onConfirm={() =>
+              void action
+                .run(() => api.del(`/templates/${seg(t.id)}`))
+                .then((ok) => ok && (location.hash = href('templates')))
+            }
+          />
+        </div>
+      </form>
+      <section aria-labelledby="h-preview" class="preview">
+        <h2 id="h-preview">Preview</h2>
+        <p>
+          <strong>Subject:</strong> <span data-testid="preview-subject">{previewSubject}</span>
+        </p>
+        <SandboxedHtml html={previewHtml} title="Template preview (sandboxed)" />
+      </section>
+    </div>
+  );
+}
+
+export function TemplateEdit({ id }: { id: string }) {
+  const t = useAsync(() => api.get<Template>(`/templates/${seg(id)}`), [id]);
+  return (
+    <Page title={t.data ? `Template: ${t.data.name}` : 'Template'}>
+      <p>
+        <a href={href('templates')}>← All templates</a>
+      </p>
+      <ErrorNote error={t.error} />
+      {t.data ? (
+        <>
+          <p>
+            <Status value={t.data.status} />
+            {t.data.has_unpublished_versions && <span class="muted"> · unpublished changes</span>}
+          </p>
+          <Editor key={t.data.updated_at} t={t.data} reload={t.reload} />
+        </>
+      ) : (
+        t.loading && <Loading what="the template" />
+      )}
+    </Page>
+  );
+}

@@ -1,0 +1,300 @@
+/**
+ * Webhooks: endpoints (create, enable/disable, rotate the signing secret, delete) and one
+ * endpoint's deliveries with their attempts, each replayable.
+ */
+import { useState } from 'preact/hooks';
+import { WEBHOOK_EVENT_TYPES } from '@petrel/contracts';
+import { api, seg, type List } from '../api';
+import { formatDate, href } from '../format';
+import {
+  ConfirmButton,
+  CopyButton,
+  Dl,
+  ErrorNote,
+  Field,
+  Loading,
+  Page,
+  Pager,
+  Status,
+  Table,
+  useAction,
+  useAsync,
+  useCursor,
+} from '../ui';
+
+interface Webhook {
+  id: string;
+  endpoint: string;
+  status: string;
+  events: string[];
+  created_at: string;
+  signing_secret?: string;
+}
+
+interface Delivery {
+  id: string;
+  type: string;
+  status: string;
+  created_at: string;
+}
+
+interface Attempt {
+  id: string;
+  http_status_code: number | null;
+  response: string | null;
+  sent_at: string;
+}
+
+const DEFAULT_EVENTS = new Set(['email.sent', 'email.delivered', 'email.bounced', 'email.complained']);
+
+export function Webhooks() {
+  const list = useAsync(() => api.get<List<Webhook>>('/webhooks', { limit: 100 }), []);
+  const [endpoint, setEndpoint] = useState('');
+  const [events, setEvents] = useState<Set<string>>(() => new Set(DEFAULT_EVENTS));
+  const [secret, setSecret] = useState<string>();
+  const action = useAction();
+  const toggle = (t: string) => {
+    const next = new Set(events);
+    if (next.has(t)) next.delete(t);
+    else next.add(t);
+    setEvents(next);
+  };
+  return (
+    <Page title="Webhooks">
+      <section aria-labelledby="h-new-webhook" class="card">
+        <h2 id="h-new-webhook">New endpoint</h2>
+        <form
+          class="stack"
+          onSubmit={(e) => {
+            e.preventDefault();
+            void action
+              .run(async () => {
+                const w = await api.post<{ id: string; signing_secret: string }>('/webhooks', {
+                  endpoint,
+                  events: [...events],
+                });
+                setSecret(w.signing_secret);
+                setEndpoint('');
+              })
+              .then((ok) => ok && list.reload());
+          }}
+        >
+          <Field
+            label="Endpoint URL"
+            id="wh-endpoint"
+            type="url"
+            required
+            value={endpoint}
+            onValue={setEndpoint}
+          />
+          <fieldset>
+            <legend>Events</legend>
+            <div class="checks">
+              {WEBHOOK_EVENT_TYPES.map((t) => (
+                <label key={t}>
+                  <input type="checkbox" checked={events.has(t)} onChange={() => toggle(t)} /> {t}
+                </label>
+              ))}
+            </div>
+          </fieldset>
+          <ErrorNote error={action.error} />
+          <div>
+            <button type="submit" class="primary" disabled={action.busy || events.size === 0}>
+              Create endpoint
+            </button>
+          </div>
+        </form>
+        {secret && (
+          <p role="status">
+            Signing secret (shown once here; also on the endpoint's page): <code>{secret}</code>{' '}
+            <CopyButton value={secret} label="signing secret" />
+          </p>
+        )}
+      </section>
+      <ErrorNote error={list.error} />
+      {list.loading && !list.data ? (
+        <Loading what="webhooks" />
+      ) : (
+        <Table
+          caption="Webhook endpoints"
+          rows={list.data?.data ?? []}
+          rowKey={(w) => w.id}
+          columns={[
+            { header: 'Endpoint', cell: (w) => <a href={href('webhooks', w.id)}>{w.endpoint}</a> },
+            { header: 'Status', cell: (w) => <Status value={w.status} /> },
+            { header: 'Events', cell: (w) => w.events.join(', ') },
+            { header: 'Created', cell: (w) => formatDate(w.created_at) },
+          ]}
+        />
+      )}
+    </Page>
+  );
+}
+
+function Attempts({ webhookId, eventId }: { webhookId: string; eventId: string }) {
+  const list = useAsync(
+    () =>
+      api.get<List<Attempt>>(`/webhooks/${seg(webhookId)}/events/${seg(eventId)}/attempts`, { limit: 100 }),
+    [webhookId, eventId],
+  );
+  if (list.error) return <ErrorNote error={list.error} />;
+  if (!list.data) return <Loading what="attempts" />;
+  return (
+    <Table
+      caption="Delivery attempts"
+      empty="No attempts yet."
+      rows={list.data.data}
+      rowKey={(a) => a.id}
+      columns={[
+        { header: 'Sent', cell: (a) => formatDate(a.sent_at) },
+        {
+          header: 'HTTP status',
+          cell: (a) => (a.http_status_code === null ? 'no answer' : String(a.http_status_code)),
+        },
+        { header: 'Response', cell: (a) => <code class="clip">{a.response ?? '—'}</code> },
+      ]}
+    />
+  );
+}
+
+export function WebhookDetail({ id }: { id: string }) {
+  const w = useAsync(() => api.get<Webhook>(`/webhooks/${seg(id)}`), [id]);
+  const cursor = useCursor(id);
+  const deliveries = useAsync(
+    () => api.get<List<Delivery>>(`/webhooks/${seg(id)}/events`, { limit: 20, after: cursor.after }),
+    [id, cursor.after],
+  );
+  const [open, setOpen] = useState<string>();
+  const [reveal, setReveal] = useState(false);
+  const [notice, setNotice] = useState<string>();
+  const action = useAction();
+  const data = w.data;
+  const rows = deliveries.data?.data ?? [];
+  return (
+    <Page title={data ? `Webhook: ${data.endpoint}` : 'Webhook'}>
+      <p>
+        <a href={href('webhooks')}>← All webhooks</a>
+      </p>
+      <ErrorNote error={w.error ?? action.error} />
+      {notice && <p role="status">{notice}</p>}
+      {!data ? (
+        w.loading && <Loading what="the webhook" />
+      ) : (
+        <>
+          <Dl
+            items={[
+              ['Endpoint', data.endpoint],
+              ['Status', <Status value={data.status} />],
+              ['Events', data.events.join(', ')],
+              ['Created', formatDate(data.created_at)],
+              [
+                'Signing secret',
+                <>
+                  <code>{reveal ? data.signing_secret : '••••••••'}</code>{' '}
+                  <button type="button" class="small" onClick={() => setReveal(!reveal)}>
+                    {reveal ? 'Hide' : 'Reveal'}
+                  </button>{' '}
+                  {data.signing_secret && <CopyButton value={data.signing_secret} label="signing secret" />}
+                </>,
+              ],
+            ]}
+          />
+          <div class="row">
+            <button
+              type="button"
+              disabled={action.busy}
+              onClick={() =>
+                void action
+                  .run(() =>
+                    api.patch(`/webhooks/${seg(id)}`, {
+                      status: data.status === 'enabled' ? 'disabled' : 'enabled',
+                    }),
+                  )
+                  .then((ok) => ok && w.reload())
+              }
+            >
+              {data.status === 'enabled' ? 'Disable' : 'Enable'}
+            </button>
+            <ConfirmButton
+              label="Rotate secret"
+              onConfirm={() =>
+                void action
+                  .run(() => api.post(`/webhooks/${seg(id)}/signing-secret/rotate`))
+                  .then((ok) => ok && (setNotice('The signing secret was rotated.'), w.reload()))
+              }
+            />
+            <ConfirmButton
+              label="Delete"
+              onConfirm={() =>
+                void action
+                  .run(() => api.del(`/webhooks/${seg(id)}`))
+                  .then((ok) => ok && (location.hash = href('webhooks')))
+              }
+            />
+          </div>
+          <section aria-labelledby="h-deliveries">
+            <div class="page-head">
+              <h2 id="h-deliveries">Deliveries</h2>
+              <button type="button" onClick={deliveries.reload}>
+                Refresh
+              </button>
+            </div>
+            <ErrorNote error={deliveries.error} />
+            <Table
+              caption="Deliveries"
+              empty="No deliveries yet."
+              rows={rows}
+              rowKey={(d) => d.id}
+              columns={[
+                { header: 'Event', cell: (d) => d.type },
+                { header: 'Status', cell: (d) => <Status value={d.status} /> },
+                { header: 'Created', cell: (d) => formatDate(d.created_at) },
+                {
+                  header: 'Actions',
+                  cell: (d) => (
+                    <span class="row">
+                      <button
+                        type="button"
+                        class="small"
+                        aria-expanded={open === d.id}
+                        onClick={() => setOpen(open === d.id ? undefined : d.id)}
+                      >
+                        {open === d.id ? 'Hide attempts' : 'Attempts'}
+                      </button>
+                      <button
+                        type="button"
+                        class="small"
+                        disabled={action.busy}
+                        onClick={() =>
+                          void action
+                            .run(() => api.post(`/webhooks/${seg(id)}/events/${seg(d.id)}/replay`))
+                            .then(
+                              (ok) => ok && (setNotice(`Replay of ${d.type} queued.`), deliveries.reload()),
+                            )
+                        }
+                      >
+                        Replay
+                      </button>
+                    </span>
+                  ),
+                },
+              ]}
+            />
+            {open && (
+              <section aria-label="Attempts of the selected delivery" class="card">
+                <h3>Attempts</h3>
+                <Attempts key={open} webhookId={id} eventId={open} />
+              </section>
+            )}
+            <Pager
+              hasPrev={cursor.hasPrev}
+              hasNext={!!deliveries.data?.has_more}
+              onPrev={cursor.prev}
+              onNext={() => rows.length && cursor.next(rows[rows.length - 1]!.id)}
+            />
+          </section>
+        </>
+      )}
+    </Page>
+  );
+}

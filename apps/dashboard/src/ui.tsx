@@ -1,0 +1,354 @@
+/**
+ * Small shared pieces of the dashboard. Every value from the API is rendered as text (Preact
+ * escapes text children and attribute values); untrusted html goes only into SandboxedHtml.
+ */
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ApiError } from './api';
+import { statusTone } from './format';
+
+export interface Async<T> {
+  data: T | undefined;
+  error: string | undefined;
+  loading: boolean;
+  reload: () => void;
+}
+
+export const errorText = (e: unknown): string =>
+  e instanceof ApiError ? `${e.message} (${e.code})` : e instanceof Error ? e.message : String(e);
+
+/** Loads `fn()` now and whenever `deps` change; `reload()` loads again. */
+export function useAsync<T>(fn: () => Promise<T>, deps: readonly unknown[]): Async<T> {
+  const [state, setState] = useState<{ data?: T; error?: string; loading: boolean }>({ loading: true });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let live = true;
+    setState((s) => ({ ...s, loading: true }));
+    fn().then(
+      (data) => live && setState({ data, loading: false }),
+      (e: unknown) => live && setState({ error: errorText(e), loading: false }),
+    );
+    return () => {
+      live = false;
+    };
+  }, [...deps, tick]);
+  const reload = useCallback(() => setTick((t) => t + 1), []);
+  return { data: state.data, error: state.error, loading: state.loading, reload };
+}
+
+/** Calls `fn` every `ms` while `active` (live progress of broadcasts and imports). */
+export function usePoll(fn: () => void, ms: number, active: boolean): void {
+  const saved = useRef(fn);
+  saved.current = fn;
+  useEffect(() => {
+    if (!active) return;
+    const t = setInterval(() => saved.current(), ms);
+    return () => clearInterval(t);
+  }, [ms, active]);
+}
+
+/** Runs an action, keeping its error and a busy flag for the button that started it. */
+export function useAction(): {
+  busy: boolean;
+  error: string | undefined;
+  run: (fn: () => Promise<unknown>) => Promise<boolean>;
+  clear: () => void;
+} {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const run = useCallback(async (fn: () => Promise<unknown>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await fn();
+      return true;
+    } catch (e) {
+      setError(errorText(e));
+      return false;
+    } finally {
+      setBusy(false);
+    }
+  }, []);
+  return { busy, error, run, clear: () => setError(undefined) };
+}
+
+export function ErrorNote({ error }: { error: string | undefined }) {
+  if (!error) return null;
+  return (
+    <p class="error" role="alert">
+      {error}
+    </p>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="muted" role="status">
+      Loading {what}…
+    </p>
+  );
+}
+
+export function Status({ value }: { value: string | null | undefined }) {
+  const v = value ?? 'unknown';
+  return <span class={`badge badge-${statusTone(v)}`}>{v}</span>;
+}
+
+export function Page(props: { title: string; actions?: ComponentChildren; children: ComponentChildren }) {
+  useEffect(() => {
+    document.title = `${props.title} · Petrel`;
+  }, [props.title]);
+  return (
+    <>
+      <div class="page-head">
+        <h1>{props.title}</h1>
+        {props.actions && <div class="actions">{props.actions}</div>}
+      </div>
+      {props.children}
+    </>
+  );
+}
+
+export interface Column<T> {
+  header: string;
+  cell: (row: T) => ComponentChildren;
+}
+
+export function Table<T>(props: {
+  caption: string;
+  columns: Column<T>[];
+  rows: readonly T[];
+  rowKey: (row: T) => string;
+  empty?: string;
+}) {
+  if (props.rows.length === 0)
+    return <p class="muted">{props.empty ?? `No ${props.caption.toLowerCase()}.`}</p>;
+  return (
+    <div class="table-wrap">
+      <table>
+        <caption class="visually-hidden">{props.caption}</caption>
+        <thead>
+          <tr>
+            {props.columns.map((c) => (
+              <th scope="col" key={c.header}>
+                {c.header}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody>
+          {props.rows.map((r) => (
+            <tr key={props.rowKey(r)}>
+              {props.columns.map((c) => (
+                <td key={c.header}>{c.cell(r)}</td>
+              ))}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+export function Field(props: {
+  label: string;
+  value: string;
+  onValue: (v: string) => void;
+  id?: string;
+  hint?: string;
+  type?: 'text' | 'email' | 'url';
+  required?: boolean;
+  placeholder?: string;
+}) {
+  const { label, value, onValue, hint } = props;
+  const fid = props.id ?? `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <div class="field">
+      <label for={fid}>{label}</label>
+      <input
+        id={fid}
+        // one literal for the checker: Preact types each input type's attributes apart
+        type={(props.type ?? 'text') as 'text'}
+        required={props.required}
+        placeholder={props.placeholder}
+        value={value}
+        onInput={(e) => onValue((e.currentTarget as HTMLInputElement).value)}
+        aria-describedby={hint ? `${fid}-hint` : undefined}
+      />
+      {hint && (
+        <small id={`${fid}-hint`} class="muted">
+          {hint}
+        </small>
+      )}
+    </div>
+  );
+}
+
+export function TextArea(props: {
+  label: string;
+  value: string;
+  onValue: (v: string) => void;
+  rows?: number;
+  id?: string;
+  required?: boolean;
+}) {
+  const fid = props.id ?? `t-${props.label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <div class="field">
+      <label for={fid}>{props.label}</label>
+      <textarea
+        id={fid}
+        rows={props.rows ?? 6}
+        value={props.value}
+        required={props.required}
+        onInput={(e) => props.onValue((e.currentTarget as HTMLTextAreaElement).value)}
+      />
+    </div>
+  );
+}
+
+export function Select(props: {
+  label: string;
+  value: string;
+  onValue: (v: string) => void;
+  options: readonly { value: string; label: string }[];
+  id?: string;
+}) {
+  const fid = props.id ?? `s-${props.label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  return (
+    <div class="field">
+      <label for={fid}>{props.label}</label>
+      <select
+        id={fid}
+        value={props.value}
+        onChange={(e) => props.onValue((e.currentTarget as HTMLSelectElement).value)}
+      >
+        {props.options.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </select>
+    </div>
+  );
+}
+
+/** A delete (or other destructive) button that asks once more inline — no window.confirm. */
+export function ConfirmButton(props: {
+  label: string;
+  confirmLabel?: string;
+  onConfirm: () => void;
+  disabled?: boolean;
+}) {
+  const [armed, setArmed] = useState(false);
+  if (!armed)
+    return (
+      <button type="button" class="danger" disabled={props.disabled} onClick={() => setArmed(true)}>
+        {props.label}
+      </button>
+    );
+  return (
+    <span class="confirm">
+      <button
+        type="button"
+        class="danger"
+        onClick={() => {
+          setArmed(false);
+          props.onConfirm();
+        }}
+      >
+        {props.confirmLabel ?? `Confirm ${props.label.toLowerCase()}`}
+      </button>
+      <button type="button" onClick={() => setArmed(false)}>
+        Keep
+      </button>
+    </span>
+  );
+}
+
+/** Copies a value (a DNS record, a secret) to the clipboard. */
+export function CopyButton({ value, label }: { value: string; label: string }) {
+  const [done, setDone] = useState(false);
+  return (
+    <button
+      type="button"
+      class="small"
+      aria-label={`Copy ${label}`}
+      onClick={() => {
+        void navigator.clipboard?.writeText(value).then(
+          () => setDone(true),
+          () => setDone(false),
+        );
+      }}
+    >
+      {done ? 'Copied' : 'Copy'}
+    </button>
+  );
+}
+
+/**
+ * Untrusted html (an email's body, a template preview) in an iframe with an empty sandbox: no
+ * scripts, no forms, no top navigation, an opaque origin. The frame is built sandboxed before its
+ * content is set, and a new frame is made for new content. Its CSP is the page's (a srcdoc
+ * document inherits it), so remote images and styles are not loaded either.
+ */
+export function SandboxedHtml({ html, title }: { html: string; title: string }) {
+  const host = useRef<HTMLDivElement>(null);
+  useEffect(() => {
+    const el = host.current;
+    if (!el) return;
+    const frame = document.createElement('iframe');
+    frame.setAttribute('sandbox', '');
+    frame.setAttribute('referrerpolicy', 'no-referrer');
+    frame.setAttribute('title', title);
+    frame.className = 'html-frame';
+    frame.srcdoc = html;
+    el.replaceChildren(frame);
+    return () => el.replaceChildren();
+  }, [html, title]);
+  return <div class="frame-host" ref={host} />;
+}
+
+export function Pager(props: { hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void }) {
+  if (!props.hasPrev && !props.hasNext) return null;
+  return (
+    <nav class="pager" aria-label="Pagination">
+      <button type="button" disabled={!props.hasPrev} onClick={props.onPrev}>
+        ← Newer
+      </button>
+      <button type="button" disabled={!props.hasNext} onClick={props.onNext}>
+        Older →
+      </button>
+    </nav>
+  );
+}
+
+/** Cursor pagination over a Resend list: `after` the last id for the next page; a stack to go back. */
+export function useCursor(resetKey: string): {
+  after: string | undefined;
+  hasPrev: boolean;
+  next: (lastId: string) => void;
+  prev: () => void;
+} {
+  const [stack, setStack] = useState<(string | undefined)[]>([undefined]);
+  useEffect(() => setStack([undefined]), [resetKey]);
+  return {
+    after: stack[stack.length - 1],
+    hasPrev: stack.length > 1,
+    next: (lastId) => setStack((s) => [...s, lastId]),
+    prev: () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s)),
+  };
+}
+
+export function Dl({ items }: { items: [string, ComponentChildren][] }) {
+  return (
+    <dl class="props">
+      {items.map(([k, v]) => (
+        <div key={k}>
+          <dt>{k}</dt>
+          <dd>{v ?? '—'}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}
