@@ -13,6 +13,7 @@ import { apiKeysRoutes } from './routes/api-keys.routes.js';
 import { emailsRoutes, type EmailsRouteDeps } from './routes/emails.routes.js';
 import { mountRoutes, type RouteSpec } from './routes/route-table.js';
 import { unsubscribeErrors } from './routes/unsubscribe.routes.js';
+import { dashboardRouter, type DashboardDeps, type SessionCookieAuth } from './dashboard/index.js';
 
 export interface AppDeps extends EmailsRouteDeps {
   apiKeys: ApiKeysStore;
@@ -26,6 +27,8 @@ export interface AppDeps extends EmailsRouteDeps {
    * pixels and tracked links); their errors are pages for a person, not API errors.
    */
   unsubscribeRoutes?: RouteSpec[];
+  /** The web dashboard: its session endpoints and files under /dashboard, and cookie sessions. */
+  dashboard?: DashboardDeps;
 }
 
 /** The only paths a sending_access key may use (Resend scopes it to sending), and only with POST. */
@@ -53,9 +56,16 @@ export function createApp(deps: AppDeps): express.Express {
     app.use(links);
   }
 
+  let sessions: SessionCookieAuth | undefined;
+  if (deps.dashboard) {
+    const dashboard = dashboardRouter(deps.dashboard, (s) => authenticate(deps.apiKeys, s));
+    sessions = dashboard.sessions;
+    app.use(dashboard.router);
+  }
+
   const api = Router();
   // Authenticate before reading the body: an anonymous client cannot make us buffer anything.
-  api.use(authenticate(deps.apiKeys));
+  api.use(authenticate(deps.apiKeys, sessions));
   api.use(jsonBody((req) => (req.path === '/emails/batch' ? deps.batchBodyLimitBytes : deps.bodyLimitBytes)));
   // A sending_access key may only send: everything else needs full access.
   api.use((req, res, next) => {

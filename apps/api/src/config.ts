@@ -1,5 +1,6 @@
 import {
   apiEnv,
+  dashboardEnv,
   dataEnv,
   loadConfig,
   logEnv,
@@ -17,6 +18,7 @@ export const apiConfigShape = {
   ...queueEnv,
   ...dataEnv,
   ...webhookEnv,
+  ...dashboardEnv,
 };
 
 export type ApiConfig = ReturnType<typeof loadApiConfig>;

@@ -8,9 +8,11 @@ import type { Express } from 'express';
 import {
   ApiKeysStore,
   BroadcastsStore,
+  DashboardSessionsStore,
   ContactImportsStore,
   ContactPropertiesStore,
   ContactsStore,
+  CustomEventsStore,
   EmailsStore,
   IdempotencyStore,
   InboundStore,
@@ -23,11 +25,12 @@ import {
   TopicsStore,
   WebhooksStore,
   createRedis,
+  eventSendIdempotency,
   pingRedis,
   unsubscribeSecret,
 } from '@petrel/store';
 import { BroadcastFanoutQueue, ContactImportQueue, SendQueues, WebhookDeliveryQueue } from '@petrel/queue';
-import { acceptPreparer, engagementTracker, newId, type Preparer } from '@petrel/core';
+import { acceptPreparer, engagementTracker, newId, type Preparer, type SendEventPorts } from '@petrel/core';
 import { vetNewEndpoint, type HostResolver } from '@petrel/core';
 import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
@@ -51,6 +54,9 @@ import { contactPropertiesRoutes } from './routes/contact-properties.routes.js';
 import { contactImportsRoutes } from './routes/contact-imports.routes.js';
 import { broadcastsRoutes } from './routes/broadcasts.routes.js';
 import { webhooksRoutes } from './routes/webhooks.routes.js';
+import { eventsRoutes } from './routes/events.routes.js';
+import { CspReports, defaultDashboardDist } from './dashboard/index.js';
+import { randomBytes } from 'node:crypto';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -98,6 +104,26 @@ export interface ApiContext {
   webhookQueue: WebhookDeliveryQueue;
   /** Resolves webhook endpoint host names for the SSRF check. */
   webhookResolver: HostResolver;
+  /** Event definitions and the received-events log (POST /events, POST /events/send). */
+  customEvents: CustomEventsStore;
+}
+
+/**
+ * Where POST /events/send hands received events over, until the automation engine's adapter
+ * (a durable job) is wired here instead: the team's received-events log, which the use-case
+ * writes before the hand-over too (one entry per event id, so both writes are one).
+ */
+export function recordOnlyTriggers(customEvents: CustomEventsStore): SendEventPorts['triggers'] {
+  return {
+    eventReceived: (e) =>
+      customEvents.recordReceived(e.teamId, {
+        id: e.id,
+        name: e.name,
+        contact_id: e.contactId,
+        payload: { ...e.payload },
+        created_at: e.receivedAt,
+      }),
+  };
 }
 
 /** The system resolver: every address of a name, as the dispatcher resolves it. */
@@ -192,6 +218,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     webhooks: new WebhooksStore(redis, keys, retentionMs),
     webhookQueue: new WebhookDeliveryQueue(redis, { prefix: keys.bullPrefix() }),
     webhookResolver: ext.webhookResolver ?? systemHostResolver,
+    customEvents: new CustomEventsStore(redis, keys),
   };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
@@ -220,17 +247,40 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       publicUrl({ ...config, PORT: (server.address() as AddressInfo | null)?.port ?? config.PORT }),
     now: () => Date.now(),
   };
+  const accept = acceptancePorts({ emails, idempotency, outbox, queues, preparer });
   const app = createApp({
     apiKeys,
     emails,
     queues,
-    accept: acceptancePorts({ emails, idempotency, outbox, queues, preparer }),
+    accept,
     ready: () => pingRedis(redis),
+    dashboard: {
+      ports: {
+        keys: apiKeys,
+        sessions: new DashboardSessionsStore(redis, keys),
+        clock: Date,
+        randomToken: () => randomBytes(32).toString('base64url'),
+        // the links' key, under its own purpose (a session cookie is no link token, and back)
+        secret: await unsubscribeSecret(redis, keys, config.UNSUBSCRIBE_SECRET),
+        ttlMs: config.DASHBOARD_SESSION_TTL_S * 1000,
+      },
+      distDir: config.DASHBOARD_DIST_DIR ?? defaultDashboardDist(),
+      publicUrl: config.PUBLIC_URL,
+      cspReports: new CspReports(),
+    },
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
     batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,
     extraRoutes: [
       ...defaultRoutes(ctx),
       ...receivingRoutes(receiving),
+      ...eventsRoutes({
+        events: ctx.customEvents,
+        contacts,
+        properties: contactProperties,
+        idempotency: eventSendIdempotency(accept, idempotency, redis),
+        triggers: recordOnlyTriggers(ctx.customEvents),
+        clock: Date,
+      }),
       ...(ext.routes ? ext.routes(ctx) : []),
     ],
     unsubscribeRoutes: [

@@ -356,6 +356,17 @@ export const workerEnv = {
   CONTACT_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
 };
 
+/** The automation engine (steps of automation runs, in the worker processes). */
+export const automationEnv = {
+  /**
+   * Automation jobs (event dispatches and run steps) one worker process runs at once. A step
+   * mostly waits on Redis; a send_email step only accepts its email (the send lanes send it).
+   */
+  AUTOMATION_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(10),
+  /** How long a finished automation run (completed, failed, cancelled) stays readable, in days. */
+  AUTOMATION_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+};
+
 export const webhookEnv = {
   /** Allow webhook (and attachment) URLs on loopback / private networks. Off in production. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolEnv.default(false),
@@ -405,6 +416,20 @@ export const dataEnv = {
   DATA_DIR: z.string().default('.data'),
   /** How long email records and their timelines are kept, in days. */
   EMAIL_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+  /** How long the hourly email counters behind GET /stats/emails (the dashboard's charts) are kept, in days. */
+  DASHBOARD_STATS_RETENTION_DAYS: z.coerce.number().int().min(1).default(30),
+};
+
+/** The web dashboard served by the API under /dashboard. */
+export const dashboardEnv = {
+  /** How long a dashboard session lasts from sign-in, in seconds (no sliding renewal). */
+  DASHBOARD_SESSION_TTL_S: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(8 * 3600),
+  /** The built single-page app (default: apps/dashboard/dist of this checkout). */
+  DASHBOARD_DIST_DIR: z.string().optional(),
 };
 
 const DAY_MS = 86_400_000;

@@ -14,6 +14,10 @@ export const ERROR_STATUS = {
   missing_api_key: 401,
   restricted_api_key: 401,
   invalid_api_key: 403,
+  /** Petrel's dashboard: no valid session cookie (signed out, expired, or its key revoked). */
+  invalid_session: 401,
+  /** Petrel's dashboard: a write authenticated by the session cookie without its CSRF token. */
+  invalid_csrf_token: 403,
   not_found: 404,
   method_not_allowed: 405,
   invalid_idempotent_request: 409,
@@ -22,6 +26,7 @@ export const ERROR_STATUS = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limit_exceeded: 429,
+  daily_quota_exceeded: 429,
   application_error: 500,
   internal_server_error: 500,
   service_unavailable: 503,

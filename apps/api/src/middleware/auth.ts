@@ -2,11 +2,18 @@
  * Bearer-token authentication. Missing header → 401 missing_api_key; unknown or revoked key →
  * 403 invalid_api_key; a sending_access key outside the sending endpoints → 401
  * restricted_api_key, the statuses and error names Resend's API answers with.
+ *
+ * Without an Authorization header, the dashboard's session cookie authenticates instead (when
+ * the app is given one): a session stands for the full_access key it was made from; a bad,
+ * expired or signed-out session → 401 invalid_session, a write without the session's CSRF
+ * token → 403 invalid_csrf_token. A request with a Bearer key is never judged by its cookies,
+ * so the SDK sees exactly the behaviour above.
  */
 import type { NextFunction, Request, Response } from 'express';
 import { PetrelError } from '@petrel/contracts';
 import type { ApiKeysStore, AuthenticatedKey } from '@petrel/store';
 import { withLogContext } from '@petrel/observability';
+import type { SessionCookieAuth } from '../dashboard/session-auth.js';
 
 declare module 'express-serve-static-core' {
   interface Locals {
@@ -15,9 +22,27 @@ declare module 'express-serve-static-core' {
   }
 }
 
-export function authenticate(store: ApiKeysStore) {
+export function authenticate(store: ApiKeysStore, sessions?: SessionCookieAuth) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const header = req.get('authorization');
+    if (header === undefined && sessions?.present(req)) {
+      const check = await sessions.check(req);
+      if (!check.ok) {
+        if (check.reason === 'csrf') {
+          throw new PetrelError(
+            'invalid_csrf_token',
+            'A write made with the dashboard session needs its CSRF token in the x-csrf-token header',
+          );
+        }
+        throw new PetrelError(
+          'invalid_session',
+          'The dashboard session is missing or expired: sign in again',
+        );
+      }
+      const { teamId, keyId } = check.session;
+      res.locals.auth = { teamId, keyId, permission: 'full_access' };
+      return withLogContext({ teamId, keyId }, next);
+    }
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
     if (!match) {
       throw new PetrelError(

@@ -1,0 +1,69 @@
+/**
+ * The dashboard's two cookies (RFC 6265): the session cookie, httpOnly so no script reads it, and
+ * the CSRF cookie, readable by the app's own script, which echoes it in the `x-csrf-token`
+ * header of every write. Both SameSite=Strict (a request started by another site carries
+ * neither), Path=/ (the app calls the public API at the root), Secure when the dashboard is
+ * reached over https.
+ */
+import type { Request, Response } from 'express';
+
+export const SESSION_COOKIE = 'petrel_session';
+export const CSRF_COOKIE = 'petrel_csrf';
+export const CSRF_HEADER = 'x-csrf-token';
+
+/** The value of cookie `name` in the request's Cookie header (first occurrence), or undefined. */
+export function readCookie(req: Request, name: string): string | undefined {
+  const header = req.headers.cookie;
+  if (!header) return undefined;
+  for (const part of header.split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
+    const raw = part.slice(eq + 1).trim();
+    try {
+      return decodeURIComponent(raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw);
+    } catch {
+      return undefined;
+    }
+  }
+  return undefined;
+}
+
+/**
+ * Over https (directly, or behind a proxy that says so, or a PUBLIC_URL that is https) the
+ * cookies are Secure: never sent over plain http.
+ */
+export function isHttps(req: Request, publicUrl: string | undefined): boolean {
+  return (
+    req.secure ||
+    /^https$/i.test(
+      String(req.headers['x-forwarded-proto'] ?? '')
+        .split(',')[0]!
+        .trim(),
+    ) ||
+    Boolean(publicUrl?.toLowerCase().startsWith('https:'))
+  );
+}
+
+function cookie(name: string, value: string, maxAgeS: number, httpOnly: boolean, secure: boolean): string {
+  return [
+    `${name}=${encodeURIComponent(value)}`,
+    'Path=/',
+    `Max-Age=${maxAgeS}`,
+    ...(httpOnly ? ['HttpOnly'] : []),
+    ...(secure ? ['Secure'] : []),
+    'SameSite=Strict',
+  ].join('; ');
+}
+
+export function setSessionCookies(
+  res: Response,
+  values: { session: string; csrf: string; maxAgeS: number; secure: boolean },
+): void {
+  res.append('Set-Cookie', cookie(SESSION_COOKIE, values.session, values.maxAgeS, true, values.secure));
+  res.append('Set-Cookie', cookie(CSRF_COOKIE, values.csrf, values.maxAgeS, false, values.secure));
+}
+
+export function clearSessionCookies(res: Response, secure: boolean): void {
+  res.append('Set-Cookie', cookie(SESSION_COOKIE, '', 0, true, secure));
+  res.append('Set-Cookie', cookie(CSRF_COOKIE, '', 0, false, secure));
+}

@@ -1,0 +1,166 @@
+/**
+ * The dashboard's server side through the whole stack: sign-in with a full-access key for a
+ * session cookie, cookie-authenticated API calls with CSRF on writes, sign-out, the SDK's Bearer
+ * keys unchanged, the email search filters and counters, and the CSP on /dashboard.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startStack, type Stack } from './helpers.js';
+
+let stack: Stack;
+
+beforeAll(async () => {
+  stack = await startStack();
+}, 60_000);
+
+afterAll(async () => {
+  await stack?.stop();
+});
+
+interface Browser {
+  cookies: Map<string, string>;
+  csrf(): string | undefined;
+  request(
+    path: string,
+    init?: { method?: string; body?: unknown; csrf?: string | null },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+/** A cookie jar and fetch, as a browser on the dashboard's origin would send them. */
+function browser(): Browser {
+  const cookies = new Map<string, string>();
+  return {
+    cookies,
+    csrf: () => cookies.get('petrel_csrf'),
+    async request(path, init = {}) {
+      const headers = new Headers();
+      if (cookies.size > 0) headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+      if (init.body !== undefined) headers.set('content-type', 'application/json');
+      const csrf = init.csrf === undefined ? cookies.get('petrel_csrf') : init.csrf;
+      if (csrf !== null && csrf !== undefined) headers.set('x-csrf-token', csrf);
+      const res = await fetch(`${stack.baseUrl}${path}`, {
+        method: init.method ?? 'GET',
+        headers,
+        ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+      });
+      for (const c of res.headers.getSetCookie()) {
+        const [pair] = c.split(';');
+        const eq = pair!.indexOf('=');
+        const name = pair!.slice(0, eq);
+        const value = pair!.slice(eq + 1);
+        if (/Max-Age=0/i.test(c)) cookies.delete(name);
+        else cookies.set(name, value);
+      }
+      const text = await res.text();
+      let body: unknown = text;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        /* not JSON */
+      }
+      return { status: res.status, body, headers: res.headers };
+    },
+  };
+}
+
+async function signedIn(): Promise<Browser> {
+  const b = browser();
+  const res = await b.request('/dashboard/session', { method: 'POST', body: { api_key: stack.key } });
+  expect(res.status).toBe(201);
+  return b;
+}
+
+describe('dashboard sessions', () => {
+  it('signs in with a full-access key: an httpOnly SameSite=Strict session cookie and a readable CSRF cookie', async () => {
+    const b = browser();
+    const res = await b.request('/dashboard/session', { method: 'POST', body: { api_key: stack.key } });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ object: 'dashboard_session', key_name: 'bootstrap' });
+    const setCookies = res.headers.getSetCookie();
+    const session = setCookies.find((c) => c.startsWith('petrel_session='))!;
+    const csrf = setCookies.find((c) => c.startsWith('petrel_csrf='))!;
+    expect(session).toMatch(/; HttpOnly/);
+    expect(session).toMatch(/; SameSite=Strict/);
+    expect(session).not.toContain(stack.key);
+    expect(csrf).not.toMatch(/HttpOnly/);
+    expect(csrf).toMatch(/; SameSite=Strict/);
+    expect(res.body.csrf_token).toBe(b.csrf());
+
+    const me = await b.request('/dashboard/session');
+    expect(me.status).toBe(200);
+    expect(me.body.team_id).toBe(res.body.team_id);
+    expect(Date.parse(me.body.expires_at)).toBeGreaterThan(Date.now());
+  });
+
+  it('refuses a sending_access key and an unknown key', async () => {
+    const { data } = await stack.resend.apiKeys.create({ name: 'sender', permission: 'sending_access' });
+    const b = browser();
+    const sending = await b.request('/dashboard/session', { method: 'POST', body: { api_key: data!.token } });
+    expect(sending.status).toBe(401);
+    expect(sending.body.name).toBe('restricted_api_key');
+    expect(b.cookies.size).toBe(0);
+    const unknown = await b.request('/dashboard/session', { method: 'POST', body: { api_key: 're_nope' } });
+    expect(unknown.status).toBe(403);
+    expect((await b.request('/dashboard/session')).status).toBe(401);
+  });
+
+  it('authenticates API calls by the cookie; a write needs the CSRF header; sign-out ends the session', async () => {
+    const b = await signedIn();
+    const list = await b.request('/emails');
+    expect(list.status).toBe(200);
+    expect(list.body.object).toBe('list');
+
+    const topic = { name: 'Dashboard news', default_subscription: 'opt_in' };
+    const without = await b.request('/topics', { method: 'POST', body: topic, csrf: null });
+    expect(without.status).toBe(403);
+    expect(without.body.name).toBe('invalid_csrf_token');
+    const wrong = await b.request('/topics', { method: 'POST', body: topic, csrf: 'x'.repeat(43) });
+    expect(wrong.status).toBe(403);
+    const withToken = await b.request('/topics', { method: 'POST', body: topic });
+    expect(withToken.status).toBe(201);
+
+    const signOutWithoutToken = await b.request('/dashboard/session', { method: 'DELETE', csrf: null });
+    expect(signOutWithoutToken.status).toBe(403);
+    const stolen = new Map(b.cookies);
+    const out = await b.request('/dashboard/session', { method: 'DELETE' });
+    expect(out.status).toBe(200);
+    expect(b.cookies.size).toBe(0);
+    // the old cookie, replayed, is dead server-side
+    const replay = browser();
+    for (const [k, v] of stolen) replay.cookies.set(k, v);
+    const after = await replay.request('/emails');
+    expect(after.status).toBe(401);
+    expect(after.body.name).toBe('invalid_session');
+  });
+
+  it('leaves the SDK with a Bearer key unchanged', async () => {
+    const { data, error } = await stack.resend.emails.list();
+    expect(error).toBeNull();
+    expect(data?.object).toBe('list');
+    const anonymous = await stack.http('/emails', { key: null });
+    expect(anonymous.status).toBe(401);
+    expect(anonymous.body.name).toBe('missing_api_key');
+  });
+
+  it('serves /dashboard with a strict CSP and takes CSP reports', async () => {
+    const page = await fetch(`${stack.baseUrl}/dashboard/emails/some-id`);
+    await page.arrayBuffer();
+    const csp = page.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("frame-ancestors 'none'");
+    expect(page.headers.get('x-content-type-options')).toBe('nosniff');
+
+    const report = await fetch(`${stack.baseUrl}/dashboard/csp-report`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/csp-report' },
+      body: JSON.stringify({ 'csp-report': { 'violated-directive': 'script-src-elem' } }),
+    });
+    expect(report.status).toBe(202);
+    const b = await signedIn();
+    const reports = await b.request('/dashboard/csp-report');
+    expect(reports.body.data.at(-1).report).toEqual({
+      'csp-report': { 'violated-directive': 'script-src-elem' },
+    });
+    expect((await stack.http('/dashboard/csp-report', { key: null })).status).toBe(401);
+  });
+});
