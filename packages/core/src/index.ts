@@ -24,3 +24,4 @@ export * from './dashboard/session.js';
 export { combine as combineSendResults } from './deliver/stages/send.js';
 export * from './domains/index.js';
 export * from './automations/index.js';
+export * from './dashboard/email-search.js';

@@ -90,6 +90,7 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
       ];
       for (const e of chunk) keys.push(this.keys.email(teamId, e.emailId));
       for (const e of chunk) keys.push(this.keys.emailEvents(teamId, e.emailId));
+      keys.push(this.keys.unfinishedEmails(teamId, 'broadcast')); // the stuck-email watchdog's index
       for (const e of chunk) {
         const event = {
           id: newId(nowMs),

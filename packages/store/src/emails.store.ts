@@ -72,7 +72,7 @@ export class EmailsStore {
    */
   stage(teamId: string, emails: NewEmail[], createdAt: Date): Promise<number> {
     const n = emails.length;
-    const keys: string[] = new Array<string>(2 + 2 * n);
+    const keys: string[] = new Array<string>(4 + 2 * n);
     keys[0] = this.keys.emails(teamId);
     keys[1] = this.keys.outbox(teamId);
     const createdMs = createdAt.getTime();
@@ -104,6 +104,9 @@ export class EmailsStore {
       args.push(e.id, sequencedEventJson(e.event, 1), outboxMember(e.lane, e.id, e.dueMs), fields.length / 2);
       for (const f of fields) args.push(f);
     }
+    // the unfinished indexes (stuck-email watchdog), after the timelines
+    keys[2 + 2 * n] = this.keys.unfinishedEmails(teamId, 'send');
+    keys[3 + 2 * n] = this.keys.unfinishedEmails(teamId, 'broadcast');
     return this.redis.petrelAcceptEmails(keys.length, ...keys, ...args);
   }
 
@@ -200,6 +203,8 @@ export class EmailsStore {
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
       this.keys.events(teamId),
+      this.keys.unfinishedEmails(teamId, 'send'),
+      this.keys.unfinishedEmails(teamId, 'broadcast'),
       ...args,
     );
     return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
@@ -223,6 +228,8 @@ export class EmailsStore {
     const res = await this.redis.petrelCancelScheduledEmail(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
+      this.keys.unfinishedEmails(teamId, 'send'),
+      this.keys.unfinishedEmails(teamId, 'broadcast'),
       eventJsonHead(event),
       statusRank('canceled'),
     );

@@ -35,7 +35,15 @@ describe('the script registry', () => {
     const [record, global] = [fx.keys.email('t', 'absent'), fx.keys.teams()];
     await expect(redis.petrelSetFieldsIfExists(record, 'a', '1')).resolves.toBe(0); // one key: fine
     await expect(
-      redis.petrelRecordEmailEvents(record, fx.keys.emailEvents('t', 'e1'), global, 10, 0),
+      redis.petrelRecordEmailEvents(
+        record,
+        fx.keys.emailEvents('t', 'e1'),
+        global,
+        fx.keys.unfinishedEmails('t', 'send'),
+        fx.keys.unfinishedEmails('t', 'broadcast'),
+        10,
+        0,
+      ),
     ).rejects.toThrow(CrossSlotError);
     // The same keys in a raw EVAL (no check of ours): a cluster refuses them itself, so the
     // store's check stands for the cluster's rule in single-server runs.

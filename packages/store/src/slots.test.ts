@@ -47,6 +47,8 @@ describe('the registry call path and the batch helpers', () => {
         keys.email('a', '1'),
         keys.emailEvents('a', '1'),
         keys.events('b'),
+        keys.unfinishedEmails('a', 'send'),
+        keys.unfinishedEmails('a', 'broadcast'),
         10,
         0,
       ),

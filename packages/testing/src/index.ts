@@ -61,3 +61,4 @@ export * from './memory/fanout.js';
 export * from './memory/broadcasts.js';
 export * from './memory/tracking.js';
 export * from './memory/webhooks.js';
+export * from './memory/watchdog.js';

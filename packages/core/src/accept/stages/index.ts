@@ -6,6 +6,8 @@ import type { TopicsReader } from '../../audience/ports.js';
 import { fetchAttachments, type FetchAttachmentsOptions } from './fetch-attachments.js';
 import { checkTopic } from './check-topic.js';
 import { resolveTemplate } from './resolve-template.js';
+import { checkSendingDomain, type SendingDomainCheck } from './check-sending-domain.js';
+import { dailyQuota, type DailyQuotaOptions } from './daily-quota.js';
 import { prepareWith, type AcceptStage } from './stage.js';
 
 export interface AcceptStagePorts {
@@ -13,6 +15,10 @@ export interface AcceptStagePorts {
   attachments: AttachmentFetcher;
   topics: Pick<TopicsReader, 'get'>;
   attachmentOptions?: FetchAttachmentsOptions;
+  /** The team's sending domains (ENFORCE_VERIFIED_DOMAINS, domain-restricted keys); absent: no check. */
+  sendingDomains?: SendingDomainCheck;
+  /** The team's daily sending quota (DAILY_QUOTA and per-team quotas); absent: no quota stage. */
+  dailyQuota?: DailyQuotaOptions;
 }
 
 /**
@@ -23,7 +29,11 @@ export function acceptStages(ports: AcceptStagePorts): AcceptStage[] {
   return [
     checkTopic(ports.topics),
     resolveTemplate(ports.templates),
+    // after the template (it may bring the from), before any network work
+    ...(ports.sendingDomains ? [checkSendingDomain(ports.sendingDomains)] : []),
     fetchAttachments(ports.attachments, ports.attachmentOptions),
+    // last: only an email every other stage let through counts against the day's quota
+    ...(ports.dailyQuota ? [dailyQuota(ports.dailyQuota)] : []),
   ];
 }
 
@@ -37,4 +47,10 @@ export {
 } from './fetch-attachments.js';
 export { checkTopic, TOPIC_LOOKUP_REUSE_MS } from './check-topic.js';
 export { resolveTemplate } from './resolve-template.js';
+export {
+  checkSendingDomain,
+  SENDING_DOMAIN_REUSE_MS,
+  type SendingDomainCheck,
+} from './check-sending-domain.js';
+export { dailyQuota, type DailyQuotaOptions } from './daily-quota.js';
 export { fieldPrefix, prepareWith, type AcceptStage, type StageContext, type StageResult } from './stage.js';

@@ -1,0 +1,2 @@
+export * from './rate-limit.js';
+export * from './daily-quota.js';

@@ -1,0 +1,88 @@
+import { describe, expect, it } from 'vitest';
+import { rateLimitDecision } from '@petrel/core';
+import { createRedis } from './redis.js';
+import { useStoreRedis } from './redis.fixture.js';
+import { ApiKeysStore } from './api-keys.store.js';
+import { RateLimitStore, dailyQuotaCounter } from './rate-limit.store.js';
+
+const fx = useStoreRedis('rate-limit');
+
+describe('RateLimitStore: the GCRA step', () => {
+  it('no limit: nothing is counted', async () => {
+    const team = await new ApiKeysStore(fx.redis, fx.keys).createTeam('free');
+    const store = new RateLimitStore(fx.redis, fx.keys);
+    expect(await store.take(team, 0)).toEqual({ limit: 0 });
+    expect(await fx.redis.exists(fx.keys.rateLimit(team))).toBe(0);
+  });
+
+  it('admits a burst of the limit, refuses the next, on the server clock', async () => {
+    const team = await new ApiKeysStore(fx.redis, fx.keys).createTeam('burst');
+    const store = new RateLimitStore(fx.redis, fx.keys);
+    const started = Date.now();
+    const answers = [];
+    for (let i = 0; i < 6; i++) answers.push(await store.take(team, 3));
+    const elapsed = Date.now() - started;
+    const admitted = answers.filter((a) => 'admitted' in a && a.admitted).length;
+    // 3 at once, then one per 333 ms of the time the calls took (a loaded machine is slow)
+    expect(admitted).toBeGreaterThanOrEqual(3);
+    expect(admitted).toBeLessThanOrEqual(3 + Math.floor(elapsed / 333));
+    const first = rateLimitDecision(answers[0]!);
+    expect(first).toMatchObject({ kind: 'allowed', limit: 3, remaining: 2 });
+    const last = rateLimitDecision(answers[5]!);
+    if (elapsed < 333) expect(last).toMatchObject({ kind: 'limited', retryAfterS: 1, remaining: 0 });
+    const ttl = await fx.redis.pttl(fx.keys.rateLimit(team));
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(2_100);
+  });
+
+  it("the team's own limit over the default; 0 switches it off; null falls back", async () => {
+    const team = await new ApiKeysStore(fx.redis, fx.keys).createTeam('own');
+    const store = new RateLimitStore(fx.redis, fx.keys);
+    expect(await store.limits(team)).toEqual({ rps: null, dailyQuota: null });
+    expect(await store.setLimits(team, { rps: 7 })).toEqual({ rps: 7, dailyQuota: null });
+    expect(await store.take(team, 2)).toMatchObject({ limit: 7, admitted: true });
+    await store.setLimits(team, { rps: 0, dailyQuota: 100 });
+    expect(await store.take(team, 2)).toEqual({ limit: 0 });
+    expect(await store.setLimits(team, { rps: null })).toEqual({ rps: null, dailyQuota: 100 });
+    expect(await store.take(team, 2)).toMatchObject({ limit: 2 });
+    expect(await store.setLimits('no-such-team', { rps: 1 })).toBeNull();
+    expect(await fx.redis.exists(fx.keys.team('no-such-team'))).toBe(0);
+  });
+
+  it('two connections (two API processes) share one allowance exactly', async () => {
+    const team = await new ApiKeysStore(fx.redis, fx.keys).createTeam('shared');
+    const other = createRedis(fx.url);
+    try {
+      const stores = [new RateLimitStore(fx.redis, fx.keys), new RateLimitStore(other, fx.keys)];
+      const started = Date.now();
+      const answers = await Promise.all(Array.from({ length: 40 }, (_, i) => stores[i % 2]!.take(team, 4)));
+      const elapsed = Date.now() - started;
+      const admitted = answers.filter((a) => 'admitted' in a && a.admitted).length;
+      expect(admitted).toBeGreaterThanOrEqual(4);
+      expect(admitted).toBeLessThanOrEqual(4 + Math.floor(elapsed / 250));
+    } finally {
+      await other.quit();
+    }
+  });
+});
+
+describe('RateLimitStore: the daily quota', () => {
+  it('takes whole requests only, per day, under the team quota or the default', async () => {
+    const team = await new ApiKeysStore(fx.redis, fx.keys).createTeam('quota');
+    const store = new RateLimitStore(fx.redis, fx.keys);
+    const counter = dailyQuotaCounter(store);
+    expect(await counter.take(team, '2026-11-23', 1, 0)).toEqual({ limit: 0 });
+    expect(await counter.take(team, '2026-11-23', 2, 3)).toEqual({ limit: 3, used: 2, admitted: true });
+    expect(await counter.take(team, '2026-11-23', 2, 3)).toEqual({ limit: 3, used: 2, admitted: false });
+    expect(await counter.take(team, '2026-11-23', 1, 3)).toEqual({ limit: 3, used: 3, admitted: true });
+    expect(await counter.take(team, '2026-11-24', 1, 3)).toEqual({ limit: 3, used: 1, admitted: true });
+    expect(await store.quotaUsed(team, '2026-11-23')).toBe(3);
+    const ttl = await fx.redis.pttl(fx.keys.dailyQuota(team, '2026-11-23'));
+    expect(ttl).toBeGreaterThan(86_400_000);
+
+    await store.setLimits(team, { dailyQuota: 5 });
+    expect(await counter.take(team, '2026-11-23', 2, 3)).toEqual({ limit: 5, used: 5, admitted: true });
+    await store.setLimits(team, { dailyQuota: 0 });
+    expect(await counter.take(team, '2026-11-23', 50, 3)).toEqual({ limit: 0 });
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * The per-team limits: the request rate every API and SMTP process draws on (one GCRA step per
+ * request, `petrelTakeRateLimit`), the daily sending quota acceptance counts against
+ * (`petrelTakeDailyQuota`), and the team's own values of both on its record (`rate_limit_rps`,
+ * `daily_quota`; absent = the deployment's default, 0 = none), set with the CLI. The rules and
+ * the header values are packages/core's (ratelimit/).
+ */
+import {
+  RATE_LIMIT_WINDOW_MS,
+  type DailyQuotaAnswer,
+  type DailyQuotaCounter,
+  type RateLimitAnswer,
+  type RateLimiter,
+} from '@petrel/core';
+import { TeamStore } from './team-store.js';
+
+/** A day's counter outlives its day by one, so a request at midnight never finds it gone early. */
+const QUOTA_COUNTER_TTL_MS = 2 * 86_400_000;
+
+const FIELDS = { rps: 'rate_limit_rps', dailyQuota: 'daily_quota' } as const;
+
+/** A team's own limits: a number (0 = none for this team) or null (the deployment's default). */
+export interface TeamLimits {
+  rps: number | null;
+  dailyQuota: number | null;
+}
+
+export class RateLimitStore extends TeamStore implements RateLimiter {
+  async take(teamId: string, defaultLimit: number): Promise<RateLimitAnswer> {
+    const r = await this.redis.petrelTakeRateLimit(
+      this.keys.team(teamId),
+      this.keys.rateLimit(teamId),
+      defaultLimit,
+      RATE_LIMIT_WINDOW_MS,
+    );
+    const limit = Number(r[0]);
+    if (!(limit > 0)) return { limit: 0 };
+    return { limit, admitted: Number(r[1]) === 1, tatMs: Number(r[2]), nowMs: Number(r[3]) };
+  }
+
+  /** Take `count` emails of the team's quota for `day` ({@link dailyQuotaCounter}). */
+  async takeQuota(
+    teamId: string,
+    day: string,
+    count: number,
+    defaultQuota: number,
+  ): Promise<DailyQuotaAnswer> {
+    const [limit = 0, used = 0, taken = 0] = await this.redis.petrelTakeDailyQuota(
+      this.keys.team(teamId),
+      this.keys.dailyQuota(teamId, day),
+      count,
+      defaultQuota,
+      QUOTA_COUNTER_TTL_MS,
+    );
+    return limit > 0 ? { limit, used, admitted: taken === 1 } : { limit: 0 };
+  }
+
+  /** The team's own limits (null: the default applies). */
+  async limits(teamId: string): Promise<TeamLimits> {
+    const [rps, quota] = await this.redis.hmget(this.keys.team(teamId), FIELDS.rps, FIELDS.dailyQuota);
+    return { rps: rps === null ? null : Number(rps), dailyQuota: quota === null ? null : Number(quota) };
+  }
+
+  /**
+   * Set the limits given (a number, or null to fall back to the default); the others stay.
+   * Returns them all, or null when the team does not exist (nothing is written then).
+   */
+  async setLimits(teamId: string, change: Partial<TeamLimits>): Promise<TeamLimits | null> {
+    const key = this.keys.team(teamId);
+    if ((await this.redis.exists(key)) === 0) return null;
+    for (const k of ['rps', 'dailyQuota'] as const) {
+      const v = change[k];
+      if (v === undefined) continue;
+      if (v === null) await this.redis.hdel(key, FIELDS[k]);
+      else await this.redis.petrelSetFieldsIfExists(key, FIELDS[k], String(v));
+    }
+    return this.limits(teamId);
+  }
+
+  /** The counter of the day, for reports (0 when nothing was counted). */
+  async quotaUsed(teamId: string, day: string): Promise<number> {
+    return Number((await this.redis.get(this.keys.dailyQuota(teamId, day))) ?? 0);
+  }
+}
+
+/** The store as the daily-quota stage's port. */
+export function dailyQuotaCounter(store: RateLimitStore): DailyQuotaCounter {
+  return { take: (teamId, day, count, defaultQuota) => store.takeQuota(teamId, day, count, defaultQuota) };
+}
