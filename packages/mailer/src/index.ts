@@ -14,3 +14,9 @@ export type { FailedCommand, RejectedRecipient, SendResult } from './classify.js
 export { createSmtpSender } from './transport.js';
 export type { OutgoingMessage, SmtpSender, SmtpSenderOptions } from './transport.js';
 export * from './fetch-attachment.js';
+export { createDirectSender, MAX_ADDRESSES_PER_HOST } from './direct/direct-sender.js';
+export type { DirectObserver, DirectSender, DirectSenderOptions } from './direct/direct-sender.js';
+export { createDirectDns } from './direct/dns.js';
+export type { AddressLookup, DirectDns, DirectDnsOptions } from './direct/dns.js';
+export { DEFERRAL_REASONS } from './direct/outcome.js';
+export type { DeferralReason } from './direct/outcome.js';

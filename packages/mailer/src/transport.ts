@@ -54,6 +54,14 @@ export interface SmtpSenderOptions {
   maxRequeues?: number;
   /** Called after every send with its outcome and wall time, for metrics. Must not throw. */
   onResult?: (result: SendResult, ms: number) => void;
+  /** The name said in EHLO/HELO (RFC 5321 section 4.1.1.1); default the machine's hostname. */
+  name?: string;
+  /**
+   * STARTTLS policy. Default: upgrade when the server offers it, fail the session when the
+   * upgrade fails. `require`: fail the session unless it is upgraded. `opportunistic`: go on in
+   * plaintext when the server refuses the STARTTLS command (a failed handshake still fails).
+   */
+  starttls?: 'require' | 'opportunistic';
 }
 
 /** A message ready for the wire, as {@link buildMessage} returns it. */
@@ -67,6 +75,11 @@ export interface OutgoingMessage {
    * `buildMessage` returns it). Without it `raw` is sent over every hop.
    */
   asciiRaw?: Buffer;
+  /**
+   * The from-domain's TLS policy, read in direct delivery only (a relay's TLS is SMTP_URL's):
+   * `enforced` defers the email rather than send it to an MX in plaintext. Default opportunistic.
+   */
+  tls?: 'opportunistic' | 'enforced';
 }
 
 export interface SmtpSender {
@@ -93,6 +106,9 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
     greetingTimeout: opts.greetingTimeoutMs ?? opts.connectionTimeoutMs,
     socketTimeout: opts.socketTimeoutMs,
     tls: opts.tls,
+    ...(opts.name !== undefined && { name: opts.name }),
+    ...(opts.starttls === 'require' && { requireTLS: true }),
+    ...(opts.starttls === 'opportunistic' && { opportunisticTLS: true }),
     // the message is prebuilt bytes: nothing may be fetched from disk or the network
     disableFileAccess: true,
     disableUrlAccess: true,

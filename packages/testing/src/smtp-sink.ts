@@ -34,12 +34,19 @@ export interface SmtpSinkOptions {
   plan?: SinkPlan;
   /** Announce SMTPUTF8 (RFC 6531) in the EHLO reply, as smtp-server does by default; default true. */
   smtpUtf8?: boolean;
+  /**
+   * Address to listen on; default 127.0.0.1. Other loopback addresses (127.0.0.2, 127.0.0.3…)
+   * reach `lo` on Linux: several sinks on one port, as MX hosts behind one DIRECT_SMTP_PORT.
+   */
+  host?: string;
 }
 
 /** A running in-process sink. */
 export interface SmtpSink {
-  /** `smtp://127.0.0.1:<port>` */
+  /** `smtp://<host>:<port>` (127.0.0.1 by default) */
   url: string;
+  /** The address it listens on. */
+  host: string;
   port: number;
   /** Accepted messages, in arrival order. */
   readonly messages: SinkMessage[];
@@ -61,8 +68,9 @@ export interface SmtpSink {
 
 const bareId = (id: string): string => id.trim().replace(/^<|>$/g, '');
 
-/** Starts the in-process sink on 127.0.0.1. */
+/** Starts the in-process sink on 127.0.0.1 (or `opts.host`). */
 export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSink> {
+  const host = opts.host ?? '127.0.0.1';
   const arrivals = new Arrivals<SinkMessage>('SMTP sink', 'messages');
   const messages = arrivals.items;
 
@@ -70,6 +78,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     ...(opts.port !== undefined && { port: opts.port }),
     ...(opts.plan !== undefined && { plan: opts.plan }),
     ...(opts.smtpUtf8 !== undefined && { smtpUtf8: opts.smtpUtf8 }),
+    ...(opts.host !== undefined && { host: opts.host }),
     // tests read the addresses as sent (envelope.wire); the sink process leaves this off
     recordWire: true,
     async onMessage(raw, envelope) {
@@ -80,7 +89,8 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
   });
 
   return {
-    url: `smtp://127.0.0.1:${server.port}`,
+    url: `smtp://${host}:${server.port}`,
+    host,
     port: server.port,
     messages,
     attempts: server.book.log,

@@ -1,0 +1,78 @@
+/**
+ * What one attempt at one MX host means for direct delivery. Pure. The classification of the
+ * reply itself (sent / soft / hard) is classify.ts's, unchanged: this only reads its result.
+ */
+import type { Feedback } from './aimd.js';
+import type { SendResult } from '../classify.js';
+
+/** Why an attempt at a destination did not deliver now; a bounded set (a metrics label). */
+export type DeferralReason =
+  /** 421 or 4.7.x: the server asks us to slow down. */
+  | 'throttled'
+  /** Refused, timed out or cut before the transaction: the host was not reachable. */
+  | 'connection'
+  /** The email requires TLS and the host did not complete STARTTLS. */
+  | 'tls_required'
+  /** No slot under the destination's concurrency limit within DIRECT_SLOT_WAIT_MS. */
+  | 'slot_timeout'
+  /** Any other temporary reply (4xx at MAIL, RCPT, DATA). */
+  | 'temporary'
+  /** The MX lookup failed temporarily (SERVFAIL, timeout). */
+  | 'dns';
+
+export const DEFERRAL_REASONS: readonly DeferralReason[] = [
+  'throttled',
+  'connection',
+  'tls_required',
+  'slot_timeout',
+  'temporary',
+  'dns',
+];
+
+/** The steps nodemailer names before the first transaction command: failing there is the host's. */
+const SESSION_SETUP: ReadonlySet<string> = new Set(['CONN', 'EHLO', 'HELO', 'LHLO', 'STARTTLS']);
+
+function command(result: SendResult): string | undefined {
+  return result.kind === 'sent' ? undefined : result.command;
+}
+
+/** A refused connection: the host (or a firewall in front of it) limits connections. */
+const REFUSED = /\bECONNREFUSED\b/;
+
+/** 421 (RFC 5321 section 4.2.2: closing the channel) or 4.7.x (RFC 3463 section 3.8: policy). */
+export function isThrottleReply(result: SendResult): boolean {
+  if (result.kind === 'sent') return false;
+  return result.code === 421 || result.enhancedCode?.startsWith('4.7.') === true;
+}
+
+/** What the attempt tells the destination's concurrency limit: a refused connection is a "slow down" too. */
+export function feedbackOf(result: SendResult): Feedback {
+  if (result.kind === 'sent') return 'success';
+  return isThrottleReply(result) || REFUSED.test(result.detail) ? 'throttle' : 'neutral';
+}
+
+/**
+ * Whether the next MX host may be tried: the session never reached MAIL FROM (refused, timed
+ * out, 4xx/5xx greeting, EHLO or STARTTLS failed), so nothing about this message was refused —
+ * RFC 5321 section 5.1 has the client go on down the list. A reply to MAIL, RCPT or DATA is
+ * the destination's answer for this message and ends the delivery attempt.
+ */
+export function triesNextHost(result: SendResult): boolean {
+  if (result.kind === 'sent') return false;
+  const cmd = command(result);
+  if (cmd !== undefined) return SESSION_SETUP.has(cmd);
+  // no command and no reply: a socket that broke before any step was named
+  return result.kind === 'soft_fail' && result.code === undefined;
+}
+
+/** The failure is the TLS upgrade's (classify.ts labels setup errors with their code). */
+export function isTlsFailure(result: SendResult): boolean {
+  return result.kind !== 'sent' && (command(result) === 'STARTTLS' || /^ETLS\b/.test(result.detail));
+}
+
+/** The metrics label of a soft failure at a destination. */
+export function deferralReason(result: SendResult, tlsEnforced: boolean): DeferralReason {
+  if (tlsEnforced && isTlsFailure(result)) return 'tls_required';
+  if (isThrottleReply(result)) return 'throttled';
+  return triesNextHost(result) ? 'connection' : 'temporary';
+}
