@@ -68,6 +68,8 @@ export const SUPPRESSION_EVENT_TYPES = ['suppression.added', 'suppression.remove
 export const TOPIC_EVENT_TYPES = ['topic.created', 'topic.updated', 'topic.deleted'] as const;
 export type SuppressionEventType = (typeof SUPPRESSION_EVENT_TYPES)[number];
 export type TopicEventType = (typeof TOPIC_EVENT_TYPES)[number];
+export const DOMAIN_EVENT_TYPES = ['domain.created', 'domain.updated', 'domain.deleted'] as const;
+export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
 
 /**
  * Any event on a team's events stream: the same envelope as {@link EmailEvent}, for the
@@ -75,7 +77,7 @@ export type TopicEventType = (typeof TOPIC_EVENT_TYPES)[number];
  */
 export interface TeamEvent {
   id: string;
-  type: ContactEventType | SuppressionEventType | TopicEventType;
+  type: ContactEventType | SuppressionEventType | TopicEventType | DomainEventType;
   created_at: string;
   teamId: string;
   data: Record<string, unknown>;
@@ -89,9 +91,7 @@ export interface TeamEvent {
 export const WEBHOOK_EVENT_TYPES = [
   ...EMAIL_EVENT_TYPES,
   ...CONTACT_EVENT_TYPES,
-  'domain.created',
-  'domain.updated',
-  'domain.deleted',
+  ...DOMAIN_EVENT_TYPES,
   ...SUPPRESSION_EVENT_TYPES,
   ...TOPIC_EVENT_TYPES,
   'inbox.created',

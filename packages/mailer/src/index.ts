@@ -20,3 +20,5 @@ export { createDirectDns } from './direct/dns.js';
 export type { AddressLookup, DirectDns, DirectDnsOptions } from './direct/dns.js';
 export { DEFERRAL_REASONS } from './direct/outcome.js';
 export type { DeferralReason } from './direct/outcome.js';
+export { createDkimSigner, DKIM_OVERSIGNED_HEADERS, DKIM_SIGNED_HEADERS } from './dkim-signer.js';
+export type { DkimSignerOptions, SignSync } from './dkim-signer.js';

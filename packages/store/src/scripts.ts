@@ -20,6 +20,8 @@ import { CONTACT_IMPORT_SCRIPTS, type ContactImportStoreCommands } from './conta
 import { BROADCAST_SCRIPTS, type BroadcastStoreCommands } from './broadcasts.scripts.js';
 import { INBOUND_SCRIPTS, type InboundStoreCommands } from './inbound.scripts.js';
 import { WEBHOOK_SCRIPTS, type WebhookStoreCommands } from './webhooks.scripts.js';
+import { EMAIL_SEARCH_SCRIPTS, type EmailSearchStoreCommands } from './email-search.scripts.js';
+import { COUNTED_STATUSES } from './email-stats.statuses.js';
 import { AUTOMATION_SCRIPTS, type AutomationStoreCommands } from './automations.scripts.js';
 import { DOMAIN_SCRIPTS, type DomainStoreCommands } from './domains.scripts.js';
 import { CUSTOM_EVENT_SCRIPTS, type CustomEventStoreCommands } from './custom-events.scripts.js';
@@ -34,6 +36,9 @@ import { EMAIL_STATUSES } from '@petrel/contracts';
  */
 const FINISHED_RANK = EMAIL_STATUSES.indexOf('sent');
 
+/** The statuses the hourly email counters count (email-stats.ts), as a Lua set. */
+const COUNTED_STATUSES_LUA = `{${COUNTED_STATUSES.map((s) => `${s} = true`).join(', ')}}`;
+
 type Arg = string | number;
 
 export const SCRIPTS = {
@@ -47,6 +52,8 @@ export const SCRIPTS = {
   ...INBOUND_SCRIPTS,
   /** Webhook endpoints and their event logs (webhooks.scripts.ts). */
   ...WEBHOOK_SCRIPTS,
+  /** The email search indexes of the list page (email-search.scripts.ts). */
+  ...EMAIL_SEARCH_SCRIPTS,
   /** Automations and their runs: compare-and-sets on a run's state (automations.scripts.ts). */
   ...AUTOMATION_SCRIPTS,
   /** Sending domains (domains.scripts.ts). */
@@ -241,20 +248,28 @@ return out
    * Appends and publishes every event, sets the fields, and moves `status` to the highest-ranked
    * event's status if that is forward (rank comparison), so events that arrive out of order never
    * move an email backwards. Returns 1 if the status moved, 0 if not, -1 if the record is gone.
+   * Dashboard (email-search.ts, email-stats.ts): KEYS[6] the team's counters of this hour, each
+   * event of a counted status adding 1 to `<lane>:<status>` (the hash expires at the last ARGV,
+   * a ms time); KEYS[7..18] the team's status indexes in EMAIL_STATUSES order (KEYS[7 + rank]):
+   * a status move moves the email from its old status's index to its new one, in this script.
    * Each event head ends in `"sequence":` (email-event-json.ts): the script completes it with the
    * email's next sequence number and `}}`, from the record's `seq` counter (a record written
    * before the counter existed starts after its timeline's length).
    */
   petrelRecordEmailEvents: {
-    numberOfKeys: 5,
+    numberOfKeys: 18,
     lua: `
+local COUNTED_STATUSES = ${COUNTED_STATUSES_LUA}
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local nf = tonumber(ARGV[2])
 if nf > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 3, 2 + nf * 2)) end
 local best = tonumber(redis.call('HGET', KEYS[1], 'status_rank') or '-1')
+local old_rank = best
+local lane = nil
+local counted = false
 local status = nil
 local first = 3 + nf * 2
-local n = (#ARGV - first + 1) / 3
+local n = (#ARGV - first) / 3
 local seq = 0
 if n > 0 then
   seq = redis.call('HINCRBY', KEYS[1], 'seq', n)
@@ -264,11 +279,16 @@ if n > 0 then
   end
   seq = seq - n
 end
-for i = first, #ARGV, 3 do
+for i = first, #ARGV - 1, 3 do
   seq = seq + 1
   local ev = ARGV[i + 2] .. seq .. '}}'
   redis.call('RPUSH', KEYS[2], ev)
   redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'event', ev)
+  if COUNTED_STATUSES[ARGV[i]] then
+    lane = lane or redis.call('HGET', KEYS[1], 'lane') or 'send'
+    redis.call('HINCRBY', KEYS[6], lane .. ':' .. ARGV[i], 1)
+    counted = true
+  end
   local rank = tonumber(ARGV[i + 1])
   if rank > best then best = rank; status = ARGV[i] end
 end
@@ -276,8 +296,12 @@ if best >= ${FINISHED_RANK} then
   redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'id'))
   redis.call('ZREM', KEYS[5], redis.call('HGET', KEYS[1], 'id'))
 end
+if counted then redis.call('PEXPIREAT', KEYS[6], ARGV[#ARGV]) end
 if status then
   redis.call('HSET', KEYS[1], 'status', status, 'status_rank', best)
+  local id = redis.call('HGET', KEYS[1], 'id')
+  if old_rank >= 0 then redis.call('ZREM', KEYS[7 + old_rank], id) end
+  redis.call('ZADD', KEYS[7 + best], redis.call('HGET', KEYS[1], 'created_ms') or 0, id)
   return 1
 end
 return 0
@@ -287,16 +311,20 @@ return 0
    * KEYS[1] email record, KEYS[2] timeline, KEYS[3], KEYS[4] the team's unfinished indexes of the
    * send and broadcast lanes (a canceled email leaves them). ARGV: eventJSON head (completed with the next sequence
    * number as petrelRecordEmailEvents does), canceledRank.
+   * KEYS[5] and KEYS[6]: the team's `scheduled` and `canceled` status indexes (email-search.ts),
+   * between which a cancel moves the email.
    * Cancels only an email that is still `scheduled`. Returns 1 if canceled, 0 if not scheduled,
    * -1 if missing.
    */
   petrelCancelScheduledEmail: {
-    numberOfKeys: 4,
+    numberOfKeys: 6,
     lua: `
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return -1 end
 if st ~= 'scheduled' then return 0 end
 redis.call('HSET', KEYS[1], 'status', 'canceled', 'status_rank', ARGV[2])
+redis.call('ZREM', KEYS[5], redis.call('HGET', KEYS[1], 'id'))
+redis.call('ZADD', KEYS[6], redis.call('HGET', KEYS[1], 'created_ms') or 0, redis.call('HGET', KEYS[1], 'id'))
 redis.call('ZREM', KEYS[3], redis.call('HGET', KEYS[1], 'id'))
 redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'id'))
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
@@ -559,6 +587,7 @@ export interface StoreCommands
     ContactImportStoreCommands,
     BroadcastStoreCommands,
     WebhookStoreCommands,
+    EmailSearchStoreCommands,
     AutomationStoreCommands,
     DomainStoreCommands,
     CustomEventStoreCommands,

@@ -51,7 +51,7 @@ export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Prom
   if ('replayed' in claim) return claim;
 
   try {
-    const prepared = await ports.prepare(req.teamId, checked.valid, endpoint);
+    const prepared = await ports.prepare(req.teamId, checked.valid, endpoint, req.scope);
     const errors = refusedEmails(checked, prepared);
 
     const ids: EmailIdInputs = {
@@ -92,7 +92,7 @@ async function validate(req: AcceptRequest, ports: AcceptPorts): Promise<Checked
 function refusedEmails(checked: CheckedRequest, prepared: PrepareResult): AcceptError[] {
   const first = prepared.errors[0];
   if (first && (checked.mode === 'strict' || checked.endpoint === 'single')) {
-    throw new PetrelError(first.name ?? 'validation_error', first.message);
+    throw new PetrelError(first.name ?? 'validation_error', first.message, first.status);
   }
   return [...checked.errors, ...prepared.errors].sort((a, b) => a.index - b.index);
 }

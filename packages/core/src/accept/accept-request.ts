@@ -6,13 +6,15 @@
  */
 import { validationError, type EmailContent } from '@petrel/contracts';
 import { validateBatch, validateEmail } from '../validation/index.js';
-import type { AcceptError, Endpoint } from './ports.js';
+import type { AcceptError, Endpoint, SenderScope } from './ports.js';
 
 interface AcceptRequestBase {
   teamId: string;
   idempotencyKey: string | undefined;
   /** The acceptance instant: `scheduled_at` is judged and ids are stamped against it. */
   now: Date;
+  /** What the request's credential restricts (a domain-restricted API key); none when absent. */
+  scope?: SenderScope;
 }
 
 /** A request as it came over HTTP: the body is validated by the first stage. */

@@ -88,6 +88,8 @@ export interface AcceptError {
   message: string;
   /** Defaults to `validation_error`. */
   name?: ErrorName;
+  /** The HTTP status when not the name's own (a `from` domain not verified: 403 validation_error). */
+  status?: number;
 }
 
 export interface PreparedEmail {
@@ -102,12 +104,19 @@ export interface PrepareResult {
   errors: AcceptError[];
 }
 
+/** What the credential of the request restricts (an API key with `domain_id`). */
+export interface SenderScope {
+  /** The only domain the key may send from. */
+  domainId?: string;
+}
+
 /** Runs the preparation stages over the valid emails of one request (see `prepareWith`). */
 export interface Preparer {
   prepare(
     teamId: string,
     emails: { index: number; email: EmailContent }[],
     endpoint: Endpoint,
+    scope?: SenderScope,
   ): Promise<PrepareResult>;
 }
 

@@ -35,6 +35,7 @@ describe('deliverEmail', () => {
       'track',
       'decorate',
       'build-mime',
+      'sign',
       'send',
       'record-and-publish',
     ]);
@@ -353,7 +354,7 @@ describe('deliverEmail', () => {
     const { deps, email } = setup();
     const reordered = DELIVERY_STAGES.filter((s) => s.name !== 'build-mime');
     await expect(deliverEmail(job(email), deps, reordered)).rejects.toThrow(
-      'delivery stage send runs before messages is known',
+      'delivery stage sign runs before messages is known',
     );
   });
 

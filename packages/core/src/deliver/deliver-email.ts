@@ -15,12 +15,13 @@ import { recordAndPublish } from './stages/record-and-publish.js';
 import { render } from './stages/render.js';
 import { resolveContent } from './stages/resolve-content.js';
 import { send } from './stages/send.js';
+import { sign } from './stages/sign.js';
 import { track } from './stages/track.js';
 
 /**
  * The delivery pipeline, in order; a feature grows it by one stage:
  * topic and suppression decisions refine decide-recipients' list, unsubscribe and tracking
- * headers join decorate, DKIM is a `sign` stage between build-mime and send ({@link SignStage}).
+ * headers join decorate, DKIM is the `sign` stage between build-mime and send (stages/sign.ts).
  */
 export const DELIVERY_STAGES: readonly DeliverStage[] = [
   resolveContent,
@@ -29,6 +30,7 @@ export const DELIVERY_STAGES: readonly DeliverStage[] = [
   track,
   decorate,
   buildMime,
+  sign,
   send,
   recordAndPublish,
 ];

@@ -12,6 +12,7 @@ export type DeliverStageName =
   | 'track'
   | 'decorate'
   | 'build-mime'
+  | 'sign'
   | 'send'
   | 'record-and-publish';
 

@@ -12,7 +12,9 @@ import type {
   EmailEvent,
   EmailStatus,
 } from '@petrel/contracts';
+import type { DomainTls } from '@petrel/contracts';
 import type { CompiledTemplate } from '../templates/parse-template.js';
+import type { DkimSigner, SendingDomains } from '../domains/domains-port.js';
 import type { DeclaredVariable } from '../templates/render-template.js';
 import type { DeliverOutcome } from './outcome.js';
 import type { RecipientStates, SuppressionsWriter } from '../audience/ports.js';
@@ -131,6 +133,11 @@ export interface OutgoingEmail {
    * an ASCII form, for a hop that does not offer SMTPUTF8 (RFC 6531).
    */
   asciiRaw?: Buffer;
+  /**
+   * The from-domain's TLS policy (the sign stage sets it from the team's domain): `enforced`
+   * means a delivery straight to the recipient's MX must not go on without STARTTLS.
+   */
+  tls?: DomainTls;
 }
 
 /** A message that can never be built (unsafe header, invalid address…) is not retried. */
@@ -254,4 +261,10 @@ export interface DeliverPorts {
   contactProperties: ContactPropertyDefinitions;
   /** The team's open/click tracking switches (read per email: cache them) and the tracking links. */
   tracking: TrackingPorts;
+  /**
+   * The team's sending domains (keys decrypted and cached by the adapter) and the DKIM signer:
+   * the sign stage signs and sets the return path only when both are wired.
+   */
+  domains?: SendingDomains;
+  signer?: DkimSigner;
 }

@@ -19,6 +19,8 @@ export interface EmailReference {
   envelopeRecipients: readonly string[];
   /** The configured bounce domain; VERP addresses elsewhere are not ours. */
   bounceDomain: string | undefined;
+  /** Return-path subdomains of the teams' sending domains (`send.example.com`): VERP there is ours too. */
+  isReturnPathDomain?: (domain: string) => boolean;
   /** Header fields of the returned message (names lower-cased). */
   originalHeaders: Map<string, string[]>;
   /** ARF's Original-Mail-From. */
@@ -31,9 +33,12 @@ export function emailIdCandidates(ref: EmailReference): string[] {
   const add = (id: string | null) => {
     if (id !== null && !out.includes(id)) out.push(id);
   };
-  for (const rcpt of ref.envelopeRecipients) add(parseVerp(rcpt, ref.bounceDomain));
-  for (const rp of ref.originalHeaders.get('return-path') ?? []) add(parseVerp(rp, ref.bounceDomain));
-  if (ref.originalMailFrom !== undefined) add(parseVerp(ref.originalMailFrom, ref.bounceDomain));
+  const { bounceDomain, isReturnPathDomain } = ref;
+  const verp = (address: string) =>
+    parseVerp(address, bounceDomain) ?? (isReturnPathDomain ? parseVerp(address, isReturnPathDomain) : null);
+  for (const rcpt of ref.envelopeRecipients) add(verp(rcpt));
+  for (const rp of ref.originalHeaders.get('return-path') ?? []) add(verp(rp));
+  if (ref.originalMailFrom !== undefined) add(verp(ref.originalMailFrom));
   const messageId = field(ref.originalHeaders, 'message-id');
   if (messageId !== undefined) add(emailIdOfMessageId(messageId));
   return out;

@@ -23,14 +23,25 @@ export function formatVerp(emailId: string, bounceDomain: string): string {
 /**
  * The email id of a return path, or null when `address` is not one: another local part, another
  * domain (when `bounceDomain` is given), or no UUID after the `+`. Angle brackets are allowed.
+ * `bounceDomain` may also be a test of the domain: a team's sending domain sends with
+ * `bounces+<emailId>@<return-path subdomain>` (`send.example.com`), one such domain per
+ * sending domain.
  */
-export function parseVerp(address: string, bounceDomain?: string): string | null {
+export function parseVerp(
+  address: string,
+  bounceDomain?: string | ((domain: string) => boolean),
+): string | null {
   const bare = address.trim().replace(/^<|>$/g, '');
   const at = bare.lastIndexOf('@');
   if (at < 0) return null;
   const local = bare.slice(0, at).toLowerCase();
   const domain = bare.slice(at + 1).toLowerCase();
-  if (bounceDomain !== undefined && domain !== bounceDomain.toLowerCase()) return null;
+  if (
+    typeof bounceDomain === 'function'
+      ? !bounceDomain(domain)
+      : bounceDomain !== undefined && domain !== bounceDomain.toLowerCase()
+  )
+    return null;
   const prefix = `${BOUNCE_LOCAL_PART}+`;
   if (!local.startsWith(prefix)) return null;
   const id = local.slice(prefix.length);

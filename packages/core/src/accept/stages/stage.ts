@@ -8,7 +8,7 @@
  */
 import type { EmailContent, ErrorName } from '@petrel/contracts';
 import { PetrelError, formatIssuePath } from '@petrel/contracts';
-import type { AcceptError, Endpoint, PrepareResult, Preparer, TemplatePin } from '../ports.js';
+import type { AcceptError, Endpoint, PrepareResult, Preparer, SenderScope, TemplatePin } from '../ports.js';
 
 /** What a stage knows about the email's place in the request. */
 export interface StageContext {
@@ -17,10 +17,13 @@ export interface StageContext {
   index: number;
   /** In a batch, messages name the email: `emails[i].` */
   batch: boolean;
+  /** The only domain the request's API key may send from (a key with `domain_id`). */
+  keyDomainId?: string;
 }
 
 export type StageResult =
-  { email: EmailContent; template?: TemplatePin } | { refused: { message: string; name?: ErrorName } };
+  | { email: EmailContent; template?: TemplatePin }
+  | { refused: { message: string; name?: ErrorName; status?: number } };
 
 export type AcceptStage = (email: EmailContent, ctx: StageContext) => Promise<StageResult>;
 
@@ -28,9 +31,9 @@ export type AcceptStage = (email: EmailContent, ctx: StageContext) => Promise<St
 export const fieldPrefix = (ctx: Pick<StageContext, 'index' | 'batch'>): string =>
   ctx.batch ? `${formatIssuePath(['emails', ctx.index])}.` : '';
 
-/** A stage's refusal of one field. */
-export const refuse = (message: string, name?: ErrorName): StageResult => ({
-  refused: { message, ...(name ? { name } : {}) },
+/** A stage's refusal of one field (`status` when not the name's own). */
+export const refuse = (message: string, name?: ErrorName, status?: number): StageResult => ({
+  refused: { message, ...(name ? { name } : {}), ...(status !== undefined ? { status } : {}) },
 });
 
 /**
@@ -48,15 +51,16 @@ export function refusalFrom(err: unknown): StageResult {
  */
 export function prepareWith(stages: readonly AcceptStage[]): Preparer {
   return {
-    async prepare(teamId, emails, endpoint: Endpoint): Promise<PrepareResult> {
+    async prepare(teamId, emails, endpoint: Endpoint, scope?: SenderScope): Promise<PrepareResult> {
       const batch = endpoint === 'batch';
+      const keyDomainId = scope?.domainId;
       const out: PrepareResult = { emails: [], errors: [] };
       await Promise.all(
         emails.map(async ({ index, email }) => {
           let current = email;
           let template: TemplatePin | undefined;
           for (const stage of stages) {
-            const r = await stage(current, { teamId, index, batch });
+            const r = await stage(current, { teamId, index, batch, ...(keyDomainId && { keyDomainId }) });
             if ('refused' in r) {
               const error: AcceptError = { index, ...r.refused };
               out.errors.push(error);

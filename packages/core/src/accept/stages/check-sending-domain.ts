@@ -1,0 +1,64 @@
+/**
+ * Acceptance stage: the `from` address belongs to a domain the team may send from.
+ *
+ * - With enforcement on (ENFORCE_VERIFIED_DOMAINS), the from-domain must be a domain of the team
+ *   whose sending records are verified; otherwise Resend's 403 `validation_error`, "The
+ *   <domain> domain is not verified…". Matching is exact (a subdomain is a domain of its own,
+ *   as DKIM and SPF see it), case-insensitive, an IDN as A-labels.
+ * - An API key restricted to a domain (`domain_id`) sends from that domain only, enforcement on
+ *   or off (the key's restriction is the key's own rule).
+ *
+ * Runs after template resolution (a template may bring the `from`). Lookups of one team's domain
+ * are shared for {@link SENDING_DOMAIN_REUSE_MS}: a batch names one domain many times.
+ */
+import type { DomainRecordSet } from '@petrel/contracts';
+import { fromDomain, sendingVerified } from '../../domains/sending.js';
+import { fieldPrefix, refuse, type AcceptStage } from './stage.js';
+
+/** How long one lookup answers for the same domain: about one request. */
+export const SENDING_DOMAIN_REUSE_MS = 1_000;
+/** Resend answers an unverified or foreign `from` domain with 403. */
+const FORBIDDEN = 403;
+
+export interface SendingDomainCheck {
+  domains: { byName(teamId: string, name: string): Promise<DomainRecordSet | null> };
+  /** Refuse a `from` domain that is not a verified sending domain of the team. */
+  enforce: boolean;
+}
+
+export function checkSendingDomain(check: SendingDomainCheck, now: () => number = Date.now): AcceptStage {
+  const recent = new Map<string, { at: number; found: Promise<DomainRecordSet | null> }>();
+  const lookup = (teamId: string, name: string): Promise<DomainRecordSet | null> => {
+    const key = `${teamId}\n${name}`;
+    const t = now();
+    const seen = recent.get(key);
+    if (seen && t - seen.at < SENDING_DOMAIN_REUSE_MS) return seen.found;
+    if (recent.size > 1_000) recent.clear();
+    const found = check.domains.byName(teamId, name);
+    found.catch(() => recent.delete(key));
+    recent.set(key, { at: t, found });
+    return found;
+  };
+  return async (email, ctx) => {
+    if (!check.enforce && ctx.keyDomainId === undefined) return { email };
+    const name = fromDomain(email.from);
+    // validation has parsed it already; a template's from was checked when the template was saved
+    if (name === null) return { email };
+    const domain = await lookup(ctx.teamId, name);
+    if (ctx.keyDomainId !== undefined && domain?.id !== ctx.keyDomainId) {
+      return refuse(
+        `${fieldPrefix(ctx)}from: this API key may only send from the domain it is restricted to, not ${name}`,
+        'validation_error',
+        FORBIDDEN,
+      );
+    }
+    if (check.enforce && (!domain || !sendingVerified(domain))) {
+      return refuse(
+        `The ${name} domain is not verified. Please add and verify your domain (POST /domains, then POST /domains/:id/verify).`,
+        'validation_error',
+        FORBIDDEN,
+      );
+    }
+    return { email };
+  };
+}

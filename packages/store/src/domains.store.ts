@@ -1,0 +1,362 @@
+/**
+ * Sending domains: one hash per domain (`domain:<id>`), a creation-time listing, a name → id
+ * hash (one domain per name per team, decided inside the create script), and a global schedule
+ * of the next periodic check of every domain.
+ *
+ * Hash fields: id, name, region, custom_return_path, capabilities (JSON), open_tracking and
+ * click_tracking ('1'/'0'), tls, tracking_subdomain ('' = null), dkim (JSON: selector,
+ * algorithm, public key per key), checks (JSON: record key → status), status, created_at,
+ * updated_at, checked_at ('' = never), rev, and private_keys (JSON: selector → AES-256-GCM
+ * ciphertext, domains.crypto.ts) which no reader but {@link DomainsStore.forSending} decrypts.
+ *
+ * Every write is one Lua script that also appends its domain.* event to the team's events
+ * stream; updates are optimistic on `rev`. An update publishes domain.updated only when it
+ * moves `updated_at` (the use-cases move it when something the webhook payload shows changed:
+ * a periodic check that finds everything as before writes `checked_at` silently).
+ *
+ * The check schedule (`Keys.domainChecks`) is global: written alone, after the team's write on
+ * create and after it on delete; a scheduled entry whose domain is gone is dropped by the
+ * scheduler, so a crash between the two steps leaves nothing that matters.
+ */
+import { LRUCache } from 'lru-cache';
+import type {
+  DkimPublicKey,
+  DomainCapabilities,
+  DomainRecordSet,
+  DomainRecordStatus,
+  DomainRegion,
+  DomainStatus,
+  DomainTls,
+} from '@petrel/contracts';
+import {
+  UUID_RE,
+  newId,
+  returnPathDomain,
+  sendingVerified,
+  type DomainChange,
+  type DomainEventData,
+  type DomainsPort,
+  type NewDomain,
+  type Page,
+  type PageRequest,
+  type SendingDomain,
+  type SendingDomains,
+} from '@petrel/core';
+import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
+import { pageIndex } from './page-index.js';
+import type { RedisClient } from './redis.js';
+import { pipeline } from './scripts.js';
+import { teamEventJson } from './team-event-json.js';
+import { TeamStore } from './team-store.js';
+import { generateDkimKey, type DomainKeyCipher } from './domains.crypto.js';
+
+/** Optimistic-concurrency retries before a write gives up (only under heavy contention). */
+const MAX_WRITE_ATTEMPTS = 8;
+/** How long a process reuses what it read of a from-domain for sending (keys decrypted). */
+export const SENDING_DOMAIN_CACHE_MS = 30_000;
+const SENDING_DOMAIN_CACHE_ENTRIES = 10_000;
+
+export interface DomainsStoreOptions {
+  /** Encrypts new private keys and decrypts them for signing; without it: no create, no forSending. */
+  cipher?: DomainKeyCipher;
+  clock?: { now(): number };
+  /** How long forSending reuses a read (default {@link SENDING_DOMAIN_CACHE_MS}). */
+  sendingCacheMs?: number;
+}
+
+export class DomainsStore extends TeamStore implements DomainsPort, SendingDomains {
+  private readonly cipher: DomainKeyCipher | undefined;
+  private readonly sending: LRUCache<string, { value: SendingDomain | null }>;
+
+  constructor(redis: RedisClient, keys: Keys, opts: DomainsStoreOptions = {}) {
+    super(redis, keys, opts.clock);
+    this.cipher = opts.cipher;
+    this.sending = new LRUCache({
+      max: SENDING_DOMAIN_CACHE_ENTRIES,
+      ttl: opts.sendingCacheMs ?? SENDING_DOMAIN_CACHE_MS,
+    });
+  }
+
+  async create(
+    teamId: string,
+    input: NewDomain,
+    event: DomainEventData,
+  ): Promise<{ ok: true; domain: DomainRecordSet } | { ok: false; reason: 'name_taken' }> {
+    const cipher = this.requireCipher();
+    if (await this.redis.hexists(this.keys.domainNames(teamId), input.name))
+      return { ok: false, reason: 'name_taken' };
+    const nowMs = this.clock.now();
+    const id = newId(nowMs);
+    const generated = await Promise.all(input.dkim.map((k) => generateDkimKey(k.algorithm)));
+    const dkim: DkimPublicKey[] = input.dkim.map((k, i) => ({ ...k, publicKey: generated[i]!.publicKey }));
+    const privateKeys = Object.fromEntries(
+      input.dkim.map((k, i) => [
+        k.selector,
+        cipher.encrypt(generated[i]!.privateKeyPem, keyContext(teamId, id, k.selector)),
+      ]),
+    );
+    const iso = new Date(nowMs).toISOString();
+    const { dkim: _requested, ...options } = input;
+    const domain: DomainRecordSet = {
+      id,
+      ...options,
+      dkim,
+      checks: {},
+      status: 'not_started',
+      created_at: iso,
+      updated_at: iso,
+      checked_at: null,
+    };
+    const ok = await this.redis.petrelCreateDomain(
+      this.keys.domain(teamId, id),
+      this.keys.domains(teamId),
+      this.keys.domainNames(teamId),
+      this.keys.events(teamId),
+      id,
+      domain.name,
+      nowMs,
+      EVENTS_STREAM_MAXLEN,
+      EVENTS_STREAM_FIELD,
+      teamEventJson('domain.created', teamId, event(domain), nowMs),
+      ...domainPairs(domain),
+      'rev',
+      '0',
+      'private_keys',
+      JSON.stringify(privateKeys),
+    );
+    if (ok !== 1) return { ok: false, reason: 'name_taken' };
+    // first periodic check at the scheduler's next pass
+    await this.scheduleCheck(teamId, id, nowMs);
+    return { ok: true, domain };
+  }
+
+  async get(teamId: string, domainId: string): Promise<DomainRecordSet | null> {
+    if (!UUID_RE.test(domainId)) return null;
+    const r = await this.redis.hgetall(this.keys.domain(teamId, domainId.toLowerCase()));
+    return r.id ? toDomain(r) : null;
+  }
+
+  async byName(teamId: string, name: string): Promise<DomainRecordSet | null> {
+    const id = await this.redis.hget(this.keys.domainNames(teamId), name);
+    return id ? this.get(teamId, id) : null;
+  }
+
+  async list(teamId: string, page: PageRequest): Promise<Page<DomainRecordSet> | null> {
+    const found = await pageIndex(this.redis, this.keys.domains(teamId), page);
+    if (!found) return null;
+    if (found.ids.length === 0) return { items: [], hasMore: found.hasMore };
+    const pipe = pipeline(this.redis, 'DomainsStore.list');
+    for (const id of found.ids) pipe.hgetall(this.keys.domain(teamId, id));
+    const rows = (await pipe.exec()) ?? [];
+    const items = rows
+      .map(([, r]) => r as Record<string, string>)
+      .filter((r) => r?.id)
+      .map(toDomain);
+    return { items, hasMore: found.hasMore };
+  }
+
+  /** Every domain of the team, newest first (Resend lists domains without a limit as all). */
+  async all(teamId: string): Promise<DomainRecordSet[]> {
+    const count = await this.redis.zcard(this.keys.domains(teamId));
+    const page = await this.list(teamId, { limit: Math.max(1, count) });
+    return page?.items ?? [];
+  }
+
+  async update(
+    teamId: string,
+    domainId: string,
+    change: DomainChange,
+    event: DomainEventData,
+  ): Promise<DomainRecordSet | null> {
+    if (!UUID_RE.test(domainId)) return null;
+    const key = this.keys.domain(teamId, domainId.toLowerCase());
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const raw = await this.redis.hgetall(key);
+      if (!raw.id) return null;
+      const current = toDomain(raw);
+      const next = change(current);
+      if (next === 'unchanged') return current;
+      const moved = next.updated_at !== current.updated_at;
+      const res = await this.redis.petrelUpdateDomain(
+        key,
+        this.keys.events(teamId),
+        raw.rev ?? '0',
+        EVENTS_STREAM_MAXLEN,
+        EVENTS_STREAM_FIELD,
+        moved ? teamEventJson('domain.updated', teamId, event(next), Date.parse(next.updated_at)) : '',
+        ...domainPairs(next),
+      );
+      if (res === 1) {
+        this.sending.delete(sendingKey(teamId, next.name));
+        return next;
+      }
+      if (res === -1) return null;
+    }
+    throw new Error(`domain ${domainId}: too many concurrent updates`);
+  }
+
+  async remove(teamId: string, domainId: string, event: DomainEventData): Promise<DomainRecordSet | null> {
+    if (!UUID_RE.test(domainId)) return null;
+    const id = domainId.toLowerCase();
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const raw = await this.redis.hgetall(this.keys.domain(teamId, id));
+      if (!raw.id) return null;
+      const current = toDomain(raw);
+      const nowMs = this.clock.now();
+      const res = await this.redis.petrelDeleteDomain(
+        this.keys.domain(teamId, id),
+        this.keys.domains(teamId),
+        this.keys.domainNames(teamId),
+        this.keys.events(teamId),
+        id,
+        current.name,
+        raw.rev ?? '0',
+        EVENTS_STREAM_MAXLEN,
+        EVENTS_STREAM_FIELD,
+        teamEventJson('domain.deleted', teamId, event(current), nowMs),
+      );
+      if (res === 1) {
+        this.sending.delete(sendingKey(teamId, current.name));
+        await this.redis.zrem(this.keys.domainChecks(), checkMember(teamId, id));
+        return current;
+      }
+      if (res === -1) return null;
+    }
+    throw new Error(`domain ${domainId}: too many concurrent updates`);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Periodic checks (the scheduler)
+
+  /** Look the domain's records up again at `atMs`. */
+  async scheduleCheck(teamId: string, domainId: string, atMs: number): Promise<void> {
+    await this.redis.zadd(this.keys.domainChecks(), atMs, checkMember(teamId, domainId));
+  }
+
+  /** Domains whose check is due at `nowMs`, oldest first, at most `limit`. */
+  async dueChecks(nowMs: number, limit: number): Promise<{ teamId: string; domainId: string }[]> {
+    const members = await this.redis.zrangebyscore(
+      this.keys.domainChecks(),
+      '-inf',
+      nowMs,
+      'LIMIT',
+      0,
+      limit,
+    );
+    return members.flatMap((m) => {
+      const [teamId, domainId] = m.split(' ');
+      return teamId && domainId ? [{ teamId, domainId }] : [];
+    });
+  }
+
+  /** Forget a scheduled check (its domain is gone). */
+  async dropCheck(teamId: string, domainId: string): Promise<void> {
+    await this.redis.zrem(this.keys.domainChecks(), checkMember(teamId, domainId));
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Sending (the worker's sign stage)
+
+  /** The from-domain with its keys decrypted, cached per process (see the options). */
+  async forSending(teamId: string, name: string): Promise<SendingDomain | null> {
+    const key = sendingKey(teamId, name);
+    const hit = this.sending.get(key);
+    if (hit) return hit.value;
+    const id = await this.redis.hget(this.keys.domainNames(teamId), name);
+    const raw = id ? await this.redis.hgetall(this.keys.domain(teamId, id)) : {};
+    const value = raw.id ? this.sendingDomain(teamId, raw) : null;
+    this.sending.set(key, { value });
+    return value;
+  }
+
+  private sendingDomain(teamId: string, raw: Record<string, string>): SendingDomain {
+    const cipher = this.requireCipher();
+    const domain = toDomain(raw);
+    const encrypted = JSON.parse(raw.private_keys || '{}') as Record<string, string>;
+    // RSA first: a verifier that stops at the first signature it can check sees the usual kind
+    const ordered = [...domain.dkim].sort((a, b) =>
+      a.algorithm === b.algorithm ? 0 : a.algorithm === 'rsa-sha256' ? -1 : 1,
+    );
+    return {
+      id: domain.id,
+      name: domain.name,
+      returnPathDomain: returnPathDomain(domain),
+      tls: domain.tls,
+      verified: sendingVerified(domain),
+      keys: ordered.flatMap((k) => {
+        const sealed = encrypted[k.selector];
+        if (!sealed) return [];
+        const privateKeyPem = cipher.decrypt(sealed, keyContext(teamId, domain.id, k.selector));
+        return [{ selector: k.selector, algorithm: k.algorithm, privateKeyPem }];
+      }),
+    };
+  }
+
+  private requireCipher(): DomainKeyCipher {
+    if (!this.cipher) throw new Error('DomainsStore: no key cipher configured (domainKeySecret)');
+    return this.cipher;
+  }
+}
+
+/** The additional data a private key is sealed with: it only opens for its team, domain and selector. */
+const keyContext = (teamId: string, domainId: string, selector: string): string =>
+  `${teamId}:${domainId}:${selector}`;
+const checkMember = (teamId: string, domainId: string): string => `${teamId} ${domainId}`;
+const sendingKey = (teamId: string, name: string): string => `${teamId}\n${name}`;
+
+function domainPairs(d: DomainRecordSet): string[] {
+  return [
+    'id',
+    d.id,
+    'name',
+    d.name,
+    'region',
+    d.region,
+    'custom_return_path',
+    d.custom_return_path,
+    'capabilities',
+    JSON.stringify(d.capabilities),
+    'open_tracking',
+    d.open_tracking ? '1' : '0',
+    'click_tracking',
+    d.click_tracking ? '1' : '0',
+    'tls',
+    d.tls,
+    'tracking_subdomain',
+    d.tracking_subdomain ?? '',
+    'dkim',
+    JSON.stringify(d.dkim),
+    'checks',
+    JSON.stringify(d.checks),
+    'status',
+    d.status,
+    'created_at',
+    d.created_at,
+    'updated_at',
+    d.updated_at,
+    'checked_at',
+    d.checked_at ?? '',
+  ];
+}
+
+function toDomain(r: Record<string, string>): DomainRecordSet {
+  return {
+    id: r.id ?? '',
+    name: r.name ?? '',
+    region: (r.region ?? 'us-east-1') as DomainRegion,
+    custom_return_path: r.custom_return_path ?? 'send',
+    capabilities: JSON.parse(
+      r.capabilities || '{"sending":"enabled","receiving":"disabled"}',
+    ) as DomainCapabilities,
+    open_tracking: r.open_tracking === '1',
+    click_tracking: r.click_tracking === '1',
+    tls: (r.tls ?? 'opportunistic') as DomainTls,
+    tracking_subdomain: r.tracking_subdomain || null,
+    dkim: JSON.parse(r.dkim || '[]') as DkimPublicKey[],
+    checks: JSON.parse(r.checks || '{}') as Record<string, DomainRecordStatus>,
+    status: (r.status ?? 'not_started') as DomainStatus,
+    created_at: r.created_at ?? '',
+    updated_at: r.updated_at ?? '',
+    checked_at: r.checked_at || null,
+  };
+}
