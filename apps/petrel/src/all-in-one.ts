@@ -39,7 +39,8 @@ export async function startAllInOne(
     redisUrl = redis.url;
   }
   let smtpUrl = config.SMTP_URL;
-  if (!smtpUrl) {
+  // direct delivery needs no relay: nothing to capture
+  if (!smtpUrl && config.DELIVERY_MODE !== 'direct') {
     const capture = await startCaptureSmtp({ dataDir: config.DATA_DIR, port: config.CAPTURE_SMTP_PORT });
     lifecycle.onStop('capture-smtp', () => capture.stop());
     smtpUrl = capture.url;
@@ -85,7 +86,7 @@ export async function startAllInOne(
     apiPort: api.port,
     metricsPort: health.port,
     redisUrl,
-    smtpUrl,
+    smtpUrl: smtpUrl ?? 'direct',
     smtpPorts: smtp.ports,
     firstKey,
     apiApp: api.app,

@@ -1,5 +1,7 @@
 import {
   dataEnv,
+  deliveryEnv,
+  dnsEnv,
   linksEnv,
   loadConfig,
   logEnv,
@@ -16,6 +18,8 @@ export const workerConfigShape = {
   ...logEnv,
   ...metricsEnv('worker'),
   ...smtpEnv,
+  ...deliveryEnv,
+  ...dnsEnv,
   ...queueEnv,
   ...workerEnv,
   ...dataEnv,

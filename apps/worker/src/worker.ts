@@ -24,11 +24,11 @@ import {
   unsubscribeSecret,
 } from '@petrel/store';
 import { createContactImportWorker, createSendWorkers, type Worker } from '@petrel/queue';
-import { createSmtpSender } from '@petrel/mailer';
 import { log, logConnectionError, metrics } from '@petrel/observability';
 import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
 import { emailRetentionMs, publicUrl } from '@petrel/config';
 import { deliverEmailProcessor } from './deliver-email.processor.js';
+import { createLaneSenders } from './senders.js';
 import { contactImportProcessor } from './contact-import.processor.js';
 import { deliverObserver } from './deliver-observer.js';
 import { SoftFailError } from './job-result.js';
@@ -50,8 +50,8 @@ export interface WorkerExtensions {
 
 export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = {}): Promise<WorkerHandle> {
   if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the worker');
-  if (!config.SMTP_URL) throw new Error('SMTP_URL is required to start the worker');
-  const smtpUrl = config.SMTP_URL;
+  if (config.DELIVERY_MODE === 'relay' && !config.SMTP_URL)
+    throw new Error('SMTP_URL is required to start the worker (DELIVERY_MODE=relay)');
   const redis = createRedis(
     config.REDIS_URL,
     'command',
@@ -66,20 +66,8 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
   );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const emails = new EmailsStore(redis, keys, emailRetentionMs(config));
-  // One SMTP pool per lane: a broadcast's sends fill every connection of their pool, and a
-  // password reset must not wait in that queue (the lanes' own queues and concurrency would
-  // not help if they shared the connections).
-  const senders = new Map(
-    SEND_LANES.map((lane) => [
-      lane,
-      createSmtpSender({
-        url: smtpUrl,
-        poolSize: config.SMTP_POOL_SIZE,
-        connectionTimeoutMs: config.SMTP_CONNECTION_TIMEOUT_MS,
-        socketTimeoutMs: config.SMTP_SOCKET_TIMEOUT_MS,
-      }),
-    ]),
-  );
+  // Relay: one SMTP pool per lane; direct: one MX sender shared by the lanes (senders.ts).
+  const senders = createLaneSenders(config);
   const schedule = retrySchedule(config.RETRY_SCHEDULE_S);
   const retentionMs = emailRetentionMs(config);
   const templates = new TemplatesStore(redis, keys, retentionMs);
@@ -130,7 +118,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     return createSendWorkers(
       lane,
       deliverEmailProcessor(
-        { ...ports, smtp: senders.get(lane)!, observer: deliverObserver(lane) },
+        { ...ports, smtp: senders.byLane.get(lane)!, observer: deliverObserver(lane) },
         ext.stages,
       ),
       {
@@ -206,7 +194,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
       // checkpoint), then close the transport and Redis.
       stopping = true;
       await Promise.all([...workers.map((w) => w.close()), importWorker.close()]);
-      await Promise.all([...senders.values()].map((s) => s.close()));
+      await Promise.all(senders.all.map((s) => s.close()));
       await Promise.all([redis.quit().catch(() => undefined), bullConnection.quit().catch(() => undefined)]);
     },
   };

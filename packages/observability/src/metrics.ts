@@ -177,6 +177,26 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  // Direct delivery (DELIVERY_MODE=direct). `destination` is an MX host name; the worker drops a
+  // destination's series when it forgets the destination (DIRECT_MAX_POOLS bounds them).
+  directConcurrencyLimit: once(
+    () =>
+      new client.Gauge({
+        name: 'petrel_direct_concurrency_limit',
+        help: 'Adaptive concurrency limit per destination MX host (halved on 421/4.7.x/refused connections)',
+        labelNames: ['destination'],
+        registers: [registry],
+      }),
+  ),
+  directDeferrals: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_direct_deferrals_total',
+        help: 'Direct delivery attempts deferred, by destination MX host and reason (throttled, connection, tls_required, slot_timeout, temporary, dns)',
+        labelNames: ['destination', 'reason'],
+        registers: [registry],
+      }),
+  ),
 };
 
 export { client as promClient };
