@@ -3,24 +3,19 @@
  * registry of scripts.ts (names `petrel<Verb><Noun>`, slot-checked on every call). Every key is
  * in KEYS and carries the team's `{tag}`.
  */
+import { CONTACT_SCRIPTS } from './contacts.scripts.js';
+
 type Arg = string | number;
 
 export const CUSTOM_EVENT_SCRIPTS = {
   /**
    * KEYS[1] definition, [2] the team's definition listing, [3] the team's name index.
-   * ARGV: id, createdMs, name, then the definition's field/value pairs.
+   * ARGV: id, name, createdMs, then the definition's field/value pairs.
    * The name is claimed in the same script, so two concurrent creates of one name cannot both
-   * win. Returns 1, or 0 when the name is taken.
+   * win. Returns 1, or 0 when the name is taken. The very script of a contact property, whose key
+   * is claimed the same way.
    */
-  petrelCreateCustomEvent: {
-    numberOfKeys: 3,
-    lua: `
-if redis.call('HSETNX', KEYS[3], ARGV[3], ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 4, #ARGV))
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-return 1
-`,
-  },
+  petrelCreateCustomEvent: CONTACT_SCRIPTS.petrelCreateContactProperty,
   /**
    * KEYS[1] definition. ARGV: the `rev` read, updated_at, schema JSON ('' clears it).
    * Optimistic: writes only while `rev` is the one read. Returns 1, 0 (changed meanwhile: read

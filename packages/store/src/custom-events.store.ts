@@ -82,8 +82,8 @@ export class CustomEventsStore extends TeamStore implements CustomEventsPort {
       this.keys.customEvents(teamId),
       this.keys.customEventNames(teamId),
       record.id,
-      nowMs,
       record.name,
+      nowMs,
       ...fields,
     );
     return ok === 1 ? { ok: true, record } : { ok: false, reason: 'name_taken' };
