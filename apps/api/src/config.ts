@@ -1,7 +1,11 @@
 import {
   apiEnv,
+  automationEnv,
   dashboardEnv,
   dataEnv,
+  dnsEnv,
+  domainsEnv,
+  limitsEnv,
   loadConfig,
   logEnv,
   metricsEnv,
@@ -17,8 +21,12 @@ export const apiConfigShape = {
   ...apiEnv,
   ...queueEnv,
   ...dataEnv,
+  ...dnsEnv,
+  ...domainsEnv,
+  ...limitsEnv,
   ...webhookEnv,
   ...dashboardEnv,
+  ...automationEnv,
 };
 
 export type ApiConfig = ReturnType<typeof loadApiConfig>;

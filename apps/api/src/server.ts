@@ -7,6 +7,12 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import {
   ApiKeysStore,
+  DomainKeyCipher,
+  DomainsStore,
+  createDomainDns,
+  domainKeySecret,
+  AutomationRunsStore,
+  AutomationsStore,
   BroadcastsStore,
   DashboardSessionsStore,
   ContactImportsStore,
@@ -18,6 +24,8 @@ import {
   InboundStore,
   Keys,
   OutboxStore,
+  RateLimitStore,
+  dailyQuotaCounter,
   RecipientStatesStore,
   SegmentsStore,
   SuppressionsStore,
@@ -29,13 +37,21 @@ import {
   pingRedis,
   unsubscribeSecret,
 } from '@petrel/store';
-import { BroadcastFanoutQueue, ContactImportQueue, SendQueues, WebhookDeliveryQueue } from '@petrel/queue';
+import {
+  AutomationQueue,
+  BroadcastFanoutQueue,
+  ContactImportQueue,
+  SendQueues,
+  WebhookDeliveryQueue,
+} from '@petrel/queue';
 import { acceptPreparer, engagementTracker, newId, type Preparer, type SendEventPorts } from '@petrel/core';
-import { vetNewEndpoint, type HostResolver } from '@petrel/core';
+import { vetNewEndpoint, type DailyQuotaOptions, type HostResolver } from '@petrel/core';
 import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
-import { emailRetentionMs, publicUrl } from '@petrel/config';
-import { log, logConnectionError } from '@petrel/observability';
+import { dkimSettings, domainDnsTargets, emailRetentionMs, publicUrl } from '@petrel/config';
+import type { DnsPort } from '@petrel/core';
+import { domainsRoutes } from './routes/domains.routes.js';
+import { log, logConnectionError, metrics } from '@petrel/observability';
 import { createApp } from './app.js';
 import { acceptancePorts } from './acceptance-ports.js';
 import type { ApiConfig } from './config.js';
@@ -55,6 +71,7 @@ import { contactImportsRoutes } from './routes/contact-imports.routes.js';
 import { broadcastsRoutes } from './routes/broadcasts.routes.js';
 import { webhooksRoutes } from './routes/webhooks.routes.js';
 import { eventsRoutes } from './routes/events.routes.js';
+import { automationsRoutes } from './routes/automations.routes.js';
 import { CspReports, defaultDashboardDist } from './dashboard/index.js';
 import { randomBytes } from 'node:crypto';
 
@@ -104,8 +121,17 @@ export interface ApiContext {
   webhookQueue: WebhookDeliveryQueue;
   /** Resolves webhook endpoint host names for the SSRF check. */
   webhookResolver: HostResolver;
+  /** Sending domains (their DKIM keys sealed with DOMAIN_KEY_SECRET) and the DNS their checks ask. */
+  domains: DomainsStore;
+  domainDns: DnsPort;
+  /** The teams' request rate and daily quota. */
+  limits: RateLimitStore;
   /** Event definitions and the received-events log (POST /events, POST /events/send). */
   customEvents: CustomEventsStore;
+  automations: AutomationsStore;
+  automationRuns: AutomationRunsStore;
+  /** The automation queue: POST /events/send hands each event over as a job (AutomationTriggers). */
+  automationQueue: AutomationQueue;
 }
 
 /**
@@ -136,13 +162,31 @@ export function defaultPreparer(ctx: ApiContext): Preparer {
     templates: ctx.templates,
     topics: ctx.topics,
     attachments: createAttachmentFetcher({ allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
+    sendingDomains: { domains: ctx.domains, enforce: ctx.config.ENFORCE_VERIFIED_DOMAINS },
+    dailyQuota: dailyQuotaStage(ctx.limits, ctx.config.DAILY_QUOTA),
   });
+}
+
+/** The daily quota stage's options over the limits store (DAILY_QUOTA and the teams' own quotas). */
+export function dailyQuotaStage(limits: RateLimitStore, defaultQuota: number): DailyQuotaOptions {
+  return {
+    counter: dailyQuotaCounter(limits),
+    defaultQuota,
+    onRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
+  };
 }
 
 /** The feature routes the API always serves, besides /emails and /api-keys. */
 export function defaultRoutes(ctx: ApiContext): RouteSpec[] {
   return [
     ...templatesRoutes(ctx.templates),
+    ...domainsRoutes({
+      domains: ctx.domains,
+      dns: ctx.domainDns,
+      targets: domainDnsTargets(ctx.config),
+      dkim: dkimSettings(ctx.config),
+      clock: Date,
+    }),
     ...topicsRoutes(ctx.topics),
     ...suppressionsRoutes(ctx.suppressions),
     ...audienceRoutes(ctx),
@@ -164,6 +208,7 @@ export function defaultRoutes(ctx: ApiContext): RouteSpec[] {
           resolve: ctx.webhookResolver,
         }),
     }),
+    ...automationsRoutes({ automations: ctx.automations, runs: ctx.automationRuns, clock: Date }),
   ];
 }
 
@@ -218,7 +263,15 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     webhooks: new WebhooksStore(redis, keys, retentionMs),
     webhookQueue: new WebhookDeliveryQueue(redis, { prefix: keys.bullPrefix() }),
     webhookResolver: ext.webhookResolver ?? systemHostResolver,
+    domains: new DomainsStore(redis, keys, {
+      cipher: new DomainKeyCipher(await domainKeySecret(redis, keys, config.DOMAIN_KEY_SECRET)),
+    }),
+    domainDns: createDomainDns({ servers: config.DNS_SERVERS }),
+    limits: new RateLimitStore(redis, keys),
     customEvents: new CustomEventsStore(redis, keys),
+    automations: new AutomationsStore(redis, keys),
+    automationRuns: new AutomationRunsStore(redis, keys, config.AUTOMATION_RUN_RETENTION_DAYS * 86_400_000),
+    automationQueue: new AutomationQueue(redis, { prefix: keys.bullPrefix() }),
   };
   const apiKeys = new ApiKeysStore(redis, keys);
   const emails = new EmailsStore(redis, keys, retentionMs);
@@ -233,6 +286,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   await ctx.importQueue.ready();
   await ctx.fanoutQueue.ready();
   await ctx.webhookQueue.ready();
+  await ctx.automationQueue.ready();
 
   const defaultTeamId = await apiKeys.ensureDefaultTeam();
   if (config.BOOTSTRAP_API_KEY) await apiKeys.ensureToken(defaultTeamId, config.BOOTSTRAP_API_KEY);
@@ -250,10 +304,12 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   const accept = acceptancePorts({ emails, idempotency, outbox, queues, preparer });
   const app = createApp({
     apiKeys,
+    domains: ctx.domains,
     emails,
     queues,
     accept,
     ready: () => pingRedis(redis),
+    rateLimit: { limiter: ctx.limits, defaultRps: config.RATE_LIMIT_RPS },
     dashboard: {
       ports: {
         keys: apiKeys,
@@ -278,7 +334,8 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
         contacts,
         properties: contactProperties,
         idempotency: eventSendIdempotency(accept, idempotency, redis),
-        triggers: recordOnlyTriggers(ctx.customEvents),
+        // durable hand-over: the event's job is in Redis before the 202
+        triggers: ctx.automationQueue,
         clock: Date,
       }),
       ...(ext.routes ? ext.routes(ctx) : []),
@@ -340,6 +397,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       await ctx.importQueue.close();
       await ctx.fanoutQueue.close();
       await ctx.webhookQueue.close();
+      await ctx.automationQueue.close();
       await redis.quit().catch(() => undefined);
     },
   };

@@ -1,7 +1,9 @@
 import {
+  automationEnv,
   dataEnv,
   deliveryEnv,
   dnsEnv,
+  domainsEnv,
   linksEnv,
   loadConfig,
   logEnv,
@@ -20,10 +22,12 @@ export const workerConfigShape = {
   ...smtpEnv,
   ...deliveryEnv,
   ...dnsEnv,
+  ...domainsEnv,
   ...queueEnv,
   ...workerEnv,
   ...dataEnv,
   ...linksEnv,
+  ...automationEnv,
   /**
    * Jobs of the broadcast lane one process runs at once (WORKER_CONCURRENCY is the transactional
    * lane's). Smaller than the transactional lane's so a broadcast's sends leave the process's CPU

@@ -13,6 +13,8 @@ import {
   ContactImportsStore,
   ContactPropertiesStore,
   ContactsStore,
+  DomainKeyCipher,
+  DomainsStore,
   EmailsStore,
   Keys,
   RecipientStatesStore,
@@ -20,10 +22,13 @@ import {
   TeamSettingsStore,
   TemplatesStore,
   createRedis,
+  domainKeySecret,
   pingRedis,
   unsubscribeSecret,
 } from '@petrel/store';
+import { createDkimSigner } from '@petrel/mailer';
 import { createContactImportWorker, createSendWorkers, type Worker } from '@petrel/queue';
+import { startAutomationEngine } from './automation-engine.js';
 import { log, logConnectionError, metrics } from '@petrel/observability';
 import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
 import { emailRetentionMs, publicUrl } from '@petrel/config';
@@ -106,6 +111,11 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
         now: () => Date.now(),
       }),
     },
+    // DKIM: the from-domain's keys decrypted once per process (cached 30 s), signed in-process
+    domains: new DomainsStore(redis, keys, {
+      cipher: new DomainKeyCipher(await domainKeySecret(redis, keys, config.DOMAIN_KEY_SECRET)),
+    }),
+    signer: createDkimSigner(),
   };
 
   // One BullMQ Worker per queue of each lane (every shard, and the previous layout's while
@@ -186,6 +196,9 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     log().warn({ jobId }, 'contact import stalled (its worker stopped); it resumes from its checkpoint'),
   );
 
+  // Automation runs: their own queue, AUTOMATION_CONCURRENCY jobs at a time (automation-engine.ts).
+  const automations = await startAutomationEngine(config, { redis, bullConnection, keys, templates });
+
   return {
     workers,
     ready: () => pingRedis(redis),
@@ -193,7 +206,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
       // Stop taking jobs and let in-flight sends finish (a running import stops at its next
       // checkpoint), then close the transport and Redis.
       stopping = true;
-      await Promise.all([...workers.map((w) => w.close()), importWorker.close()]);
+      await Promise.all([...workers.map((w) => w.close()), importWorker.close(), automations.close()]);
       await Promise.all(senders.all.map((s) => s.close()));
       await Promise.all([redis.quit().catch(() => undefined), bullConnection.quit().catch(() => undefined)]);
     },

@@ -411,6 +411,101 @@ export const webhookDispatchEnv = {
   WEBHOOK_CLAIM_IDLE_MS: z.coerce.number().int().min(100).default(30_000),
 };
 
+/**
+ * Per-team limits (apps/api and apps/smtp share them): the defaults of teams that set none of
+ * their own (`npm run petrel -- team limits`).
+ */
+export const limitsEnv = {
+  /**
+   * Requests per second per team, all its API keys and SMTP submissions together (Resend's
+   * default is 10); over it 429 `rate_limit_exceeded`. 0 or unset: no limit.
+   */
+  RATE_LIMIT_RPS: z.coerce.number().int().min(0).default(0),
+  /** Emails a team may send per UTC day; over it 429 `daily_quota_exceeded`. 0 or unset: no quota. */
+  DAILY_QUOTA: z.coerce.number().int().min(0).default(0),
+};
+
+/** The stuck-email watchdog of the scheduler. */
+export const watchdogEnv = {
+  /** How often the watchdog samples the oldest unfinished email and sweeps stuck ones, in seconds. */
+  WATCHDOG_INTERVAL_S: z.coerce.number().int().min(1).default(60),
+  /**
+   * How long past due an unfinished email's job must be before the watchdog looks at it, in
+   * seconds: longer than an acceptance and the outbox relay take (OUTBOX_GRACE_MS).
+   */
+  WATCHDOG_STUCK_AFTER_S: z.coerce.number().int().min(1).default(900),
+};
+
+/**
+ * Sending domains (POST /domains): where their DNS records point, how they are checked, how their
+ * DKIM keys are made and kept, and whether a `from` must be at a verified domain. Read by the
+ * API (create, verify, the acceptance check), the worker (signing) and the scheduler (checks);
+ * the checks ask DNS_SERVERS ({@link dnsEnv}).
+ */
+export const domainsEnv = {
+  /**
+   * Key that encrypts the domains' DKIM private keys at rest (AES-256-GCM; at least 32
+   * characters). Unset: one is generated once and kept in Redis, shared by every process.
+   */
+  DOMAIN_KEY_SECRET: z.string().min(32).optional(),
+  /** Selector of the domains' RSA DKIM keys (`<selector>._domainkey.<domain>`). */
+  DKIM_SELECTOR: z
+    .string()
+    .regex(/^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/i, 'must be one DNS label, e.g. petrel')
+    .default('petrel'),
+  /** Give every new domain an Ed25519 key too (RFC 8463), a second signature beside RSA. */
+  DKIM_ED25519: boolEnv.default(false),
+  /**
+   * Host name the domains' MX records point at: the inbound SMTP server (SMTP_INBOUND_PORT on
+   * port 25), where bounces to the return-path subdomain and received mail arrive.
+   */
+  DOMAIN_MX_HOST: z
+    .string()
+    .regex(DOMAIN_NAME, 'must be a host name, e.g. mx.example.com')
+    .default('localhost.localdomain'),
+  /**
+   * SPF policy published on each domain's return-path subdomain (RFC 7208). Unset:
+   * `v=spf1 a:<DOMAIN_MX_HOST> ~all` (the sending host is the MX host). List the sending IPs or
+   * the relay's include when they differ.
+   */
+  DOMAIN_SPF_POLICY: z
+    .string()
+    .regex(/^v=spf1( .*)?$/, 'must start with v=spf1')
+    .optional(),
+  /**
+   * Refuse (403) an email whose `from` is not at a verified sending domain of the team. On by
+   * default; the all-in-one `npm start` turns it off for local development.
+   */
+  ENFORCE_VERIFIED_DOMAINS: boolEnv.default(true),
+};
+
+/** Where the domains' records point (see {@link domainsEnv}). */
+export function domainDnsTargets(config: {
+  DOMAIN_MX_HOST: string;
+  DOMAIN_SPF_POLICY?: string | undefined;
+}): {
+  mxHost: string;
+  spf: string;
+} {
+  return {
+    mxHost: config.DOMAIN_MX_HOST,
+    spf: config.DOMAIN_SPF_POLICY ?? `v=spf1 a:${config.DOMAIN_MX_HOST} ~all`,
+  };
+}
+
+/** The DKIM settings of new domains: RSA selector, and the Ed25519 one when DKIM_ED25519 is on. */
+export function dkimSettings(config: { DKIM_SELECTOR: string; DKIM_ED25519: boolean }): {
+  selector: string;
+  ed25519Selector: string;
+  ed25519: boolean;
+} {
+  return {
+    selector: config.DKIM_SELECTOR,
+    ed25519Selector: `${config.DKIM_SELECTOR}-ed25519`,
+    ed25519: config.DKIM_ED25519,
+  };
+}
+
 export const dataEnv = {
   /** Directory for the embedded redis-server and captured mail (all-in-one mode). */
   DATA_DIR: z.string().default('.data'),

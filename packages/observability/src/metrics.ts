@@ -105,6 +105,40 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  automationRunsStarted: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_automation_runs_started_total',
+        help: 'Automation runs started (an event matched an enabled automation)',
+        registers: [registry],
+      }),
+  ),
+  automationRunsCompleted: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_automation_runs_completed_total',
+        help: 'Automation runs that reached the end of every branch',
+        registers: [registry],
+      }),
+  ),
+  automationRunsFailed: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_automation_runs_failed_total',
+        help: 'Automation runs failed by a step (its error is on the run)',
+        registers: [registry],
+      }),
+  ),
+  automationStepDuration: once(
+    () =>
+      new client.Histogram({
+        name: 'petrel_automation_step_duration_seconds',
+        help: 'Duration of one automation step job (a sleeping delay or wait counts each wake-up), by step type',
+        labelNames: ['type'],
+        buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+        registers: [registry],
+      }),
+  ),
   webhookDeliveries: once(
     () =>
       new client.Counter({
@@ -165,6 +199,33 @@ export const metrics = {
         name: 'petrel_redis_maxmemory_bytes',
         help: 'Redis maxmemory per node (0 = no limit), sampled by the scheduler',
         labelNames: ['node'],
+        registers: [registry],
+      }),
+  ),
+  rateLimited: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_rate_limited_total',
+        help: 'Requests and SMTP submissions refused by a team limit, by kind (rate: requests per second; daily_quota: emails per UTC day)',
+        labelNames: ['kind'],
+        registers: [registry],
+      }),
+  ),
+  oldestUnfinishedEmailAge: once(
+    () =>
+      new client.Gauge({
+        name: 'petrel_oldest_nonterminal_email_age_seconds',
+        help: 'Age of the oldest email not yet sent (scheduled, queued, delivery_delayed) since its job was due, by lane, over all teams; sampled by the scheduler watchdog',
+        labelNames: ['lane'],
+        registers: [registry],
+      }),
+  ),
+  watchdogActions: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_watchdog_actions_total',
+        help: 'What the stuck-email watchdog did, by action (requeued, failed, forgotten, import_requeued)',
+        labelNames: ['action'],
         registers: [registry],
       }),
   ),

@@ -162,7 +162,10 @@ export interface StepJob {
 }
 
 /** What the job does next: end, or sleep until a time (a delay, a wait's timeout) and run again. */
-export type StepOutcome = { kind: 'done'; result: string } | { kind: 'sleep'; untilMs: number };
+export type StepOutcome = ({ kind: 'done'; result: string } | { kind: 'sleep'; untilMs: number }) & {
+  /** The step's type, once the step was found (a metric's label). */
+  stepType?: string;
+};
 
 const done = (result: string): StepOutcome => ({ kind: 'done', result });
 
@@ -190,6 +193,17 @@ const durationMs = (text: string): number => {
  */
 export async function runStep(job: StepJob, ports: EnginePorts, lastAttempt = false): Promise<StepOutcome> {
   const run = await ports.runs.getRun(job.teamId, job.runId);
+  const stepType = run?.graph.steps[job.index]?.type;
+  const outcome = await runFound(job, run, ports, lastAttempt);
+  return stepType ? { ...outcome, stepType } : outcome;
+}
+
+async function runFound(
+  job: StepJob,
+  run: RunState | null,
+  ports: EnginePorts,
+  lastAttempt: boolean,
+): Promise<StepOutcome> {
   if (!run) return done('run_gone');
   if (run.status !== 'running') return done(`run_${run.status}`);
   const step = run.graph.steps[job.index];

@@ -1,0 +1,193 @@
+/**
+ * /automations: create, read, list, update, delete, stop, duplicate, and the runs of an
+ * automation (Resend's automations API). Thin: parse with the wire schema, call a use-case of
+ * core (the graph rules, stopping cancels runs) or a store read, map to the wire shape.
+ */
+import type { Request, RequestHandler } from 'express';
+import {
+  AUTOMATION_RUN_STATUSES,
+  AUTOMATION_STATUSES,
+  LIMITS,
+  PetrelError,
+  createAutomationSchema,
+  notFound,
+  updateAutomationSchema,
+  validationError,
+  type AutomationListItem,
+  type AutomationRecord,
+  type AutomationRunRecord,
+  type AutomationRunStatus,
+  type AutomationStatus,
+} from '@petrel/contracts';
+import {
+  createAutomation,
+  deleteAutomation,
+  duplicateAutomation,
+  stopAutomation,
+  updateAutomation,
+  type RunState,
+  type StoredAutomation,
+} from '@petrel/core';
+import type { AutomationRunsStore, AutomationsStore } from '@petrel/store';
+import { parseBody } from './parse-body.js';
+import { parsePageQuery } from './pagination.js';
+import { pathParam, type RouteSpec } from './route-table.js';
+
+export interface AutomationsRouteDeps {
+  automations: AutomationsStore;
+  runs: AutomationRunsStore;
+  clock: { now(): number };
+}
+
+export function automationToWire(a: StoredAutomation): AutomationRecord {
+  return {
+    object: 'automation',
+    id: a.id,
+    name: a.name,
+    status: a.status,
+    created_at: a.created_at,
+    updated_at: a.updated_at,
+    steps: a.graph.steps,
+    connections: a.graph.connections,
+  };
+}
+
+const listItem = (a: StoredAutomation): AutomationListItem => ({
+  id: a.id,
+  name: a.name,
+  status: a.status,
+  created_at: a.created_at,
+  updated_at: a.updated_at,
+});
+
+/**
+ * A run with its steps in graph order: each step's record once it was scheduled; the steps a
+ * finished run never reached are `skipped`.
+ */
+export function runToWire(run: RunState): AutomationRunRecord {
+  const over = run.status !== 'running';
+  const steps = run.graph.steps.flatMap((s) => {
+    const rec = run.steps[s.key];
+    if (rec) {
+      const { exit: _exit, ...wire } = rec;
+      return [wire];
+    }
+    if (!over) return [];
+    return [
+      {
+        key: s.key,
+        type: s.type,
+        status: 'skipped' as const,
+        output: null,
+        error: null,
+        started_at: null,
+        completed_at: null,
+        created_at: run.completed_at ?? run.created_at,
+      },
+    ];
+  });
+  return {
+    object: 'automation_run',
+    id: run.id,
+    status: run.status,
+    started_at: run.started_at,
+    completed_at: run.completed_at,
+    created_at: run.created_at,
+    steps,
+  };
+}
+
+function oneQuery(req: Request, name: string): string | undefined {
+  const v = (req.query as Record<string, unknown>)[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string') throw validationError(`${name}: must be given once, as a string`);
+  return v;
+}
+
+export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
+  const ports = { automations: deps.automations, runs: deps.runs, clock: deps.clock };
+  const id = (req: Request): string => pathParam(req, 'automationId');
+  const team = (res: Parameters<RequestHandler>[1]): string => res.locals.auth.teamId as string;
+
+  const create: RequestHandler = async (req, res) => {
+    const input = parseBody(createAutomationSchema, req.body);
+    const created = await createAutomation({ teamId: team(res), input }, ports);
+    res.status(201).json({ object: 'automation', id: created.id });
+  };
+
+  const list: RequestHandler = async (req, res) => {
+    const page = parsePageQuery(req, LIMITS.paginationDefault);
+    const status = oneQuery(req, 'status');
+    if (status !== undefined && !(AUTOMATION_STATUSES as readonly string[]).includes(status))
+      throw validationError("status: must be 'enabled' or 'disabled'");
+    const result = await deps.automations.list(team(res), page, status as AutomationStatus | undefined);
+    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such automation`);
+    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(listItem) });
+  };
+
+  const get: RequestHandler = async (req, res) => {
+    const found = await deps.automations.get(team(res), id(req));
+    if (!found) throw notFound('Automation');
+    res.json(automationToWire(found));
+  };
+
+  const update: RequestHandler = async (req, res) => {
+    const input = parseBody(updateAutomationSchema, req.body);
+    const done = await updateAutomation({ teamId: team(res), id: id(req).toLowerCase(), input }, ports);
+    res.json({ object: 'automation', id: done.id });
+  };
+
+  const remove: RequestHandler = async (req, res) => {
+    const done = await deleteAutomation({ teamId: team(res), id: id(req).toLowerCase() }, ports);
+    res.json({ object: 'automation', id: done.id, deleted: true });
+  };
+
+  const stop: RequestHandler = async (req, res) => {
+    const done = await stopAutomation({ teamId: team(res), id: id(req).toLowerCase() }, ports);
+    res.json({ object: 'automation', id: done.id, status: done.status });
+  };
+
+  const duplicate: RequestHandler = async (req, res) => {
+    const done = await duplicateAutomation({ teamId: team(res), id: id(req) }, ports);
+    res.status(201).json({ object: 'automation', id: done.id });
+  };
+
+  const listRuns: RequestHandler = async (req, res) => {
+    const page = parsePageQuery(req, LIMITS.paginationDefault);
+    const raw = oneQuery(req, 'status');
+    const statuses = raw === undefined ? undefined : raw.split(',').map((s) => s.trim());
+    const bad = statuses?.find((s) => !(AUTOMATION_RUN_STATUSES as readonly string[]).includes(s));
+    if (bad !== undefined)
+      throw new PetrelError(
+        'validation_error',
+        `status: "${bad.slice(0, 40)}" is not one of ${AUTOMATION_RUN_STATUSES.join(', ')}`,
+      );
+    const automation = await deps.automations.get(team(res), id(req));
+    if (!automation) throw notFound('Automation');
+    const result = await deps.runs.listRuns(
+      team(res),
+      automation.id,
+      page,
+      statuses as AutomationRunStatus[] | undefined,
+    );
+    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such run`);
+    res.json({ object: 'list', has_more: result.hasMore, data: result.items });
+  };
+
+  const getRun: RequestHandler = async (req, res) => {
+    const automation = await deps.automations.get(team(res), id(req));
+    if (!automation) throw notFound('Automation');
+    const run = await deps.runs.getRunOf(team(res), automation.id, pathParam(req, 'runId'));
+    if (!run) throw notFound('Automation run');
+    res.json(runToWire(run));
+  };
+
+  return [
+    { path: '/automations', methods: { post: create, get: list } },
+    { path: '/automations/:automationId', methods: { get, patch: update, delete: remove } },
+    { path: '/automations/:automationId/stop', methods: { post: stop } },
+    { path: '/automations/:automationId/duplicate', methods: { post: duplicate } },
+    { path: '/automations/:automationId/runs', methods: { get: listRuns } },
+    { path: '/automations/:automationId/runs/:runId', methods: { get: getRun } },
+  ];
+}

@@ -1,0 +1,95 @@
+/**
+ * The automation engine in a worker process: the BullMQ worker of the automation queue running
+ * the automation processor over the Redis stores, the automation queue (next steps), and the
+ * acceptance ports every producer shares (redisAcceptancePorts: records, outbox, send jobs), so a
+ * send_email step's email enters exactly as a POST /emails one does.
+ */
+import { acceptPreparer, type EnginePorts } from '@petrel/core';
+import {
+  AutomationRunsStore,
+  AutomationsStore,
+  ContactPropertiesStore,
+  ContactsStore,
+  EmailsStore,
+  IdempotencyStore,
+  OutboxStore,
+  TopicsStore,
+  redisAcceptancePorts,
+  type Keys,
+  type RedisClient,
+  type TemplatesStore,
+} from '@petrel/store';
+import { AutomationQueue, SendQueues, createAutomationWorker, type QueueConnection } from '@petrel/queue';
+import { createAttachmentFetcher } from '@petrel/mailer';
+import { emailRetentionMs } from '@petrel/config';
+import { log, metrics } from '@petrel/observability';
+import { automationProcessor } from './automation.processor.js';
+import type { WorkerConfig } from './config.js';
+
+/**
+ * How long a step's acceptance holds its Idempotency-Key: a step's email has no remote
+ * attachments, so an acceptance takes milliseconds; a worker killed mid-acceptance delays the
+ * step's retry by at most this.
+ */
+export const AUTOMATION_ACCEPT_LOCK_MS = 10_000;
+
+export async function startAutomationEngine(
+  config: WorkerConfig,
+  deps: { redis: RedisClient; bullConnection: QueueConnection; keys: Keys; templates: TemplatesStore },
+): Promise<{ close(): Promise<void> }> {
+  const { redis, keys } = deps;
+  const queue = new AutomationQueue(redis, { prefix: keys.bullPrefix() });
+  const sendQueues = new SendQueues(redis, {
+    prefix: keys.bullPrefix(),
+    shards: config.QUEUE_SHARDS,
+    previousShards: config.QUEUE_SHARDS_PREVIOUS,
+  });
+  await Promise.all([queue.ready(), sendQueues.ready()]);
+  const idempotency = new IdempotencyStore(redis, keys, AUTOMATION_ACCEPT_LOCK_MS);
+  const ports: EnginePorts = {
+    automations: new AutomationsStore(redis, keys),
+    runs: new AutomationRunsStore(redis, keys, config.AUTOMATION_RUN_RETENTION_DAYS * 86_400_000),
+    queue,
+    contacts: new ContactsStore(redis, keys),
+    properties: new ContactPropertiesStore(redis, keys),
+    accept: redisAcceptancePorts({
+      emails: new EmailsStore(redis, keys, emailRetentionMs(config)),
+      idempotency,
+      outbox: new OutboxStore(redis, keys, idempotency),
+      queues: sendQueues,
+      // a step's email carries no attachments: the fetcher only serves the stage's contract
+      preparer: acceptPreparer({
+        templates: deps.templates,
+        topics: new TopicsStore(redis, keys),
+        attachments: createAttachmentFetcher({ allowPrivate: false }),
+      }),
+      onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
+    }),
+    clock: Date,
+    observer: {
+      runStarted: () => metrics.automationRunsStarted().inc(),
+      runCompleted: () => metrics.automationRunsCompleted().inc(),
+      runFailed: () => metrics.automationRunsFailed().inc(),
+    },
+  };
+  const worker = createAutomationWorker(automationProcessor(ports), {
+    connection: deps.bullConnection,
+    prefix: keys.bullPrefix(),
+    concurrency: config.AUTOMATION_CONCURRENCY,
+    lockDuration: config.WORKER_LOCK_DURATION_MS,
+    stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+  });
+  worker.on('error', (err) => log().error({ err }, 'automation worker error'));
+  worker.on('failed', (job, err) =>
+    log().warn({ jobId: job?.id, err: err.message }, 'automation job failed'),
+  );
+  worker.on('stalled', (jobId) =>
+    log().warn({ jobId }, 'automation job stalled (its worker stopped); it runs again, safely'),
+  );
+  return {
+    async close() {
+      await worker.close();
+      await Promise.all([queue.close(), sendQueues.close()]);
+    },
+  };
+}

@@ -1,0 +1,42 @@
+/**
+ * The automation processor: one job = one event to dispatch or one step of a run. Parses the
+ * job and runs core's use-case (dispatchEvent / runStep) in the job's log context; the only
+ * queue-specific part is a step that sleeps (a delay, a wait until its timeout): its job is moved
+ * back to delayed until then (DelayedError tells BullMQ the processor did it), so the sleeping
+ * run is a delayed job in Redis and survives restarts.
+ */
+import { automationJobSchema, type AutomationJob } from '@petrel/contracts';
+import { dispatchEvent, runStep, type EnginePorts } from '@petrel/core';
+import { DelayedError, UnrecoverableError, type Job } from '@petrel/queue';
+import { log, metrics, withLogContext } from '@petrel/observability';
+
+export function automationProcessor(
+  ports: EnginePorts,
+): (job: Job<AutomationJob>, token?: string) => Promise<string> {
+  return async (job, token) => {
+    const parsed = automationJobSchema.safeParse(job.data);
+    if (!parsed.success) throw new UnrecoverableError(`malformed automation job: ${parsed.error.message}`);
+    const data = parsed.data;
+    if (data.kind === 'event') {
+      return withLogContext({ jobId: job.id, teamId: data.teamId, eventId: data.event.id }, async () => {
+        const res = await dispatchEvent(data.event, ports);
+        return `started ${res.started}, resumed ${res.resumed}`;
+      });
+    }
+    return withLogContext({ jobId: job.id, teamId: data.teamId, runId: data.runId }, async () => {
+      const started = performance.now();
+      const lastAttempt = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const outcome = await runStep(data, ports, lastAttempt);
+      metrics
+        .automationStepDuration()
+        .observe({ type: outcome.stepType ?? 'unknown' }, (performance.now() - started) / 1000);
+      if (outcome.kind === 'sleep') {
+        await job.moveToDelayed(outcome.untilMs, token);
+        throw new DelayedError();
+      }
+      if (outcome.result === 'failed')
+        log().warn({ step: data.stepKey }, 'automation step failed; its run failed');
+      return outcome.result;
+    });
+  };
+}
