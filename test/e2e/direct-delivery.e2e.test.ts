@@ -1,0 +1,83 @@
+/**
+ * Direct delivery (DELIVERY_MODE=direct) through the official `resend` SDK and the whole stack:
+ * the worker looks the recipient domains up in a local authoritative DNS server and delivers to
+ * their MX hosts on DIRECT_SMTP_PORT. The preferred MX (127.0.0.2) is down, the next one
+ * (127.0.0.3, a real sink) takes the mail; a domain with a null MX (RFC 7505) bounces, alone or
+ * next to a deliverable one; the per-destination metrics show the down host.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
+import { startStack, type Stack } from './helpers.js';
+
+let dns: TestDnsServer;
+let mx: SmtpSink;
+let stack: Stack;
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  mx = await startSmtpSink({ host: '127.0.0.3' });
+  dns.add({ name: 'direct.e2e.test', type: 'MX', value: 'mx1.direct.e2e.test', priority: 10 });
+  dns.add({ name: 'direct.e2e.test', type: 'MX', value: 'mx2.direct.e2e.test', priority: 20 });
+  dns.add({ name: 'mx1.direct.e2e.test', type: 'A', value: '127.0.0.2' });
+  dns.add({ name: 'mx2.direct.e2e.test', type: 'A', value: '127.0.0.3' });
+  dns.add({ name: 'nomail.e2e.test', type: 'MX', value: '.', priority: 0 });
+  stack = await startStack({
+    env: {
+      DELIVERY_MODE: 'direct',
+      DIRECT_SMTP_PORT: String(mx.port),
+      DNS_SERVERS: dns.address,
+      DIRECT_HELO_NAME: 'mta.e2e.test',
+    },
+  });
+});
+
+afterAll(async () => {
+  await stack?.stop();
+  await Promise.all([mx?.stop(), dns?.stop()]);
+});
+
+async function lastEvent(id: string, wanted: string): Promise<void> {
+  await waitUntil(async () => (await stack.resend.emails.get(id)).data?.last_event === wanted, {
+    timeoutMs: 15_000,
+    message: `email ${id} to be ${wanted}`,
+  });
+}
+
+describe('direct delivery', () => {
+  it('delivers to the next MX when the preferred one is down, one transaction per domain', async () => {
+    const { data, error } = await stack.resend.emails.send({
+      from: 'Petrel <sender@petrel.e2e.test>',
+      to: ['someone@direct.e2e.test', 'nobody@nomail.e2e.test'],
+      subject: 'direct',
+      text: 'straight to the MX',
+    });
+    expect(error).toBeNull();
+    const id = data!.id;
+
+    const [received] = await mx.waitFor(1, 15_000);
+    expect(received?.envelope.to).toEqual(['someone@direct.e2e.test']);
+    expect(received?.parsed.subject).toBe('direct');
+    // the null-MX recipient is refused permanently while the other one got the email
+    await lastEvent(id, 'delivered');
+    expect(stack.sink.messages).toHaveLength(0);
+
+    const metrics = await (await fetch(stack.metricsUrl)).text();
+    expect(metrics).toMatch(
+      /petrel_direct_concurrency_limit\{[^}]*destination="mx1\.direct\.e2e\.test"[^}]*\} 5/,
+    );
+    expect(metrics).toMatch(
+      /petrel_direct_deferrals_total\{[^}]*destination="mx1\.direct\.e2e\.test"[^}]*reason="connection"[^}]*\} 1/,
+    );
+  });
+
+  it('bounces an email to a domain that takes no mail (null MX)', async () => {
+    const { data, error } = await stack.resend.emails.send({
+      from: 'sender@petrel.e2e.test',
+      to: 'someone.else@nomail.e2e.test',
+      subject: 'nowhere',
+      text: 'no MX',
+    });
+    expect(error).toBeNull();
+    await lastEvent(data!.id, 'bounced');
+  });
+});
