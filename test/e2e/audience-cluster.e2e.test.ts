@@ -8,7 +8,7 @@
  * (scenarios/smtp-submission.ts) accepts through the same commit. Inbound mail, bounces and
  * complaints (scenarios/inbound.ts) store and record through their scripts.
  */
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, it } from 'vitest';
 import { startRedisCluster, type TestRedisCluster } from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
 import { TOPIC_SENDING_PLAN, topicSendingScenarios } from './scenarios/topic-sending.js';
@@ -18,6 +18,7 @@ import { WEBHOOK_TEST_ENV, webhookScenarios } from './scenarios/webhooks.js';
 import { trackingScenarios } from './scenarios/tracking.js';
 import { SMTP_SUBMISSION_ENV, smtpSubmissionScenarios } from './scenarios/smtp-submission.js';
 import { INBOUND_TEST_ENV, inboundScenarios } from './scenarios/inbound.js';
+import { automationWelcomeScenario } from './scenarios/automations.js';
 
 let cluster: TestRedisCluster;
 let stack: Stack;
@@ -41,3 +42,6 @@ trackingScenarios(() => stack);
 webhookScenarios(() => stack);
 smtpSubmissionScenarios(() => stack);
 inboundScenarios(() => stack);
+it('automations: the welcome series on both branches (runs, waits, steps on the team slot)', () =>
+  automationWelcomeScenario(stack),
+);

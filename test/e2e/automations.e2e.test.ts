@@ -145,6 +145,15 @@ describe('automations API', () => {
   });
 });
 
+/** Step jobs a worker process has run, from its /metrics. */
+async function stepsRunBy(metricsPort: number): Promise<number> {
+  const text = await (await fetch(`http://127.0.0.1:${metricsPort}/metrics`)).text();
+  return [...text.matchAll(/^petrel_automation_step_duration_seconds_count\{[^}]*\} (\d+)/gm)].reduce(
+    (sum, m) => sum + Number(m[1]),
+    0,
+  );
+}
+
 describe('automation runs', () => {
   it('runs the welcome series on both branches', async () => {
     await automationWelcomeScenario(stack);
@@ -304,12 +313,16 @@ describe('automation runs', () => {
         ],
       });
       const automationId = created.data!.id;
-      const users = Array.from({ length: 8 }, (_, i) => `${unique(`kill${i}`)}@automations.test`);
+      const users = Array.from({ length: 12 }, (_, i) => `${unique(`kill${i}`)}@automations.test`);
       await Promise.all(users.map((email) => stack.resend.events.send({ event, email })));
-      // kill -9 while runs are under way: first emails arriving, delays and second sends ahead
-      await waitUntil(() => users.some((u) => distinctMail(stack, u, firstSubject).length > 0), {
-        message: 'a first email',
-      });
+      // kill -9 while runs are under way (the child has run steps of them; first emails are
+      // arriving, delays and second sends are ahead)
+      await waitUntil(
+        async () =>
+          (await stepsRunBy(metricsPort)) > 0 &&
+          users.some((u) => distinctMail(stack, u, firstSubject).length > 0),
+        { message: 'the child to run steps and a first email to arrive' },
+      );
       child.kill('SIGKILL');
       await child.exited();
 

@@ -3,7 +3,8 @@
  * stop and delete. The body has passed the wire schema (contracts/automation.ts); the graph rules
  * are applied here (graph.ts), so nothing is stored that a run could not execute. Stopping (and
  * deleting) cancels the automation's running runs: a run waiting for an event or a delay ends
- * there, and its pending jobs find it over.
+ * there, and its pending jobs find it over. A run keeps the graph it started with, so editing an
+ * automation changes only the runs that start afterwards.
  */
 import { notFound, type CreateAutomationInput, type UpdateAutomationInput } from '@petrel/contracts';
 import { validateAutomationGraph } from './graph.js';
@@ -31,7 +32,7 @@ export async function createAutomation(
 
 export async function updateAutomation(
   cmd: { teamId: string; id: string; input: UpdateAutomationInput },
-  ports: AutomationPorts,
+  ports: Pick<AutomationPorts, 'automations'>,
 ): Promise<{ id: string }> {
   const { input, teamId, id } = cmd;
   const patch: AutomationPatch = {};
@@ -39,8 +40,9 @@ export async function updateAutomation(
   if (input.status !== undefined) patch.status = input.status;
   if (input.steps !== undefined && input.connections !== undefined)
     patch.graph = validateAutomationGraph({ steps: input.steps, connections: input.connections });
+  // Disabling starts no new runs and lets running ones finish; POST /automations/:id/stop is
+  // the way to cancel them too.
   if (!(await ports.automations.update(teamId, id, patch))) throw notFound('Automation');
-  if (patch.status === 'disabled') await ports.runs.cancelRuns(teamId, id, ports.clock.now());
   return { id };
 }
 
