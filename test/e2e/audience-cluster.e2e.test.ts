@@ -43,5 +43,4 @@ webhookScenarios(() => stack);
 smtpSubmissionScenarios(() => stack);
 inboundScenarios(() => stack);
 it('automations: the welcome series on both branches (runs, waits, steps on the team slot)', () =>
-  automationWelcomeScenario(stack),
-);
+  automationWelcomeScenario(stack));
