@@ -7,9 +7,10 @@ import { PetrelError } from '@petrel/contracts';
 import type { ApiKeysStore } from '@petrel/store';
 import { authenticate, requireFullAccess } from './middleware/auth.js';
 import { errorHandler } from './middleware/errors.js';
+import { rateLimit, type RateLimitDeps } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
 import { jsonBody } from './middleware/json-body.js';
-import { apiKeysRoutes } from './routes/api-keys.routes.js';
+import { apiKeysRoutes, type DomainLookup } from './routes/api-keys.routes.js';
 import { emailsRoutes, type EmailsRouteDeps } from './routes/emails.routes.js';
 import { mountRoutes, type RouteSpec } from './routes/route-table.js';
 import { unsubscribeErrors } from './routes/unsubscribe.routes.js';
@@ -27,6 +28,10 @@ export interface AppDeps extends EmailsRouteDeps {
    * pixels and tracked links); their errors are pages for a person, not API errors.
    */
   unsubscribeRoutes?: RouteSpec[];
+  /** The team's domains, for POST /api-keys `domain_id` (absent: any id is stored unchecked). */
+  domains?: DomainLookup;
+  /** Per-team request rate (RATE_LIMIT_RPS and the teams' own limits); absent: none. */
+  rateLimit?: RateLimitDeps;
   /** The web dashboard: its session endpoints and files under /dashboard, and cookie sessions. */
   dashboard?: DashboardDeps;
 }
@@ -66,13 +71,19 @@ export function createApp(deps: AppDeps): express.Express {
   const api = Router();
   // Authenticate before reading the body: an anonymous client cannot make us buffer anything.
   api.use(authenticate(deps.apiKeys, sessions));
+  // The team's rate limit, before the body is read: a refused request costs one round trip.
+  if (deps.rateLimit) api.use(rateLimit(deps.rateLimit));
   api.use(jsonBody((req) => (req.path === '/emails/batch' ? deps.batchBodyLimitBytes : deps.bodyLimitBytes)));
   // A sending_access key may only send: everything else needs full access.
   api.use((req, res, next) => {
     if (req.method === 'POST' && SENDING_PATHS.has(req.path)) return next();
     return requireFullAccess(req, res, next);
   });
-  mountRoutes(api, [...emailsRoutes(deps), ...apiKeysRoutes(deps.apiKeys), ...(deps.extraRoutes ?? [])]);
+  mountRoutes(api, [
+    ...emailsRoutes(deps),
+    ...apiKeysRoutes(deps.apiKeys, deps.domains),
+    ...(deps.extraRoutes ?? []),
+  ]);
   app.use(api);
 
   app.use((req: Request) => {

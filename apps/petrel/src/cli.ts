@@ -5,12 +5,15 @@
  *   keys list [--team <id>] | keys create --name <n> [--team <id>] [--permission full_access|sending_access]
  *   keys revoke <keyId> [--team <id>]
  *   team tracking [--open on|off] [--click on|off] [--team <id>]   (shows the switches; sets those given)
+ *   team limits [--rps <n>|default] [--daily-quota <n>|default] [--team <id>]
+ *                                        (requests per second, emails per UTC day; 0 = none,
+ *                                         default = RATE_LIMIT_RPS / DAILY_QUOTA)
  *
  * Uses REDIS_URL, or the embedded Redis of `npm start` (started for the command if not running).
  */
 import { parseArgs } from 'node:util';
 import { API_KEY_PERMISSIONS, isApiKeyPermission } from '@petrel/contracts';
-import { ApiKeysStore, Keys, TeamSettingsStore, createRedis } from '@petrel/store';
+import { ApiKeysStore, Keys, RateLimitStore, TeamSettingsStore, createRedis } from '@petrel/store';
 import { initLogger, logConnectionError } from '@petrel/observability';
 import { loadPetrelConfig } from './config.js';
 import { startEmbeddedRedis } from './embedded-redis.js';
@@ -21,7 +24,16 @@ const USAGE = `usage: npm run petrel -- <command>
   keys list [--team <id>]
   keys create --name <name> [--team <id>] [--permission full_access|sending_access]
   keys revoke <keyId> [--team <id>]
-  team tracking [--open on|off] [--click on|off] [--team <id>]`;
+  team tracking [--open on|off] [--click on|off] [--team <id>]
+  team limits [--rps <n>|default] [--daily-quota <n>|default] [--team <id>]`;
+
+/** A limit option: a whole number (0 = none), `default` (null: the deployment's), or undefined. */
+function limitOption(name: string, value: string | undefined): number | null | undefined {
+  if (value === undefined) return undefined;
+  if (value === 'default') return null;
+  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number (0 = no limit) or default`);
+  return Number(value);
+}
 
 /** `on` / `off` of a switch option; undefined when not given. */
 function onOff(name: string, value: string | undefined): boolean | undefined {
@@ -41,6 +53,8 @@ async function main(): Promise<number> {
       permission: { type: 'string' },
       open: { type: 'string' },
       click: { type: 'string' },
+      rps: { type: 'string' },
+      'daily-quota': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -105,6 +119,28 @@ async function main(): Promise<number> {
         if (!now) throw new Error(`no team ${team}`);
         const word = (on: boolean) => (on ? 'on' : 'off');
         console.log(`team:  ${team}\nopen:  ${word(now.open)}\nclick: ${word(now.click)}`);
+        return 0;
+      }
+      case 'team limits': {
+        // the team's request rate and daily sending quota, over RATE_LIMIT_RPS / DAILY_QUOTA
+        const limits = new RateLimitStore(redis, new Keys(config.REDIS_KEY_PREFIX));
+        const rps = limitOption('rps', values.rps);
+        const dailyQuota = limitOption('daily-quota', values['daily-quota']);
+        const now = await limits.setLimits(team, {
+          ...(rps !== undefined && { rps }),
+          ...(dailyQuota !== undefined && { dailyQuota }),
+        });
+        if (!now) throw new Error(`no team ${team}`);
+        const show = (own: number | null, fallback: number, unit: string) =>
+          own === null
+            ? `default (${fallback > 0 ? `${fallback} ${unit}` : 'none'})`
+            : own > 0
+              ? `${own} ${unit}`
+              : 'none';
+        console.log(
+          `team:        ${team}\nrps:         ${show(now.rps, config.RATE_LIMIT_RPS, 'per second')}\n` +
+            `daily quota: ${show(now.dailyQuota, config.DAILY_QUOTA, 'emails per UTC day')}`,
+        );
         return 0;
       }
       default:

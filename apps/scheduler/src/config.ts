@@ -1,4 +1,15 @@
-import { dataEnv, loadConfig, logEnv, metricsEnv, queueEnv, redisEnv } from '@petrel/config';
+import {
+  dataEnv,
+  dnsEnv,
+  domainsEnv,
+  loadConfig,
+  logEnv,
+  metricsEnv,
+  queueEnv,
+  redisEnv,
+  watchdogEnv,
+  workerEnv,
+} from '@petrel/config';
 import { z } from '@petrel/config';
 
 export const schedulerConfigShape = {
@@ -7,6 +18,14 @@ export const schedulerConfigShape = {
   ...metricsEnv('scheduler'),
   ...dataEnv,
   ...queueEnv,
+  ...dnsEnv,
+  ...domainsEnv,
+  /** How often each domain's DNS records are looked up again, in seconds (and how often the loop runs, at most a minute). */
+  DOMAIN_VERIFY_INTERVAL_S: z.coerce.number().int().min(1).default(3600),
+  ...watchdogEnv,
+  /** The workers' retry ladder and time scale: the watchdog leaves an email alone within them. */
+  RETRY_SCHEDULE_S: workerEnv.RETRY_SCHEDULE_S,
+  RETRY_TIME_SCALE: workerEnv.RETRY_TIME_SCALE,
   /** How often housekeeping runs, in seconds. */
   HOUSEKEEPING_INTERVAL_S: z.coerce.number().int().min(1).default(60),
   /**

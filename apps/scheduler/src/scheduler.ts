@@ -12,18 +12,24 @@ import {
   RecipientStatesStore,
   SegmentMembersStore,
   IdempotencyStore,
+  DomainsStore,
   Keys,
   OutboxStore,
+  createDomainDns,
+  WatchdogStore,
   createRedis,
   pingRedis,
 } from '@petrel/store';
-import { SendQueues } from '@petrel/queue';
+import { ContactImportQueue, SendQueues } from '@petrel/queue';
 import { logConnectionError } from '@petrel/observability';
 import { housekeepingObserver, startHousekeeping } from './housekeeping.js';
 import { startMetricsSampler } from './metrics-sampler.js';
 import { startPreviousShardsWatch } from './previous-shards.js';
 import { outboxRelayObserver, startOutboxRelay } from './outbox-relay.js';
 import { startBroadcastFanout } from './broadcast-fanout.js';
+import { startDomainVerify } from './domain-verify.js';
+import { domainDnsTargets } from '@petrel/config';
+import { queuedImportsPort, sendJobsPort, startWatchdog } from './watchdog.js';
 import type { SchedulerConfig } from './config.js';
 
 export async function startScheduler(config: SchedulerConfig) {
@@ -65,6 +71,21 @@ export async function startScheduler(config: SchedulerConfig) {
     },
     graceMs: config.OUTBOX_GRACE_MS,
   });
+  // Stuck emails: lost jobs re-enqueued once, hopeless ones failed with the reason.
+  const watchdogStore = new WatchdogStore(redis, keys, new EmailsStore(redis, keys, retentionMs));
+  const importQueue = new ContactImportQueue(redis, { prefix: keys.bullPrefix() });
+  const watchdog = startWatchdog({
+    ports: {
+      teams: new ApiKeysStore(redis, keys),
+      unfinished: watchdogStore,
+      jobs: sendJobsPort(queues),
+      imports: queuedImportsPort(watchdogStore, importQueue),
+    },
+    intervalMs: config.WATCHDOG_INTERVAL_S * 1000,
+    stuckAfterMs: config.WATCHDOG_STUCK_AFTER_S * 1000,
+    ...(config.RETRY_SCHEDULE_S && { retrySchedule: config.RETRY_SCHEDULE_S.split(',').map(Number) }),
+    retryTimeScale: config.RETRY_TIME_SCALE,
+  });
   // Broadcast fan-outs: a BullMQ Worker needs a blocking connection of its own.
   const bullConnection = createRedis(
     config.REDIS_URL,
@@ -88,6 +109,16 @@ export async function startScheduler(config: SchedulerConfig) {
       stalledIntervalMs: config.FANOUT_STALLED_INTERVAL_MS,
     },
   );
+  // Domains: every one's DNS records looked up again each DOMAIN_VERIFY_INTERVAL_S.
+  const domainVerify = startDomainVerify(
+    {
+      domains: new DomainsStore(redis, keys),
+      dns: createDomainDns({ servers: config.DNS_SERVERS }),
+      targets: domainDnsTargets(config),
+      clock: Date,
+    },
+    config.DOMAIN_VERIFY_INTERVAL_S * 1000,
+  );
   const previousShards =
     config.QUEUE_SHARDS_PREVIOUS === undefined
       ? undefined
@@ -97,8 +128,11 @@ export async function startScheduler(config: SchedulerConfig) {
     async close() {
       await fanout.close();
       await previousShards?.stop();
+      await watchdog.stop();
+      await importQueue.close();
       await outboxRelay.stop();
       await housekeeping.stop();
+      await domainVerify.stop();
       await sampler.stop();
       await queues.close();
       await redis.quit().catch(() => undefined);

@@ -1,6 +1,7 @@
 import {
   apiEnv,
   dataEnv,
+  limitsEnv,
   loadConfig,
   logEnv,
   metricsEnv,
@@ -18,6 +19,7 @@ export const smtpConfigShape = {
   ...metricsEnv('smtp'),
   ...queueEnv,
   ...dataEnv,
+  ...limitsEnv,
   ...webhookEnv,
   IDEMPOTENCY_LOCK_MS: apiEnv.IDEMPOTENCY_LOCK_MS,
   ...smtpSubmissionEnv,

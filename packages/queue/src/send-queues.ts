@@ -186,6 +186,18 @@ export class SendQueues {
     return true;
   }
 
+  /**
+   * Where the job of `emailId` on `lane` stands (its shard in either layout): BullMQ's state, and
+   * the reason of a failed job; `missing` when no queue holds it (for the stuck-email watchdog).
+   */
+  async jobState(lane: SendLane, emailId: string): Promise<{ state: string; failedReason?: string }> {
+    const found = await this.locate(lane, emailId);
+    if (!found) return { state: 'missing' };
+    const state = await found.job.getState();
+    if (state === 'unknown') return { state: 'missing' };
+    return state === 'failed' ? { state, failedReason: found.job.failedReason } : { state };
+  }
+
   /** Jobs of each lane by state, summed over every queue of the lane (both layouts), for the gauge. */
   async counts(): Promise<Record<SendLane, Counts>> {
     const entries = await Promise.all(

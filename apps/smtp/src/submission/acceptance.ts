@@ -2,12 +2,14 @@
  * What a submission needs to accept an email: the API keys it authenticates with, and the
  * ports of the accept-emails use-case over the same stores and send queues as the HTTP API.
  */
-import { acceptPreparer, type AcceptPorts } from '@petrel/core';
+import { acceptPreparer, type AcceptPorts, type RateLimiter } from '@petrel/core';
 import {
   ApiKeysStore,
   EmailsStore,
   IdempotencyStore,
   OutboxStore,
+  RateLimitStore,
+  dailyQuotaCounter,
   TemplatesStore,
   TopicsStore,
   redisAcceptancePorts,
@@ -21,6 +23,10 @@ import type { SmtpContext } from '../context.js';
 export interface SubmissionDeps {
   apiKeys: ApiKeysStore;
   accept: AcceptPorts;
+  /** The team's request rate, shared with the API (C.13: SMTP shares the API rate limit). */
+  limiter: RateLimiter;
+  /** RATE_LIMIT_RPS. */
+  defaultRps: number;
   close(): Promise<void>;
 }
 
@@ -34,6 +40,7 @@ export async function submissionDeps(ctx: SmtpContext): Promise<SubmissionDeps> 
     previousShards: config.QUEUE_SHARDS_PREVIOUS,
   });
   await queues.ready();
+  const limits = new RateLimitStore(redis, keys);
   const accept = redisAcceptancePorts({
     emails: new EmailsStore(redis, keys, retentionMs),
     idempotency,
@@ -44,8 +51,19 @@ export async function submissionDeps(ctx: SmtpContext): Promise<SubmissionDeps> 
       templates: new TemplatesStore(redis, keys, retentionMs),
       topics: new TopicsStore(redis, keys),
       attachments: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
+      dailyQuota: {
+        counter: dailyQuotaCounter(limits),
+        defaultQuota: config.DAILY_QUOTA,
+        onRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
+      },
     }),
     onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
   });
-  return { apiKeys: new ApiKeysStore(redis, keys), accept, close: () => queues.close() };
+  return {
+    apiKeys: new ApiKeysStore(redis, keys),
+    accept,
+    limiter: limits,
+    defaultRps: config.RATE_LIMIT_RPS,
+    close: () => queues.close(),
+  };
 }

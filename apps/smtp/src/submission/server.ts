@@ -12,10 +12,13 @@ import {
   BARE_LINE_ENDING_MESSAGE,
   acceptEmails,
   acceptedReply,
+  checkRateLimit,
+  rateLimitMessage,
   refusalReply,
   tooLargeReply,
   type SmtpReply,
 } from '@petrel/core';
+import { PetrelError } from '@petrel/contracts';
 import type { AuthenticatedKey } from '@petrel/store';
 import { log, metrics } from '@petrel/observability';
 import type { SmtpContext, SmtpListener } from '../context.js';
@@ -134,6 +137,12 @@ async function submit(
 ): Promise<SmtpReply> {
   const key = session.user as unknown as AuthenticatedKey;
   try {
+    // one message = one request against the team's rate, the API's rule (451 when over it)
+    const limit = await checkRateLimit(deps.limiter, key.teamId, deps.defaultRps);
+    if (limit.kind === 'limited') {
+      metrics.rateLimited().inc({ kind: 'rate' });
+      throw new PetrelError('rate_limit_exceeded', rateLimitMessage(limit.limit, limit.retryAfterS ?? 1));
+    }
     const { body, idempotencyKey } = await parseSubmission(
       raw,
       session.envelope.rcptTo.map((r) => r.address),

@@ -18,7 +18,9 @@ const TEMPORARY = 'Temporary failure, try again later';
 const CODE_BY_ERROR: Partial<Record<ErrorName, number>> = {
   // the first submission under this key is still being accepted: its outcome will decide
   concurrent_idempotent_requests: 451,
+  // the team's limits (shared with the API): temporary, the client retries later (RFC 5321 4.5.4.1)
   rate_limit_exceeded: 451,
+  daily_quota_exceeded: 451,
   payload_too_large: 552,
   invalid_from_address: 553,
 };

@@ -15,6 +15,8 @@ export interface DailyQuotaOptions {
   /** DAILY_QUOTA: emails per UTC day of a team that set none (0: no quota). */
   defaultQuota: number;
   now?: () => number;
+  /** Observes each refusal (metrics). */
+  onRefused?: () => void;
 }
 
 export function dailyQuota(opts: DailyQuotaOptions): AcceptStage {
@@ -23,6 +25,7 @@ export function dailyQuota(opts: DailyQuotaOptions): AcceptStage {
     const at = now();
     const answer = await opts.counter.take(ctx.teamId, utcDay(at), 1, opts.defaultQuota);
     if (!('admitted' in answer) || answer.admitted) return { email };
+    opts.onRefused?.();
     return refuse(dailyQuotaMessage(answer.limit, at), 'daily_quota_exceeded');
   };
 }
