@@ -31,6 +31,11 @@ export const CUSTOM_EVENT_LIMITS = {
   schemaFieldLength: 64,
   /** Bytes of a send's payload as JSON: every received event is recorded and travels in a job. */
   payloadBytes: 32 * 1024,
+  /**
+   * Nesting levels of a send's payload (objects and arrays). JSON.parse accepts any depth, but
+   * serialising a few thousand levels overflows the stack: the bound comes first.
+   */
+  payloadDepth: 32,
 } as const;
 
 /** Resend reserves this prefix for its own events (OpenAPI, CreateEventRequest.name). */

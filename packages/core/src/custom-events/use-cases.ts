@@ -101,6 +101,7 @@ export async function sendEvent(
 ): Promise<SendEventResponse> {
   checkIdempotencyKey(cmd.idempotencyKey);
   const target = sendTarget(cmd.input);
+  checkPayloadBounds(cmd.input.payload ?? {});
   // the events adapter's fingerprint names its own endpoint (`single` only satisfies the shared type)
   const claim = await claimKey(cmd, 'single', cmd.rawBody, ports.idempotency);
   if ('status' in claim) return { status: claim.status, body: claim.body, replayed: true };
@@ -157,16 +158,31 @@ export function sendTarget(input: Pick<SendEventInput, 'contact_id' | 'email'>):
   return { email: contactEmail(input.email!) };
 }
 
-/** The payload as recorded: bounded, and coerced to the definition's schema when it has one. */
+/**
+ * The payload's size: at most CUSTOM_EVENT_LIMITS.payloadDepth levels deep (checked without
+ * recursion, before anything serialises it) and payloadBytes long as JSON.
+ */
+export function checkPayloadBounds(payload: Record<string, unknown>): void {
+  const { payloadDepth, payloadBytes } = CUSTOM_EVENT_LIMITS;
+  const stack: [unknown, number][] = [[payload, 1]];
+  while (stack.length > 0) {
+    const [value, depth] = stack.pop()!;
+    if (depth > payloadDepth)
+      throw validationError(fieldMessage(['payload'], `must nest at most ${payloadDepth} levels deep`));
+    for (const child of Object.values(value as object)) {
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(payload));
+  if (bytes > payloadBytes)
+    throw validationError(fieldMessage(['payload'], `at most ${payloadBytes} bytes as JSON (got ${bytes})`));
+}
+
+/** The payload as recorded: coerced to the definition's schema when it has one. */
 export function typedPayload(
   definition: CustomEventRecord | null,
   payload: Record<string, unknown>,
 ): Record<string, unknown> {
-  const bytes = Buffer.byteLength(JSON.stringify(payload));
-  if (bytes > CUSTOM_EVENT_LIMITS.payloadBytes)
-    throw validationError(
-      fieldMessage(['payload'], `at most ${CUSTOM_EVENT_LIMITS.payloadBytes} bytes as JSON (got ${bytes})`),
-    );
   if (!definition?.schema) return payload;
   const res = coercePayload(definition.schema, payload);
   if (!res.ok) throw validationError(fieldMessage(['payload', res.field], res.rule));

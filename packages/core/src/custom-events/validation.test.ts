@@ -14,7 +14,7 @@ import {
   type CustomEventRecord,
 } from '@petrel/contracts';
 import type { z } from 'zod';
-import { sendTarget, typedPayload } from './use-cases.js';
+import { checkPayloadBounds, sendTarget, typedPayload } from './use-cases.js';
 
 function refusal<S extends z.ZodType>(schema: S, body: unknown): string | undefined {
   const res = schema.safeParse(body);
@@ -135,9 +135,34 @@ describe('typedPayload', () => {
       'payload.seats: must be a number or a decimal string (got a string)',
     );
   });
+});
 
-  it('bounds the payload size', () => {
+describe('checkPayloadBounds', () => {
+  const nested = (levels: number): Record<string, unknown> => {
+    let v: Record<string, unknown> = { leaf: 1 };
+    for (let i = 1; i < levels; i++) v = i % 2 ? { a: [v] } : { a: v };
+    return v;
+  };
+  const depthOf = (levels: number): Record<string, unknown> => {
+    let v: Record<string, unknown> = {};
+    for (let i = 1; i < levels; i++) v = { a: v };
+    return v;
+  };
+
+  it('bounds the size as JSON', () => {
+    expect(() =>
+      checkPayloadBounds({ blob: 'x'.repeat(CUSTOM_EVENT_LIMITS.payloadBytes - 20) }),
+    ).not.toThrow();
     const big = { blob: 'x'.repeat(CUSTOM_EVENT_LIMITS.payloadBytes) };
-    expect(() => typedPayload(null, big)).toThrow(/^payload: at most 32768 bytes as JSON/);
+    expect(() => checkPayloadBounds(big)).toThrow(/^payload: at most 32768 bytes as JSON/);
+  });
+
+  it('bounds the nesting, arrays included, without recursing (100,000 levels)', () => {
+    expect(() => checkPayloadBounds(depthOf(CUSTOM_EVENT_LIMITS.payloadDepth))).not.toThrow();
+    expect(() => checkPayloadBounds(depthOf(CUSTOM_EVENT_LIMITS.payloadDepth + 1))).toThrow(
+      'payload: must nest at most 32 levels deep',
+    );
+    expect(() => checkPayloadBounds(nested(40))).toThrow('payload: must nest at most 32 levels deep');
+    expect(() => checkPayloadBounds(depthOf(100_000))).toThrow('payload: must nest at most 32 levels deep');
   });
 });
