@@ -15,6 +15,7 @@ import {
   AutomationsStore,
   BroadcastsStore,
   DashboardSessionsStore,
+  EmailStats,
   ContactImportsStore,
   ContactPropertiesStore,
   ContactsStore,
@@ -73,6 +74,7 @@ import { webhooksRoutes } from './routes/webhooks.routes.js';
 import { eventsRoutes } from './routes/events.routes.js';
 import { automationsRoutes } from './routes/automations.routes.js';
 import { CspReports, defaultDashboardDist } from './dashboard/index.js';
+import { statsRoutes } from './routes/stats.routes.js';
 import { randomBytes } from 'node:crypto';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
@@ -274,7 +276,9 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     automationQueue: new AutomationQueue(redis, { prefix: keys.bullPrefix() }),
   };
   const apiKeys = new ApiKeysStore(redis, keys);
-  const emails = new EmailsStore(redis, keys, retentionMs);
+  const emails = new EmailsStore(redis, keys, retentionMs, {
+    statsRetentionMs: config.DASHBOARD_STATS_RETENTION_DAYS * 86_400_000,
+  });
   const idempotency = new IdempotencyStore(redis, keys, config.IDEMPOTENCY_LOCK_MS);
   const outbox = new OutboxStore(redis, keys, idempotency);
   const queues = new SendQueues(redis, {
@@ -329,6 +333,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     extraRoutes: [
       ...defaultRoutes(ctx),
       ...receivingRoutes(receiving),
+      ...statsRoutes({ stats: new EmailStats(redis, keys), clock: Date }),
       ...eventsRoutes({
         events: ctx.customEvents,
         contacts,

@@ -18,6 +18,8 @@ const petrelConfigShape = {
   EMBEDDED_REDIS_PORT: z.coerce.number().int().min(1).max(65_535).default(6390),
   /** Port of the local capture SMTP server (used only when SMTP_URL is unset). */
   CAPTURE_SMTP_PORT: z.coerce.number().int().min(0).max(65_535).default(2525),
+  /** The development profile sends from any `from` domain (`ENFORCE_VERIFIED_DOMAINS=true` to check). */
+  ENFORCE_VERIFIED_DOMAINS: boolEnv.default(false),
   /** The development profile allows webhooks to loopback/private addresses. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolEnv.default(true),
 };

@@ -70,7 +70,9 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     logConnectionError('petrel-worker-bull'),
   );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
-  const emails = new EmailsStore(redis, keys, emailRetentionMs(config));
+  const emails = new EmailsStore(redis, keys, emailRetentionMs(config), {
+    statsRetentionMs: config.DASHBOARD_STATS_RETENTION_DAYS * 86_400_000,
+  });
   // Relay: one SMTP pool per lane; direct: one MX sender shared by the lanes (senders.ts).
   const senders = createLaneSenders(config);
   const schedule = retrySchedule(config.RETRY_SCHEDULE_S);

@@ -53,7 +53,7 @@ export function redisAcceptancePorts(deps: {
       return res.outcome === 'replay' ? { status: res.status, body: res.body } : undefined;
     },
     release: (token) => deps.idempotency.release(token as ClaimToken),
-    prepare: (teamId, emails, endpoint) => deps.preparer.prepare(teamId, emails, endpoint),
+    prepare: (teamId, emails, endpoint, scope) => deps.preparer.prepare(teamId, emails, endpoint, scope),
     fingerprint: (endpoint, body) =>
       requestFingerprint('POST', endpoint === 'batch' ? '/emails/batch' : '/emails', body),
     onIdempotency: (outcome) => deps.onIdempotency?.(outcome),

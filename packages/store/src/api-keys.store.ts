@@ -1,6 +1,7 @@
 /**
  * Teams and API keys. Tokens are shown once and stored only as a sha256 hash; a global index
- * maps the hash to `<teamId>:<keyId>:<permission>:<hash>` so authenticating a request is one HGET.
+ * maps the hash to `<teamId>:<keyId>:<permission>:<hash>[:<domainId>]` (the domain of a sending
+ * key restricted to one) so authenticating a request is one HGET.
  *
  * The global keys (the teams set, the token index) live in other hash slots than a team's keys,
  * so no script or MULTI writes both (Redis Cluster refuses it; slots.ts checks it). Each write is
@@ -34,6 +35,8 @@ export interface AuthenticatedKey {
   teamId: string;
   keyId: string;
   permission: ApiKeyPermission;
+  /** A sending_access key restricted to one domain (`domain_id`): it sends from that domain only. */
+  domainId?: string;
 }
 
 const DEFAULT_TEAM_NAME = 'default';
@@ -120,7 +123,9 @@ export class ApiKeysStore {
         })
         .zadd(this.keys.apiKeys(teamId), Date.now(), id),
     );
-    await this.redis.hset(this.keys.apiKeyByHash(), hash, `${teamId}:${id}:${permission}:${hash}`);
+    // a sending key's domain restriction rides in the index entry: authentication stays one HGET
+    const domain = permission === 'sending_access' && input.domain_id ? `:${input.domain_id}` : '';
+    await this.redis.hset(this.keys.apiKeyByHash(), hash, `${teamId}:${id}:${permission}:${hash}${domain}`);
     return { id, token };
   }
 
@@ -142,11 +147,11 @@ export class ApiKeysStore {
     if (!entry) return null;
     // The index lookup finds the candidate; the final check compares the stored hash with the
     // presented one in constant time, independent of how Redis compared the field names.
-    const [teamId, keyId, permission, storedHash] = entry.split(':');
+    const [teamId, keyId, permission, storedHash, domainId] = entry.split(':');
     if (!teamId || !keyId || !storedHash || !ApiKeysStore.matches(token, storedHash)) return null;
     if (!isApiKeyPermission(permission)) return null;
     this.touch(teamId, keyId);
-    return { teamId, keyId, permission };
+    return { teamId, keyId, permission, ...(domainId ? { domainId } : {}) };
   }
 
   /** Constant-time comparison of a presented token with a stored hash. */

@@ -1,6 +1,6 @@
 /** /api-keys: create, list, rename, revoke. */
 import { z } from 'zod';
-import { LIMITS, apiKeyPermissionSchema, notFound } from '@petrel/contracts';
+import { LIMITS, apiKeyPermissionSchema, fieldMessage, notFound, validationError } from '@petrel/contracts';
 import type { ApiKeysStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
 import { pageArray, parsePageQuery } from './pagination.js';
@@ -13,16 +13,26 @@ const createSchema = z.strictObject({
 });
 const updateSchema = z.strictObject({ name: z.string().trim().min(1).max(LIMITS.apiKeyNameLength) });
 
-export function apiKeysRoutes(store: ApiKeysStore): RouteSpec[] {
+/** The team's domains, as POST /api-keys checks `domain_id` against them. */
+export interface DomainLookup {
+  get(teamId: string, domainId: string): Promise<{ id: string } | null>;
+}
+
+export function apiKeysRoutes(store: ApiKeysStore, domains?: DomainLookup): RouteSpec[] {
   const collection: RouteSpec = {
     path: '/api-keys',
     methods: {
       post: async (req, res) => {
         const body = parseBody(createSchema, req.body);
-        const key = await store.create(res.locals.auth.teamId, {
+        const teamId = res.locals.auth.teamId;
+        // A sending key restricted to a domain sends from it only: the domain must be the team's.
+        const domain = body.domain_id && domains ? await domains.get(teamId, body.domain_id) : undefined;
+        if (domain === null)
+          throw validationError(fieldMessage(['domain_id'], 'no domain with this id exists'));
+        const key = await store.create(teamId, {
           name: body.name,
           permission: body.permission ?? 'full_access',
-          domain_id: body.domain_id ?? null,
+          domain_id: domain?.id ?? body.domain_id ?? null,
         });
         res.status(201).json({ object: 'api_key', id: key.id, token: key.token });
       },

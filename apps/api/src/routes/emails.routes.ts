@@ -2,12 +2,14 @@
  * /emails: send (single and batch), read, list, reschedule, cancel.
  * Thin: parse the request, call one use-case or store read, map the result.
  */
-import type { RequestHandler } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { z } from 'zod';
 import { notFound, validationError } from '@petrel/contracts';
 import {
   acceptEmails,
   cancelEmail,
+  emailSearchQueryTerms,
+  type EmailSearchQuery,
   recordedRecipientOutcomes,
   rescheduleEmail,
   type AcceptPorts,
@@ -31,6 +33,19 @@ export interface EmailsRouteDeps {
 
 const rescheduleSchema = z.strictObject({ scheduled_at: z.string().min(1) });
 
+/** The list filters of the query string, each given at most once. */
+function searchQuery(req: Request): EmailSearchQuery {
+  const q = req.query as Record<string, unknown>;
+  const out: EmailSearchQuery = {};
+  for (const name of ['to', 'status', 'tag', 'subject'] as const) {
+    const v = q[name];
+    if (v === undefined) continue;
+    if (typeof v !== 'string') throw validationError(`${name}: must be given once, as a string`);
+    out[name] = v;
+  }
+  return out;
+}
+
 export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
   const scheduled: ScheduledEmailPorts = { emails: deps.emails, jobs: deps.queues };
 
@@ -45,6 +60,8 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
           mode: endpoint === 'batch' ? batchMode(req) : 'strict',
           idempotencyKey: req.get('idempotency-key'),
           now: new Date(),
+          // a sending key restricted to a domain sends from it only (the sending-domain stage)
+          ...(res.locals.auth.domainId !== undefined && { scope: { domainId: res.locals.auth.domainId } }),
         },
         deps.accept,
       );
@@ -54,7 +71,9 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
 
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req);
-    const result = await deps.emails.list(res.locals.auth.teamId, page);
+    // Petrel extension (the dashboard's search): to, status, tag, subject, answered from indexes
+    const terms = emailSearchQueryTerms(searchQuery(req));
+    const result = await deps.emails.list(res.locals.auth.teamId, { ...page, terms });
     if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such email`);
     res.json({
       object: 'list',

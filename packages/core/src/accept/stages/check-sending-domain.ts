@@ -9,7 +9,8 @@
  *   or off (the key's restriction is the key's own rule).
  *
  * Runs after template resolution (a template may bring the `from`). Lookups of one team's domain
- * are shared for {@link SENDING_DOMAIN_REUSE_MS}: a batch names one domain many times.
+ * that may send are shared for {@link SENDING_DOMAIN_REUSE_MS}: a batch names one domain many
+ * times (a refusal is never reused, so a domain verified a moment ago sends at once).
  */
 import type { DomainRecordSet } from '@petrel/contracts';
 import { fromDomain, sendingVerified } from '../../domains/sending.js';
@@ -35,7 +36,11 @@ export function checkSendingDomain(check: SendingDomainCheck, now: () => number 
     if (seen && t - seen.at < SENDING_DOMAIN_REUSE_MS) return seen.found;
     if (recent.size > 1_000) recent.clear();
     const found = check.domains.byName(teamId, name);
-    found.catch(() => recent.delete(key));
+    // only a domain that may send is reused: one verified a moment ago is not refused from cache
+    found.then(
+      (d) => (!d || !sendingVerified(d)) && recent.delete(key),
+      () => recent.delete(key),
+    );
     recent.set(key, { at: t, found });
     return found;
   };
