@@ -3,6 +3,9 @@
  * hosts are distinct loopback addresses on one port (127.0.0.2, 127.0.0.3… reach `lo` on
  * Linux), since every MX is reached on DIRECT_SMTP_PORT.
  */
+import type { AddressInfo } from 'node:net';
+import selfsigned from 'selfsigned';
+import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, startSmtpSink, type SmtpSink, type TestDnsServer } from '@petrel/testing';
 import type { SendResult } from '../classify.js';
@@ -234,4 +237,86 @@ describe('direct delivery', () => {
     expect(s.limitOf('one.test')).toBeUndefined();
     expect(s.limitOf('three.test')).toBe(4);
   });
+
+  it('uses STARTTLS when the MX offers it, without checking the certificate; a failed handshake is not retried in plaintext', async () => {
+    const tlsMx = await startTlsMx('127.0.0.4', mx.port);
+    try {
+      dns.add({ name: 'tls.test', type: 'MX', value: 'mx.tls.test', priority: 10 });
+      dns.add({ name: 'mx.tls.test', type: 'A', value: '127.0.0.4' });
+      const s = sender();
+      expect(await s.send(message(['a@tls.test']))).toMatchObject({ kind: 'sent' });
+      expect(await s.send(message(['b@tls.test'], { tls: 'enforced' }))).toMatchObject({ kind: 'sent' });
+      expect(tlsMx.received).toEqual([
+        { to: ['a@tls.test'], secure: true },
+        { to: ['b@tls.test'], secure: true },
+      ]);
+
+      // a client that only speaks TLS 1.3 to a server capped at 1.2: the handshake fails, the
+      // session is not resumed in plaintext, the next MX (plain, opportunistic) gets the email
+      const seen = observer();
+      const strict = sender({ observer: seen, tls: { minVersion: 'TLSv1.3' } });
+      const alone = await strict.send(message(['c@tls.test']));
+      expect(alone).toMatchObject({
+        kind: 'soft_fail',
+        detail: expect.stringMatching(/mx\.tls\.test \[127\.0\.0\.4\]: ESOCKET\/ERR_SSL_/),
+      });
+      expect(await strict.send(message(['e@tls.test'], { tls: 'enforced' }))).toMatchObject({
+        kind: 'soft_fail',
+        detail: expect.stringContaining(
+          'TLS is enforced for this email and mx.tls.test [127.0.0.4] did not complete',
+        ),
+      });
+      dns.add({ name: 'tls.test', type: 'MX', value: 'backup.tls.test', priority: 20 });
+      dns.add({ name: 'backup.tls.test', type: 'A', value: '127.0.0.3' });
+      // a fresh sender: the MX answer above is cached
+      const retry = sender({ observer: seen, tls: { minVersion: 'TLSv1.3' } });
+      expect(await retry.send(message(['d@tls.test']))).toMatchObject({ kind: 'sent' });
+      expect(tlsMx.received).toHaveLength(2);
+      expect((await mx.waitFor(1))[0]?.envelope.to).toEqual(['d@tls.test']);
+      expect(seen.deferrals).toEqual([
+        { destination: 'mx.tls.test', reason: 'connection' },
+        { destination: 'mx.tls.test', reason: 'tls_required' },
+        { destination: 'mx.tls.test', reason: 'connection' },
+      ]);
+    } finally {
+      // the senders' pooled sessions first: the server's close waits for open ones
+      await Promise.all(senders.splice(0).map((x) => x.close()));
+      await tlsMx.stop();
+    }
+  });
 });
+
+/** An MX offering STARTTLS with a self-signed certificate, TLS 1.2 at most; records whether each message came over TLS. */
+async function startTlsMx(
+  host: string,
+  port: number,
+): Promise<{ received: { to: string[]; secure: boolean }[]; stop: () => Promise<void> }> {
+  const pems = await selfsigned.generate([{ name: 'commonName', value: 'mx.tls.test' }], {
+    keyType: 'ec',
+    curve: 'P-256',
+    algorithm: 'sha256',
+  });
+  const received: { to: string[]; secure: boolean }[] = [];
+  const server = new SMTPServer({
+    key: pems.private,
+    cert: pems.cert,
+    maxVersion: 'TLSv1.2',
+    authOptional: true,
+    disableReverseLookup: true,
+    logger: false,
+    onData(stream, session, callback) {
+      stream.resume();
+      stream.on('end', () => {
+        received.push({ to: session.envelope.rcptTo.map((r) => r.address), secure: session.secure });
+        callback();
+      });
+    },
+  } as ConstructorParameters<typeof SMTPServer>[0]);
+  server.on('error', () => undefined);
+  await new Promise<void>((resolve, reject) => {
+    server.server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  expect((server.server.address() as AddressInfo).port).toBe(port);
+  return { received, stop: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+}

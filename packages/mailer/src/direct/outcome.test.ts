@@ -71,6 +71,15 @@ describe('direct delivery outcome rules', () => {
   it('labels deferrals with a bounded reason', () => {
     expect(isTlsFailure(noStartTls)).toBe(true);
     expect(isTlsFailure(greeting421)).toBe(false);
+    const handshake: SendResult = {
+      kind: 'soft_fail',
+      command: 'CONN',
+      detail: 'ESOCKET/ERR_SSL_TLSV1_ALERT_PROTOCOL_VERSION: tlsv1 alert protocol version (CONN)',
+    };
+    expect(isTlsFailure(handshake)).toBe(true);
+    expect(deferralReason(handshake, true)).toBe('tls_required');
+    expect(deferralReason(handshake, false)).toBe('connection');
+    expect(isTlsFailure(refused)).toBe(false);
     expect(deferralReason(noStartTls, true)).toBe('tls_required');
     expect(deferralReason(noStartTls, false)).toBe('connection');
     expect(deferralReason(greeting421, false)).toBe('throttled');

@@ -65,9 +65,15 @@ export function triesNextHost(result: SendResult): boolean {
   return result.kind === 'soft_fail' && result.code === undefined;
 }
 
-/** The failure is the TLS upgrade's (classify.ts labels setup errors with their code). */
+/**
+ * The failure is the TLS upgrade's: the STARTTLS command refused (ETLS; classify.ts starts a
+ * setup error's detail with its code) or the handshake itself failed (node's ERR_SSL_… /
+ * ERR_TLS_… codes, which nodemailer reports as a socket error).
+ */
+const TLS_ERROR = /^ETLS\b|\bERR_(?:SSL|TLS)_/;
+
 export function isTlsFailure(result: SendResult): boolean {
-  return result.kind !== 'sent' && (command(result) === 'STARTTLS' || /^ETLS\b/.test(result.detail));
+  return result.kind !== 'sent' && (command(result) === 'STARTTLS' || TLS_ERROR.test(result.detail));
 }
 
 /** The metrics label of a soft failure at a destination. */
