@@ -4,7 +4,8 @@
  * keys unchanged, the email search filters and counters, and the CSP on /dashboard.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from './helpers.js';
+import { waitUntil } from '@petrel/testing';
+import { email, startStack, type Stack } from './helpers.js';
 
 let stack: Stack;
 
@@ -162,5 +163,67 @@ describe('dashboard sessions', () => {
       'csp-report': { 'violated-directive': 'script-src-elem' },
     });
     expect((await stack.http('/dashboard/csp-report', { key: null })).status).toBe(401);
+  });
+});
+
+describe('email search and counters', () => {
+  it('finds emails by to, status and tag through pages, and counts delivered emails per hour', async () => {
+    const from = new Date(Date.now() - 3_600_000).toISOString();
+    const { data, error } = await stack.resend.batch.send(
+      Array.from({ length: 7 }, (_, i) =>
+        email(i, {
+          to: [i % 2 === 0 ? 'Searched.Person@Example.test' : `someone${i}@example.test`],
+          subject: i < 3 ? `Quarterly report ${i}` : `Hello ${i}`,
+          tags: [{ name: 'campaign', value: i < 4 ? 'spring' : 'summer' }],
+        }),
+      ) as never,
+    );
+    expect(error).toBeNull();
+    const ids = data!.data.map((d) => d.id);
+    await stack.settled(ids);
+    const b = await signedIn();
+    const all = async (query: string): Promise<string[]> => {
+      const out: string[] = [];
+      let after = '';
+      for (;;) {
+        const res = await b.request(`/emails?limit=2&${query}${after && `&after=${after}`}`);
+        expect(res.status).toBe(200);
+        out.push(...res.body.data.map((e: { id: string }) => e.id));
+        if (!res.body.has_more) return out;
+        after = out.at(-1)!;
+      }
+    };
+    const newestFirst = (pick: (i: number) => boolean) => ids.filter((_, i) => pick(i)).reverse();
+    // a batch's emails share one creation time: the listing orders them by id (UUIDv7)
+    const sorted = (list: string[]) => [...list].sort().reverse();
+    expect(sorted(await all('to=searched.person%40example.test'))).toEqual(
+      sorted(newestFirst((i) => i % 2 === 0)),
+    );
+    expect(sorted(await all('tag=campaign%3Dspring'))).toEqual(sorted(newestFirst((i) => i < 4)));
+    expect(sorted(await all('subject=quarterly'))).toEqual(sorted(newestFirst((i) => i < 3)));
+    expect(sorted(await all('status=delivered&tag=campaign'))).toEqual(sorted(ids));
+    expect(await all('status=bounced')).toEqual([]);
+    const bad = await b.request('/emails?status=lost');
+    expect(bad.status).toBe(422);
+    expect(bad.body.message).toMatch(/^status: /);
+
+    const stats = await waitUntil(
+      async () => {
+        const res = await stack.http(`/stats/emails?from=${encodeURIComponent(from)}&lane=send`);
+        expect(res.status).toBe(200);
+        const delivered = res.body.data.reduce((n: number, r: { delivered: number }) => n + r.delivered, 0);
+        return delivered >= 7 ? res.body : null;
+      },
+      { timeoutMs: 15_000, message: 'the delivered counter to reach 7' },
+    );
+    expect(stats.object).toBe('list');
+    expect(stats.data.every((r: { lane: string }) => r.lane === 'send')).toBe(true);
+    expect(stats.data.at(-1)).toMatchObject({
+      lane: 'send',
+      sent: expect.any(Number),
+      bounced: 0,
+      complained: 0,
+    });
+    expect((await stack.http('/stats/emails?lane=nope')).status).toBe(422);
   });
 });

@@ -16,6 +16,7 @@
  */
 import type { BroadcastRecord } from '@petrel/contracts';
 import {
+  emailSearchTerms,
   messageIdFor,
   newId,
   type BroadcastEmail,
@@ -23,6 +24,7 @@ import {
   type SendJobEnqueuer,
 } from '@petrel/core';
 import { statusRank } from './emails.store.js';
+import { EmailSearch } from './email-search.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { TeamStore } from './team-store.js';
@@ -42,7 +44,10 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
     clock: { now(): number } = Date,
   ) {
     super(redis, keys, clock);
+    this.search = new EmailSearch(this.redis, keys, retentionMs, clock);
   }
+
+  private readonly search: EmailSearch;
 
   async createAndEnqueue(
     teamId: string,
@@ -74,6 +79,7 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
       'scheduled_at', '',
       'broadcast_id', broadcast.id,
     ]; // prettier-ignore
+    const terms = { cc: [], bcc: [], tags: [], subject: broadcast.subject };
     const writes: Promise<number>[] = [];
     for (let i = 0; i < emails.length; i += BROADCAST_EMAILS_SCRIPT_CHUNK) {
       const chunk = emails.slice(i, i + BROADCAST_EMAILS_SCRIPT_CHUNK);
@@ -113,6 +119,11 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
       // BullMQ encodes the jobs of another
       writes.push(
         this.redis.petrelCreateBroadcastEmails(keys.length, ...keys, ...args).then(async (n) => {
+          // the list page's search indexes, before the jobs (email-search.ts)
+          await this.search.index(
+            teamId,
+            chunk.map((e) => ({ id: e.emailId, terms: emailSearchTerms({ ...terms, to: [e.to] }) })),
+          );
           await this.queues.enqueue(
             'broadcast',
             chunk.map((e) => ({ teamId, emailId: e.emailId })),

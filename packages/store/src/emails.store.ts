@@ -16,8 +16,15 @@ import {
 import { EVENTS_STREAM_MAXLEN, Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { outboxMember } from './outbox.store.js';
-import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
+import { defineScripts, pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
+import type { ChainableCommander } from 'ioredis';
 import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
+import { emailSearchTerms } from '@petrel/core';
+import { EmailSearch } from './email-search.js';
+import { statsBucket } from './email-stats.js';
+
+/** Default of DASHBOARD_STATS_RETENTION_DAYS: how long the hourly email counters are kept. */
+export const DEFAULT_STATS_RETENTION_MS = 30 * 86_400_000;
 
 export interface NewEmail {
   id: string;
@@ -56,13 +63,17 @@ export const statusRank = (s: EmailStatus): number => EMAIL_STATUSES.indexOf(s);
 
 export class EmailsStore {
   private readonly redis: RedisClient & StoreCommands;
+  /** The list page's search indexes (email-search.ts), written with the records. */
+  readonly search: EmailSearch;
 
   constructor(
     redis: RedisClient,
     private readonly keys: Keys,
     private readonly retentionMs: number,
+    private readonly dashboard: { statsRetentionMs?: number; clock?: { now(): number } } = {},
   ) {
     this.redis = defineScripts(redis);
+    this.search = new EmailSearch(this.redis, keys, retentionMs, dashboard.clock);
   }
 
   /**
@@ -70,7 +81,7 @@ export class EmailsStore {
    * ones only: a retried request leaves existing records as they are) and put every email in the
    * team's outbox (its lane and due time). Returns how many records were created.
    */
-  stage(teamId: string, emails: NewEmail[], createdAt: Date): Promise<number> {
+  async stage(teamId: string, emails: NewEmail[], createdAt: Date): Promise<number> {
     const n = emails.length;
     const keys: string[] = new Array<string>(4 + 2 * n);
     keys[0] = this.keys.emails(teamId);
@@ -107,7 +118,17 @@ export class EmailsStore {
     // the unfinished indexes (stuck-email watchdog), after the timelines
     keys[2 + 2 * n] = this.keys.unfinishedEmails(teamId, 'send');
     keys[3 + 2 * n] = this.keys.unfinishedEmails(teamId, 'broadcast');
-    return this.redis.petrelAcceptEmails(keys.length, ...keys, ...args);
+    // the search indexes right behind the records, in the same round trip (before any job)
+    const batch = pipeline(this.redis, 'EmailsStore.stage') as QueuedStoreCommands & ChainableCommander;
+    batch.petrelAcceptEmails(keys.length, ...keys, ...args);
+    this.search.queueIndex(
+      batch,
+      teamId,
+      emails.map((e) => ({ id: e.id, terms: emailSearchTerms(e.content) })),
+    );
+    const [[err, created] = []] = (await batch.exec()) ?? [];
+    if (err) throw err;
+    return created as number;
   }
 
   async get(teamId: string, emailId: string): Promise<EmailRecord | null> {
@@ -142,9 +163,12 @@ export class EmailsStore {
   /** Newest first. `after` pages towards older emails, `before` towards newer ones. */
   async list(
     teamId: string,
-    opts: { limit: number; after?: string; before?: string },
+    opts: { limit: number; after?: string; before?: string; terms?: readonly string[] },
   ): Promise<{ items: EmailRecord[]; hasMore: boolean } | null> {
-    const page = await pageIndex(this.redis, this.keys.emails(teamId), opts);
+    // with filters (the dashboard's search), from the search indexes
+    const page = opts.terms?.length
+      ? await this.search.search(teamId, opts.terms, opts)
+      : await pageIndex(this.redis, this.keys.emails(teamId), opts);
     if (!page) return null;
     return { items: await this.getMany(teamId, page.ids), hasMore: page.hasMore };
   }
@@ -199,12 +223,21 @@ export class EmailsStore {
     const args: (string | number)[] = [EVENTS_STREAM_MAXLEN, names.length];
     for (const n of names) args.push(n, fields[n]!);
     for (const it of items) args.push(it.status, statusRank(it.status), eventJsonHead(it.event));
+    const stats = statsBucket(
+      this.keys,
+      teamId,
+      (this.dashboard.clock ?? Date).now(),
+      this.dashboard.statsRetentionMs ?? DEFAULT_STATS_RETENTION_MS,
+    );
+    args.push(stats.expireAtMs);
     const res = await this.redis.petrelRecordEmailEvents(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
       this.keys.events(teamId),
       this.keys.unfinishedEmails(teamId, 'send'),
       this.keys.unfinishedEmails(teamId, 'broadcast'),
+      stats.key,
+      ...this.search.statusKeys(teamId),
       ...args,
     );
     return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
@@ -230,6 +263,8 @@ export class EmailsStore {
       this.keys.emailEvents(teamId, emailId),
       this.keys.unfinishedEmails(teamId, 'send'),
       this.keys.unfinishedEmails(teamId, 'broadcast'),
+      this.search.termKey(teamId, 'status:scheduled'),
+      this.search.termKey(teamId, 'status:canceled'),
       eventJsonHead(event),
       statusRank('canceled'),
     );
@@ -241,8 +276,11 @@ export class EmailsStore {
    * have expired (retention), and a listing must not page through ids that no longer resolve.
    * Returns how many were removed.
    */
-  trimExpired(teamId: string, cutoffMs: number): Promise<number> {
-    return this.redis.zremrangebyscore(this.keys.emails(teamId), '-inf', `(${cutoffMs}`);
+  async trimExpired(teamId: string, cutoffMs: number): Promise<number> {
+    const n = await this.redis.zremrangebyscore(this.keys.emails(teamId), '-inf', `(${cutoffMs}`);
+    // the status indexes list the same ids (the other search indexes trim themselves)
+    await this.search.trimStatusIndexes(teamId, cutoffMs);
+    return n;
   }
 
   async incrementAttempts(teamId: string, emailId: string): Promise<number> {

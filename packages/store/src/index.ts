@@ -33,3 +33,5 @@ export * from './automations.runs.store.js';
 export * from './domains.store.js';
 export * from './domains.crypto.js';
 export * from './domains.dns.js';
+export * from './email-search.js';
+export * from './email-stats.js';

@@ -613,6 +613,8 @@ export interface StoreCommands
     timeline: string,
     unfinishedSend: string,
     unfinishedBroadcast: string,
+    scheduledIndex: string,
+    canceledIndex: string,
     eventJson: string,
     rank: number,
   ): Promise<number>;
