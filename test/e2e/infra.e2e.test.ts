@@ -16,11 +16,11 @@ import { Resend } from 'resend';
 import { parse, parseAllDocuments } from 'yaml';
 import { METRICS_PORTS, loadConfig } from '@petrel/config';
 import { Lifecycle } from '@petrel/observability';
-import { apiConfigShape } from '@petrel/api';
-import { workerConfigShape } from '@petrel/worker';
-import { schedulerConfigShape } from '@petrel/scheduler';
-import { webhooksConfigShape } from '@petrel/webhooks';
-import { smtpConfigShape } from '@petrel/smtp';
+import { apiConfigShape } from '../../apps/api/src/config.js';
+import { workerConfigShape } from '../../apps/worker/src/config.js';
+import { schedulerConfigShape } from '../../apps/scheduler/src/config.js';
+import { webhooksConfigShape } from '../../apps/webhooks/src/config.js';
+import { smtpConfigShape } from '../../apps/smtp/src/config.js';
 import {
   freePort,
   startHttpReceiver,
@@ -34,6 +34,8 @@ import {
   type SmtpSink,
   type TestRedis,
 } from '@petrel/testing';
+import { SendQueues } from '@petrel/queue';
+import { Keys, createRedis } from '@petrel/store';
 import { submissionTransport } from './scenarios/smtp-submission.js';
 
 const ROOT = resolve(__dirname, '../..');
@@ -318,7 +320,15 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
   const metricsPorts = {} as Record<App, number>;
   let apiPort = 0;
   let submissionPort = 0;
+  const prefix = uniquePrefix('infra');
   const key = `re_infra_${Date.now()}`;
+  let env: Record<App, Record<string, string>>;
+
+  const start = (app: App): Promise<NodeProcess> =>
+    startNodeProcess(join(ROOT, 'apps', app, 'dist/main.js'), {
+      env: env[app],
+      ready: async () => (await fetch(`http://127.0.0.1:${metricsPorts[app]}/ready`)).ok,
+    }).then((p) => (processes.push(p), p));
 
   beforeAll(async () => {
     [redis, sink, receiver] = await Promise.all([
@@ -332,14 +342,17 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
     for (const app of APPS as App[]) metricsPorts[app] = await freePort();
     const common = {
       REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: uniquePrefix('infra'),
+      REDIS_KEY_PREFIX: prefix,
       LOG_LEVEL: 'warn',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      // not a test of sending domains: any from
+      ENFORCE_VERIFIED_DOMAINS: 'false',
     };
-    const env: Record<App, Record<string, string>> = {
+    const own: Record<App, Record<string, string>> = {
       api: { PORT: String(apiPort), BOOTSTRAP_API_KEY: key },
       worker: { SMTP_URL: sink.url },
-      scheduler: { METRICS_SAMPLE_INTERVAL_S: '1' },
+      // the gauges at once; an email whose job is lost is re-enqueued after 1 s
+      scheduler: { METRICS_SAMPLE_INTERVAL_S: '1', WATCHDOG_INTERVAL_S: '1', WATCHDOG_STUCK_AFTER_S: '1' },
       webhooks: {},
       smtp: {
         SMTP_SUBMISSION_PORT: String(submissionPort),
@@ -347,16 +360,14 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
         SMTP_INBOUND_PORT: 'off',
       },
     };
-    processes.push(
-      ...(await Promise.all(
-        (APPS as App[]).map((app) =>
-          startNodeProcess(join(ROOT, 'apps', app, 'dist/main.js'), {
-            env: { ...common, ...env[app], METRICS_PORT: String(metricsPorts[app]) },
-            ready: async () => (await fetch(`http://127.0.0.1:${metricsPorts[app]}/ready`)).ok,
-          }),
-        ),
-      )),
-    );
+    env = Object.fromEntries(
+      (APPS as App[]).map((app) => [
+        app,
+        { ...common, ...own[app], METRICS_PORT: String(metricsPorts[app]) },
+      ]),
+    ) as Record<App, Record<string, string>>;
+    // the worker starts in the test, once a job has been lost
+    await Promise.all((APPS as App[]).filter((app) => app !== 'worker').map(start));
   });
 
   afterAll(async () => {
@@ -366,6 +377,9 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
   });
 
   it('are exported by the running processes', async () => {
+    const scrape = async (app: App) =>
+      exported(await (await fetch(`http://127.0.0.1:${metricsPorts[app]}/metrics`)).text());
+
     // traffic that makes every lazily created metric appear
     const resend = new Resend(key, { baseUrl: `http://127.0.0.1:${apiPort}` });
     const hook = await resend.webhooks.create({ endpoint: `${receiver.url}/hook`, events: ['email.sent'] });
@@ -375,6 +389,20 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
       { idempotencyKey: `infra-${Date.now()}` },
     );
     expect(sent.error).toBeNull();
+    // its job lost behind the service's back: the scheduler's watchdog re-enqueues it
+    const admin = createRedis(redis.url);
+    const queues = new SendQueues(admin, { prefix: new Keys(prefix).bullPrefix() });
+    try {
+      expect(await queues.remove('send', sent.data!.id)).toBe(true);
+      await waitUntil(async () => (await scrape('scheduler')).has('petrel_watchdog_actions_total'), {
+        timeoutMs: 20_000,
+        message: 'the watchdog to re-enqueue the lost job',
+      });
+    } finally {
+      await queues.close();
+      await admin.quit();
+    }
+    await start('worker');
     const batch = await resend.batch.send([
       { from: 'Ops <ops@acme.test>', to: 'two@example.test', subject: 'batch', html: '<p>2</p>' },
     ]);
@@ -389,8 +417,6 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
     for (const { where, expr } of queries()) {
       for (const name of metricNames(expr)) wanted.set(name, [...(wanted.get(name) ?? []), where]);
     }
-    const scrape = async (app: App) =>
-      exported(await (await fetch(`http://127.0.0.1:${metricsPorts[app]}/metrics`)).text());
     let missing: string[] = [];
     let byApp = {} as Record<App, Set<string>>;
     await waitUntil(
