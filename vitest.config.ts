@@ -61,6 +61,18 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      {
+        // The dashboard in a real browser (Debian's chromium driven by playwright-core) against
+        // the whole stack: scripts/ensure-chromium.sh installs the browser.
+        resolve: { alias },
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          fileParallelism: false,
+        },
+      },
     ],
   },
 });

@@ -1,0 +1,303 @@
+/**
+ * The dashboard in a real browser (Debian's chromium via playwright-core) against the whole
+ * stack: sign-in, the emails list and detail (timeline, sandboxed html), a broadcast created,
+ * scheduled and deleted from the UI that sends nothing, a CSV import with its progress, a
+ * webhook delivery replayed from the UI, XSS payloads that execute nothing (and CSP reports),
+ * an axe-core scan of every page, and sign-out ending the session. The emails page's screenshot
+ * is written to docs/dashboard.png (shown in the README).
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
+import { startStack, type Stack } from '../e2e/helpers.js';
+import { launchChromium, seriousAxeViolations, type LaunchedBrowser } from './chromium.js';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const DIST_INDEX = `${root}apps/dashboard/dist/index.html`;
+
+let stack: Stack;
+let receiver: HttpReceiver;
+let launched: LaunchedBrowser;
+let context: BrowserContext;
+let page: Page;
+const dialogs: string[] = [];
+const pageErrors: string[] = [];
+
+/** The XSS canary: a payload that ran would set it on the dashboard's window. */
+const CANARY = '__petrelPwned';
+const XSS_SUBJECT = `<img src=x onerror="window.${CANARY}=1;alert('subject')"><script>window.${CANARY}=2</script>`;
+const XSS_HTML = [
+  `<p id="greeting">Hello from the sandbox</p>`,
+  `<script>parent.${CANARY}=3;window.${CANARY}=3;alert('script')</script>`,
+  `<img src="x" onerror="parent.${CANARY}=4;alert('onerror')">`,
+  `<a id="js-link" href="javascript:parent.${CANARY}=5;alert('link')">click me</a>`,
+  `<img src="https://tracker.invalid/pixel.png" alt="remote">`,
+].join('\n');
+
+const dashboardUrl = (hash = ''): string => `${stack.baseUrl}/dashboard/${hash}`;
+
+async function go(hash: string): Promise<void> {
+  await page.goto(dashboardUrl(hash));
+  await page.locator('main h1').first().waitFor();
+}
+
+async function expectAccessible(what: string): Promise<void> {
+  const serious = await seriousAxeViolations(page);
+  expect(serious, `${what}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
+}
+
+beforeAll(async () => {
+  // the API serves apps/dashboard/dist: build it when this checkout has not yet
+  if (!existsSync(DIST_INDEX))
+    execFileSync('npm', ['run', 'build', '-w', 'apps/dashboard'], { cwd: root, stdio: 'ignore' });
+  receiver = await startHttpReceiver();
+  [stack, launched] = await Promise.all([
+    startStack({
+      env: {
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        WEBHOOK_RETRY_SCHEDULE: '0,1,2,3,4,5',
+        WEBHOOK_RETRY_TIME_SCALE: '0.2',
+      },
+    }),
+    launchChromium(),
+  ]);
+  context = await launched.browser.newContext({ viewport: { width: 1280, height: 860 } });
+  page = await context.newPage();
+  page.on('dialog', (d) => {
+    dialogs.push(d.message());
+    void d.dismiss();
+  });
+  page.on('pageerror', (e) => pageErrors.push(e.message));
+});
+
+afterAll(async () => {
+  await launched?.close();
+  await stack?.stop();
+  await receiver?.stop();
+});
+
+describe('dashboard in a browser', () => {
+  it('signs in with an API key, kept by the page nowhere', async () => {
+    await page.goto(dashboardUrl());
+    await page.getByLabel('API key (full access)').fill(stack.key);
+    await expectAccessible('sign-in');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('navigation', { name: 'Sections' }).waitFor();
+    await expect(page.locator('main h1').first().textContent()).resolves.toBe('Overview');
+
+    const cookies = await context.cookies();
+    const sessionCookie = cookies.find((c) => c.name === 'petrel_session');
+    expect(sessionCookie?.httpOnly).toBe(true);
+    expect(sessionCookie?.sameSite).toBe('Strict');
+    const stored = await page.evaluate(() => {
+      // the page's storage (the tests compile without DOM types)
+      const g = globalThis as any;
+      return JSON.stringify({ ...g.localStorage }) + JSON.stringify({ ...g.sessionStorage });
+    });
+    expect(stored).not.toContain(stack.key);
+    expect(page.url()).not.toContain(stack.key);
+    expect(cookies.some((c) => c.value.includes(stack.key))).toBe(false);
+  });
+
+  it('lists an email sent through the SDK; its detail shows the timeline and the html', async () => {
+    const others = await stack.resend.batch.send(
+      ['Your invoice for November', 'Password reset requested', 'Welcome aboard'].map((subject, i) => ({
+        from: 'Billing <billing@e2e.test>',
+        to: `customer${i}@e2e.test`,
+        subject,
+        text: 'Hello',
+      })),
+    );
+    expect(others.error).toBeNull();
+    const { data, error } = await stack.resend.emails.send({
+      from: 'Dashboard <dash@e2e.test>',
+      to: 'reader@e2e.test',
+      subject: 'Dashboard hello',
+      html: '<h1>Rendered heading</h1><p>Body paragraph</p>',
+      tags: [{ name: 'kind', value: 'welcome' }],
+    });
+    expect(error).toBeNull();
+    await stack.sink.waitFor(4, 20_000);
+    let last: unknown;
+    await waitUntil(
+      async () => {
+        last = (await stack.resend.emails.get(data!.id)).data?.last_event;
+        return last === 'delivered';
+      },
+      { timeoutMs: 20_000, message: 'the email to be delivered' },
+    ).catch((e: Error) => {
+      throw new Error(
+        `${e.message}; last status ${String(last)}; sink ${stack.sink.messages.map((m) => m.parsed.subject).join(' | ')}`,
+      );
+    });
+
+    await go('#/emails');
+    const link = page.getByRole('link', { name: 'Dashboard hello' });
+    await link.waitFor();
+    await page.screenshot({ path: `${root}docs/dashboard.png` });
+    await expectAccessible('emails');
+
+    // search by recipient
+    await page.getByLabel('Recipient').fill('reader@e2e.test');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await link.waitFor();
+
+    await link.click();
+    await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    const timeline = page.getByTestId('timeline');
+    await timeline.getByText('delivered').first().waitFor();
+    const frame = page.frameLocator('iframe.html-frame');
+    await expect(frame.getByRole('heading', { name: 'Rendered heading' }).textContent()).resolves.toBe(
+      'Rendered heading',
+    );
+    await expect(page.locator('iframe.html-frame').getAttribute('sandbox')).resolves.toBe('');
+    await expectAccessible('email detail');
+  });
+
+  it('runs no XSS payload from a subject or an html body; the CSP reports the blocked load', async () => {
+    const { data, error } = await stack.resend.emails.send({
+      from: 'Mallory <m@e2e.test>',
+      to: 'victim@e2e.test',
+      subject: XSS_SUBJECT,
+      html: XSS_HTML,
+    });
+    expect(error).toBeNull();
+    await go('#/emails');
+    const cell = page.getByRole('link', { name: XSS_SUBJECT });
+    await cell.waitFor();
+    await expect(cell.textContent()).resolves.toBe(XSS_SUBJECT);
+
+    await go(`#/emails/${data!.id}`);
+    await page.getByRole('heading', { level: 1, name: XSS_SUBJECT, exact: true }).waitFor();
+    const frame = page.frameLocator('iframe.html-frame');
+    await frame.locator('#greeting').waitFor();
+    await frame.locator('#js-link').click();
+
+    const reports = await waitUntil(
+      async () => {
+        const r = await stack.http('/dashboard/csp-report');
+        const text = JSON.stringify(r.body);
+        return r.status === 200 && text.includes('tracker.invalid') ? text : undefined;
+      },
+      { timeoutMs: 15_000, message: 'a CSP report of the blocked remote image' },
+    );
+    expect(reports).toContain('img-src');
+    expect(await page.evaluate((k) => (globalThis as Record<string, unknown>)[k], CANARY)).toBeUndefined();
+    expect(dialogs).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('creates and schedules a broadcast in the UI, deletes it, and nothing is sent', async () => {
+    const segment = await stack.resend.segments.create({ name: 'Dashboard readers' });
+    expect(segment.error).toBeNull();
+    const contact = await stack.resend.contacts.create({
+      email: 'member@e2e.test',
+      segments: [{ id: segment.data!.id }],
+    } as never);
+    expect(contact.error).toBeNull();
+    const subject = `Scheduled from the UI ${Date.now()}`;
+
+    await go('#/broadcasts');
+    await page.getByRole('button', { name: 'New broadcast' }).click();
+    await page.getByLabel('Name').fill('UI broadcast');
+    await page.getByLabel('From').fill('News <news@e2e.test>');
+    await page.getByLabel('Subject').fill(subject);
+    await page.getByLabel('Segment').selectOption(segment.data!.id);
+    await page.getByLabel('HTML').fill('<p>Hi {{{contact.first_name|there}}}</p>');
+    await expectAccessible('broadcasts');
+    await page.getByRole('button', { name: 'Create draft' }).click();
+    await page.getByRole('heading', { name: 'UI broadcast' }).waitFor();
+    const id = decodeURIComponent(page.url().split('#/broadcasts/')[1]!);
+
+    await page.getByLabel('Send at').fill('in 1 hour');
+    await page.getByRole('button', { name: 'Schedule' }).click();
+    await page.locator('.badge', { hasText: 'scheduled' }).first().waitFor();
+    await expectAccessible('broadcast detail');
+    expect((await stack.resend.broadcasts.get(id)).data?.status).toBe('scheduled');
+
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: 'Confirm delete' }).click();
+    await page.getByText('The broadcast was deleted.').waitFor();
+
+    const gone = await stack.resend.broadcasts.get(id);
+    expect(gone.error?.name).toBe('not_found');
+    await stack.drained();
+    expect(stack.sink.messages.filter((m) => m.parsed.subject === subject)).toEqual([]);
+  });
+
+  it('imports contacts from a CSV with a progress bar and lists them', async () => {
+    const rows = Array.from({ length: 120 }, (_, i) => `imported${i}@e2e.test,Imp${i},Row`);
+    const csv = ['email,first_name,last_name', ...rows].join('\n');
+    await go('#/contacts');
+    await page
+      .getByLabel(/CSV file/)
+      .setInputFiles({ name: 'contacts.csv', mimeType: 'text/csv', buffer: Buffer.from(csv) });
+    await page.getByRole('button', { name: 'Import' }).click();
+    const progress = page.getByTestId('import-progress');
+    await progress.waitFor();
+    await progress.getByText('120 of 120 rows (100%)').waitFor({ timeout: 30_000 });
+    await expect(progress.locator('progress').getAttribute('value')).resolves.toBe('100');
+    await progress.locator('.badge', { hasText: 'completed' }).waitFor();
+    // the list is newest first, 50 a page: some of the imported rows are on it
+    await page
+      .getByRole('cell', { name: /^imported\d+@e2e\.test$/ })
+      .first()
+      .waitFor();
+    await expectAccessible('contacts');
+  });
+
+  it('replays a webhook delivery from the UI: the endpoint receives it twice', async () => {
+    const hook = await stack.resend.webhooks.create({
+      endpoint: `${receiver.url}/hook`,
+      events: ['topic.created'],
+    });
+    expect(hook.error).toBeNull();
+    const topic = await stack.resend.topics.create({ name: 'Release notes', defaultSubscription: 'opt_in' });
+    expect(topic.error).toBeNull();
+    const [first] = await receiver.waitFor(1, 20_000);
+
+    await go(`#/webhooks/${hook.data!.id}`);
+    const row = page.getByRole('row').filter({ hasText: 'topic.created' });
+    await row.waitFor();
+    await row.getByRole('button', { name: 'Attempts' }).click();
+    await page.getByRole('table', { name: 'Delivery attempts' }).getByRole('cell', { name: '200' }).waitFor();
+    await expectAccessible('webhook detail');
+    await row.getByRole('button', { name: 'Replay' }).click();
+    await page.getByText('Replay of topic.created queued.').waitFor();
+    const both = await receiver.waitFor(2, 20_000);
+    expect(both[1]!.body).toBe(first!.body);
+  });
+
+  it('has no serious accessibility violation on any page', async () => {
+    for (const [hash, what] of [
+      ['#/overview', 'overview'],
+      ['#/segments', 'segments'],
+      ['#/topics', 'topics'],
+      ['#/suppressions', 'suppressions'],
+      ['#/templates', 'templates'],
+      ['#/webhooks', 'webhooks'],
+      ['#/domains', 'domains'],
+      ['#/api-keys', 'api keys'],
+    ] as const) {
+      await go(hash);
+      await page.locator('[role=status]:has-text("Loading")').waitFor({ state: 'detached' });
+      await expectAccessible(what);
+    }
+  });
+
+  it('signs out, and the session cookie no longer works', async () => {
+    const before = (await context.cookies()).find((c) => c.name === 'petrel_session')!;
+    await go('#/overview');
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('heading', { name: 'Sign in to Petrel' }).waitFor();
+    expect((await context.cookies()).find((c) => c.name === 'petrel_session')).toBeUndefined();
+    const res = await fetch(`${stack.baseUrl}/emails`, {
+      headers: { cookie: `petrel_session=${before.value}` },
+    });
+    expect(res.status).toBe(401);
+    expect(dialogs).toEqual([]);
+  });
+});
