@@ -168,7 +168,9 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     {
       concurrency: config.WORKER_CONCURRENCY,
       broadcastConcurrency: config.WORKER_BROADCAST_CONCURRENCY,
-      pool: config.SMTP_POOL_SIZE,
+      delivery: config.DELIVERY_MODE,
+      // relay: connections per lane; direct: the ceiling per MX host
+      pool: config.DELIVERY_MODE === 'relay' ? config.SMTP_POOL_SIZE : config.DIRECT_MAX_CONNECTIONS_PER_HOST,
       shards: config.QUEUE_SHARDS,
       ...(config.QUEUE_SHARDS_PREVIOUS !== undefined && { previousShards: config.QUEUE_SHARDS_PREVIOUS }),
       queues: workers.length,

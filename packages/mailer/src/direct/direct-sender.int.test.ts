@@ -224,6 +224,19 @@ describe('direct delivery', () => {
     );
   });
 
+  it('reaches an MX that has only an IPv6 address', async () => {
+    const v6 = await startSmtpSink({ host: '::1', port: mx.port });
+    try {
+      dns.add({ name: 'v6.test', type: 'MX', value: 'mx.v6.test', priority: 10 });
+      dns.add({ name: 'mx.v6.test', type: 'AAAA', value: '::1' });
+      expect(await sender().send(message(['x@v6.test']))).toMatchObject({ kind: 'sent' });
+      expect((await v6.waitFor(1))[0]?.envelope.to).toEqual(['x@v6.test']);
+    } finally {
+      await Promise.all(senders.splice(0).map((x) => x.close()));
+      await v6.stop();
+    }
+  });
+
   it('keeps at most maxPools destinations, forgetting the least recently used', async () => {
     for (const name of ['one.test', 'two.test', 'three.test'])
       dns.add({ name, type: 'A', value: '127.0.0.3' });
