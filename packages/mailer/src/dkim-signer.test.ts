@@ -1,5 +1,5 @@
 import { generateKeyPairSync } from 'node:crypto';
-import { dkimVerify } from 'mailauth/lib/dkim/verify';
+import { dkimVerify } from 'mailauth';
 import { describe, expect, it } from 'vitest';
 import type { DkimSigningKey } from '@petrel/core';
 import { buildMessage } from './build-message.js';
