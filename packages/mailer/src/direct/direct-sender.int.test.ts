@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import selfsigned from 'selfsigned';
 import { SMTPServer } from 'smtp-server';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, startSmtpSink, type SmtpSink, type TestDnsServer } from '@petrel/testing';
+import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
 import type { SendResult } from '../classify.js';
 import type { OutgoingMessage } from '../transport.js';
 import { createDirectDns } from './dns.js';
@@ -234,6 +234,42 @@ describe('direct delivery', () => {
     } finally {
       await Promise.all(senders.splice(0).map((x) => x.close()));
       await v6.stop();
+    }
+  });
+
+  it('defers a send that gets no slot under the host limit within the wait bound', async () => {
+    const slow = await startSmtpSink({
+      host: '127.0.0.5',
+      port: mx.port,
+      plan: { 'stall@slow.test': [{ at: 'rcpt', stall: true }] },
+    });
+    try {
+      dns.add({ name: 'slow.test', type: 'MX', value: 'mx.slow.test', priority: 10 });
+      dns.add({ name: 'mx.slow.test', type: 'A', value: '127.0.0.5' });
+      const seen = observer();
+      const s = sender({
+        observer: seen,
+        maxConnectionsPerHost: 1,
+        slotWaitMs: 300,
+        socketTimeoutMs: 60_000,
+      });
+      // the first send holds the only slot: its RCPT TO is never answered
+      const stalled = s.send(message(['stall@slow.test']));
+      await waitUntil(() => slow.attemptsFor('stall@slow.test') === 1, { message: 'the stalled RCPT TO' });
+
+      expect(await s.send(message(['ok@slow.test']))).toMatchObject({
+        kind: 'soft_fail',
+        detail: expect.stringContaining(
+          'no free connection to mx.slow.test within 300 ms (concurrency limit 1)',
+        ),
+      });
+      expect(seen.deferrals).toEqual([{ destination: 'mx.slow.test', reason: 'slot_timeout' }]);
+      expect(slow.attemptsFor('ok@slow.test')).toBe(0);
+
+      await slow.stop(); // cuts the stalled session
+      expect(await stalled).toMatchObject({ kind: 'soft_fail' });
+    } finally {
+      await slow.stop();
     }
   });
 
