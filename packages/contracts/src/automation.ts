@@ -147,7 +147,12 @@ export const conditionRuleSchema: z.ZodType<ConditionRule> = z.lazy(() =>
           .max(AUTOMATION_LIMITS.rulesPerGroup, `holds at most ${AUTOMATION_LIMITS.rulesPerGroup} rules`),
       }),
     ],
-    { error: "type: must be 'rule', 'and' or 'or'" },
+    {
+      error: (iss) =>
+        (iss as { code?: string }).code === 'invalid_type'
+          ? "must be a rule object ({ type: 'rule' | 'and' | 'or', … })"
+          : "must be 'rule', 'and' or 'or'",
+    },
   ),
 ) as z.ZodType<ConditionRule>;
 
@@ -188,7 +193,9 @@ export const STEP_CONFIG_SCHEMAS = {
   send_email: z.strictObject({
     template: z.strictObject({
       id: z.string('must be a string').min(1, 'must not be empty').max(256, 'is too long'),
-      variables: z.record(z.string(), templateVariableValue).optional(),
+      variables: z
+        .record(z.string(), templateVariableValue, 'must be an object of variable values')
+        .optional(),
     }),
     subject: shortString.optional(),
     from: shortString.optional(),
@@ -212,6 +219,7 @@ export const STEP_CONFIG_SCHEMAS = {
           [shortString, z.number().finite(), z.boolean(), z.null(), varRefSchema],
           'must be a string, a number, a boolean, null or { "var": … }',
         ),
+        'must be an object of property values',
       )
       .optional(),
   }),

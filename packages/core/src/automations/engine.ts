@@ -19,7 +19,6 @@
  * crash between the two is repaired by the step's job running again: it finds the step completed
  * and queues the next steps (job ids are fixed, so twice is once).
  */
-import { createHash } from 'node:crypto';
 import {
   AUTOMATION_LIMITS,
   PetrelError,
@@ -28,6 +27,7 @@ import {
   type ContactRecord,
 } from '@petrel/contracts';
 import { acceptEmails, type AcceptPorts } from '../accept/accept-emails.js';
+import { deterministicEmailId } from '../ids.js';
 import { updateContact, type ContactPorts } from '../audience/contacts/contacts.use-cases.js';
 import { evaluateCondition, resolveValue, type RunContext } from './condition.js';
 import { parseDuration } from './duration.js';
@@ -63,21 +63,12 @@ export interface EnginePorts {
 }
 
 /**
- * A run's id: UUID-shaped, its first 48 bits the event's time (ids sort like UUIDv7), the rest
- * SHA-256 of (team, event, automation). Must never change: a redelivered event would otherwise
- * start a second run.
+ * A run's id: the derivation of keyed email ids (UUIDv7-shaped, the event's time then SHA-256
+ * bits) over (team, event, automation), so a redelivered event starts nothing twice. Must never
+ * change, for the same reason.
  */
 export function runIdFor(teamId: string, eventId: string, automationId: string, eventMs: number): string {
-  const digest = createHash('sha256')
-    .update(`automation-run\n${teamId}\n${eventId}\n${automationId}`)
-    .digest();
-  const b = Buffer.alloc(16);
-  b.writeUIntBE(Math.max(0, Math.floor(eventMs)) % 2 ** 48, 0, 6);
-  digest.copy(b, 6, 0, 10);
-  b[6] = (b[6]! & 0x0f) | 0x70;
-  b[8] = (b[8]! & 0x3f) | 0x80;
-  const h = b.toString('hex');
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
+  return deterministicEmailId(teamId, `${eventId}\n${automationId}`, 'automation-run', 0, eventMs);
 }
 
 /** The Idempotency-Key of a send_email step's email: one per run, step and visit. */

@@ -301,10 +301,17 @@ describe('validateAutomationGraph', () => {
           s.key === 'is_pro' ? { ...s, config: { type: 'xor', rules: [] } } : s,
         ),
       },
-      "type: must be 'rule', 'and' or 'or'",
+      "steps[3].config.type: must be 'rule', 'and' or 'or'",
     ],
   ])('refuses %s', (_name, graph, message) => {
     expect(refusal(graph)).toContain(message);
+  });
+
+  it('refuses configs nested deeper than any valid one, without recursing into them', () => {
+    let rule: Record<string, unknown> = { type: 'rule', field: 'event.a', operator: 'exists' };
+    for (let i = 0; i < 50_000; i++) rule = { type: 'and', rules: [rule] };
+    const g = { ...valid, steps: valid.steps.map((s) => (s.key === 'is_pro' ? { ...s, config: rule } : s)) };
+    expect(refusal(g)).toContain('steps[3].config: nests objects and arrays at most 20 levels deep');
   });
 
   it('refuses conditions nested too deep', () => {

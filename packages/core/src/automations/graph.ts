@@ -69,8 +69,27 @@ function checkDuration(text: string, path: readonly PropertyKey[]): void {
   if (!res.ok) fail(path, res.reason);
 }
 
+/** Deepest nesting of objects and arrays in `value`, counted without recursion (it bounds the recursion of the schemas). */
+function nesting(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > MAX_CONFIG_NESTING) break;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
+
+/** Room for the deepest condition tree (each level is a group object and its rules array) and then some. */
+const MAX_CONFIG_NESTING = 2 * AUTOMATION_LIMITS.ruleDepth + 4;
+
 function parseStep(raw: RawGraph['steps'][number], i: number): AutomationStep {
   const prefix = ['steps', i, 'config'];
+  if (nesting(raw.config) > MAX_CONFIG_NESTING)
+    fail(prefix, `nests objects and arrays at most ${MAX_CONFIG_NESTING} levels deep`);
   const res = STEP_CONFIG_SCHEMAS[raw.type].safeParse(raw.config);
   if (!res.success) throw validationError(formatIssues(res.error.issues, { prefix, input: raw.config }));
   const step = { key: raw.key, type: raw.type, config: res.data } as AutomationStep;
