@@ -60,6 +60,13 @@ const VALID: Record<string, unknown> = {
   },
   'PATCH /broadcasts/:id': { subject: 'renamed' },
   'POST /broadcasts/:id/send': { scheduled_at: 'in 3 hours' },
+  'POST /events': { name: 'fuzz.event', schema: { plan: 'string', seats: 'number', at: 'date' } },
+  'PATCH /events/:idOrName': { schema: { plan: 'string' } },
+  'POST /events/send': {
+    event: 'fuzz.event',
+    email: 'fuzz-e@example.test',
+    payload: { plan: 'pro', seats: '2' },
+  },
 };
 
 /** Bodies that name other resources get their ids once they exist. */

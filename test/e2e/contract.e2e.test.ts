@@ -183,6 +183,11 @@ const NOT_IN_DOCUMENT = [
   'GET /unsubscribe/:token',
   'POST /unsubscribe/:token',
   'POST /unsubscribe/:token/preferences',
+  // an event named `send` is read, re-typed and deleted at the path POST /events/send also has
+  // (the document's /events/{identifier}, whose identifier is then the fixed segment)
+  'GET /events/send',
+  'PATCH /events/send',
+  'DELETE /events/send',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -664,6 +669,40 @@ describe('routes served against the document', () => {
       '/emails/receiving/:emailId/attachments/:id',
       await stack.http(`/emails/receiving/${received.id}/attachments/${received.attachmentId}`),
     );
+  });
+
+  it('events: create, list, get by id and name, update, send, remove', async () => {
+    const name = `contract.${randomUUID()}`;
+    const created = await stack.http(
+      '/events',
+      json('POST', { name, schema: { plan: 'string', seats: 'number' } }),
+    );
+    expectDocumented('POST', '/events', created);
+    const id = (created.body as { id: string }).id;
+    const bare = await stack.http('/events', json('POST', { name: `${name}.bare` }));
+    expectDocumented('POST', '/events', bare);
+
+    expectDocumented('GET', '/events', await stack.http('/events?limit=10'));
+    expectDocumented('GET', '/events/:idOrName', await stack.http(`/events/${id}`));
+    expectDocumented(
+      'GET',
+      '/events/:idOrName',
+      await stack.http(`/events/${encodeURIComponent(`${name}.bare`)}`),
+    );
+    expectDocumented(
+      'PATCH',
+      '/events/:idOrName',
+      await stack.http(`/events/${id}`, json('PATCH', { schema: { plan: 'string', at: 'date' } })),
+    );
+    expectDocumented(
+      'POST',
+      '/events/send',
+      await stack.http(
+        '/events/send',
+        json('POST', { event: name, email: 'contract-event@example.test', payload: { plan: 'pro' } }),
+      ),
+    );
+    expectDocumented('DELETE', '/events/:idOrName', await stack.http(`/events/${id}`, json('DELETE')));
   });
 
   it('webhooks: create, list, get, update, remove', async () => {

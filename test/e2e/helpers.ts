@@ -217,7 +217,7 @@ export function email(i: number, over: Record<string, unknown> = {}): Record<str
 }
 
 interface RouterLayer {
-  route?: { path: string; methods: Record<string, boolean> };
+  route?: { path: string | string[]; methods: Record<string, boolean> };
   handle?: { stack?: RouterLayer[] };
 }
 
@@ -227,8 +227,10 @@ function listRoutes(app: unknown): { method: string; path: string }[] {
   const walk = (stack: RouterLayer[] | undefined): void => {
     for (const layer of stack ?? []) {
       if (layer.route) {
+        // a route may serve several paths (`router.get(['/a', '/a/*rest'], …)`)
+        const paths = [layer.route.path].flat();
         for (const [m, on] of Object.entries(layer.route.methods))
-          if (on && m !== '_all') out.push({ method: m.toUpperCase(), path: layer.route.path });
+          if (on && m !== '_all') for (const path of paths) out.push({ method: m.toUpperCase(), path });
       } else walk(layer.handle?.stack);
     }
   };

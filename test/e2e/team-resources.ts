@@ -79,6 +79,9 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
     webhooks: [webhook.id],
     events: [await webhookEventId(stack, webhook.id)],
   };
+  const eventName = `${tag}.signed_up`;
+  const event = ok(await r.events.create({ name: eventName, schema: { plan: 'string' } }), 'event');
+  ids['/events'] = [event.id, encodeURIComponent(eventName)];
   const broadcasts = await stack.http('/broadcasts', {
     method: 'POST',
     body: JSON.stringify({
@@ -140,7 +143,9 @@ export function fillPath(path: string, res: TeamResources): string[] {
   if (params.length === 0) return [path];
   const idsAt = (i: number): string[] => {
     const owner = segments[i - 1]!;
-    const ids = res.ids[owner];
+    // a top-level resource may share its segment with a nested one (`/events/:idOrName` and
+    // `/webhooks/:id/events/:eventId`): `/events` names the top-level one
+    const ids = (i === 2 ? res.ids[`/${owner}`] : undefined) ?? res.ids[owner];
     if (!ids)
       throw new Error(`no id known for the route ${path} (after /${owner}): add it to team-resources.ts`);
     return ids;

@@ -56,6 +56,7 @@ async function snapshotA() {
     topics: await get('/topics'),
     properties: await get('/contact-properties'),
     suppressions: await get('/suppressions'),
+    events: await get('/events'),
     ...(a.ids.broadcasts ? { broadcast: await get(`/broadcasts/${idOf('broadcasts')}`) } : {}),
   };
 }
@@ -71,6 +72,7 @@ const PLAUSIBLE_BODY: Record<string, unknown> = {
   'PATCH /topics/:id': { name: 'taken over' },
   'PATCH /contact-properties/:id': { fallback_value: 'taken over' },
   'PATCH /broadcasts/:id': { subject: 'taken over' },
+  'PATCH /events/:idOrName': { schema: null },
 };
 
 /** PATCH /contacts/:c/topics takes a list naming A's topic. */
@@ -127,6 +129,7 @@ describe('tenant isolation and key scopes (R19)', () => {
       '/topics',
       '/contact-properties',
       '/suppressions',
+      '/events',
     ])
       expect((await bList(list)).data, list).toEqual([]);
   });
