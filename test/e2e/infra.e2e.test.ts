@@ -9,6 +9,7 @@
  *   little traffic (an email over HTTP and over SMTP, a webhook endpoint that answers 410), and
  *   their /metrics are compared with the names in those queries.
  */
+import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -374,6 +375,19 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
     await Promise.all(processes.map((p) => p.stop()));
     await Promise.all([receiver?.stop(), sink?.stop()]);
     await redis?.stop();
+  });
+
+  it("the image's HEALTHCHECK passes on a ready app and fails where none answers", async () => {
+    const check = (port: number) =>
+      new Promise<number | null>((done) => {
+        const child = spawn(process.execPath, [join(INFRA, 'docker/healthcheck.mjs')], {
+          env: { PATH: process.env.PATH ?? '', METRICS_PORT: String(port) },
+          stdio: 'ignore',
+        });
+        child.on('exit', (code) => done(code));
+      });
+    expect(await check(metricsPorts.api)).toBe(0);
+    expect(await check(await freePort())).toBe(1);
   });
 
   it('are exported by the running processes', async () => {
