@@ -140,9 +140,20 @@ describe('dashboard in a browser', () => {
     await page.screenshot({ path: `${root}docs/dashboard.png` });
     await expectAccessible('emails');
 
-    // search by recipient
+    // search by tag, then by recipient: only the matching email stays listed
+    const welcome = page.getByRole('link', { name: 'Welcome aboard' });
+    await welcome.waitFor();
+    await page.getByLabel('Tag').fill('kind=welcome');
+    await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/tag=kind/);
+    await welcome.waitFor({ state: 'detached' });
+    await link.waitFor();
+    await go('#/emails');
+    await welcome.waitFor();
     await page.getByLabel('Recipient').fill('reader@e2e.test');
     await page.getByRole('button', { name: 'Search' }).click();
+    await page.waitForURL(/to=reader/);
+    await welcome.waitFor({ state: 'detached' });
     await link.waitFor();
 
     await link.click();
@@ -271,9 +282,20 @@ describe('dashboard in a browser', () => {
     expect(both[1]!.body).toBe(first!.body);
   });
 
+  it('charts the counters per lane on the overview', async () => {
+    await go('#/overview');
+    await page.locator('figure.chart canvas').first().waitFor();
+    const totals = page.getByRole('table', { name: 'Totals per lane' });
+    const send = totals.getByRole('row').filter({ has: page.getByRole('cell', { name: 'send', exact: true }) });
+    // the four emails of the emails test were sent and delivered on the send lane (and maybe the
+    // XSS test's one by now)
+    expect(Number(await send.getByRole('cell').nth(1).textContent())).toBeGreaterThanOrEqual(4);
+    expect(Number(await send.getByRole('cell').nth(2).textContent())).toBeGreaterThanOrEqual(4);
+    await expectAccessible('overview');
+  });
+
   it('has no serious accessibility violation on any page', async () => {
     for (const [hash, what] of [
-      ['#/overview', 'overview'],
       ['#/segments', 'segments'],
       ['#/topics', 'topics'],
       ['#/suppressions', 'suppressions'],
@@ -285,6 +307,8 @@ describe('dashboard in a browser', () => {
       await go(hash);
       await page.locator('[role=status]:has-text("Loading")').waitFor({ state: 'detached' });
       await expectAccessible(what);
+      const shots = process.env.DASHBOARD_SCREENSHOTS_DIR; // for a look while developing
+      if (shots) await page.screenshot({ path: `${shots}/${what.replace(/ /g, '-')}.png`, fullPage: true });
     }
   });
 

@@ -89,7 +89,7 @@ describe('laneSeries', () => {
   it('groups points per lane and sums per time, sorted', () => {
     const s = laneSeries({
       data: [
-        { lane: 'transactional', timestamp: '2026-01-01T01:00:00Z', sent: 2, delivered: 1 },
+        { lane: 'transactional', bucket: '2026-01-01T01:00:00.000Z', sent: 2, delivered: 1, opened: 9 },
         { lane: 'transactional', timestamp: '2026-01-01T00:00:00Z', sent: 1, bounced: 1 },
         { lane: 'broadcast', timestamp: '2026-01-01T00:00:00Z', complained: 3 },
       ],

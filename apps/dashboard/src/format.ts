@@ -206,9 +206,9 @@ const toSeconds = (t: unknown): number | undefined => {
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
 
 /**
- * The per-lane series from GET /stats/emails. Reads points `{ lane, timestamp|time|bucket|start,
- * sent, delivered, bounced, complained }` from `data`, `points` or `buckets`, or a `lanes` object
- * of such point lists; points are summed per lane and time, sorted by time.
+ * The per-lane series from GET /stats/emails: rows `{ bucket (hour start), lane, sent, delivered,
+ * bounced, complained, … }` in `data`. Also reads `timestamp`/`time` for the time and a `lanes`
+ * object of row lists; rows are summed per lane and time, sorted by time.
  */
 export function laneSeries(body: unknown): LaneSeries[] {
   const points: Record<string, unknown>[] = [];
@@ -219,8 +219,6 @@ export function laneSeries(body: unknown): LaneSeries[] {
       if (p && typeof p === 'object') points.push(lane ? { lane, ...p } : (p as Record<string, unknown>));
   };
   pushAll(b.data);
-  pushAll(b.points);
-  pushAll(b.buckets);
   if (b.lanes && typeof b.lanes === 'object' && !Array.isArray(b.lanes)) {
     for (const [lane, list] of Object.entries(b.lanes as Record<string, unknown>)) {
       if (Array.isArray(list)) pushAll(list, lane);
@@ -230,7 +228,7 @@ export function laneSeries(body: unknown): LaneSeries[] {
   }
   const byLane = new Map<string, Map<number, Record<StatMetric, number>>>();
   for (const p of points) {
-    const t = toSeconds(p.timestamp ?? p.time ?? p.bucket ?? p.start ?? p.t);
+    const t = toSeconds(p.bucket ?? p.timestamp ?? p.time);
     if (t === undefined) continue;
     const lane = typeof p.lane === 'string' ? p.lane : 'all';
     const times = byLane.get(lane) ?? new Map<number, Record<StatMetric, number>>();

@@ -115,7 +115,7 @@ export function Emails({ query }: { query: Record<string, string> }) {
           label="Tag"
           id="q-tag"
           value={form.tag}
-          placeholder="name or name:value"
+          placeholder="name or name=value"
           onValue={(tag) => setForm({ ...form, tag })}
         />
         <div class="field end">

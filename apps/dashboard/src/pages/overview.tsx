@@ -19,14 +19,14 @@ const COLORS: Record<(typeof STAT_METRICS)[number], string> = {
 const RANGES = [
   { value: '24h', label: 'last 24 hours' },
   { value: '7d', label: 'last 7 days' },
-  { value: '1h', label: 'last hour' },
+  { value: '30d', label: 'last 30 days' },
 ];
 
-function rangeQuery(range: string): { from: string; to: string; bucket: string } {
+/** The period's bounds; the API counts per hour (at most 31 days a request). */
+function rangeQuery(range: string): { from: string; to: string } {
   const now = Date.now();
-  const span = range === '7d' ? 7 * 86_400_000 : range === '1h' ? 3_600_000 : 86_400_000;
-  const bucket = range === '7d' ? 'day' : range === '1h' ? 'minute' : 'hour';
-  return { from: new Date(now - span).toISOString(), to: new Date(now).toISOString(), bucket };
+  const days = range === '30d' ? 30 : range === '7d' ? 7 : 1;
+  return { from: new Date(now - days * 86_400_000).toISOString(), to: new Date(now).toISOString() };
 }
 
 function LaneChart({ s }: { s: LaneSeries }) {
