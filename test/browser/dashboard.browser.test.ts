@@ -286,7 +286,9 @@ describe('dashboard in a browser', () => {
     await go('#/overview');
     await page.locator('figure.chart canvas').first().waitFor();
     const totals = page.getByRole('table', { name: 'Totals per lane' });
-    const send = totals.getByRole('row').filter({ has: page.getByRole('cell', { name: 'send', exact: true }) });
+    const send = totals
+      .getByRole('row')
+      .filter({ has: page.getByRole('cell', { name: 'send', exact: true }) });
     // the four emails of the emails test were sent and delivered on the send lane (and maybe the
     // XSS test's one by now)
     expect(Number(await send.getByRole('cell').nth(1).textContent())).toBeGreaterThanOrEqual(4);
