@@ -248,7 +248,9 @@ async function main() {
   };
   progress(machineLine(machine));
 
-  const ctx = { opts, redis, sink, results: {}, outDir, progress, phase: undefined, petrelEnv: {} };
+  // The bench sends from bench.example, a domain no team verified: the API alone would refuse it.
+  const petrelEnv = { ENFORCE_VERIFIED_DOMAINS: 'false' };
+  const ctx = { opts, redis, sink, results: {}, outDir, progress, phase: undefined, petrelEnv };
   const json = {};
   const rows = [];
   let failures = 0;

@@ -1,7 +1,8 @@
 // Baseline delivery worker: a bare BullMQ Worker + a pooled nodemailer transport composing each
 // message from the job's payload (nodemailer builds the MIME). The Message-ID carries the job's
 // UUIDv7 id, as Petrel's does, so the sink measures both sides' acceptance-to-250 the same way.
-// env: REDIS_URL, BULL_PREFIX, QUEUE, SMTP_URL, CONCURRENCY (50), POOL (20)
+// env: REDIS_URL, BULL_PREFIX, QUEUE, SMTP_URL, CONCURRENCY (50), POOL (20); with DKIM_PRIVATE_KEY
+// (PEM), DKIM_DOMAIN and DKIM_SELECTOR nodemailer DKIM-signs every message (the dkim phase).
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { createTransport } from 'nodemailer';
@@ -13,6 +14,9 @@ const transport = createTransport({
   maxConnections: Number(env.POOL || 20),
   maxMessages: Infinity,
   logger: false,
+  ...(env.DKIM_PRIVATE_KEY && {
+    dkim: { domainName: env.DKIM_DOMAIN, keySelector: env.DKIM_SELECTOR, privateKey: env.DKIM_PRIVATE_KEY },
+  }),
 });
 const connection = new Redis(env.REDIS_URL, { maxRetriesPerRequest: null });
 

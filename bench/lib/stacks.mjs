@@ -175,7 +175,7 @@ export async function startBaselineApi(ctx) {
   return { kind: 'baseline', child, url, port, headers: {}, stop: () => child.stop() };
 }
 
-export async function startBaselineWorkers(ctx, n, { concurrency, pool } = {}) {
+export async function startBaselineWorkers(ctx, n, { concurrency, pool, env = {} } = {}) {
   const workers = [];
   for (let i = 0; i < n; i++) {
     const child = spawnNode(`baseline-worker${i + 1}`, BASE_WORKER, {
@@ -187,6 +187,7 @@ export async function startBaselineWorkers(ctx, n, { concurrency, pool } = {}) {
         SMTP_URL: ctx.sink.url,
         CONCURRENCY: String(concurrency ?? ctx.opts.concurrency),
         POOL: String(pool ?? ctx.opts.pool),
+        ...env,
       },
     });
     workers.push({ child, name: `worker${i + 1}` });

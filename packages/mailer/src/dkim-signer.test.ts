@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createHash, generateKeyPairSync } from 'node:crypto';
 import { dkimVerify } from 'mailauth';
 import { describe, expect, it } from 'vitest';
 import type { DkimSigningKey } from '@petrel/core';
@@ -95,6 +95,10 @@ describe('createDkimSigner', () => {
     // " C \r\nD \t E\r\n\r\n\r\n" → " C\r\nD E\r\n"
     const expected = relaxedBodyHash(Buffer.from(' C\r\nD E\r\n'));
     expect(relaxedBodyHash(Buffer.from(' C \r\nD \t E\r\n\r\n\r\n'))).toBe(expected);
+    // no whitespace to reduce (the fast path): only a final CRLF is added, trailing empty lines go
+    const sha = (s: string) => createHash('sha256').update(s).digest('base64');
+    expect(relaxedBodyHash(Buffer.from('a\r\nb'))).toBe(sha('a\r\nb\r\n'));
+    expect(relaxedBodyHash(Buffer.from('a\r\nb\r\n\r\n'))).toBe(sha('a\r\nb\r\n'));
     // an empty body hashes as the empty string (section 3.4.4)
     expect(relaxedBodyHash(Buffer.alloc(0))).toBe('47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=');
   });

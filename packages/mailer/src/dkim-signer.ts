@@ -101,6 +101,15 @@ export function relaxedHeader(raw: string): string {
 
 /** Relaxed body canonicalization (section 3.4.4) and its SHA-256 (the `bh=` tag), in base64. */
 export function relaxedBodyHash(body: Buffer): string {
+  // Fast path: a body the builder wrote (base64 or quoted-printable lines) usually has no
+  // whitespace to reduce; then only the empty lines at its end go.
+  if (!body.includes('\t') && !body.includes('  ') && !body.includes(' \r\n') && body.at(-1) !== 0x20) {
+    let end = body.length;
+    while (end >= 2 && body[end - 2] === 0x0d && body[end - 1] === 0x0a) end -= 2;
+    const hash = createHash('sha256').update(body.subarray(0, end));
+    if (end > 0) hash.update(CRLF);
+    return hash.digest('base64');
+  }
   const lines = body.toString('latin1').split(CRLF);
   const out = lines.map((l) => l.replace(/[ \t]+/g, ' ').replace(/ $/, ''));
   while (out.length > 0 && out[out.length - 1] === '') out.pop();
