@@ -350,7 +350,10 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
       ENFORCE_VERIFIED_DOMAINS: 'false',
     };
     const own: Record<App, Record<string, string>> = {
-      api: { PORT: String(apiPort), BOOTSTRAP_API_KEY: key },
+      // 2 requests at once, then one every 500 ms: the test's calls come in pairs a second or
+      // more apart (after the watchdog's round, after the worker's start); the burst at the end
+      // is refused
+      api: { PORT: String(apiPort), BOOTSTRAP_API_KEY: key, RATE_LIMIT_RPS: '2' },
       worker: { SMTP_URL: sink.url },
       // the gauges at once; an email whose job is lost is re-enqueued after 1 s
       scheduler: { METRICS_SAMPLE_INTERVAL_S: '1', WATCHDOG_INTERVAL_S: '1', WATCHDOG_STUCK_AFTER_S: '1' },
@@ -426,6 +429,12 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
     transport.close();
     await sink.waitFor(3, 20_000);
     await receiver.waitFor(1, 20_000);
+    const burst = await Promise.all(
+      Array.from({ length: 50 }, () =>
+        fetch(`http://127.0.0.1:${apiPort}/emails`, { headers: { authorization: `Bearer ${key}` } }),
+      ),
+    );
+    expect(burst.map((r) => r.status)).toContain(429);
 
     const wanted = new Map<string, string[]>();
     for (const { where, expr } of queries()) {
