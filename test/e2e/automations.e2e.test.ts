@@ -155,8 +155,18 @@ async function stepsRunBy(metricsPort: number): Promise<number> {
 }
 
 describe('automation runs', () => {
-  it('runs the welcome series on both branches', async () => {
+  it('runs the welcome series on both branches, counted by the metrics', async () => {
     await automationWelcomeScenario(stack);
+    const metrics = await (await fetch(stack.metricsUrl)).text();
+    // every series carries the process's default labels (`app`)
+    const value = (name: string) =>
+      Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+    expect(value('petrel_automation_runs_started_total')).toBeGreaterThanOrEqual(2);
+    expect(value('petrel_automation_runs_completed_total')).toBeGreaterThanOrEqual(2);
+    expect(metrics).toMatch(
+      /^petrel_automation_step_duration_seconds_count\{[^}]*type="send_email"[^}]*\} [1-9]/m,
+    );
+    expect(metrics).toMatch(/^petrel_automation_runs_failed_total(\{[^}]*\})? \d+/m);
   });
 
   /** trigger → wait_for_event (timeout PT1S) → `received` | `timed_out` emails. */

@@ -72,6 +72,10 @@ export async function startAutomationEngine(
       runFailed: () => metrics.automationRunsFailed().inc(),
     },
   };
+  // the counters exist from the start (at 0), so rates and alerts see them before the first run
+  metrics.automationRunsStarted();
+  metrics.automationRunsCompleted();
+  metrics.automationRunsFailed();
   const worker = createAutomationWorker(automationProcessor(ports), {
     connection: deps.bullConnection,
     prefix: keys.bullPrefix(),
