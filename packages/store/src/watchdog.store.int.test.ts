@@ -1,23 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailEvent, SendLane } from '@petrel/contracts';
+import { emailContent } from '@petrel/testing';
 import { useStoreRedis } from './redis.fixture.js';
 import { EmailsStore, type NewEmail } from './emails.store.js';
 import { WatchdogStore } from './watchdog.store.js';
 
 const fx = useStoreRedis('watchdog');
 
-const content = {
-  from: 'a@acme.test',
-  to: ['b@example.test'],
-  cc: [],
-  bcc: [],
-  reply_to: [],
-  subject: 's',
-  html: '<p>x</p>',
-  headers: {},
-  tags: [],
-  attachments: [],
-};
 const ev = (type: EmailEvent['type']): EmailEvent => ({
   id: `${type}-${Math.random()}`,
   type,
@@ -27,7 +16,7 @@ const ev = (type: EmailEvent['type']): EmailEvent => ({
 });
 const newEmail = (id: string, over: Partial<NewEmail> = {}): NewEmail => ({
   id,
-  content,
+  content: emailContent(),
   status: 'queued',
   lane: 'send',
   dueMs: 0,
@@ -42,7 +31,7 @@ function stores() {
 }
 
 const indexed = async (team: string, lane: SendLane) =>
-  fx.redis.zrange(fx.keys.unfinishedEmails(team, lane), 0, -1, 'WITHSCORES');
+  fx.redis.zrange(fx.keys.unfinishedEmails(team, lane), '0', '-1', 'WITHSCORES');
 
 describe('the unfinished index, kept by the email scripts', () => {
   it('acceptance enters each new email under its due time; sent (or later) and cancel remove it', async () => {

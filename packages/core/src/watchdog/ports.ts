@@ -4,7 +4,8 @@
  * the observability package satisfy them (wired by apps/scheduler); packages/testing has
  * in-memory versions.
  */
-import type { EmailEvent, EmailStatus, SendLane } from '@petrel/contracts';
+import type { SendLane } from '@petrel/contracts';
+import type { EmailRecordsPort } from '../emails/ports.js';
 import type { Clock, EmailToDeliver, IdSource } from '../deliver/ports.js';
 import type { TeamDirectory } from '../housekeeping/ports.js';
 
@@ -43,12 +44,7 @@ export interface UnfinishedEmails {
   /** Clear the mark of a re-enqueue that did not happen (the queue refused it). */
   unmarkRequeued(teamId: string, emailId: string): Promise<void>;
   /** Append `event` and move the status forward (EmailsStore.recordEvent). */
-  recordEvent(
-    teamId: string,
-    emailId: string,
-    status: EmailStatus,
-    event: EmailEvent,
-  ): Promise<'moved' | 'kept' | 'missing'>;
+  recordEvent: EmailRecordsPort['recordEvent'];
 }
 
 /** Where a job stands: BullMQ's states, `missing` for a job id the queue does not hold. */
