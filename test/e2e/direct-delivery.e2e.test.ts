@@ -3,7 +3,8 @@
  * the worker looks the recipient domains up in a local authoritative DNS server and delivers to
  * their MX hosts on DIRECT_SMTP_PORT. The preferred MX (127.0.0.2) is down, the next one
  * (127.0.0.3, a real sink) takes the mail; a domain with a null MX (RFC 7505) bounces, alone or
- * next to a deliverable one; the per-destination metrics show the down host.
+ * next to a deliverable one; a host answering 421 gets a lower concurrency limit and every
+ * email still arrives once, through the retry ladder; the per-destination metrics show it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
@@ -67,6 +68,39 @@ describe('direct delivery', () => {
     );
     expect(metrics).toMatch(
       /petrel_direct_deferrals_total\{[^}]*destination="mx1\.direct\.e2e\.test"[^}]*reason="connection"[^}]*\} 1/,
+    );
+  });
+
+  it('halves the concurrency to a host answering 421 and delivers every email once, after retries', async () => {
+    // a host of its own: a new pool, so the connections (and the refusals) are new
+    dns.add({ name: 'busy.e2e.test', type: 'MX', value: 'mx.busy.e2e.test', priority: 10 });
+    dns.add({ name: 'mx.busy.e2e.test', type: 'A', value: '127.0.0.3' });
+    mx.clear();
+    // fewer refusals than attempts per email (RETRY_SCHEDULE_S has 3 retries): none may bounce
+    mx.rejectConnections(3, { code: 421, message: '4.7.0 Too many connections, slow down' });
+    const to = Array.from({ length: 5 }, (_, i) => `user${i}@busy.e2e.test`);
+    const ids = await Promise.all(
+      to.map(async (address) => {
+        const { data, error } = await stack.resend.emails.send({
+          from: 'sender@petrel.e2e.test',
+          to: address,
+          subject: `busy ${address}`,
+          text: 'slow down',
+        });
+        expect(error).toBeNull();
+        return data!.id;
+      }),
+    );
+    for (const id of ids) await lastEvent(id, 'delivered');
+    expect(mx.messages.map((m) => m.envelope.to.join()).sort()).toEqual(to);
+
+    const metrics = await (await fetch(stack.metricsUrl)).text();
+    const limit = /petrel_direct_concurrency_limit\{[^}]*destination="mx\.busy\.e2e\.test"[^}]*\} (\d+)/.exec(
+      metrics,
+    );
+    expect(Number(limit?.[1])).toBeLessThanOrEqual(5);
+    expect(metrics).toMatch(
+      /petrel_direct_deferrals_total\{[^}]*destination="mx\.busy\.e2e\.test"[^}]*reason="throttled"[^}]*\} [1-3]/,
     );
   });
 
