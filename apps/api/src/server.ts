@@ -45,7 +45,7 @@ import {
   SendQueues,
   WebhookDeliveryQueue,
 } from '@petrel/queue';
-import { acceptPreparer, engagementTracker, newId, type Preparer, type SendEventPorts } from '@petrel/core';
+import { acceptPreparer, engagementTracker, newId, type Preparer } from '@petrel/core';
 import { vetNewEndpoint, type DailyQuotaOptions, type HostResolver } from '@petrel/core';
 import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
@@ -134,24 +134,6 @@ export interface ApiContext {
   automationRuns: AutomationRunsStore;
   /** The automation queue: POST /events/send hands each event over as a job (AutomationTriggers). */
   automationQueue: AutomationQueue;
-}
-
-/**
- * Where POST /events/send hands received events over, until the automation engine's adapter
- * (a durable job) is wired here instead: the team's received-events log, which the use-case
- * writes before the hand-over too (one entry per event id, so both writes are one).
- */
-export function recordOnlyTriggers(customEvents: CustomEventsStore): SendEventPorts['triggers'] {
-  return {
-    eventReceived: (e) =>
-      customEvents.recordReceived(e.teamId, {
-        id: e.id,
-        name: e.name,
-        contact_id: e.contactId,
-        payload: { ...e.payload },
-        created_at: e.receivedAt,
-      }),
-  };
 }
 
 /** The system resolver: every address of a name, as the dispatcher resolves it. */
