@@ -47,7 +47,7 @@ import { deferralReason, feedbackOf, isTlsFailure, triesNextHost, type DeferralR
 export interface DirectObserver {
   /** The concurrency limit of a destination changed (or it was first used). */
   limit(destination: string, limit: number): void;
-  /** An attempt at a destination was deferred; `destination` is `(dns)` for a failed MX lookup. */
+  /** An attempt at a destination was deferred; `destination` is `(dns)` for a failed DNS lookup. */
   deferral(destination: string, reason: DeferralReason): void;
   /** A destination was dropped (idle or over the cap): its metrics series can go. */
   forget(destination: string): void;
@@ -87,7 +87,7 @@ export interface DirectSender extends SmtpSender {
   limitOf(destination: string): number | undefined;
 }
 
-/** Addresses of one MX host tried per delivery (its first IPv4 and IPv6 ones, typically). */
+/** Addresses of one MX host tried per delivery attempt: its first two, IPv4 first. */
 export const MAX_ADDRESSES_PER_HOST = 2;
 const MAX_DETAIL = 500;
 
@@ -235,6 +235,7 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
       const lookup = await opts.dns.addresses(host);
       if (lookup.kind !== 'addresses') {
         if (lookup.kind === 'none') unresolved += 1;
+        else deferred('(dns)', 'dns');
         failures.push({ where: host, result: { kind: 'soft_fail', detail: lookup.detail } });
         continue;
       }

@@ -17,7 +17,7 @@ export type DeferralReason =
   | 'slot_timeout'
   /** Any other temporary reply (4xx at MAIL, RCPT, DATA). */
   | 'temporary'
-  /** The MX lookup failed temporarily (SERVFAIL, timeout). */
+  /** An MX or address lookup failed temporarily (SERVFAIL, timeout); destination `(dns)`. */
   | 'dns';
 
 export const DEFERRAL_REASONS: readonly DeferralReason[] = [
