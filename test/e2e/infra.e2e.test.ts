@@ -133,7 +133,7 @@ describe('infra files', () => {
 
     const entrypoint = read('infra/docker/entrypoint.sh');
     const served = /^\s+([a-z |]+)\)\n\s+exec node "apps\/\$app\/dist\/main\.js"/m
-      .exec(entrypoint)?.[1]!
+      .exec(entrypoint)![1]!
       .split('|')
       .map((s) => s.trim())
       .sort();
@@ -364,7 +364,7 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
         SMTP_INBOUND_PORT: 'off',
       },
     };
-    env = Object.fromEntries(
+    env = Object.fromEntries<Record<string, string>>(
       (APPS as App[]).map((app) => [
         app,
         { ...common, ...own[app], METRICS_PORT: String(metricsPorts[app]) },
