@@ -14,6 +14,7 @@
  * sending adapter see it in clear.
  */
 import { createCipheriv, createDecipheriv, createHash, generateKeyPair, randomBytes } from 'node:crypto';
+import { sharedSecret } from './unsubscribe-secret.js';
 import type { DkimAlgorithm } from '@petrel/contracts';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
@@ -81,18 +82,13 @@ export class DomainKeyCipher {
 }
 
 /**
- * The secret that encrypts the private keys: DOMAIN_KEY_SECRET, else one generated once (SET NX,
- * so concurrent first starts agree) and kept in Redis for every process of the deployment.
+ * The secret that encrypts the private keys: DOMAIN_KEY_SECRET, else one generated once and kept
+ * in Redis for every process of the deployment (as the unsubscribe links' key).
  */
-export async function domainKeySecret(
+export function domainKeySecret(
   redis: RedisClient,
   keys: Keys,
   configured: string | undefined,
 ): Promise<string> {
-  if (configured) return configured;
-  const key = keys.domainKeySecret();
-  await redis.set(key, randomBytes(32).toString('base64url'), 'NX');
-  const secret = await redis.get(key);
-  if (!secret) throw new Error(`${key} vanished right after it was written`);
-  return secret;
+  return sharedSecret(redis, keys.domainKeySecret(), configured);
 }

@@ -38,26 +38,6 @@ export interface DomainContext {
   clock: { now(): number };
 }
 
-/** A domain as GET /domains/:id answers (and create, with `records`). */
-export function domainView(domain: DomainRecordSet, targets: DomainDnsTargets) {
-  return {
-    object: 'domain' as const,
-    id: domain.id,
-    name: domain.name,
-    status: domain.status,
-    created_at: domain.created_at,
-    region: domain.region,
-    capabilities: domain.capabilities,
-    open_tracking: domain.open_tracking,
-    click_tracking: domain.click_tracking,
-    tls: domain.tls,
-    ...(domain.tracking_subdomain !== null && { tracking_subdomain: domain.tracking_subdomain }),
-    custom_return_path: domain.custom_return_path,
-    records: wireRecords(domainRecords(domain, targets)),
-    dmarc: suggestedDmarc(domain),
-  };
-}
-
 /** A domain as GET /domains lists it (no records). */
 export function domainListItem(domain: DomainRecordSet) {
   return {
@@ -69,6 +49,19 @@ export function domainListItem(domain: DomainRecordSet) {
     capabilities: domain.capabilities,
     open_tracking: domain.open_tracking,
     click_tracking: domain.click_tracking,
+  };
+}
+
+/** A domain as GET /domains/:id answers (and create, with `records`). */
+export function domainView(domain: DomainRecordSet, targets: DomainDnsTargets) {
+  return {
+    object: 'domain' as const,
+    ...domainListItem(domain),
+    tls: domain.tls,
+    ...(domain.tracking_subdomain !== null && { tracking_subdomain: domain.tracking_subdomain }),
+    custom_return_path: domain.custom_return_path,
+    records: wireRecords(domainRecords(domain, targets)),
+    dmarc: suggestedDmarc(domain),
   };
 }
 

@@ -3,28 +3,24 @@
  * generates the DKIM key pairs, keeps the private keys encrypted, and appends each write's
  * domain.* event to the team's events stream in the same script as the write.
  */
-import type {
-  DkimAlgorithm,
-  DomainCapabilities,
-  DomainRecordSet,
-  DomainRegion,
-  DomainTls,
-} from '@petrel/contracts';
+import type { DkimAlgorithm, DomainRecordSet, DomainTls } from '@petrel/contracts';
 import type { Page, PageRequest } from '../audience/ports.js';
 
 /** A new domain with every option resolved; the store adds id, keys, times and status. */
-export interface NewDomain {
-  name: string;
-  region: DomainRegion;
-  custom_return_path: string;
-  capabilities: DomainCapabilities;
-  open_tracking: boolean;
-  click_tracking: boolean;
-  tls: DomainTls;
-  tracking_subdomain: string | null;
+export type NewDomain = Pick<
+  DomainRecordSet,
+  | 'name'
+  | 'region'
+  | 'custom_return_path'
+  | 'capabilities'
+  | 'open_tracking'
+  | 'click_tracking'
+  | 'tls'
+  | 'tracking_subdomain'
+> & {
   /** The DKIM keys to generate: one selector per algorithm. */
   dkim: { selector: string; algorithm: DkimAlgorithm }[];
-}
+};
 
 /** Builds the `data` of a domain.* event from the record the write stores. */
 export type DomainEventData = (domain: DomainRecordSet) => Record<string, unknown>;
