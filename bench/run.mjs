@@ -11,6 +11,7 @@
 //   npm run bench -- --phase lanes      transactional accept→250 p99 while a 100k broadcast drains vs alone
 //   npm run bench -- --phase webhooks   signed webhook deliveries/s vs a bare BullMQ + standardwebhooks worker; event→delivery p99
 //   npm run bench -- --phase smtp       SMTP submission messages/s (pooled, authenticated) vs the same through POST /emails
+//   npm run bench -- --phase dashboard  email list page p99 (first, next, filtered pages) at 1M emails vs 10k; SPA bundle gzip size
 //   npm run bench -- --phase dkim       delivery DKIM-signed (RSA-2048) vs nodemailer's DKIM, and vs unsigned Petrel
 //   npm run bench -- --profile worker   write --cpu-prof profiles of Petrel workers (api, worker,
 //                                       baseline-api, baseline-worker or all) under the run's dir

@@ -24,6 +24,8 @@ local retention = tonumber(ARGV[2])
 local k = ns + 1
 local p = 3
 local indexed = 0
+local touched = {}
+local newest = {}
 while p <= #ARGV do
   local id, nt = ARGV[p], tonumber(ARGV[p + 1])
   p = p + 2
@@ -33,14 +35,19 @@ while p <= #ARGV do
     for j = 1, nt do
       local key = KEYS[k + j]
       redis.call('ZADD', key, score, id)
-      redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (score - retention))
-      redis.call('PEXPIRE', key, retention)
+      if not newest[key] then touched[#touched + 1] = key; newest[key] = score
+      elseif score > newest[key] then newest[key] = score end
     end
     local rank = tonumber(h[2] or '-1')
     if rank >= 0 and rank < ns then redis.call('ZADD', KEYS[rank + 1], score, id) end
     indexed = indexed + 1
   end
   k = k + 1 + nt
+end
+-- once per index of the call (a batch's emails share tags and subject words)
+for _, key in ipairs(touched) do
+  redis.call('ZREMRANGEBYSCORE', key, '-inf', '(' .. (newest[key] - retention))
+  redis.call('PEXPIRE', key, retention)
 end
 return indexed
 `,

@@ -10,7 +10,7 @@ describe('subjectWords', () => {
     ['Ärger über Bücher', ['ärger', 'über', 'bücher']],
     ['', []],
     ['x'.repeat(50), ['x'.repeat(40)]],
-    [Array.from({ length: 20 }, (_, i) => `w${i}`).join(' '), Array.from({ length: 16 }, (_, i) => `w${i}`)],
+    [Array.from({ length: 20 }, (_, i) => `w${i}`).join(' '), Array.from({ length: 8 }, (_, i) => `w${i}`)],
   ])('%j', (subject, words) => {
     expect(subjectWords(subject)).toEqual(words);
   });

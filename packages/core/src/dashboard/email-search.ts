@@ -16,7 +16,7 @@ import { EMAIL_STATUSES, validationError, type EmailContent, type EmailStatus } 
 import { bareAddress, mailboxKey } from '../deliver/recipients.js';
 
 export const SUBJECT_WORD_MAX = 40;
-export const SUBJECT_WORDS_MAX = 16;
+export const SUBJECT_WORDS_MAX = 8;
 
 /** The distinct words of a subject (or of a subject query), in order. */
 export function subjectWords(subject: string): string[] {
