@@ -33,12 +33,15 @@ try {
         `  const resend = new Resend('${started.firstKey}', { baseUrl: '${base}' });`,
         `  await resend.emails.send({ from: 'Acme <hello@example.com>', to: 'you@example.com', subject: 'Hi', html: '<p>It works</p>' });`,
         '',
+        `The dashboard: ${base}/dashboard (sign in with this key)`,
+        '',
       ].join('\n') + '\n',
     );
   }
   log().info(
     {
       api: base,
+      dashboard: `${base}/dashboard`,
       metrics: `http://127.0.0.1:${started.metricsPort}/metrics`,
       redis: started.redisUrl,
       smtp: started.smtpUrl,
