@@ -18,7 +18,6 @@ import {
   tooLargeReply,
   type SmtpReply,
 } from '@petrel/core';
-import { PetrelError } from '@petrel/contracts';
 import type { AuthenticatedKey } from '@petrel/store';
 import { log, metrics } from '@petrel/observability';
 import type { SmtpContext, SmtpListener } from '../context.js';
@@ -76,6 +75,24 @@ export async function startSubmission(
         log().error({ err }, 'SMTP AUTH could not be checked');
         return callback(smtpError(454, 'Temporary authentication failure, try again later'));
       }
+    },
+    // One message = one request against the team's rate, the API's rule: checked at MAIL FROM,
+    // so a client over it is deferred (451) before it uploads the message.
+    onMailFrom(_address, session, callback) {
+      const key = session.user as unknown as AuthenticatedKey | undefined;
+      if (!key) return callback(); // the server answers 530 itself: AUTH comes first
+      checkRateLimit(deps.limiter, key.teamId, deps.defaultRps).then(
+        (limit) => {
+          if (limit.kind !== 'limited') return callback();
+          metrics.rateLimited().inc({ kind: 'rate' });
+          count('deferred');
+          callback(smtpError(451, rateLimitMessage(limit.limit, limit.retryAfterS ?? 1)));
+        },
+        (err: unknown) => {
+          log().error({ err }, 'SMTP rate limit could not be checked');
+          callback(smtpError(451, 'Temporary failure, try again later'));
+        },
+      );
     },
     onRcptTo(_address, session, callback) {
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
@@ -137,12 +154,6 @@ async function submit(
 ): Promise<SmtpReply> {
   const key = session.user as unknown as AuthenticatedKey;
   try {
-    // one message = one request against the team's rate, the API's rule (451 when over it)
-    const limit = await checkRateLimit(deps.limiter, key.teamId, deps.defaultRps);
-    if (limit.kind === 'limited') {
-      metrics.rateLimited().inc({ kind: 'rate' });
-      throw new PetrelError('rate_limit_exceeded', rateLimitMessage(limit.limit, limit.retryAfterS ?? 1));
-    }
     const { body, idempotencyKey } = await parseSubmission(
       raw,
       session.envelope.rcptTo.map((r) => r.address),
