@@ -89,6 +89,7 @@ describe('DomainsStore', () => {
       status: 'not_started',
     });
     expect(await ctx.domains.dueChecks(Date.now(), 100)).toContainEqual({ teamId: t, domainId: d.id });
+    expect(await ctx.domains.returnPathTeam('SEND.example.com')).toBe(t);
   });
 
   it('decrypts keys for sending only with the right secret; lists newest first with cursors', async () => {
@@ -187,6 +188,7 @@ describe('DomainsStore', () => {
     await deleteDomain({ teamId: t, domainId: d.id }, ctx);
     expect(await ctx.domains.get(t, d.id)).toBeNull();
     expect(await ctx.domains.byName(t, 'upd.test')).toBeNull();
+    expect(await ctx.domains.returnPathTeam('send.upd.test')).toBeNull();
     expect(await ctx.domains.dueChecks(Date.now(), 1000)).not.toContainEqual({ teamId: t, domainId: d.id });
     await expect(deleteDomain({ teamId: t, domainId: d.id }, ctx)).rejects.toMatchObject({ statusCode: 404 });
     expect((await events(t)).map((e) => e.type)).toEqual([

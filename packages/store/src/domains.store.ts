@@ -14,9 +14,11 @@
  * moves `updated_at` (the use-cases move it when something the webhook payload shows changed:
  * a periodic check that finds everything as before writes `checked_at` silently).
  *
- * The check schedule (`Keys.domainChecks`) is global: written alone, after the team's write on
- * create and after it on delete; a scheduled entry whose domain is gone is dropped by the
- * scheduler, so a crash between the two steps leaves nothing that matters.
+ * The check schedule (`Keys.domainChecks`) and the return-path index (`Keys.returnPathDomains`,
+ * for the inbound server) are global: written alone, after the team's write on create and after
+ * it on delete; a scheduled entry whose domain is gone is dropped by the scheduler, and a stale
+ * return-path entry only routes a bounce to a team that matches no email with it, so a crash
+ * between the steps leaves nothing that matters.
  */
 import { LRUCache } from 'lru-cache';
 import type {
@@ -125,8 +127,9 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
       JSON.stringify(privateKeys),
     );
     if (ok !== 1) return { ok: false, reason: 'name_taken' };
-    // first periodic check at the scheduler's next pass
+    // the global entries after the team's write (see the header): first check at the next pass
     await this.scheduleCheck(teamId, id, nowMs);
+    await this.redis.hset(this.keys.returnPathDomains(), returnPathDomain(domain), teamId);
     return { ok: true, domain };
   }
 
@@ -218,6 +221,10 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
       if (res === 1) {
         this.sending.delete(sendingKey(teamId, current.name));
         await this.redis.zrem(this.keys.domainChecks(), checkMember(teamId, id));
+        const rp = returnPathDomain(current);
+        if ((await this.redis.hget(this.keys.returnPathDomains(), rp)) === teamId) {
+          await this.redis.hdel(this.keys.returnPathDomains(), rp);
+        }
         return current;
       }
       if (res === -1) return null;
@@ -252,6 +259,14 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
   /** Forget a scheduled check (its domain is gone). */
   async dropCheck(teamId: string, domainId: string): Promise<void> {
     await this.redis.zrem(this.keys.domainChecks(), checkMember(teamId, domainId));
+  }
+
+  /**
+   * The team whose domain has `domain` as its return-path subdomain (`send.example.com`), or
+   * null: mail to such an address is a bounce or a report about one of its emails (VERP).
+   */
+  async returnPathTeam(domain: string): Promise<string | null> {
+    return this.redis.hget(this.keys.returnPathDomains(), domain.toLowerCase());
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -57,6 +57,13 @@ export class Keys {
   domainChecks(): string {
     return `${this.prefix}:domain-checks`;
   }
+  /**
+   * GLOBAL, used alone: return-path subdomain (`send.example.com`) → the team whose domain it
+   * serves, for the inbound server to take bounces addressed there (domains.store.ts).
+   */
+  returnPathDomains(): string {
+    return `${this.prefix}:return-path-domains`;
+  }
   /** Domain record (hash; the DKIM private keys encrypted in it, see domains.store.ts). */
   domain(teamId: string, domainId: string): string {
     return `${this.prefix}:{${teamId}}:domain:${domainId}`;
