@@ -97,6 +97,11 @@ describe('AutomationRunsStore', () => {
       runs.resolveWait(t, run.id, 'w', { kind: 'timeout' }, [{ key: 'b', type: 'contact_delete' }], 4000),
     ]);
     expect([a.won, b.won].filter(Boolean)).toHaveLength(1);
+    // a timeout leaves the wait set at once; an event's dispatch removes the entry itself
+    expect(await runs.waiting(t, 'contact-1', 'order.paid')).toEqual(
+      a.won ? [{ runId: run.id, stepKey: 'w' }] : [],
+    );
+    await runs.dropWait(t, 'contact-1', 'order.paid', run.id, 'w');
     expect(await runs.waiting(t, 'contact-1', 'order.paid')).toEqual([]);
 
     const state = await runs.getRun(t, run.id);

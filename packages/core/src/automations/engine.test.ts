@@ -141,11 +141,12 @@ class MemoryRuns implements AutomationRunsPort {
   ) {
     const r = this.runs.get(id)!;
     if (r.status !== 'running' || !r.waits.delete(key)) return { won: false, runCompleted: false };
-    for (const set of this.waits.values()) set.delete(`${id}|${key}`);
+    if (outcome.kind === 'timeout') for (const set of this.waits.values()) set.delete(`${id}|${key}`);
     if (outcome.kind === 'event') r.waitEvents[outcome.eventName] = outcome.payload;
     r.steps[key] = {
       ...r.steps[key]!,
       status: 'completed',
+      output: outcome.kind === 'event' ? { event_id: outcome.eventId } : { timed_out: true },
       exit: outcome.kind === 'event' ? 'event_received' : 'timeout',
     };
     return { won: true, runCompleted: this.finish(r, next, now) };
@@ -156,7 +157,9 @@ class MemoryRuns implements AutomationRunsPort {
       return { runId, stepKey };
     });
   }
-  async dropWait() {}
+  async dropWait(_t: string, contactId: string, eventName: string, runId: string, stepKey: string) {
+    this.waits.get(`${contactId}|${eventName}`)?.delete(`${runId}|${stepKey}`);
+  }
   async cancelRuns() {
     return 0;
   }
@@ -363,6 +366,24 @@ describe('dispatchEvent and runStep', () => {
     expect(run!.steps.w).toMatchObject({ status: 'completed', exit: 'event_received' });
     expect(run!.steps.late).toBeUndefined();
     expect(run!.status).toBe('completed');
+  });
+
+  it('a dispatch that died after ending a wait queues its next steps when it runs again', async () => {
+    const s = setup(waitGraph);
+    await dispatchEvent(s.event(), s.ports);
+    await s.drain();
+    await s.drain(); // w parks
+    const paid = s.event({ id: 'ev-paid', name: 'paid' });
+    const enqueue = s.ports.queue.enqueueSteps;
+    s.ports.queue.enqueueSteps = async () => {
+      throw new Error('worker killed');
+    };
+    await expect(dispatchEvent(paid, s.ports)).rejects.toThrow('worker killed');
+    s.ports.queue.enqueueSteps = enqueue;
+    expect(s.jobs.some((j) => j.stepKey === 'got')).toBe(false);
+    expect(await dispatchEvent(paid, s.ports)).toEqual({ started: 0, resumed: 0 });
+    expect(s.jobs.some((j) => j.stepKey === 'got')).toBe(true);
+    expect(await s.ports.runs.waiting(TEAM, 'c-1', 'paid')).toEqual([]);
   });
 
   it('a wait without its event takes the timeout branch; a late event resumes nothing', async () => {

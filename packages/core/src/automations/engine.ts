@@ -16,8 +16,11 @@
  *
  * Every state change is a guarded write of the runs port (a step completes once, a wait ends once:
  * whichever of its event and its timeout comes first), then the next steps' jobs are queued. A
- * crash between the two is repaired by the step's job running again: it finds the step completed
- * and queues the next steps (job ids are fixed, so twice is once).
+ * crash between the two is repaired by the job running again: a step's job finds the step
+ * completed, an event's dispatch finds the wait it ended still listed (the entry leaves the wait
+ * set only once the next steps are queued), and each queues the next steps (job ids are fixed, so
+ * twice is once). Only a step the run scheduled runs: its `pending` record is written before its
+ * job is queued, so a stray job does nothing.
  */
 import {
   AUTOMATION_LIMITS,
@@ -116,12 +119,27 @@ export async function dispatchEvent(
   }
 
   for (const w of await ports.runs.waiting(teamId, event.contactId, event.name)) {
+    const drop = () => ports.runs.dropWait(teamId, event.contactId, event.name, w.runId, w.stepKey);
     const run = await ports.runs.getRun(teamId, w.runId);
     const step = run?.graph.steps.find((s) => s.key === w.stepKey);
     if (!run || run.status !== 'running' || step?.type !== 'wait_for_event') {
-      await ports.runs.dropWait(teamId, event.contactId, event.name, w.runId, w.stepKey);
+      await drop();
       continue;
     }
+    const rec = run.steps[step.key];
+    if (rec?.status === 'completed') {
+      // ended already; by this very event when an earlier try of this dispatch died before
+      // queuing the next steps (the entry leaves the set only after that)
+      if (rec.output?.event_id === event.id)
+        await ports.queue.enqueueSteps(
+          teamId,
+          run.id,
+          refsOf(run, nextSteps(run.graph, step.key, 'event_received')),
+        );
+      await drop();
+      continue;
+    }
+    if (rec?.status !== 'waiting') continue;
     if (step.config.filter_rule) {
       const contact = await ports.contacts.get(teamId, run.contactId);
       const ctx: RunContext = { event: event.payload, contact, waitEvents: run.waitEvents };
@@ -136,10 +154,12 @@ export async function dispatchEvent(
       typed(run, next),
       ports.clock.now(),
     );
-    if (!res.won) continue;
-    resumed++;
-    if (res.runCompleted) ports.observer?.runCompleted();
-    await ports.queue.enqueueSteps(teamId, run.id, refsOf(run, next));
+    if (res.won) {
+      resumed++;
+      if (res.runCompleted) ports.observer?.runCompleted();
+      await ports.queue.enqueueSteps(teamId, run.id, refsOf(run, next));
+    }
+    await drop();
   }
   return { started, resumed };
 }
@@ -200,8 +220,10 @@ async function runFound(
   const step = run.graph.steps[job.index];
   if (!step || step.key !== job.stepKey) return done('step_gone');
   const rec = run.steps[step.key];
-  if (rec?.status === 'failed') return done('failed_before');
-  if (rec?.status === 'completed') {
+  // only a step the run scheduled runs (its record is written before its job is queued)
+  if (!rec) return done('not_scheduled');
+  if (rec.status === 'failed') return done('failed_before');
+  if (rec.status === 'completed') {
     // a crash came between completing the step and queuing its successors
     await ports.queue.enqueueSteps(
       job.teamId,

@@ -171,7 +171,10 @@ export interface AutomationRunsPort {
     contactId: string,
     eventName: string,
   ): Promise<{ runId: string; stepKey: string }[]>;
-  /** Forgets a wait entry whose run is over (left behind by a cancel racing a new wait). */
+  /**
+   * Removes a run's entry from the contact's wait set: after an event's dispatch queued the next
+   * steps of the wait it ended, or when the entry's run is over (a cancel racing a new wait).
+   */
   dropWait(
     teamId: string,
     contactId: string,
