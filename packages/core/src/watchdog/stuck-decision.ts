@@ -11,8 +11,10 @@
  * | job failed (stalled too often, an error)          | fail, with the job's reason              |
  * | job missing, never re-enqueued                    | re-enqueue it, once (job id = email id)  |
  * | job missing after the watchdog re-enqueued it     | fail: it vanished twice                  |
- * | job waiting/delayed long past the retry window    | fail, removing the job first             |
- * | job waiting/delayed within it                     | wait: a backlog, not a loss              |
+ * | job waiting/delayed long past the retry window,   | fail, removing the job first             |
+ * | after at least one attempt                        |                                          |
+ * | job waiting/delayed otherwise                     | wait: a backlog (a slow broadcast behind |
+ * |                                                   | WORKER_SEND_RATE), not a loss            |
  *
  * Re-enqueueing can never send twice: a job whose email is no longer sendable ends without
  * sending (deliverEmail), and the job id is the email id, so a job that exists is kept.
@@ -34,6 +36,8 @@ export interface StuckInput {
   /** Its score in the index (ms). */
   indexedMs: number;
   requeuedMs: number | null;
+  /** SMTP attempts recorded so far. */
+  attempts: number;
   job: JobState;
   nowMs: number;
   /** WATCHDOG_STUCK_AFTER_S in ms. */
@@ -79,8 +83,11 @@ export function decideStuck(x: StuckInput): StuckDecision {
             reason: `its send job was lost again after the watchdog re-enqueued it, ${late}`,
             removeJob: false,
           };
-    default:
-      if (x.nowMs > x.dueMs + x.retryWindowMs + x.stuckAfterMs) {
+    default: {
+      // only a delivery that has started its retry ladder can outlive it; before the first
+      // attempt a waiting job is a backlog however long it is
+      const retrying = x.status === 'delivery_delayed' || x.attempts > 0;
+      if (retrying && x.nowMs > x.dueMs + x.retryWindowMs + x.stuckAfterMs) {
         return {
           action: 'fail',
           reason: `still ${x.status} with its job ${x.job.state}, ${late}: past its retry window`,
@@ -88,6 +95,7 @@ export function decideStuck(x: StuckInput): StuckDecision {
         };
       }
       return { action: 'wait', reason: `its job is ${x.job.state}` };
+    }
   }
 }
 

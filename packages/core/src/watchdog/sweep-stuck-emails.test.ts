@@ -10,6 +10,7 @@ const base: StuckInput = {
   dueMs: NOW - 20 * MIN,
   indexedMs: NOW - 20 * MIN,
   requeuedMs: null,
+  attempts: 0,
   job: { state: 'missing' },
   nowMs: NOW,
   stuckAfterMs: 10 * MIN,
@@ -38,6 +39,16 @@ describe('decideStuck', () => {
     ],
     ['a worker holds it', { job: { state: 'active' } }, { action: 'wait' }],
     ['waiting within the retry window: a backlog', { job: { state: 'waiting' } }, { action: 'wait' }],
+    [
+      'waiting long past the window before any attempt: still a backlog',
+      { dueMs: NOW - 600 * MIN, indexedMs: NOW - 600 * MIN, job: { state: 'waiting' } },
+      { action: 'wait' },
+    ],
+    [
+      'queued again after an attempt, long past the window',
+      { attempts: 2, dueMs: NOW - 600 * MIN, indexedMs: NOW - 600 * MIN, job: { state: 'waiting' } },
+      { action: 'fail', removeJob: true },
+    ],
     [
       'delayed long past the retry window',
       {

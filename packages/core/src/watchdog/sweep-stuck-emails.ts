@@ -97,6 +97,7 @@ async function sweepOne(
     dueMs: dueMsOf(email),
     indexedMs: entry.dueMs,
     requeuedMs: email.requeuedMs,
+    attempts: email.attempts,
     job,
     nowMs,
     stuckAfterMs: opts.stuckAfterMs,
