@@ -35,10 +35,11 @@ function browser(): Browser {
     async request(path, init = {}) {
       const headers = new Headers();
       if (cookies.size > 0) headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-      if (init.body !== undefined) headers.set('content-type', 'application/json');
       const csrf = init.csrf === undefined ? cookies.get('petrel_csrf') : init.csrf;
       if (csrf !== null && csrf !== undefined) headers.set('x-csrf-token', csrf);
-      const res = await fetch(`${stack.baseUrl}${path}`, {
+      // no Bearer key: the cookies alone
+      const res = await stack.http(path, {
+        key: null,
         method: init.method ?? 'GET',
         headers,
         ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
@@ -51,14 +52,7 @@ function browser(): Browser {
         if (/Max-Age=0/i.test(c)) cookies.delete(name);
         else cookies.set(name, value);
       }
-      const text = await res.text();
-      let body: unknown = text;
-      try {
-        body = JSON.parse(text);
-      } catch {
-        /* not JSON */
-      }
-      return { status: res.status, body, headers: res.headers };
+      return res;
     },
   };
 }
