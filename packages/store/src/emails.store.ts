@@ -249,6 +249,15 @@ export class EmailsStore {
       this.keys.email(teamId, emailId),
       ...Object.entries(fields).flat(),
     );
+    // a rescheduled email's entry in the unfinished index moves to its new due time (XX: only
+    // an entry that exists, in whichever lane's index holds it)
+    const dueMs = fields.scheduled_at ? Date.parse(fields.scheduled_at) : NaN;
+    if (res === 1 && Number.isFinite(dueMs)) {
+      const pipe = pipeline(this.redis, 'EmailsStore.setFields');
+      for (const lane of ['send', 'broadcast'] as const)
+        pipe.zadd(this.keys.unfinishedEmails(teamId, lane), 'XX', dueMs, emailId);
+      await pipe.exec();
+    }
     return res === 1;
   }
 

@@ -54,6 +54,13 @@ describe('the unfinished index, kept by the email scripts', () => {
     ]);
     expect(await indexed('a', 'broadcast')).toEqual(['bulk', String(at.getTime())]);
 
+    // a reschedule moves the entry
+    await emails.setFields('a', 'later', { scheduled_at: new Date(at.getTime() + 120_000).toISOString() });
+    expect(await fx.redis.zscore(fx.keys.unfinishedEmails('a', 'send'), 'later')).toBe(
+      String(at.getTime() + 120_000),
+    );
+    expect(await fx.redis.zscore(fx.keys.unfinishedEmails('a', 'broadcast'), 'later')).toBeNull();
+
     // a retried acceptance leaves an email that moved on alone
     await emails.recordEvent('a', 'now', 'delivery_delayed', ev('email.delivery_delayed'));
     expect(await fx.redis.zscore(fx.keys.unfinishedEmails('a', 'send'), 'now')).not.toBeNull();
