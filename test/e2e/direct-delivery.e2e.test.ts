@@ -4,7 +4,9 @@
  * their MX hosts on DIRECT_SMTP_PORT. The preferred MX (127.0.0.2) is down, the next one
  * (127.0.0.3, a real sink) takes the mail; a domain with a null MX (RFC 7505) bounces, alone or
  * next to a deliverable one; a host answering 421 gets a lower concurrency limit and every
- * email still arrives once, through the retry ladder; the per-destination metrics show it.
+ * email still arrives once, through the retry ladder; the per-destination metrics show it; a
+ * from-domain whose `tls` is `enforced` (set through the SDK) is never sent to an MX without
+ * STARTTLS: it is deferred, then bounced as Temporary, with the reason.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
@@ -101,6 +103,32 @@ describe('direct delivery', () => {
     expect(Number(limit?.[1])).toBeLessThanOrEqual(5);
     expect(metrics).toMatch(
       /petrel_direct_deferrals_total\{[^}]*destination="mx\.busy\.e2e\.test"[^}]*reason="throttled"[^}]*\} [1-3]/,
+    );
+  });
+
+  it('defers, then bounces, an email whose from-domain enforces TLS when the MX offers no STARTTLS', async () => {
+    const created = await stack.resend.domains.create({ name: 'strict.e2e.test' });
+    expect(created.error).toBeNull();
+    const updated = await stack.resend.domains.update({ id: created.data!.id, tls: 'enforced' });
+    expect(updated.error).toBeNull();
+    mx.clear();
+
+    const { data, error } = await stack.resend.emails.send({
+      from: 'sender@strict.e2e.test',
+      to: 'someone@direct.e2e.test',
+      subject: 'tls only',
+      text: 'never in plaintext',
+    });
+    expect(error).toBeNull();
+    // the short retry ladder of the stack (3 retries) runs out: a Temporary bounce with the reason
+    await lastEvent(data!.id, 'bounced');
+    expect(mx.messages).toHaveLength(0);
+    const bounced = (await stack.teamEvents('email.bounced')).find(
+      (e) => (e.data as { email_id?: string }).email_id === data!.id,
+    );
+    expect(bounced?.data).toMatchObject({ bounce: { type: 'Temporary' } });
+    expect(JSON.stringify(bounced?.data)).toContain(
+      'TLS is enforced for this email and mx2.direct.e2e.test [127.0.0.3] did not complete STARTTLS',
     );
   });
 
