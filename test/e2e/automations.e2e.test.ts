@@ -163,6 +163,8 @@ async function startChildWorker(): Promise<{ process: NodeProcess; metricsPort: 
       METRICS_PORT: String(metricsPort),
       LOG_LEVEL: 'warn',
       AUTOMATION_CONCURRENCY: '50',
+      // as the stack (all-in-one): templates send from any domain
+      ENFORCE_VERIFIED_DOMAINS: 'false',
       ...LOCKS,
     },
     ready: async () => (await fetch(`http://127.0.0.1:${metricsPort}/ready`)).ok,

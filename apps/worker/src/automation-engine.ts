@@ -10,10 +10,13 @@ import {
   AutomationsStore,
   ContactPropertiesStore,
   ContactsStore,
+  DomainsStore,
   EmailsStore,
   IdempotencyStore,
   OutboxStore,
+  RateLimitStore,
   TopicsStore,
+  dailyQuotaCounter,
   redisAcceptancePorts,
   type Keys,
   type RedisClient,
@@ -57,11 +60,18 @@ export async function startAutomationEngine(
       idempotency,
       outbox: new OutboxStore(redis, keys, idempotency),
       queues: sendQueues,
-      // a step's email carries no attachments: the fetcher only serves the stage's contract
+      // the stages of POST /emails; a step's email carries no attachments: the fetcher only
+      // serves the stage's contract
       preparer: acceptPreparer({
         templates: deps.templates,
         topics: new TopicsStore(redis, keys),
         attachments: createAttachmentFetcher({ allowPrivate: false }),
+        sendingDomains: { domains: new DomainsStore(redis, keys), enforce: config.ENFORCE_VERIFIED_DOMAINS },
+        dailyQuota: {
+          counter: dailyQuotaCounter(new RateLimitStore(redis, keys)),
+          defaultQuota: config.DAILY_QUOTA,
+          onRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
+        },
       }),
       onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
     }),

@@ -4,6 +4,7 @@ import {
   deliveryEnv,
   dnsEnv,
   domainsEnv,
+  limitsEnv,
   linksEnv,
   loadConfig,
   logEnv,
@@ -28,6 +29,8 @@ export const workerConfigShape = {
   ...dataEnv,
   ...linksEnv,
   ...automationEnv,
+  // DAILY_QUOTA: an automation's emails count against the team's day like any other
+  ...limitsEnv,
   /**
    * Jobs of the broadcast lane one process runs at once (WORKER_CONCURRENCY is the transactional
    * lane's). Smaller than the transactional lane's so a broadcast's sends leave the process's CPU
