@@ -8,7 +8,8 @@
  * and a run survives any restart of the processes that execute it.
  *
  * A finished run (completed, failed, cancelled) expires after `retentionMs`; its listing entry
- * is dropped by the next listing that misses it.
+ * is dropped by the next listing that misses it. Listing without a status filter reads one page
+ * of the index; with one, the whole index (bounded by the retention) is read and filtered.
  */
 import type {
   AutomationConnectionType,
@@ -21,6 +22,7 @@ import type { RedisClient } from './redis.js';
 import { TeamStore } from './team-store.js';
 import { execAll, pipeline } from './scripts.js';
 import { pageOf } from './automations.store.js';
+import { pageIndex } from './page-index.js';
 
 const member = (runId: string, stepKey: string): string => `${runId}|${stepKey}`;
 
@@ -353,7 +355,28 @@ export class AutomationRunsStore extends TeamStore implements AutomationRunsPort
     statuses?: readonly AutomationRunStatus[],
   ): Promise<{ items: RunListItem[]; hasMore: boolean } | null> {
     const k = this.keys;
-    const ids = await this.redis.zrevrange(k.automationRuns(teamId, automationId), 0, -1);
+    const index = k.automationRuns(teamId, automationId);
+    if (!statuses?.length) {
+      // unfiltered: one page of the index, whatever the automation's count of runs
+      const found = await pageIndex(this.redis, index, page);
+      if (!found) return null;
+      return { items: await this.listItems(teamId, automationId, found.ids), hasMore: found.hasMore };
+    }
+    // filtered: the whole index (bounded by the retention), filtered, then paged
+    const items = await this.listItems(teamId, automationId, await this.redis.zrevrange(index, 0, -1));
+    return pageOf(
+      items.filter((r) => statuses.includes(r.status)),
+      page,
+    );
+  }
+
+  /** The list items of these runs, in order; ids whose run expired leave the index. */
+  private async listItems(
+    teamId: string,
+    automationId: string,
+    ids: readonly string[],
+  ): Promise<RunListItem[]> {
+    const k = this.keys;
     const pipe = pipeline(this.redis, 'AutomationRunsStore.listRuns');
     for (const id of ids)
       pipe.hmget(k.automationRun(teamId, id), 'status', 'started_at', 'completed_at', 'created_at');
@@ -373,6 +396,6 @@ export class AutomationRunsStore extends TeamStore implements AutomationRunsPort
         },
       ];
     });
-    return pageOf(statuses?.length ? items.filter((r) => statuses.includes(r.status)) : items, page);
+    return items;
   }
 }

@@ -143,6 +143,31 @@ describe('AutomationRunsStore', () => {
     expect(await runs.failStep(t, run.id, 'w', { message: 'x' }, 5000)).toBe(false);
   });
 
+  it("pages an automation's runs, newest first, with and without a status filter", async () => {
+    const runs = new AutomationRunsStore(fx.redis, fx.keys, 60_000);
+    const t = team();
+    const made: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const run = { ...newRun('auto-4'), id: newId(1_000 + i) };
+      await runs.createRun(t, run, 1_000 + i);
+      made.unshift(run.id);
+    }
+    await runs.failStep(t, made[1]!, 'start', { message: 'x' }, 5_000);
+    const first = await runs.listRuns(t, 'auto-4', { limit: 2 });
+    expect(first).toMatchObject({
+      hasMore: true,
+      items: [{ id: made[0] }, { id: made[1], status: 'failed' }],
+    });
+    expect((await runs.listRuns(t, 'auto-4', { limit: 2, after: made[1] }))?.items.map((r) => r.id)).toEqual([
+      made[2],
+    ]);
+    expect((await runs.listRuns(t, 'auto-4', { limit: 5 }, ['running']))?.items.map((r) => r.id)).toEqual([
+      made[0],
+      made[2],
+    ]);
+    expect(await runs.listRuns(t, 'auto-4', { limit: 2, after: newId() })).toBeNull();
+  });
+
   it('fails a run with its step', async () => {
     const runs = new AutomationRunsStore(fx.redis, fx.keys, 0);
     const t = team();
