@@ -282,6 +282,47 @@ describe('dashboard in a browser', () => {
     expect(both[1]!.body).toBe(first!.body);
   });
 
+  it('previews a template with sample variables, escaped, and publishes it', async () => {
+    const created = await stack.resend.templates.create({
+      name: 'Welcome template',
+      subject: 'Hi {{{NAME}}}',
+      html: '<h2 id="hello">Hello {{{NAME}}}</h2><p>{{{PLAN|free}}} plan</p>',
+      variables: [{ key: 'NAME', type: 'string', fallbackValue: 'friend' }],
+    });
+    expect(created.error).toBeNull();
+    await go(`#/templates/${created.data!.id}`);
+    const preview = page.frameLocator('iframe.html-frame');
+    await expect(preview.locator('#hello').textContent()).resolves.toBe('Hello friend');
+    await page.getByLabel(/Sample values/).fill('NAME=<b>Ann</b>\nPLAN=pro');
+    await preview.getByText('Hello <b>Ann</b>').waitFor();
+    await preview.getByText('pro plan').waitFor();
+    await expect(page.getByTestId('preview-subject').textContent()).resolves.toBe('Hi <b>Ann</b>');
+    await expectAccessible('template editor');
+    // PLAN is used but not declared: publishing is refused until it is
+    await page.getByRole('button', { name: 'Save and publish' }).click();
+    await page.getByRole('alert').getByText(/PLAN/).waitFor();
+    await page.getByLabel(/Declared variables/).fill('NAME=friend\nPLAN=free');
+    await page.getByRole('button', { name: 'Save and publish' }).click();
+    await page.getByText('Saved and published.').waitFor();
+    expect((await stack.resend.templates.get(created.data!.id)).data?.status).toBe('published');
+  });
+
+  it("shows a domain's DNS records with their status, each copyable", async () => {
+    const created = await stack.resend.domains.create({ name: 'mail.dashboard.test' });
+    expect(created.error).toBeNull();
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: stack.baseUrl });
+    await go(`#/domains/${created.data!.id}`);
+    const records = page.getByRole('table', { name: 'DNS records' });
+    const dkim = records.getByRole('row').filter({ hasText: 'DKIM' }).first();
+    await dkim.waitFor();
+    await expect(dkim.locator('.badge').count()).resolves.toBe(1);
+    const value = created.data!.records.find((r) => r.record === 'DKIM')!.value;
+    await dkim.getByRole('button', { name: 'Copy DKIM record value' }).click();
+    await dkim.getByRole('button', { name: 'Copied DKIM record value' }).waitFor();
+    expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(value);
+    await expectAccessible('domain detail');
+  });
+
   it('charts the counters per lane on the overview', async () => {
     await go('#/overview');
     await page.locator('figure.chart canvas').first().waitFor();

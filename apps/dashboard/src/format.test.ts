@@ -2,9 +2,11 @@ import { describe, expect, it } from 'vitest';
 import {
   buildQuery,
   escapeHtml,
+  formatDeclaredVariables,
   href,
   importProgress,
   laneSeries,
+  parseDeclaredVariables,
   parseRoute,
   parseSampleVariables,
   placeholderNames,
@@ -118,5 +120,18 @@ describe('misc', () => {
     expect(statusTone('bounced')).toBe('bad');
     expect(statusTone('queued')).toBe('warn');
     expect(statusTone('whatever')).toBe('neutral');
+  });
+});
+
+describe('declared variables', () => {
+  it('reads KEY, KEY=fallback and KEY:number=5 lines and writes them back', () => {
+    const vars = parseDeclaredVariables('NAME=friend\n\nCOUNT:number=5\nPLAN\nBAD:number=x');
+    expect(vars).toEqual([
+      { key: 'NAME', type: 'string', fallback_value: 'friend' },
+      { key: 'COUNT', type: 'number', fallback_value: 5 },
+      { key: 'PLAN', type: 'string', fallback_value: null },
+      { key: 'BAD', type: 'number', fallback_value: 'x' },
+    ]);
+    expect(formatDeclaredVariables(vars)).toBe('NAME=friend\nCOUNT:number=5\nPLAN\nBAD:number=x');
   });
 });

@@ -251,3 +251,39 @@ export function laneSeries(body: unknown): LaneSeries[] {
       return { lane, times: sorted.map(([t]) => t), values, totals };
     });
 }
+
+export interface DeclaredVariable {
+  key: string;
+  type: 'string' | 'number';
+  fallback_value: string | number | null;
+}
+
+/**
+ * A template's declared variables from lines `KEY`, `KEY=fallback`, `KEY:number` or
+ * `KEY:number=5` (blank lines skipped). A number fallback that is not a number stays a string, for
+ * the API to refuse with its own message.
+ */
+export function parseDeclaredVariables(text: string): DeclaredVariable[] {
+  const out: DeclaredVariable[] = [];
+  for (const line of text.split(/\r?\n/)) {
+    if (!line.trim()) continue;
+    const eq = line.indexOf('=');
+    const head = (eq < 0 ? line : line.slice(0, eq)).trim();
+    const fallback = eq < 0 ? null : line.slice(eq + 1).trim();
+    const [key = '', kind] = head.split(':').map((s) => s.trim());
+    const type = kind === 'number' ? 'number' : 'string';
+    const asNumber = fallback !== null && type === 'number' && fallback !== '' ? Number(fallback) : NaN;
+    out.push({ key, type, fallback_value: Number.isFinite(asNumber) ? asNumber : fallback });
+  }
+  return out;
+}
+
+/** The lines {@link parseDeclaredVariables} reads, from declared variables. */
+export function formatDeclaredVariables(vars: readonly DeclaredVariable[]): string {
+  return vars
+    .map(
+      (v) =>
+        `${v.key}${v.type === 'number' ? ':number' : ''}${v.fallback_value === null || v.fallback_value === undefined ? '' : `=${v.fallback_value}`}`,
+    )
+    .join('\n');
+}

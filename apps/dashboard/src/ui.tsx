@@ -273,7 +273,7 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
     <button
       type="button"
       class="small"
-      aria-label={`Copy ${label}`}
+      aria-label={`${done ? 'Copied' : 'Copy'} ${label}`}
       onClick={() => {
         void navigator.clipboard?.writeText(value).then(
           () => setDone(true),

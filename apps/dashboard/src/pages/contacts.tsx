@@ -197,7 +197,27 @@ export function Contacts() {
           columns={[
             { header: 'Email', cell: (c) => c.email },
             { header: 'Name', cell: (c) => [c.first_name, c.last_name].filter(Boolean).join(' ') || '—' },
-            { header: 'Subscribed', cell: (c) => (c.unsubscribed ? 'unsubscribed' : 'yes') },
+            {
+              header: 'Subscribed',
+              cell: (c) => (
+                <span class="row">
+                  {c.unsubscribed ? 'unsubscribed' : 'yes'}
+                  <button
+                    type="button"
+                    class="small"
+                    aria-label={`${c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'} ${c.email}`}
+                    disabled={action.busy}
+                    onClick={() =>
+                      void action
+                        .run(() => api.patch(`/contacts/${seg(c.id)}`, { unsubscribed: !c.unsubscribed }))
+                        .then((ok) => ok && refresh())
+                    }
+                  >
+                    {c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'}
+                  </button>
+                </span>
+              ),
+            },
             { header: 'Created', cell: (c) => formatDate(c.created_at) },
             {
               header: 'Actions',

@@ -6,6 +6,7 @@ import { useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
 import { buildQuery, formatDate, href } from '../format';
 import {
+  ConfirmButton,
   Dl,
   ErrorNote,
   Field,
@@ -16,6 +17,7 @@ import {
   Select,
   Status,
   Table,
+  useAction,
   useAsync,
   useCursor,
 } from '../ui';
@@ -178,13 +180,22 @@ const describe = (data: Record<string, unknown> | undefined): string => {
 
 export function EmailDetail({ id }: { id: string }) {
   const email = useAsync(() => loadEmail(id), [id]);
+  const action = useAction();
   const e = email.data;
   return (
     <Page title={e ? e.subject || '(no subject)' : 'Email'}>
       <p>
         <a href={href('emails')}>← All emails</a>
       </p>
-      <ErrorNote error={email.error} />
+      <ErrorNote error={email.error ?? action.error} />
+      {e?.last_event === 'scheduled' && (
+        <ConfirmButton
+          label="Cancel sending"
+          onConfirm={() =>
+            void action.run(() => api.post(`/emails/${seg(id)}/cancel`)).then((ok) => ok && email.reload())
+          }
+        />
+      )}
       {!e ? (
         email.loading && <Loading what="the email" />
       ) : (

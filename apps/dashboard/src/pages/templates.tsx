@@ -4,7 +4,15 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
-import { formatDate, href, parseSampleVariables, placeholderNames, renderPreview } from '../format';
+import {
+  formatDate,
+  formatDeclaredVariables,
+  href,
+  parseDeclaredVariables,
+  parseSampleVariables,
+  placeholderNames,
+  renderPreview,
+} from '../format';
 import {
   ConfirmButton,
   ErrorNote,
@@ -99,16 +107,24 @@ function Editor({ t, reload }: { t: Template; reload: () => void }) {
     html: t.html ?? '',
     text: t.text ?? '',
   });
-  const [samples, setSamples] = useState(() =>
-    (t.variables ?? []).map((v) => `${v.key}=${v.fallback_value ?? ''}`).join('\n'),
+  const [declaredText, setDeclaredText] = useState(() =>
+    formatDeclaredVariables(
+      (t.variables ?? []).map((v) => ({
+        key: v.key,
+        type: v.type,
+        fallback_value: v.fallback_value ?? null,
+      })),
+    ),
   );
+  const [samples, setSamples] = useState('');
   const action = useAction();
   const [saved, setSaved] = useState<string>();
+  const declaredList = parseDeclaredVariables(declaredText);
   const declared = useMemo(() => {
     const out: Record<string, string | number | null | undefined> = {};
-    for (const v of t.variables ?? []) out[v.key] = v.fallback_value;
+    for (const v of parseDeclaredVariables(declaredText)) out[v.key] = v.fallback_value;
     return out;
-  }, [t.variables]);
+  }, [declaredText]);
   const values = parseSampleVariables(samples);
   const previewHtml = renderPreview(form.html, values, { html: true, fallbacks: declared });
   const previewSubject = renderPreview(form.subject, values, { html: false, fallbacks: declared });
@@ -121,6 +137,7 @@ function Editor({ t, reload }: { t: Template; reload: () => void }) {
       from: form.from || undefined,
       html: form.html,
       text: form.text || undefined,
+      variables: declaredList,
     });
 
   return (
@@ -161,9 +178,16 @@ function Editor({ t, reload }: { t: Template; reload: () => void }) {
           onValue={(text) => setForm({ ...form, text })}
         />
         <TextArea
-          label="Sample variables (KEY=value per line)"
+          label="Declared variables (KEY, KEY=fallback or KEY:number=5 per line)"
+          id="te-vars"
+          rows={3}
+          value={declaredText}
+          onValue={setDeclaredText}
+        />
+        <TextArea
+          label="Sample values for the preview (KEY=value per line)"
           id="te-samples"
-          rows={4}
+          rows={3}
           value={samples}
           onValue={setSamples}
         />
