@@ -17,10 +17,13 @@ export function dashboardStatic(distDir: string | null): Router {
       '/dashboard/assets',
       express.static(join(distDir, 'assets'), {
         index: false,
-        fallthrough: false,
         setHeaders: (res) => res.setHeader('Cache-Control', `public, max-age=${YEAR_S}, immutable`),
       }),
     );
+    // an asset of another build (or a made-up path): never index.html in a script's place
+    router.use('/dashboard/assets', (_req, res) => {
+      res.status(404).type('text/plain').send('Not found\n');
+    });
     router.use(
       '/dashboard',
       express.static(distDir, {
