@@ -317,47 +317,45 @@ describe('automation runs', () => {
   it('a worker killed mid-run sends no step twice', async () => {
     const { process: worker, metricsPort } = await child!;
     const before = await stepsRunBy(metricsPort);
-    {
-      const event = unique('order.placed');
-      const firstSubject = unique('Order received');
-      const secondSubject = unique('Order update');
-      const first = await publishedTemplate(stack, 'First', firstSubject);
-      const second = await publishedTemplate(stack, 'Second', secondSubject);
-      const created = await stack.resend.automations.create({
-        name: 'Kill',
-        status: 'enabled',
-        steps: [
-          trigger(event),
-          { key: 'first', type: 'send_email', config: { template: { id: first } } },
-          { key: 'pause', type: 'delay', config: { duration: 'PT1S' } },
-          { key: 'second', type: 'send_email', config: { template: { id: second } } },
-        ],
-        connections: [
-          { from: 'start', to: 'first' },
-          { from: 'first', to: 'pause' },
-          { from: 'pause', to: 'second' },
-        ],
-      });
-      const automationId = created.data!.id;
-      const users = Array.from({ length: 10 }, (_, i) => `${unique(`kill${i}`)}@automations.test`);
-      await Promise.all(users.map((email) => stack.resend.events.send({ event, email })));
-      // kill -9 while runs are under way (the child has run steps of them; first emails are
-      // arriving, delays and second sends are ahead)
-      await waitUntil(
-        async () =>
-          (await stepsRunBy(metricsPort)) > before &&
-          users.some((u) => distinctMail(stack, u, firstSubject).length > 0),
-        { message: 'the child to run steps and a first email to arrive' },
-      );
-      worker.kill('SIGKILL');
-      await worker.exited();
+    const event = unique('order.placed');
+    const firstSubject = unique('Order received');
+    const secondSubject = unique('Order update');
+    const first = await publishedTemplate(stack, 'First', firstSubject);
+    const second = await publishedTemplate(stack, 'Second', secondSubject);
+    const created = await stack.resend.automations.create({
+      name: 'Kill',
+      status: 'enabled',
+      steps: [
+        trigger(event),
+        { key: 'first', type: 'send_email', config: { template: { id: first } } },
+        { key: 'pause', type: 'delay', config: { duration: 'PT1S' } },
+        { key: 'second', type: 'send_email', config: { template: { id: second } } },
+      ],
+      connections: [
+        { from: 'start', to: 'first' },
+        { from: 'first', to: 'pause' },
+        { from: 'pause', to: 'second' },
+      ],
+    });
+    const automationId = created.data!.id;
+    const users = Array.from({ length: 10 }, (_, i) => `${unique(`kill${i}`)}@automations.test`);
+    await Promise.all(users.map((email) => stack.resend.events.send({ event, email })));
+    // kill -9 while runs are under way (the child has run steps of them; first emails are
+    // arriving, delays and second sends are ahead)
+    await waitUntil(
+      async () =>
+        (await stepsRunBy(metricsPort)) > before &&
+        users.some((u) => distinctMail(stack, u, firstSubject).length > 0),
+      { message: 'the child to run steps and a first email to arrive' },
+    );
+    worker.kill('SIGKILL');
+    await worker.exited();
 
-      await waitForRuns(stack, automationId, users.length, 'completed', 30_000);
-      await stack.drained(20_000);
-      for (const u of users) {
-        expect(distinctMail(stack, u, firstSubject)).toHaveLength(1);
-        expect(distinctMail(stack, u, secondSubject)).toHaveLength(1);
-      }
+    await waitForRuns(stack, automationId, users.length, 'completed', 30_000);
+    await stack.drained(20_000);
+    for (const u of users) {
+      expect(distinctMail(stack, u, firstSubject)).toHaveLength(1);
+      expect(distinctMail(stack, u, secondSubject)).toHaveLength(1);
     }
   });
 });
