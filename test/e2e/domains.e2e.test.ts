@@ -134,12 +134,10 @@ describe('domains', () => {
     const mine = events
       .filter((e) => (e.data as { id?: string }).id === domain.id)
       .map((e) => [e.type, e.data.status]);
-    expect(mine).toEqual([
-      ['domain.created', 'not_started'],
-      ['domain.updated', 'verified'],
-      ['domain.updated', 'verified'],
-      ['domain.updated', 'partially_verified'],
-    ]);
+    // (a periodic check may also have found the records missing before they were published)
+    expect(mine[0]).toEqual(['domain.created', 'not_started']);
+    expect(mine).toContainEqual(['domain.updated', 'verified']);
+    expect(mine.at(-1)).toEqual(['domain.updated', 'partially_verified']);
     expect(events.at(-1)!.data).toMatchObject({
       name: 'acme.e2e.test',
       region: 'us-east-1',

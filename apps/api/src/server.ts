@@ -249,6 +249,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     webhookResolver: ext.webhookResolver ?? systemHostResolver,
     domains: new DomainsStore(redis, keys, {
       cipher: new DomainKeyCipher(await domainKeySecret(redis, keys, config.DOMAIN_KEY_SECRET)),
+      checkIntervalMs: config.DOMAIN_VERIFY_INTERVAL_S * 1000,
     }),
     domainDns: createDomainDns({ servers: config.DNS_SERVERS }),
     limits: new RateLimitStore(redis, keys),

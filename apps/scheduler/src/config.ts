@@ -20,8 +20,6 @@ export const schedulerConfigShape = {
   ...queueEnv,
   ...dnsEnv,
   ...domainsEnv,
-  /** How often each domain's DNS records are looked up again, in seconds (and how often the loop runs, at most a minute). */
-  DOMAIN_VERIFY_INTERVAL_S: z.coerce.number().int().min(1).default(3600),
   ...watchdogEnv,
   /** The workers' retry ladder and time scale: the watchdog leaves an email alone within them. */
   RETRY_SCHEDULE_S: workerEnv.RETRY_SCHEDULE_S,

@@ -477,6 +477,8 @@ export const domainsEnv = {
    * default; the all-in-one `npm start` turns it off for local development.
    */
   ENFORCE_VERIFIED_DOMAINS: boolEnv.default(true),
+  /** How often each domain's DNS records are looked up again (the first time: this long after its creation), in seconds. */
+  DOMAIN_VERIFY_INTERVAL_S: z.coerce.number().int().min(1).default(3600),
 };
 
 /** Where the domains' records point (see {@link domainsEnv}). */

@@ -88,7 +88,11 @@ describe('DomainsStore', () => {
       name: 'example.com',
       status: 'not_started',
     });
-    expect(await ctx.domains.dueChecks(Date.now(), 100)).toContainEqual({ teamId: t, domainId: d.id });
+    expect(await ctx.domains.dueChecks(Date.now(), 100)).not.toContainEqual({ teamId: t, domainId: d.id });
+    expect(await ctx.domains.dueChecks(Date.now() + 3_600_000, 1000)).toContainEqual({
+      teamId: t,
+      domainId: d.id,
+    });
     expect(await ctx.domains.returnPathTeam('SEND.example.com')).toBe(t);
   });
 

@@ -64,15 +64,21 @@ export interface DomainsStoreOptions {
   clock?: { now(): number };
   /** How long forSending reuses a read (default {@link SENDING_DOMAIN_CACHE_MS}). */
   sendingCacheMs?: number;
+  /** When a new domain is first checked by the scheduler: this long after its creation (default 1 h). */
+  checkIntervalMs?: number;
 }
+
+const DEFAULT_CHECK_INTERVAL_MS = 3_600_000;
 
 export class DomainsStore extends TeamStore implements DomainsPort, SendingDomains {
   private readonly cipher: DomainKeyCipher | undefined;
+  private readonly checkIntervalMs: number;
   private readonly sending: LRUCache<string, { value: SendingDomain | null }>;
 
   constructor(redis: RedisClient, keys: Keys, opts: DomainsStoreOptions = {}) {
     super(redis, keys, opts.clock);
     this.cipher = opts.cipher;
+    this.checkIntervalMs = opts.checkIntervalMs ?? DEFAULT_CHECK_INTERVAL_MS;
     this.sending = new LRUCache({
       max: SENDING_DOMAIN_CACHE_ENTRIES,
       ttl: opts.sendingCacheMs ?? SENDING_DOMAIN_CACHE_MS,
@@ -127,8 +133,9 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
       JSON.stringify(privateKeys),
     );
     if (ok !== 1) return { ok: false, reason: 'name_taken' };
-    // the global entries after the team's write (see the header): first check at the next pass
-    await this.scheduleCheck(teamId, id, nowMs);
+    // the global entries after the team's write (see the header); its records are not published
+    // yet: the first periodic check comes one interval later (POST /domains/:id/verify checks now)
+    await this.scheduleCheck(teamId, id, nowMs + this.checkIntervalMs);
     await this.redis.hset(this.keys.returnPathDomains(), returnPathDomain(domain), teamId);
     return { ok: true, domain };
   }
