@@ -350,10 +350,10 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
       ENFORCE_VERIFIED_DOMAINS: 'false',
     };
     const own: Record<App, Record<string, string>> = {
-      // 2 requests at once, then one every 500 ms: the test's calls come in pairs a second or
-      // more apart (after the watchdog's round, after the worker's start); the burst at the end
-      // is refused
-      api: { PORT: String(apiPort), BOOTSTRAP_API_KEY: key, RATE_LIMIT_RPS: '2' },
+      // 5 requests at once, then one every 200 ms: the test's calls come in groups of at most 4
+      // a second or more apart (after the watchdog's round, after the worker's start); most of
+      // the burst of 50 at the end is refused
+      api: { PORT: String(apiPort), BOOTSTRAP_API_KEY: key, RATE_LIMIT_RPS: '5' },
       worker: { SMTP_URL: sink.url },
       // the gauges at once; an email whose job is lost is re-enqueued after 1 s
       scheduler: { METRICS_SAMPLE_INTERVAL_S: '1', WATCHDOG_INTERVAL_S: '1', WATCHDOG_STUCK_AFTER_S: '1' },
@@ -424,6 +424,19 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
       { from: 'Ops <ops@acme.test>', to: 'two@example.test', subject: 'batch', html: '<p>2</p>' },
     ]);
     expect(batch.error).toBeNull();
+    // an automation run: started, one delay step, completed
+    const event = `infra.test.${Date.now()}`;
+    const automation = await resend.automations.create({
+      name: 'infra',
+      status: 'enabled',
+      steps: [
+        { key: 'start', type: 'trigger', config: { eventName: event } },
+        { key: 'later', type: 'delay', config: { duration: 'PT1S' } },
+      ],
+      connections: [{ from: 'start', to: 'later' }],
+    });
+    expect(automation.error).toBeNull();
+    expect((await resend.events.send({ event, email: 'four@example.test' })).error).toBeNull();
     const transport = submissionTransport(submissionPort, key);
     await transport.sendMail({ from: 'ops@acme.test', to: 'three@example.test', subject: 'smtp', text: '3' });
     transport.close();
