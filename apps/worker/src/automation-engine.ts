@@ -30,11 +30,12 @@ import { automationProcessor } from './automation.processor.js';
 import type { WorkerConfig } from './config.js';
 
 /**
- * How long a step's acceptance holds its Idempotency-Key: a step's email has no remote
+ * How long a step's acceptance holds its Idempotency-Key. A step's email has no remote
  * attachments, so an acceptance takes milliseconds; a worker killed mid-acceptance delays the
- * step's retry by at most this.
+ * step's retry by at most this. Short is safe: a retry that takes over a live claim recomputes the
+ * same email id (the claim's start is kept), and recording or queuing an email twice is one email.
  */
-export const AUTOMATION_ACCEPT_LOCK_MS = 10_000;
+export const AUTOMATION_ACCEPT_LOCK_MS = 5_000;
 
 export async function startAutomationEngine(
   config: WorkerConfig,
