@@ -195,7 +195,10 @@ export class SendQueues {
     if (!found) return { state: 'missing' };
     const state = await found.job.getState();
     if (state === 'unknown') return { state: 'missing' };
-    return state === 'failed' ? { state, failedReason: found.job.failedReason } : { state };
+    if (state !== 'failed') return { state };
+    // read again: the job may have failed after it was read (its reason was not there yet)
+    const failed = await Job.fromId<SendJob>(found.queue, emailId);
+    return { state, failedReason: failed?.failedReason ?? found.job.failedReason };
   }
 
   /** Jobs of each lane by state, summed over every queue of the lane (both layouts), for the gauge. */
