@@ -313,6 +313,42 @@ describe('dispatchEvent and runStep', () => {
     expect(await runStep(mail, s.ports)).toMatchObject({ kind: 'done', result: 'completed_before' });
   });
 
+  it('sends the template with variables read from the event and the contact (text for booleans)', async () => {
+    const graph: RawGraph = {
+      steps: [
+        { key: 'start', type: 'trigger', config: { event_name: 'signed_up' } },
+        {
+          key: 'mail',
+          type: 'send_email',
+          config: {
+            template: {
+              id: 'welcome',
+              variables: {
+                NAME: { var: 'contact.first_name' },
+                VIP: { var: 'event.vip' },
+                SEATS: { var: 'event.seats' },
+                GONE: { var: 'event.missing' },
+                FIXED: 'x',
+              },
+            },
+            subject: 'Custom',
+          },
+        },
+      ],
+      connections: [{ from: 'start', to: 'mail' }],
+    };
+    const s = setup(graph);
+    const contactId = await withContactAndTemplate(s);
+    await dispatchEvent(s.event({ contactId, payload: { vip: true, seats: 3 } }), s.ports);
+    await s.drain();
+    await s.drain();
+    const [email] = s.accept.store.records;
+    expect(email!.content.to).toEqual(['ada@example.test']);
+    expect(email!.content.subject).toBe('Custom');
+    expect(email!.content.template?.variables).toEqual({ NAME: 'Ada', VIP: 'true', SEATS: 3, FIXED: 'x' });
+    expect([...s.runs.runs.values()][0]!.status).toBe('completed');
+  });
+
   it('fails the run when the template is not published', async () => {
     const s = setup(welcome);
     const created = await s.contacts.create(TEAM, {

@@ -368,10 +368,14 @@ async function execute(
     case 'send_email': {
       const contact = requireContact(ctx.contact);
       const c = step.config;
+      // a send's variables are strings and numbers; a missing value leaves the template's fallback
       const variables = Object.fromEntries(
-        Object.entries(c.template.variables ?? {})
-          .map(([k, v]) => [k, resolveValue(v, ctx)] as const)
-          .filter(([, v]) => v !== undefined && v !== null),
+        Object.entries(c.template.variables ?? {}).flatMap(([k, v]) => {
+          const value = resolveValue(v, ctx);
+          if (value === undefined || value === null) return [];
+          if (typeof value === 'string' || typeof value === 'number') return [[k, value]];
+          return [[k, typeof value === 'boolean' ? String(value) : JSON.stringify(value)]];
+        }),
       );
       const body = {
         to: contact.email,
