@@ -20,7 +20,7 @@ import type { AutomationRunsPort, NewRun, RunState, RunStepState, WaitOutcome } 
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { TeamStore } from './team-store.js';
-import { execAll, pipeline } from './scripts.js';
+import { execAll, pipeline, transaction } from './scripts.js';
 import { pageOf } from './automations.store.js';
 import { pageIndex } from './page-index.js';
 
@@ -345,6 +345,14 @@ export class AutomationRunsStore extends TeamStore implements AutomationRunsPort
       else await this.redis.srem(k.automationActiveRuns(teamId, automationId), runId);
     }
     return cancelled;
+  }
+
+  async forgetRuns(teamId: string, automationId: string): Promise<void> {
+    const k = this.keys;
+    await transaction(this.redis, 'AutomationRunsStore.forgetRuns')
+      .del(k.automationRuns(teamId, automationId))
+      .del(k.automationActiveRuns(teamId, automationId))
+      .exec();
   }
 
   /** An automation's runs, newest first, optionally of some statuses; null for an unknown cursor. */

@@ -141,6 +141,9 @@ describe('AutomationRunsStore', () => {
     expect(await runs.waiting(t, 'contact-1', 'order.paid')).toEqual([]);
     expect((await runs.resolveWait(t, run.id, 'w', { kind: 'timeout' }, [], 5000)).won).toBe(false);
     expect(await runs.failStep(t, run.id, 'w', { message: 'x' }, 5000)).toBe(false);
+    await runs.forgetRuns(t, 'auto-2');
+    expect(await fx.redis.exists(fx.keys.automationRuns(t, 'auto-2'))).toBe(0);
+    expect((await runs.listRuns(t, 'auto-2', { limit: 10 }))?.items).toEqual([]);
   });
 
   it("pages an automation's runs, newest first, with and without a status filter", async () => {

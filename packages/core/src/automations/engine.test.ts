@@ -163,6 +163,7 @@ class MemoryRuns implements AutomationRunsPort {
   async cancelRuns() {
     return 0;
   }
+  async forgetRuns() {}
 }
 
 function setup(raw: RawGraph) {

@@ -184,6 +184,8 @@ export interface AutomationRunsPort {
   ): Promise<void>;
   /** Cancels every running run of the automation (and their waits); how many were cancelled. */
   cancelRuns(teamId: string, automationId: string, nowMs: number): Promise<number>;
+  /** Drops a deleted automation's run listing (its runs, cancelled first, expire on their own). */
+  forgetRuns(teamId: string, automationId: string): Promise<void>;
 }
 
 /** A step job to schedule: its key and its index in the run's graph. */

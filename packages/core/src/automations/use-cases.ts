@@ -12,7 +12,7 @@ import type { AutomationPatch, AutomationRunsPort, AutomationsPort } from './por
 
 export interface AutomationPorts {
   automations: Omit<AutomationsPort, 'triggeredBy'>;
-  runs: Pick<AutomationRunsPort, 'cancelRuns'>;
+  runs: Pick<AutomationRunsPort, 'cancelRuns' | 'forgetRuns'>;
   clock: { now(): number };
 }
 
@@ -77,5 +77,6 @@ export async function deleteAutomation(
 ): Promise<{ id: string }> {
   if (!(await ports.automations.remove(cmd.teamId, cmd.id))) throw notFound('Automation');
   await ports.runs.cancelRuns(cmd.teamId, cmd.id, ports.clock.now());
+  await ports.runs.forgetRuns(cmd.teamId, cmd.id);
   return { id: cmd.id };
 }
