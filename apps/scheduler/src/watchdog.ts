@@ -13,6 +13,7 @@ import {
 import type { JobState, QueuedImports, SendJobs, WatchdogObserver, WatchdogPorts } from '@petrel/core';
 import type { ContactImportQueue, SendQueues } from '@petrel/queue';
 import type { WatchdogStore } from '@petrel/store';
+import { SEND_LANES } from '@petrel/contracts';
 import { log, metrics } from '@petrel/observability';
 import { newId } from '@petrel/core';
 import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
@@ -72,6 +73,10 @@ export interface WatchdogOptions {
 }
 
 export function startWatchdog(opts: WatchdogOptions): IntervalLoop {
+  // the series exist from the start, so dashboards and alerts see them before the first round
+  for (const action of ['requeued', 'failed', 'forgotten', 'import_requeued'] as const)
+    metrics.watchdogActions().inc({ action }, 0);
+  for (const lane of SEND_LANES) metrics.oldestUnfinishedEmailAge().set({ lane }, 0);
   const ports: WatchdogPorts = {
     ...opts.ports,
     observer: watchdogObserver,

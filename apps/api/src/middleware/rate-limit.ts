@@ -16,6 +16,8 @@ export interface RateLimitDeps {
 }
 
 export function rateLimit(deps: RateLimitDeps) {
+  // the series exist from the start (at 0), so dashboards and alerts see them before a refusal
+  for (const kind of ['rate', 'daily_quota']) metrics.rateLimited().inc({ kind }, 0);
   return async (_req: Request, res: Response, next: NextFunction): Promise<void> => {
     const decision = await checkRateLimit(deps.limiter, res.locals.auth.teamId, deps.defaultRps);
     if (decision.kind === 'off') return next();

@@ -38,6 +38,8 @@ export async function startSubmission(
   const throttle = new AuthThrottle({ maxFailures: ctx.config.SMTP_AUTH_MAX_FAILURES });
   const maxBytes = ctx.config.SMTP_SUBMISSION_MAX_BYTES;
   const count = (outcome: Outcome) => metrics.smtpSubmissions().inc({ outcome });
+  // the series exist before a refusal
+  for (const kind of ['rate', 'daily_quota']) metrics.rateLimited().inc({ kind }, 0);
 
   const options: SMTPServerOptions = {
     name: ctx.hostname,
