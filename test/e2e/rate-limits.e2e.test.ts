@@ -103,8 +103,12 @@ describe('per-team rate limits', () => {
   });
 
   it('refuses emails past the daily quota with daily_quota_exceeded (429)', async () => {
-    await limits.setLimits(other.team, { rps: null, dailyQuota: 3 });
-    const otherResend = new Resend(other.key, { baseUrl: stack.baseUrl });
+    // a team of its own: the API reuses a team's quota setting for a few seconds
+    const apiKeys = new ApiKeysStore(admin, new Keys(stack.prefix));
+    const team = await apiKeys.createTeam('quota');
+    await limits.setLimits(team, { dailyQuota: 3 });
+    const key = (await apiKeys.create(team, { name: 'quota', permission: 'full_access' })).token;
+    const otherResend = new Resend(key, { baseUrl: stack.baseUrl });
     // a permissive batch of 2: both counted
     const batch = await otherResend.batch.send([email(1), email(2)] as never, {
       batchValidation: 'permissive',

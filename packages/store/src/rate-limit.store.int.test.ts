@@ -67,10 +67,31 @@ describe('RateLimitStore: the GCRA step', () => {
 });
 
 describe('RateLimitStore: the daily quota', () => {
+  it('reads a team without a quota once per cache period, and counts nothing for it', async () => {
+    const team = await new ApiKeysStore(fx.redis, fx.keys).createTeam('no-quota');
+    const store = new RateLimitStore(fx.redis, fx.keys);
+    let reads = 0;
+    const limits = store.limits.bind(store);
+    store.limits = (t) => {
+      reads += 1;
+      return limits(t);
+    };
+    const counter = dailyQuotaCounter(store, { cacheMs: 60_000 });
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, () => counter.take(team, '2026-11-23', 1, 0)),
+    );
+    expect(answers.every((a) => a.limit === 0)).toBe(true);
+    expect(reads).toBe(1);
+    expect(await fx.redis.exists(fx.keys.dailyQuota(team, '2026-11-23'))).toBe(0);
+    // the default applies to it: counted, through the cached setting
+    expect(await counter.take(team, '2026-11-23', 1, 5)).toEqual({ limit: 5, used: 1, admitted: true });
+    expect(reads).toBe(1);
+  });
+
   it('takes whole requests only, per day, under the team quota or the default', async () => {
     const team = await new ApiKeysStore(fx.redis, fx.keys).createTeam('quota');
     const store = new RateLimitStore(fx.redis, fx.keys);
-    const counter = dailyQuotaCounter(store);
+    const counter = dailyQuotaCounter(store, { cacheMs: 0 });
     expect(await counter.take(team, '2026-11-23', 1, 0)).toEqual({ limit: 0 });
     expect(await counter.take(team, '2026-11-23', 2, 3)).toEqual({ limit: 3, used: 2, admitted: true });
     expect(await counter.take(team, '2026-11-23', 2, 3)).toEqual({ limit: 3, used: 2, admitted: false });

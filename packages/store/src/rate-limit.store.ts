@@ -12,6 +12,7 @@ import {
   type RateLimitAnswer,
   type RateLimiter,
 } from '@petrel/core';
+import { LRUCache } from 'lru-cache';
 import { TeamStore } from './team-store.js';
 
 /** A day's counter outlives its day by one, so a request at midnight never finds it gone early. */
@@ -83,7 +84,31 @@ export class RateLimitStore extends TeamStore implements RateLimiter {
   }
 }
 
-/** The store as the daily-quota stage's port. */
-export function dailyQuotaCounter(store: RateLimitStore): DailyQuotaCounter {
-  return { take: (teamId, day, count, defaultQuota) => store.takeQuota(teamId, day, count, defaultQuota) };
+/** How long the acceptance path reuses a team's own quota setting (a CLI change holds within it). */
+export const TEAM_QUOTA_CACHE_MS = 5_000;
+
+/**
+ * The store as the daily-quota stage's port. The stage runs for every accepted email, and most
+ * teams have no quota: the team's own setting is read at most once per `cacheMs` (shared by the
+ * emails of a batch), and the counter's script runs only when a quota applies.
+ */
+export function dailyQuotaCounter(store: RateLimitStore, opts: { cacheMs?: number } = {}): DailyQuotaCounter {
+  const ttl = opts.cacheMs ?? TEAM_QUOTA_CACHE_MS;
+  const own = ttl > 0 ? new LRUCache<string, Promise<number | null>>({ max: 10_000, ttl }) : null;
+  const ownQuota = (teamId: string): Promise<number | null> => {
+    let q = own?.get(teamId);
+    if (!q) {
+      q = store.limits(teamId).then((l) => l.dailyQuota);
+      q.catch(() => own?.delete(teamId));
+      own?.set(teamId, q);
+    }
+    return q;
+  };
+  return {
+    async take(teamId, day, count, defaultQuota) {
+      const quota = (await ownQuota(teamId)) ?? defaultQuota;
+      if (!(quota > 0)) return { limit: 0 };
+      return store.takeQuota(teamId, day, count, defaultQuota);
+    },
+  };
 }
