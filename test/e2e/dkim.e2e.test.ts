@@ -31,7 +31,8 @@ const mailauthResolver = (name: string, rrtype: string) =>
 
 const verdicts = async (raw: Buffer | string) =>
   (await dkimVerify(raw, { resolver: mailauthResolver })).results.map(
-    (r) => `${r.signingDomain}/${r.selector}/${r.algo}: ${r.status.result}`,
+    // mailauth 4.13 reports the algorithm as `algo` (its typings say `algorithm`)
+    (r) => `${r.signingDomain}/${r.selector}/${(r as { algo?: string }).algo}: ${r.status.result}`,
   );
 
 async function sent(emailId: string): Promise<SinkMessage> {
