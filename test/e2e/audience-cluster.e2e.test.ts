@@ -42,5 +42,5 @@ trackingScenarios(() => stack);
 webhookScenarios(() => stack);
 smtpSubmissionScenarios(() => stack);
 inboundScenarios(() => stack);
-it('automations: the welcome series on both branches (runs, waits, steps on the team slot)', () =>
+it('automations: the welcome series on both branches (runs and their steps on the team slot)', () =>
   automationWelcomeScenario(stack));
