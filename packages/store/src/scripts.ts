@@ -140,6 +140,7 @@ local p = 5 + ns * 2
 local index = {}
 local outbox = {}
 local unfinished = KEYS[3 + 2 * n]
+local pending_s, pending_b = {}, {}
 for i = 1, n do
   local rec = KEYS[2 + i]
   local tl = KEYS[2 + n + i]
@@ -158,12 +159,14 @@ for i = 1, n do
     index[#index + 1] = id
     if unfinished then
       local lane, due = string.match(member, '^([^:]+):(%d+):')
-      local score = tonumber(due)
-      if score == 0 then score = tonumber(ARGV[2]) end
-      redis.call('ZADD', lane == 'broadcast' and KEYS[4 + 2 * n] or unfinished, score, id)
+      local list = lane == 'broadcast' and pending_b or pending_s
+      list[#list + 1] = due == '0' and ARGV[2] or due
+      list[#list + 1] = id
     end
   end
 end
+if #pending_s > 0 then redis.call('ZADD', unfinished, unpack(pending_s)) end
+if #pending_b > 0 then redis.call('ZADD', KEYS[4 + 2 * n], unpack(pending_b)) end
 if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
 if #outbox > 0 then redis.call('ZADD', KEYS[2], unpack(outbox)) end
 return #index / 2
@@ -203,11 +206,11 @@ for i = 1, n do
     redis.call('PEXPIRE', tl, ARGV[3])
     index[#index + 1] = ARGV[2]
     index[#index + 1] = id
-    if unfinished then redis.call('ZADD', unfinished, ARGV[2], id) end
   end
   p = p + 5
 end
 if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
+if unfinished and #index > 0 then redis.call('ZADD', unfinished, unpack(index)) end
 return #index / 2
 `,
   },

@@ -4,6 +4,7 @@ import { emailContent } from '@petrel/testing';
 import { useStoreRedis } from './redis.fixture.js';
 import { EmailsStore, type NewEmail } from './emails.store.js';
 import { WatchdogStore } from './watchdog.store.js';
+import { defineScripts } from './scripts.js';
 
 const fx = useStoreRedis('watchdog');
 
@@ -73,6 +74,25 @@ describe('the unfinished index, kept by the email scripts', () => {
     await emails.recordEvent('a', 'bulk', 'failed', ev('email.failed'));
     expect(await indexed('a', 'send')).toEqual([]);
     expect(await indexed('a', 'broadcast')).toEqual([]);
+  });
+});
+
+describe('the unfinished index of a broadcast fan-out', () => {
+  it('petrelCreateBroadcastEmails enters each new email (an existing one is left alone)', async () => {
+    const redis = defineScripts(fx.redis);
+    const created = 1_800_000_000_000;
+    const keys = [fx.keys.emails('f'), fx.keys.email('f', 'f1'), fx.keys.emailEvents('f', 'f1')];
+    const call = () =>
+      redis.petrelCreateBroadcastEmails(
+        keys.length + 1,
+        ...keys,
+        fx.keys.unfinishedEmails('f', 'broadcast'),
+        ...[1, created, 60_000, '{"to":', '}', 1, 'status', 'queued'],
+        ...['f1', 'contact', '<f1@x>', '["c@example.test"]', JSON.stringify(ev('email.queued'))],
+      );
+    expect(await call()).toBe(1);
+    expect(await call()).toBe(0);
+    expect(await indexed('f', 'broadcast')).toEqual(['f1', String(created)]);
   });
 });
 
