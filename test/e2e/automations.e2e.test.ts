@@ -1,7 +1,8 @@
 /**
  * Automations e2e with the official SDK (resend.automations.*, resend.events.send): the API's
  * shapes and graph validation; the welcome scenario on both branches (scenarios/automations.ts,
- * also run by the cluster suite); wait_for_event resuming on its event and taking the timeout
+ * also run by the cluster suite); an event refused by its schema starting nothing;
+ * wait_for_event resuming on its event and taking the timeout
  * branch without it; stop cancelling waiting runs; and a worker process killed (kill -9) while
  * runs are under way sending no step twice.
  */
@@ -184,16 +185,47 @@ async function stepsRunBy(metricsPort: number): Promise<number> {
 describe('automation runs', () => {
   it('runs the welcome series on both branches, counted by the metrics', async () => {
     await automationWelcomeScenario(stack);
-    const metrics = await (await fetch(stack.metricsUrl)).text();
-    // every series carries the process's default labels (`app`)
+    // the two worker processes (the stack's and the second one) share the runs
+    const { metricsPort } = await child!;
+    const texts = await Promise.all(
+      [stack.metricsUrl, `http://127.0.0.1:${metricsPort}/metrics`].map(async (url) =>
+        (await fetch(url)).text(),
+      ),
+    );
+    // the sum over both processes and every series (each carries the process's `app` label)
     const value = (name: string) =>
-      Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'm').exec(metrics)?.[1] ?? 0);
+      texts
+        .flatMap((text) => [...text.matchAll(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)`, 'gm'))])
+        .reduce((sum, m) => sum + Number(m[1]), 0);
     expect(value('petrel_automation_runs_started_total')).toBeGreaterThanOrEqual(2);
     expect(value('petrel_automation_runs_completed_total')).toBeGreaterThanOrEqual(2);
-    expect(metrics).toMatch(
-      /^petrel_automation_step_duration_seconds_count\{[^}]*type="send_email"[^}]*\} [1-9]/m,
-    );
-    expect(metrics).toMatch(/^petrel_automation_runs_failed_total(\{[^}]*\})? \d+/m);
+    expect(value('petrel_automation_step_duration_seconds_count')).toBeGreaterThanOrEqual(12);
+    for (const text of texts) expect(text).toMatch(/^petrel_automation_runs_failed_total(\{[^}]*\})? \d+/m);
+  });
+
+  it('an event whose payload fails its schema is refused and starts no run', async () => {
+    const event = unique('seats.changed');
+    expect((await stack.resend.events.create({ name: event, schema: { seats: 'number' } })).error).toBeNull();
+    const created = await stack.resend.automations.create({
+      name: 'Typed',
+      status: 'enabled',
+      steps: [trigger(event), { key: 'later', type: 'delay', config: { duration: 'PT1S' } }],
+      connections: [{ from: 'start', to: 'later' }],
+    });
+    const automationId = created.data!.id;
+    const email = `${unique('typed')}@automations.test`;
+    const refused = await stack.resend.events.send({ event, email, payload: { seats: 'many' } });
+    expect(refused.error).toMatchObject({ statusCode: 422, name: 'validation_error' });
+    expect(refused.error!.message).toContain('payload.seats');
+    const accepted = await stack.resend.events.send({ event, email, payload: { seats: '3' } });
+    expect(accepted.error).toBeNull();
+    const [run] = await waitForRuns(stack, automationId, 1, 'completed');
+    expect((await stack.resend.automations.runs.list({ automationId })).data!.data).toHaveLength(1);
+    const detail = await stack.resend.automations.runs.get({ automationId, runId: run!.id });
+    expect(detail.data!.steps.map((st) => [st.key, st.status])).toEqual([
+      ['start', 'completed'],
+      ['later', 'completed'],
+    ]);
   });
 
   /** trigger → wait_for_event (timeout PT1S) → `received` | `timed_out` emails. */
