@@ -1,10 +1,9 @@
 /**
  * Automations e2e with the official SDK (resend.automations.*, resend.events.send): the API's
  * shapes and graph validation; the welcome scenario on both branches (scenarios/automations.ts,
- * also run by the cluster suite); an event refused by its schema starting nothing;
- * wait_for_event resuming on its event and taking the timeout
- * branch without it; stop cancelling waiting runs; and a worker process killed (kill -9) while
- * runs are under way sending no step twice.
+ * also run by the cluster suite); an event refused by its schema starting nothing; wait_for_event
+ * resuming on its event and taking the timeout branch without it; stop cancelling waiting runs;
+ * and a worker process killed (kill -9) while runs are under way sending no step twice.
  */
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
