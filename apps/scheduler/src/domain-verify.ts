@@ -12,7 +12,7 @@
 import { PetrelError } from '@petrel/contracts';
 import { verifyDomain, type DnsPort, type DomainDnsTargets } from '@petrel/core';
 import type { DomainsStore } from '@petrel/store';
-import { log } from '@petrel/observability';
+import { log, metrics } from '@petrel/observability';
 import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
 
 /** Domains one round takes at most, and how many it checks at once. */
@@ -37,13 +37,15 @@ export async function runDomainChecks(deps: DomainVerifyDeps, intervalMs: number
     while (next < due.length) {
       const { teamId, domainId } = due[next++]!;
       try {
-        await verifyDomain({ teamId, domainId }, { ...deps, domains: deps.domains });
+        const domain = await verifyDomain({ teamId, domainId }, deps);
+        metrics.domainChecks().inc({ status: domain.status });
         checked++;
       } catch (err) {
         if (err instanceof PetrelError && err.errorName === 'not_found') {
           await deps.domains.dropCheck(teamId, domainId);
           continue;
         }
+        metrics.domainChecks().inc({ status: 'error' });
         log().warn({ err, teamId, domainId }, 'domain check failed; trying again next interval');
       }
       await deps.domains.scheduleCheck(teamId, domainId, deps.clock.now() + intervalMs);

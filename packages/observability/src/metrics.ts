@@ -202,6 +202,15 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  domainChecks: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_domain_checks_total',
+        help: "Periodic DNS checks of sending domains by the domain's status after the check (verified, partially_verified, failed, pending) or error",
+        labelNames: ['status'],
+        registers: [registry],
+      }),
+  ),
   rateLimited: once(
     () =>
       new client.Counter({
