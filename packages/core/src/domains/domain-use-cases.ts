@@ -65,17 +65,12 @@ export function domainView(domain: DomainRecordSet, targets: DomainDnsTargets) {
   };
 }
 
-/** The `data` of domain.created / updated / deleted (Resend's webhook payload). */
+/** The `data` of domain.created / updated / deleted (Resend's webhook payload: no tracking flags). */
 export function domainEventData(targets: DomainDnsTargets) {
-  return (domain: DomainRecordSet): Record<string, unknown> => ({
-    id: domain.id,
-    name: domain.name,
-    status: domain.status,
-    created_at: domain.created_at,
-    region: domain.region,
-    capabilities: domain.capabilities,
-    records: wireRecords(domainRecords(domain, targets)),
-  });
+  return (domain: DomainRecordSet): Record<string, unknown> => {
+    const { open_tracking: _open, click_tracking: _click, ...fields } = domainListItem(domain);
+    return { ...fields, records: wireRecords(domainRecords(domain, targets)) };
+  };
 }
 
 function checkCapabilities(caps: DomainCapabilities): DomainCapabilities {
