@@ -79,6 +79,11 @@ export class AutomationQueue {
     );
   }
 
+  /** Drops a sleeping step's job; a running (locked) or missing one is left alone. */
+  async removeStep(runId: string, index: number): Promise<void> {
+    await this.queue.remove(automationStepJobId(runId, index, 1)).catch(() => undefined);
+  }
+
   async close(): Promise<void> {
     await this.queue.close();
   }

@@ -177,6 +177,7 @@ function setup(raw: RawGraph) {
     graph: validateAutomationGraph(raw),
   };
   const jobs: StepJob[] = [];
+  const removed: { runId: string; index: number }[] = [];
   const runs = new MemoryRuns();
   const properties = new MemoryContactProperties();
   const contacts = Object.assign(new MemoryContacts(properties), {
@@ -192,6 +193,9 @@ function setup(raw: RawGraph) {
         for (const s of steps)
           if (!jobs.some((j) => j.runId === runId && j.index === s.index))
             jobs.push({ teamId, runId, stepKey: s.key, index: s.index, visit: 1 });
+      },
+      removeStep: async (runId: string, index: number) => {
+        removed.push({ runId, index });
       },
     },
     contacts,
@@ -213,6 +217,7 @@ function setup(raw: RawGraph) {
     ports,
     runs,
     jobs,
+    removed,
     accept,
     contacts,
     drain,
@@ -397,6 +402,8 @@ describe('dispatchEvent and runStep', () => {
       resumed: 1,
     });
     expect(run!.waitEvents).toEqual({ paid: { total: 3 } });
+    // the wait's sleeping job (its timeout) is dropped
+    expect(s.removed).toEqual([{ runId: run!.id, index: 1 }]);
     s.advance(5_000);
     await s.drain(); // the wait's timeout job and `got`
     await s.drain();

@@ -158,6 +158,7 @@ export async function dispatchEvent(
       resumed++;
       if (res.runCompleted) ports.observer?.runCompleted();
       await ports.queue.enqueueSteps(teamId, run.id, refsOf(run, next));
+      await ports.queue.removeStep?.(run.id, run.graph.steps.indexOf(step));
     }
     await drop();
   }

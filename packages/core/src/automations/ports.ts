@@ -197,6 +197,11 @@ export interface StepRef {
 export interface AutomationStepQueue {
   /** Queues the steps' jobs; a step whose job exists keeps it (job ids are fixed). */
   enqueueSteps(teamId: string, runId: string, steps: readonly StepRef[]): Promise<void>;
+  /**
+   * Drops a step's sleeping job (a wait its event ended: its timeout has nothing left to do).
+   * Best effort: a job that is running or gone stays as it is, and would find the step done.
+   */
+  removeStep?(runId: string, index: number): Promise<void>;
 }
 
 /** Counts and times of the engine (metrics). */
