@@ -303,7 +303,14 @@ describe('dashboard in a browser', () => {
     await page.getByRole('alert').getByText(/PLAN/).waitFor();
     await page.getByLabel(/Declared variables/).fill('NAME=friend\nPLAN=free');
     await page.getByRole('button', { name: 'Save and publish' }).click();
-    await page.getByText('Saved and published.').waitFor();
+    await page
+      .getByText('Saved and published.')
+      .waitFor()
+      .catch(async (e) => {
+        throw new Error(
+          `${String(e)}; alerts: ${(await page.getByRole('alert').allTextContents()).join(' | ')}`,
+        );
+      });
     expect((await stack.resend.templates.get(created.data!.id)).data?.status).toBe('published');
   });
 

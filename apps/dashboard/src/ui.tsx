@@ -4,8 +4,8 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError } from './api';
-import { statusTone } from './format';
+import { ApiError, api, type List } from './api';
+import { href, statusTone } from './format';
 
 export interface Async<T> {
   data: T | undefined;
@@ -48,12 +48,14 @@ export function usePoll(fn: () => void, ms: number, active: boolean): void {
 }
 
 /** Runs an action, keeping its error and a busy flag for the button that started it. */
-export function useAction(): {
+export interface Action {
   busy: boolean;
   error: string | undefined;
   run: (fn: () => Promise<unknown>) => Promise<boolean>;
   clear: () => void;
-} {
+}
+
+export function useAction(): Action {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string>();
   const run = useCallback(async (fn: () => Promise<unknown>) => {
@@ -323,13 +325,15 @@ export function Pager(props: { hasPrev: boolean; hasNext: boolean; onPrev: () =>
   );
 }
 
-/** Cursor pagination over a Resend list: `after` the last id for the next page; a stack to go back. */
-export function useCursor(resetKey: string): {
+export interface Cursor {
   after: string | undefined;
   hasPrev: boolean;
   next: (lastId: string) => void;
   prev: () => void;
-} {
+}
+
+/** Cursor pagination over a Resend list: `after` the last id for the next page; a stack to go back. */
+export function useCursor(resetKey: string): Cursor {
   const [stack, setStack] = useState<(string | undefined)[]>([undefined]);
   useEffect(() => setStack([undefined]), [resetKey]);
   return {
@@ -350,5 +354,117 @@ export function Dl({ items }: { items: [string, ComponentChildren][] }) {
         </div>
       ))}
     </dl>
+  );
+}
+
+/**
+ * A list from the API: its error (or an action's on it), a loading note the first time, the table,
+ * and the pager when the list is paged by `cursor`.
+ */
+export function ListTable<T extends { id: string }>(props: {
+  list: Async<List<T>>;
+  caption: string;
+  columns: Column<T>[];
+  cursor?: Cursor;
+  error?: string;
+  empty?: string;
+}) {
+  const { list, cursor } = props;
+  const rows = list.data?.data ?? [];
+  return (
+    <>
+      <ErrorNote error={list.error ?? props.error} />
+      {list.loading && !list.data ? (
+        <Loading what={props.caption.toLowerCase()} />
+      ) : (
+        <Table
+          caption={props.caption}
+          rows={rows}
+          rowKey={(r) => r.id}
+          columns={props.columns}
+          empty={props.empty}
+        />
+      )}
+      {cursor && (
+        <Pager
+          hasPrev={cursor.hasPrev}
+          hasNext={!!list.data?.has_more}
+          onPrev={cursor.prev}
+          onNext={() => rows.length && cursor.next(rows[rows.length - 1]!.id)}
+        />
+      )}
+    </>
+  );
+}
+
+/**
+ * A "new …" card: a titled form whose submit runs `onSubmit` (its error shown under the form),
+ * then `onDone` when it succeeded.
+ */
+export function CreateCard(props: {
+  id: string;
+  title: string;
+  submitLabel: string;
+  onSubmit: () => Promise<unknown>;
+  onDone?: () => void;
+  layout?: 'inline' | 'stack';
+  canSubmit?: boolean;
+  children: ComponentChildren;
+  after?: ComponentChildren;
+}) {
+  const action = useAction();
+  return (
+    <section aria-labelledby={props.id} class="card">
+      <h2 id={props.id}>{props.title}</h2>
+      <form
+        class={props.layout ?? 'inline'}
+        onSubmit={(e) => {
+          e.preventDefault();
+          void action.run(props.onSubmit).then((ok) => ok && props.onDone?.());
+        }}
+      >
+        {props.children}
+        <div>
+          <button type="submit" class="primary" disabled={action.busy || props.canSubmit === false}>
+            {props.submitLabel}
+          </button>
+        </div>
+      </form>
+      <ErrorNote error={action.error} />
+      {props.after}
+    </section>
+  );
+}
+
+/** A row's destructive action (DELETE `path`, asked once more inline), then `onDone`. */
+export function DeleteButton(props: { path: string; action: Action; onDone: () => void; label?: string }) {
+  return (
+    <ConfirmButton
+      label={props.label ?? 'Delete'}
+      disabled={props.action.busy}
+      onConfirm={() => void props.action.run(() => api.del(props.path)).then((ok) => ok && props.onDone())}
+    />
+  );
+}
+
+/** One resource's page: a link back to its list, errors, a loading note, then `children(data)`. */
+export function DetailPage<T>(props: {
+  title: string;
+  back: string;
+  backLabel: string;
+  item: Async<T>;
+  what: string;
+  error?: string;
+  children: (data: T) => ComponentChildren;
+}) {
+  const { item } = props;
+  return (
+    <Page title={props.title}>
+      <p>
+        <a href={href(props.back)}>← {props.backLabel}</a>
+      </p>
+      <ErrorNote error={item.error ?? props.error} />
+      {item.data ? props.children(item.data) : item.loading && <Loading what={props.what} />}
+    </Page>
   );
 }

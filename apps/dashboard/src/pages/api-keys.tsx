@@ -3,14 +3,13 @@ import { useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
 import { formatDate } from '../format';
 import {
-  ConfirmButton,
   CopyButton,
-  ErrorNote,
+  CreateCard,
+  DeleteButton,
   Field,
-  Loading,
+  ListTable,
   Page,
   Select,
-  Table,
   useAction,
   useAsync,
 } from '../ui';
@@ -36,70 +35,59 @@ export function ApiKeys() {
   const action = useAction();
   return (
     <Page title="API keys">
-      <section aria-labelledby="h-new-key" class="card">
-        <h2 id="h-new-key">New API key</h2>
-        <form
-          class="inline"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void action
-              .run(async () => {
-                const k = await api.post<{ id: string; token: string }>('/api-keys', { name, permission });
-                setToken(k.token);
-                setName('');
-              })
-              .then((ok) => ok && list.reload());
-          }}
-        >
-          <Field label="Name" id="key-name" required value={name} onValue={setName} />
-          <Select
-            label="Permission"
-            id="key-permission"
-            value={permission}
-            onValue={setPermission}
-            options={PERMISSIONS}
-          />
-          <button type="submit" class="primary" disabled={action.busy}>
-            Create key
-          </button>
-        </form>
-        {token && (
-          <div role="status" class="secret">
-            <p>Copy the new key now: it is not shown again.</p>
-            <code>{token}</code> <CopyButton value={token} label="API key" />{' '}
-            <button type="button" class="small" onClick={() => setToken(undefined)}>
-              Done
-            </button>
-          </div>
-        )}
-      </section>
-      <ErrorNote error={list.error ?? action.error} />
-      {list.loading && !list.data ? (
-        <Loading what="API keys" />
-      ) : (
-        <Table
-          caption="API keys"
-          rows={list.data?.data ?? []}
-          rowKey={(k) => k.id}
-          columns={[
-            { header: 'Name', cell: (k) => k.name },
-            { header: 'Permission', cell: (k) => (k.permission ?? '—').replace('_', ' ') },
-            { header: 'Created', cell: (k) => formatDate(k.created_at) },
-            { header: 'Last used', cell: (k) => formatDate(k.last_used_at) },
-            {
-              header: 'Actions',
-              cell: (k) => (
-                <ConfirmButton
-                  label="Revoke"
-                  onConfirm={() =>
-                    void action.run(() => api.del(`/api-keys/${seg(k.id)}`)).then((ok) => ok && list.reload())
-                  }
-                />
-              ),
-            },
-          ]}
+      <CreateCard
+        id="h-new-key"
+        title="New API key"
+        submitLabel="Create key"
+        onSubmit={async () => {
+          const k = await api.post<{ id: string; token: string }>('/api-keys', { name, permission });
+          setToken(k.token);
+          setName('');
+        }}
+        onDone={list.reload}
+        after={
+          token && (
+            <div role="status" class="secret">
+              <p>Copy the new key now: it is not shown again.</p>
+              <code>{token}</code> <CopyButton value={token} label="API key" />{' '}
+              <button type="button" class="small" onClick={() => setToken(undefined)}>
+                Done
+              </button>
+            </div>
+          )
+        }
+      >
+        <Field label="Name" id="key-name" required value={name} onValue={setName} />
+        <Select
+          label="Permission"
+          id="key-permission"
+          value={permission}
+          onValue={setPermission}
+          options={PERMISSIONS}
         />
-      )}
+      </CreateCard>
+      <ListTable
+        list={list}
+        caption="API keys"
+        error={action.error}
+        columns={[
+          { header: 'Name', cell: (k) => k.name },
+          { header: 'Permission', cell: (k) => (k.permission ?? '—').replace('_', ' ') },
+          { header: 'Created', cell: (k) => formatDate(k.created_at) },
+          { header: 'Last used', cell: (k) => formatDate(k.last_used_at) },
+          {
+            header: 'Actions',
+            cell: (k) => (
+              <DeleteButton
+                label="Revoke"
+                path={`/api-keys/${seg(k.id)}`}
+                action={action}
+                onDone={list.reload}
+              />
+            ),
+          },
+        ]}
+      />
     </Page>
   );
 }

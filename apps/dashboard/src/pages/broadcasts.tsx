@@ -7,15 +7,15 @@ import { api, seg, type List } from '../api';
 import { formatDate, href } from '../format';
 import {
   ConfirmButton,
+  DetailPage,
   Dl,
   ErrorNote,
   Field,
-  Loading,
+  ListTable,
   Page,
   SandboxedHtml,
   Select,
   Status,
-  Table,
   TextArea,
   useAction,
   useAsync,
@@ -174,23 +174,17 @@ export function Broadcasts() {
           />
         </section>
       )}
-      <ErrorNote error={list.error} />
-      {list.loading && !list.data ? (
-        <Loading what="broadcasts" />
-      ) : (
-        <Table
-          caption="Broadcasts"
-          rows={list.data?.data ?? []}
-          rowKey={(b) => b.id}
-          columns={[
-            { header: 'Name', cell: (b) => <a href={href('broadcasts', b.id)}>{b.name || '(unnamed)'}</a> },
-            { header: 'Status', cell: (b) => <Status value={b.status} /> },
-            { header: 'Scheduled', cell: (b) => formatDate(b.scheduled_at) },
-            { header: 'Sent', cell: (b) => formatDate(b.sent_at) },
-            { header: 'Created', cell: (b) => formatDate(b.created_at) },
-          ]}
-        />
-      )}
+      <ListTable
+        list={list}
+        caption="Broadcasts"
+        columns={[
+          { header: 'Name', cell: (b) => <a href={href('broadcasts', b.id)}>{b.name || '(unnamed)'}</a> },
+          { header: 'Status', cell: (b) => <Status value={b.status} /> },
+          { header: 'Scheduled', cell: (b) => formatDate(b.scheduled_at) },
+          { header: 'Sent', cell: (b) => formatDate(b.sent_at) },
+          { header: 'Created', cell: (b) => formatDate(b.created_at) },
+        ]}
+      />
     </Page>
   );
 }
@@ -219,14 +213,15 @@ export function BroadcastDetail({ id }: { id: string }) {
   const act = (fn: () => Promise<unknown>) => void action.run(fn).then((ok) => ok && b.reload());
   const counts = data?.counts;
   return (
-    <Page title={data ? data.name || '(unnamed broadcast)' : 'Broadcast'}>
-      <p>
-        <a href={href('broadcasts')}>← All broadcasts</a>
-      </p>
-      <ErrorNote error={b.error ?? action.error} />
-      {!data ? (
-        b.loading && <Loading what="the broadcast" />
-      ) : (
+    <DetailPage
+      title={data ? data.name || '(unnamed broadcast)' : 'Broadcast'}
+      back="broadcasts"
+      backLabel="All broadcasts"
+      item={b}
+      what="the broadcast"
+      error={action.error}
+    >
+      {(data) => (
         <>
           <Dl
             items={[
@@ -329,6 +324,6 @@ export function BroadcastDetail({ id }: { id: string }) {
           )}
         </>
       )}
-    </Page>
+    </DetailPage>
   );
 }

@@ -6,14 +6,13 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, request, seg, type List } from '../api';
 import { formatDate, importProgress, type ImportCounts } from '../format';
 import {
-  ConfirmButton,
+  CreateCard,
+  DeleteButton,
   ErrorNote,
   Field,
-  Loading,
+  ListTable,
   Page,
-  Pager,
   Status,
-  Table,
   useAction,
   useAsync,
   useCursor,
@@ -81,94 +80,73 @@ function ImportProgress({ id, onDone }: { id: string; onDone: () => void }) {
 function ImportForm({ onDone }: { onDone: () => void }) {
   const [file, setFile] = useState<File>();
   const [importId, setImportId] = useState<string>();
-  const action = useAction();
   return (
-    <section aria-labelledby="h-import" class="card">
-      <h2 id="h-import">Import contacts from CSV</h2>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (!file) return;
-          void action.run(async () => {
-            const form = new FormData();
-            form.append('file', file, file.name);
-            const created = await request<{ id: string }>('POST', '/contacts/imports', { body: form });
-            setImportId(created.id);
-          });
-        }}
-      >
-        <div class="field">
-          <label for="csv-file">CSV file (a header row with an email column)</label>
-          <input
-            id="csv-file"
-            type="file"
-            accept=".csv,text/csv"
-            required
-            onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0])}
-          />
-        </div>
-        <button type="submit" class="primary" disabled={action.busy || !file}>
-          Import
-        </button>
-      </form>
-      <ErrorNote error={action.error} />
-      {importId && <ImportProgress key={importId} id={importId} onDone={onDone} />}
-    </section>
+    <CreateCard
+      id="h-import"
+      title="Import contacts from CSV"
+      submitLabel="Import"
+      canSubmit={!!file}
+      onSubmit={async () => {
+        if (!file) return;
+        const form = new FormData();
+        form.append('file', file, file.name);
+        const created = await request<{ id: string }>('POST', '/contacts/imports', { body: form });
+        setImportId(created.id);
+      }}
+      after={importId && <ImportProgress key={importId} id={importId} onDone={onDone} />}
+    >
+      <div class="field">
+        <label for="csv-file">CSV file (a header row with an email column)</label>
+        <input
+          id="csv-file"
+          type="file"
+          accept=".csv,text/csv"
+          required
+          onChange={(e) => setFile((e.currentTarget as HTMLInputElement).files?.[0])}
+        />
+      </div>
+    </CreateCard>
   );
 }
 
 function AddContact({ onAdded }: { onAdded: () => void }) {
-  const [c, setC] = useState({ email: '', first_name: '', last_name: '' });
-  const action = useAction();
+  const empty = { email: '', first_name: '', last_name: '' };
+  const [c, setC] = useState(empty);
   return (
-    <section aria-labelledby="h-add-contact" class="card">
-      <h2 id="h-add-contact">Add a contact</h2>
-      <form
-        class="inline"
-        onSubmit={(e) => {
-          e.preventDefault();
-          void action
-            .run(() =>
-              api.post('/contacts', {
-                email: c.email,
-                first_name: c.first_name || undefined,
-                last_name: c.last_name || undefined,
-              }),
-            )
-            .then((ok) => {
-              if (!ok) return;
-              setC({ email: '', first_name: '', last_name: '' });
-              onAdded();
-            });
-        }}
-      >
-        <Field
-          label="Email"
-          id="c-email"
-          type="email"
-          required
-          value={c.email}
-          onValue={(email) => setC({ ...c, email })}
-        />
-        <Field
-          label="First name"
-          id="c-first"
-          value={c.first_name}
-          onValue={(first_name) => setC({ ...c, first_name })}
-        />
-        <Field
-          label="Last name"
-          id="c-last"
-          value={c.last_name}
-          onValue={(last_name) => setC({ ...c, last_name })}
-        />
-        <button type="submit" class="primary" disabled={action.busy}>
-          Add
-        </button>
-      </form>
-      <ErrorNote error={action.error} />
-    </section>
+    <CreateCard
+      id="h-add-contact"
+      title="Add a contact"
+      submitLabel="Add"
+      onSubmit={() =>
+        api.post('/contacts', {
+          email: c.email,
+          first_name: c.first_name || undefined,
+          last_name: c.last_name || undefined,
+        })
+      }
+      onDone={() => (setC(empty), onAdded())}
+    >
+      <Field
+        label="Email"
+        id="c-email"
+        type="email"
+        required
+        value={c.email}
+        onValue={(email) => setC({ ...c, email })}
+      />
+      <Field
+        label="First name"
+        id="c-first"
+        value={c.first_name}
+        onValue={(first_name) => setC({ ...c, first_name })}
+      />
+      <Field
+        label="Last name"
+        id="c-last"
+        value={c.last_name}
+        onValue={(last_name) => setC({ ...c, last_name })}
+      />
+    </CreateCard>
   );
 }
 
@@ -181,63 +159,45 @@ export function Contacts() {
   );
   const action = useAction();
   const refresh = () => setVersion((v) => v + 1);
-  const rows = list.data?.data ?? [];
   return (
     <Page title="Contacts">
       <ImportForm onDone={refresh} />
       <AddContact onAdded={refresh} />
-      <ErrorNote error={list.error ?? action.error} />
-      {list.loading && !list.data ? (
-        <Loading what="contacts" />
-      ) : (
-        <Table
-          caption="Contacts"
-          rows={rows}
-          rowKey={(c) => c.id}
-          columns={[
-            { header: 'Email', cell: (c) => c.email },
-            { header: 'Name', cell: (c) => [c.first_name, c.last_name].filter(Boolean).join(' ') || '—' },
-            {
-              header: 'Subscribed',
-              cell: (c) => (
-                <span class="row">
-                  {c.unsubscribed ? 'unsubscribed' : 'yes'}
-                  <button
-                    type="button"
-                    class="small"
-                    aria-label={`${c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'} ${c.email}`}
-                    disabled={action.busy}
-                    onClick={() =>
-                      void action
-                        .run(() => api.patch(`/contacts/${seg(c.id)}`, { unsubscribed: !c.unsubscribed }))
-                        .then((ok) => ok && refresh())
-                    }
-                  >
-                    {c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'}
-                  </button>
-                </span>
-              ),
-            },
-            { header: 'Created', cell: (c) => formatDate(c.created_at) },
-            {
-              header: 'Actions',
-              cell: (c) => (
-                <ConfirmButton
-                  label="Delete"
-                  onConfirm={() =>
-                    void action.run(() => api.del(`/contacts/${seg(c.id)}`)).then((ok) => ok && refresh())
+      <ListTable
+        list={list}
+        caption="Contacts"
+        cursor={cursor}
+        error={action.error}
+        columns={[
+          { header: 'Email', cell: (c) => c.email },
+          { header: 'Name', cell: (c) => [c.first_name, c.last_name].filter(Boolean).join(' ') || '—' },
+          {
+            header: 'Subscribed',
+            cell: (c) => (
+              <span class="row">
+                {c.unsubscribed ? 'unsubscribed' : 'yes'}
+                <button
+                  type="button"
+                  class="small"
+                  aria-label={`${c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'} ${c.email}`}
+                  disabled={action.busy}
+                  onClick={() =>
+                    void action
+                      .run(() => api.patch(`/contacts/${seg(c.id)}`, { unsubscribed: !c.unsubscribed }))
+                      .then((ok) => ok && refresh())
                   }
-                />
-              ),
-            },
-          ]}
-        />
-      )}
-      <Pager
-        hasPrev={cursor.hasPrev}
-        hasNext={!!list.data?.has_more}
-        onPrev={cursor.prev}
-        onNext={() => rows.length && cursor.next(rows[rows.length - 1]!.id)}
+                >
+                  {c.unsubscribed ? 'Resubscribe' : 'Unsubscribe'}
+                </button>
+              </span>
+            ),
+          },
+          { header: 'Created', cell: (c) => formatDate(c.created_at) },
+          {
+            header: 'Actions',
+            cell: (c) => <DeleteButton path={`/contacts/${seg(c.id)}`} action={action} onDone={refresh} />,
+          },
+        ]}
       />
     </Page>
   );

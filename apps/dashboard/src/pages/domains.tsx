@@ -6,12 +6,13 @@ import { useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
 import { formatDate, href } from '../format';
 import {
-  ConfirmButton,
   CopyButton,
+  CreateCard,
+  DetailPage,
+  DeleteButton,
   Dl,
-  ErrorNote,
   Field,
-  Loading,
+  ListTable,
   Page,
   Status,
   Table,
@@ -47,51 +48,36 @@ interface Domain extends DomainItem {
 export function Domains() {
   const list = useAsync(() => api.get<List<DomainItem>>('/domains'), []);
   const [name, setName] = useState('');
-  const action = useAction();
   return (
     <Page title="Domains">
-      <section aria-labelledby="h-new-domain" class="card">
-        <h2 id="h-new-domain">Add a domain</h2>
-        <form
-          class="inline"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void action.run(async () => {
-              const d = await api.post<{ id: string }>('/domains', { name });
-              location.hash = href('domains', d.id);
-            });
-          }}
-        >
-          <Field
-            label="Domain name"
-            id="dom-name"
-            required
-            value={name}
-            onValue={setName}
-            placeholder="mail.example.com"
-          />
-          <button type="submit" class="primary" disabled={action.busy}>
-            Add
-          </button>
-        </form>
-        <ErrorNote error={action.error} />
-      </section>
-      <ErrorNote error={list.error} />
-      {list.loading && !list.data ? (
-        <Loading what="domains" />
-      ) : (
-        <Table
-          caption="Domains"
-          rows={list.data?.data ?? []}
-          rowKey={(d) => d.id}
-          columns={[
-            { header: 'Name', cell: (d) => <a href={href('domains', d.id)}>{d.name}</a> },
-            { header: 'Status', cell: (d) => <Status value={d.status} /> },
-            { header: 'Region', cell: (d) => d.region ?? '—' },
-            { header: 'Created', cell: (d) => formatDate(d.created_at) },
-          ]}
+      <CreateCard
+        id="h-new-domain"
+        title="Add a domain"
+        submitLabel="Add"
+        onSubmit={async () => {
+          const d = await api.post<{ id: string }>('/domains', { name });
+          location.hash = href('domains', d.id);
+        }}
+      >
+        <Field
+          label="Domain name"
+          id="dom-name"
+          required
+          value={name}
+          onValue={setName}
+          placeholder="mail.example.com"
         />
-      )}
+      </CreateCard>
+      <ListTable
+        list={list}
+        caption="Domains"
+        columns={[
+          { header: 'Name', cell: (d) => <a href={href('domains', d.id)}>{d.name}</a> },
+          { header: 'Status', cell: (d) => <Status value={d.status} /> },
+          { header: 'Region', cell: (d) => d.region ?? '—' },
+          { header: 'Created', cell: (d) => formatDate(d.created_at) },
+        ]}
+      />
     </Page>
   );
 }
@@ -104,14 +90,15 @@ export function DomainDetail({ id }: { id: string }) {
   // after "Verify", follow the checks until the domain leaves `pending`
   usePoll(d.reload, 2000, checking && data?.status === 'pending');
   return (
-    <Page title={data ? `Domain: ${data.name}` : 'Domain'}>
-      <p>
-        <a href={href('domains')}>← All domains</a>
-      </p>
-      <ErrorNote error={d.error ?? action.error} />
-      {!data ? (
-        d.loading && <Loading what="the domain" />
-      ) : (
+    <DetailPage
+      title={data ? `Domain: ${data.name}` : 'Domain'}
+      back="domains"
+      backLabel="All domains"
+      item={d}
+      what="the domain"
+      error={action.error}
+    >
+      {(data) => (
         <>
           <Dl
             items={[
@@ -135,13 +122,10 @@ export function DomainDetail({ id }: { id: string }) {
             >
               Verify DNS records
             </button>
-            <ConfirmButton
-              label="Delete"
-              onConfirm={() =>
-                void action
-                  .run(() => api.del(`/domains/${seg(id)}`))
-                  .then((ok) => ok && (location.hash = href('domains')))
-              }
+            <DeleteButton
+              path={`/domains/${seg(id)}`}
+              action={action}
+              onDone={() => (location.hash = href('domains'))}
             />
           </div>
           <section aria-labelledby="h-records">
@@ -179,6 +163,6 @@ export function DomainDetail({ id }: { id: string }) {
           </section>
         </>
       )}
-    </Page>
+    </DetailPage>
   );
 }

@@ -7,12 +7,11 @@ import { api, seg, type List } from '../api';
 import { buildQuery, formatDate, href } from '../format';
 import {
   ConfirmButton,
+  DetailPage,
   Dl,
-  ErrorNote,
   Field,
-  Loading,
+  ListTable,
   Page,
-  Pager,
   SandboxedHtml,
   Select,
   Status,
@@ -95,7 +94,6 @@ export function Emails({ query }: { query: Record<string, string> }) {
     e.preventDefault();
     location.hash = `#/emails${buildQuery(form)}`;
   };
-  const rows = list.data?.data ?? [];
   return (
     <Page title="Emails">
       <form class="filters" role="search" aria-label="Search emails" onSubmit={search}>
@@ -126,30 +124,19 @@ export function Emails({ query }: { query: Record<string, string> }) {
           </button>
         </div>
       </form>
-      <ErrorNote error={list.error} />
-      {list.loading && !list.data ? (
-        <Loading what="emails" />
-      ) : (
-        <Table
-          caption="Emails"
-          rows={rows}
-          rowKey={(r) => r.id}
-          columns={[
-            {
-              header: 'Subject',
-              cell: (r) => <a href={href('emails', r.id)}>{r.subject || '(no subject)'}</a>,
-            },
-            { header: 'To', cell: (r) => r.to.join(', ') },
-            { header: 'Status', cell: (r) => <Status value={r.last_event} /> },
-            { header: 'Created', cell: (r) => formatDate(r.created_at) },
-          ]}
-        />
-      )}
-      <Pager
-        hasPrev={cursor.hasPrev}
-        hasNext={!!list.data?.has_more}
-        onPrev={cursor.prev}
-        onNext={() => rows.length && cursor.next(rows[rows.length - 1]!.id)}
+      <ListTable
+        list={list}
+        cursor={cursor}
+        caption="Emails"
+        columns={[
+          {
+            header: 'Subject',
+            cell: (r) => <a href={href('emails', r.id)}>{r.subject || '(no subject)'}</a>,
+          },
+          { header: 'To', cell: (r) => r.to.join(', ') },
+          { header: 'Status', cell: (r) => <Status value={r.last_event} /> },
+          { header: 'Created', cell: (r) => formatDate(r.created_at) },
+        ]}
       />
     </Page>
   );
@@ -183,23 +170,26 @@ export function EmailDetail({ id }: { id: string }) {
   const action = useAction();
   const e = email.data;
   return (
-    <Page title={e ? e.subject || '(no subject)' : 'Email'}>
-      <p>
-        <a href={href('emails')}>← All emails</a>
-      </p>
-      <ErrorNote error={email.error ?? action.error} />
-      {e?.last_event === 'scheduled' && (
-        <ConfirmButton
-          label="Cancel sending"
-          onConfirm={() =>
-            void action.run(() => api.post(`/emails/${seg(id)}/cancel`)).then((ok) => ok && email.reload())
-          }
-        />
-      )}
-      {!e ? (
-        email.loading && <Loading what="the email" />
-      ) : (
+    <DetailPage
+      title={e ? e.subject || '(no subject)' : 'Email'}
+      back="emails"
+      backLabel="All emails"
+      item={email}
+      what="the email"
+      error={action.error}
+    >
+      {(e) => (
         <>
+          {e.last_event === 'scheduled' && (
+            <ConfirmButton
+              label="Cancel sending"
+              onConfirm={() =>
+                void action
+                  .run(() => api.post(`/emails/${seg(id)}/cancel`))
+                  .then((ok) => ok && email.reload())
+              }
+            />
+          )}
           <section aria-labelledby="h-summary">
             <h2 id="h-summary">Summary</h2>
             <Dl
@@ -281,6 +271,6 @@ export function EmailDetail({ id }: { id: string }) {
           )}
         </>
       )}
-    </Page>
+    </DetailPage>
   );
 }

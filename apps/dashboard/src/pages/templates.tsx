@@ -14,14 +14,15 @@ import {
   renderPreview,
 } from '../format';
 import {
-  ConfirmButton,
+  CreateCard,
+  DetailPage,
+  DeleteButton,
   ErrorNote,
   Field,
-  Loading,
+  ListTable,
   Page,
   SandboxedHtml,
   Status,
-  Table,
   TextArea,
   useAction,
   useAsync,
@@ -55,46 +56,32 @@ interface Template extends TemplateItem {
 export function Templates() {
   const list = useAsync(() => api.get<List<TemplateItem>>('/templates', { limit: 100 }), []);
   const [name, setName] = useState('');
-  const action = useAction();
   return (
     <Page title="Templates">
-      <section aria-labelledby="h-new-template" class="card">
-        <h2 id="h-new-template">New template</h2>
-        <form
-          class="inline"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void action.run(async () => {
-              const t = await api.post<{ id: string }>('/templates', {
-                name,
-                html: '<p>Hello {{{NAME|there}}}</p>',
-              });
-              location.hash = href('templates', t.id);
-            });
-          }}
-        >
-          <Field label="Name" id="tpl-name" required value={name} onValue={setName} />
-          <button type="submit" class="primary" disabled={action.busy}>
-            Create
-          </button>
-        </form>
-      </section>
-      <ErrorNote error={list.error ?? action.error} />
-      {list.loading && !list.data ? (
-        <Loading what="templates" />
-      ) : (
-        <Table
-          caption="Templates"
-          rows={list.data?.data ?? []}
-          rowKey={(t) => t.id}
-          columns={[
-            { header: 'Name', cell: (t) => <a href={href('templates', t.id)}>{t.name}</a> },
-            { header: 'Alias', cell: (t) => t.alias ?? '—' },
-            { header: 'Status', cell: (t) => <Status value={t.status} /> },
-            { header: 'Updated', cell: (t) => formatDate(t.updated_at) },
-          ]}
-        />
-      )}
+      <CreateCard
+        id="h-new-template"
+        title="New template"
+        submitLabel="Create"
+        onSubmit={async () => {
+          const t = await api.post<{ id: string }>('/templates', {
+            name,
+            html: '<p>Hello {{{NAME|there}}}</p>',
+          });
+          location.hash = href('templates', t.id);
+        }}
+      >
+        <Field label="Name" id="tpl-name" required value={name} onValue={setName} />
+      </CreateCard>
+      <ListTable
+        list={list}
+        caption="Templates"
+        columns={[
+          { header: 'Name', cell: (t) => <a href={href('templates', t.id)}>{t.name}</a> },
+          { header: 'Alias', cell: (t) => t.alias ?? '—' },
+          { header: 'Status', cell: (t) => <Status value={t.status} /> },
+          { header: 'Updated', cell: (t) => formatDate(t.updated_at) },
+        ]}
+      />
     </Page>
   );
 }
@@ -212,13 +199,10 @@ function Editor({ t, reload }: { t: Template; reload: () => void }) {
           >
             Save and publish
           </button>
-          <ConfirmButton
-            label="Delete"
-            onConfirm={() =>
-              void action
-                .run(() => api.del(`/templates/${seg(t.id)}`))
-                .then((ok) => ok && (location.hash = href('templates')))
-            }
+          <DeleteButton
+            path={`/templates/${seg(t.id)}`}
+            action={action}
+            onDone={() => (location.hash = href('templates'))}
           />
         </div>
       </form>
@@ -236,22 +220,22 @@ function Editor({ t, reload }: { t: Template; reload: () => void }) {
 export function TemplateEdit({ id }: { id: string }) {
   const t = useAsync(() => api.get<Template>(`/templates/${seg(id)}`), [id]);
   return (
-    <Page title={t.data ? `Template: ${t.data.name}` : 'Template'}>
-      <p>
-        <a href={href('templates')}>← All templates</a>
-      </p>
-      <ErrorNote error={t.error} />
-      {t.data ? (
+    <DetailPage
+      title={t.data ? `Template: ${t.data.name}` : 'Template'}
+      back="templates"
+      backLabel="All templates"
+      item={t}
+      what="the template"
+    >
+      {(data) => (
         <>
           <p>
-            <Status value={t.data.status} />
-            {t.data.has_unpublished_versions && <span class="muted"> · unpublished changes</span>}
+            <Status value={data.status} />
+            {data.has_unpublished_versions && <span class="muted"> · unpublished changes</span>}
           </p>
-          <Editor key={t.data.updated_at} t={t.data} reload={t.reload} />
+          <Editor key={data.id} t={data} reload={t.reload} />
         </>
-      ) : (
-        t.loading && <Loading what="the template" />
       )}
-    </Page>
+    </DetailPage>
   );
 }

@@ -9,12 +9,15 @@ import { formatDate, href } from '../format';
 import {
   ConfirmButton,
   CopyButton,
+  CreateCard,
+  DetailPage,
+  DeleteButton,
   Dl,
   ErrorNote,
   Field,
+  ListTable,
   Loading,
   Page,
-  Pager,
   Status,
   Table,
   useAction,
@@ -52,7 +55,6 @@ export function Webhooks() {
   const [endpoint, setEndpoint] = useState('');
   const [events, setEvents] = useState<Set<string>>(() => new Set(DEFAULT_EVENTS));
   const [secret, setSecret] = useState<string>();
-  const action = useAction();
   const toggle = (t: string) => {
     const next = new Set(events);
     if (next.has(t)) next.delete(t);
@@ -61,72 +63,59 @@ export function Webhooks() {
   };
   return (
     <Page title="Webhooks">
-      <section aria-labelledby="h-new-webhook" class="card">
-        <h2 id="h-new-webhook">New endpoint</h2>
-        <form
-          class="stack"
-          onSubmit={(e) => {
-            e.preventDefault();
-            void action
-              .run(async () => {
-                const w = await api.post<{ id: string; signing_secret: string }>('/webhooks', {
-                  endpoint,
-                  events: [...events],
-                });
-                setSecret(w.signing_secret);
-                setEndpoint('');
-              })
-              .then((ok) => ok && list.reload());
-          }}
-        >
-          <Field
-            label="Endpoint URL"
-            id="wh-endpoint"
-            type="url"
-            required
-            value={endpoint}
-            onValue={setEndpoint}
-          />
-          <fieldset>
-            <legend>Events</legend>
-            <div class="checks">
-              {WEBHOOK_EVENT_TYPES.map((t) => (
-                <label key={t}>
-                  <input type="checkbox" checked={events.has(t)} onChange={() => toggle(t)} /> {t}
-                </label>
-              ))}
-            </div>
-          </fieldset>
-          <ErrorNote error={action.error} />
-          <div>
-            <button type="submit" class="primary" disabled={action.busy || events.size === 0}>
-              Create endpoint
-            </button>
-          </div>
-        </form>
-        {secret && (
-          <p role="status">
-            Signing secret (shown once here; also on the endpoint's page): <code>{secret}</code>{' '}
-            <CopyButton value={secret} label="signing secret" />
-          </p>
-        )}
-      </section>
-      <ErrorNote error={list.error} />
-      {list.loading && !list.data ? (
-        <Loading what="webhooks" />
-      ) : (
-        <Table
-          caption="Webhook endpoints"
-          rows={list.data?.data ?? []}
-          rowKey={(w) => w.id}
-          columns={[
-            { header: 'Endpoint', cell: (w) => <a href={href('webhooks', w.id)}>{w.endpoint}</a> },
-            { header: 'Status', cell: (w) => <Status value={w.status} /> },
-            { header: 'Events', cell: (w) => w.events.join(', ') },
-            { header: 'Created', cell: (w) => formatDate(w.created_at) },
-          ]}
+      <CreateCard
+        id="h-new-webhook"
+        title="New endpoint"
+        submitLabel="Create endpoint"
+        layout="stack"
+        canSubmit={events.size > 0}
+        onSubmit={async () => {
+          const w = await api.post<{ id: string; signing_secret: string }>('/webhooks', {
+            endpoint,
+            events: [...events],
+          });
+          setSecret(w.signing_secret);
+          setEndpoint('');
+        }}
+        onDone={list.reload}
+        after={
+          secret && (
+            <p role="status">
+              Signing secret (shown once here; also on the endpoint's page): <code>{secret}</code>{' '}
+              <CopyButton value={secret} label="signing secret" />
+            </p>
+          )
+        }
+      >
+        <Field
+          label="Endpoint URL"
+          id="wh-endpoint"
+          type="url"
+          required
+          value={endpoint}
+          onValue={setEndpoint}
         />
-      )}
+        <fieldset>
+          <legend>Events</legend>
+          <div class="checks">
+            {WEBHOOK_EVENT_TYPES.map((t) => (
+              <label key={t}>
+                <input type="checkbox" checked={events.has(t)} onChange={() => toggle(t)} /> {t}
+              </label>
+            ))}
+          </div>
+        </fieldset>
+      </CreateCard>
+      <ListTable
+        list={list}
+        caption="Webhook endpoints"
+        columns={[
+          { header: 'Endpoint', cell: (w) => <a href={href('webhooks', w.id)}>{w.endpoint}</a> },
+          { header: 'Status', cell: (w) => <Status value={w.status} /> },
+          { header: 'Events', cell: (w) => w.events.join(', ') },
+          { header: 'Created', cell: (w) => formatDate(w.created_at) },
+        ]}
+      />
     </Page>
   );
 }
@@ -169,18 +158,18 @@ export function WebhookDetail({ id }: { id: string }) {
   const [notice, setNotice] = useState<string>();
   const action = useAction();
   const data = w.data;
-  const rows = deliveries.data?.data ?? [];
   return (
-    <Page title={data ? `Webhook: ${data.endpoint}` : 'Webhook'}>
-      <p>
-        <a href={href('webhooks')}>← All webhooks</a>
-      </p>
-      <ErrorNote error={w.error ?? action.error} />
-      {notice && <p role="status">{notice}</p>}
-      {!data ? (
-        w.loading && <Loading what="the webhook" />
-      ) : (
+    <DetailPage
+      title={data ? `Webhook: ${data.endpoint}` : 'Webhook'}
+      back="webhooks"
+      backLabel="All webhooks"
+      item={w}
+      what="the webhook"
+      error={action.error}
+    >
+      {(data) => (
         <>
+          {notice && <p role="status">{notice}</p>}
           <Dl
             items={[
               ['Endpoint', data.endpoint],
@@ -223,13 +212,10 @@ export function WebhookDetail({ id }: { id: string }) {
                   .then((ok) => ok && (setNotice('The signing secret was rotated.'), w.reload()))
               }
             />
-            <ConfirmButton
-              label="Delete"
-              onConfirm={() =>
-                void action
-                  .run(() => api.del(`/webhooks/${seg(id)}`))
-                  .then((ok) => ok && (location.hash = href('webhooks')))
-              }
+            <DeleteButton
+              path={`/webhooks/${seg(id)}`}
+              action={action}
+              onDone={() => (location.hash = href('webhooks'))}
             />
           </div>
           <section aria-labelledby="h-deliveries">
@@ -239,12 +225,11 @@ export function WebhookDetail({ id }: { id: string }) {
                 Refresh
               </button>
             </div>
-            <ErrorNote error={deliveries.error} />
-            <Table
+            <ListTable
+              list={deliveries}
+              cursor={cursor}
               caption="Deliveries"
               empty="No deliveries yet."
-              rows={rows}
-              rowKey={(d) => d.id}
               columns={[
                 { header: 'Event', cell: (d) => d.type },
                 { header: 'Status', cell: (d) => <Status value={d.status} /> },
@@ -286,15 +271,9 @@ export function WebhookDetail({ id }: { id: string }) {
                 <Attempts key={open} webhookId={id} eventId={open} />
               </section>
             )}
-            <Pager
-              hasPrev={cursor.hasPrev}
-              hasNext={!!deliveries.data?.has_more}
-              onPrev={cursor.prev}
-              onNext={() => rows.length && cursor.next(rows[rows.length - 1]!.id)}
-            />
           </section>
         </>
       )}
-    </Page>
+    </DetailPage>
   );
 }
