@@ -126,8 +126,11 @@ export class EmailsStore {
       teamId,
       emails.map((e) => ({ id: e.id, terms: emailSearchTerms(e.content) })),
     );
-    const [[err, created] = []] = (await batch.exec()) ?? [];
+    const [[err, created] = [], [indexErr] = []] = (await batch.exec()) ?? [];
     if (err) throw err;
+    // the records are in (the outbox relay sends them whatever the client does next): an index
+    // that failed is still an error to see, not to swallow
+    if (indexErr) throw indexErr;
     return created as number;
   }
 
