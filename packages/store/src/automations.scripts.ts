@@ -11,6 +11,14 @@
  */
 type Arg = string | number;
 
+/** A finished run's two keys expire after the retention (ms, in the Lua local `retention`; 0 keeps them). */
+const EXPIRE_RUN = `
+if retention > 0 then
+  redis.call('PEXPIRE', KEYS[1], retention)
+  redis.call('PEXPIRE', KEYS[2], retention)
+end
+`;
+
 /**
  * Shared tail of completing a step: KEYS[1] run, KEYS[2] steps, KEYS[3] active runs.
  * Expects locals `iso`, `runId`, `retention`, `nextFrom` (ARGV index of the next-step count,
@@ -28,10 +36,7 @@ local open = redis.call('HINCRBY', KEYS[1], 'open', added - 1)
 if open <= 0 then
   redis.call('HSET', KEYS[1], 'status', 'completed', 'completed_at', iso)
   redis.call('SREM', KEYS[3], runId)
-  if retention > 0 then
-    redis.call('PEXPIRE', KEYS[1], retention)
-    redis.call('PEXPIRE', KEYS[2], retention)
-  end
+  ${EXPIRE_RUN}
   return {1, 1}
 end
 return {1, 0}
@@ -167,10 +172,7 @@ redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 redis.call('HSET', KEYS[1], 'status', 'failed', 'completed_at', ARGV[3])
 redis.call('SREM', KEYS[3], ARGV[4])
 local retention = tonumber(ARGV[5])
-if retention > 0 then
-  redis.call('PEXPIRE', KEYS[1], retention)
-  redis.call('PEXPIRE', KEYS[2], retention)
-end
+${EXPIRE_RUN}
 return 1
 `,
   },
@@ -191,10 +193,7 @@ for _, f in ipairs(fields) do
 end
 for i = 4, #KEYS do redis.call('SREM', KEYS[i], ARGV[i]) end
 local retention = tonumber(ARGV[3])
-if retention > 0 then
-  redis.call('PEXPIRE', KEYS[1], retention)
-  redis.call('PEXPIRE', KEYS[2], retention)
-end
+${EXPIRE_RUN}
 return 1
 `,
   },
