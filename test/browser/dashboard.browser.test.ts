@@ -239,6 +239,33 @@ describe('dashboard in a browser', () => {
     expect(stack.sink.messages.filter((m) => m.parsed.subject === subject)).toEqual([]);
   });
 
+  it('sends a draft broadcast from the UI and follows its progress', async () => {
+    const segment = (await stack.resend.segments.list()).data!.data.find(
+      (x) => x.name === 'Dashboard readers',
+    )!;
+    const subject = `Sent from the UI ${Date.now()}`;
+    const draft = await stack.resend.broadcasts.create({
+      name: 'Live broadcast',
+      segmentId: segment.id,
+      from: 'News <news@e2e.test>',
+      subject,
+      html: '<p>Hello</p>',
+    });
+    expect(draft.error).toBeNull();
+    await go(`#/broadcasts/${draft.data!.id}`);
+    await page.getByRole('button', { name: 'Send now' }).click();
+    // polled while queued: the counts and the status move without a reload
+    await page.getByTestId('broadcast-counts').getByText('1 queued · 0 skipped · 1 contacts').waitFor();
+    await page
+      .locator('.badge', { hasText: /^sent$/ })
+      .first()
+      .waitFor();
+    await waitUntil(() => stack.sink.messages.some((m) => m.parsed.subject === subject), {
+      timeoutMs: 20_000,
+      message: 'the broadcast email in the sink',
+    });
+  });
+
   it('imports contacts from a CSV with a progress bar and lists them', async () => {
     const rows = Array.from({ length: 120 }, (_, i) => `imported${i}@e2e.test,Imp${i},Row`);
     const csv = ['email,first_name,last_name', ...rows].join('\n');

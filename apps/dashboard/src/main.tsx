@@ -45,15 +45,16 @@ function useRoute(): Route {
   return route;
 }
 
+/** The page of a route; a detail page is keyed by its id, so another item starts with fresh state. */
 function Content({ route }: { route: Route }) {
   const [section = 'overview', id] = route.segments;
   switch (section) {
     case 'overview':
       return <Overview />;
     case 'emails':
-      return id ? <EmailDetail id={id} /> : <Emails query={route.query} />;
+      return id ? <EmailDetail key={id} id={id} /> : <Emails query={route.query} />;
     case 'broadcasts':
-      return id ? <BroadcastDetail id={id} /> : <Broadcasts />;
+      return id ? <BroadcastDetail key={id} id={id} /> : <Broadcasts />;
     case 'contacts':
       return <Contacts />;
     case 'segments':
@@ -63,11 +64,11 @@ function Content({ route }: { route: Route }) {
     case 'suppressions':
       return <Suppressions />;
     case 'templates':
-      return id ? <TemplateEdit id={id} /> : <Templates />;
+      return id ? <TemplateEdit key={id} id={id} /> : <Templates />;
     case 'webhooks':
-      return id ? <WebhookDetail id={id} /> : <Webhooks />;
+      return id ? <WebhookDetail key={id} id={id} /> : <Webhooks />;
     case 'domains':
-      return id ? <DomainDetail id={id} /> : <Domains />;
+      return id ? <DomainDetail key={id} id={id} /> : <Domains />;
     case 'api-keys':
       return <ApiKeys />;
     default:
