@@ -62,6 +62,38 @@ const VALID: Record<string, unknown> = {
   'POST /broadcasts/:id/send': { scheduled_at: 'in 3 hours' },
   'POST /events': { name: 'fuzz.event', schema: { plan: 'string', seats: 'number', at: 'date' } },
   'PATCH /events/:idOrName': { schema: { plan: 'string' } },
+  'POST /automations': {
+    name: 'fuzz',
+    status: 'disabled',
+    steps: [
+      { key: 'start', type: 'trigger', config: { event_name: 'fuzz.event' } },
+      { key: 'wait', type: 'wait_for_event', config: { event_name: 'fuzz.other', timeout: 'PT1H' } },
+      {
+        key: 'check',
+        type: 'condition',
+        config: { type: 'rule', field: 'event.plan', operator: 'eq', value: 'pro' },
+      },
+      { key: 'later', type: 'delay', config: { duration: '2 hours' } },
+    ],
+    connections: [
+      { from: 'start', to: 'wait', type: 'default' },
+      { from: 'wait', to: 'check', type: 'event_received' },
+      { from: 'wait', to: 'later', type: 'timeout' },
+      { from: 'check', to: 'later', type: 'condition_met' },
+      { from: 'check', to: 'later', type: 'condition_not_met' },
+    ],
+  },
+  'PATCH /automations/:automationId': { name: 'renamed', status: 'disabled' },
+  'POST /domains': {
+    name: 'fuzz-1.example.test',
+    region: 'eu-west-1',
+    custom_return_path: 'bounce',
+    capabilities: { sending: 'enabled', receiving: 'enabled' },
+    open_tracking: true,
+    click_tracking: false,
+    tls: 'enforced',
+  },
+  'PATCH /domains/:id': { click_tracking: true, open_tracking: false, tls: 'opportunistic' },
   'POST /events/send': {
     event: 'fuzz.event',
     email: 'fuzz-e@example.test',
@@ -77,8 +109,17 @@ function validBody(route: string): unknown {
   return body;
 }
 
-/** Fewer runs on the routes that only store records: the send path gets the most. */
-const runsFor = (path: string): number => (path.startsWith('/emails') ? 1_000 : 150);
+/**
+ * Fewer runs on the routes that only store records: the send path gets the most. A domain costs
+ * an RSA-2048 key pair (~0.1–0.8 s), a verification real DNS lookups, and routes that read no
+ * body (stop, duplicate, verify, cancel, publish, rotate) need only a few.
+ */
+function runsFor(path: string): number {
+  if (path.startsWith('/emails')) return 1_000;
+  if (/\/(verify|stop|duplicate|publish|cancel|rotate)$/.test(path)) return 5;
+  if (path.startsWith('/domains')) return 20;
+  return 150;
+}
 
 /** Replace one value somewhere inside `body` by `value` (path chosen by `pick`). */
 function mutate(body: unknown, value: unknown, pick: number): unknown {

@@ -188,6 +188,17 @@ const NOT_IN_DOCUMENT = [
   'GET /events/send',
   'PATCH /events/send',
   'DELETE /events/send',
+  // the web dashboard: its files, its session (a full-access key exchanged for a cookie) and its
+  // CSP reports; everything else it shows comes from the routes above
+  'GET /dashboard',
+  'GET /dashboard/*rest',
+  'POST /dashboard/session',
+  'GET /dashboard/session',
+  'DELETE /dashboard/session',
+  'POST /dashboard/csp-report',
+  'GET /dashboard/csp-report',
+  // the dashboard's overview counters (a Petrel extension: sent, delivered, bounced… per hour)
+  'GET /stats/emails',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -703,6 +714,102 @@ describe('routes served against the document', () => {
       ),
     );
     expectDocumented('DELETE', '/events/:idOrName', await stack.http(`/events/${id}`, json('DELETE')));
+  });
+
+  it('automations: create, list, get, update, runs, stop, duplicate, remove', async () => {
+    const event = `contract.automation.${randomUUID()}`;
+    const created = await stack.http(
+      '/automations',
+      json('POST', {
+        name: 'Contract',
+        status: 'enabled',
+        steps: [
+          { key: 'start', type: 'trigger', config: { event_name: event } },
+          { key: 'wait', type: 'wait_for_event', config: { event_name: `${event}.done`, timeout: '1 day' } },
+          {
+            key: 'check',
+            type: 'condition',
+            config: { type: 'rule', field: 'event.plan', operator: 'eq', value: 'pro' },
+          },
+          { key: 'later', type: 'delay', config: { duration: 'PT2H' } },
+        ],
+        connections: [
+          { from: 'start', to: 'wait', type: 'default' },
+          { from: 'wait', to: 'check', type: 'event_received' },
+          { from: 'wait', to: 'later', type: 'timeout' },
+          { from: 'check', to: 'later', type: 'condition_met' },
+          { from: 'check', to: 'later', type: 'condition_not_met' },
+        ],
+      }),
+    );
+    expectDocumented('POST', '/automations', created);
+    const id = (created.body as { id: string }).id;
+    expect(
+      (await stack.http('/events/send', json('POST', { event, email: 'contract-run@example.test' }))).status,
+    ).toBe(202);
+    const runs = await waitUntil(async () => {
+      const res = await stack.http(`/automations/${id}/runs`);
+      return (res.body as { data: unknown[] }).data.length > 0 ? res : undefined;
+    });
+    expectDocumented('GET', '/automations/:automationId/runs', runs);
+    const runId = (runs.body as { data: { id: string }[] }).data[0]!.id;
+    expectDocumented(
+      'GET',
+      '/automations/:automationId/runs/:runId',
+      await stack.http(`/automations/${id}/runs/${runId}`),
+    );
+    expectDocumented('GET', '/automations', await stack.http('/automations?limit=10'));
+    expectDocumented('GET', '/automations/:automationId', await stack.http(`/automations/${id}`));
+    expectDocumented(
+      'PATCH',
+      '/automations/:automationId',
+      await stack.http(`/automations/${id}`, json('PATCH', { name: 'Renamed' })),
+    );
+    expectDocumented(
+      'POST',
+      '/automations/:automationId/duplicate',
+      await stack.http(`/automations/${id}/duplicate`, json('POST')),
+    );
+    expectDocumented(
+      'POST',
+      '/automations/:automationId/stop',
+      await stack.http(`/automations/${id}/stop`, json('POST')),
+    );
+    expectDocumented(
+      'DELETE',
+      '/automations/:automationId',
+      await stack.http(`/automations/${id}`, json('DELETE')),
+    );
+  });
+
+  it('domains: create, list, get, update, verify, remove', async () => {
+    const created = await stack.http(
+      '/domains',
+      json('POST', {
+        name: `contract-${randomUUID().slice(0, 8)}.example.test`,
+        custom_return_path: 'bounce',
+        capabilities: { sending: 'enabled', receiving: 'enabled' },
+        open_tracking: true,
+        tls: 'enforced',
+      }),
+    );
+    expectDocumented('POST', '/domains', created);
+    const id = (created.body as { id: string }).id;
+    const minimal = await stack.http(
+      '/domains',
+      json('POST', { name: `contract-${randomUUID().slice(0, 8)}.example.test` }),
+    );
+    expectDocumented('POST', '/domains', minimal);
+    expectDocumented('GET', '/domains', await stack.http('/domains?limit=10'));
+    expectDocumented('GET', '/domains/:id', await stack.http(`/domains/${id}`));
+    expectDocumented(
+      'PATCH',
+      '/domains/:id',
+      await stack.http(`/domains/${id}`, json('PATCH', { click_tracking: true })),
+    );
+    expectDocumented('POST', '/domains/:id/verify', await stack.http(`/domains/${id}/verify`, json('POST')));
+    expectDocumented('GET', '/domains/:id', await stack.http(`/domains/${id}`));
+    expectDocumented('DELETE', '/domains/:id', await stack.http(`/domains/${id}`, json('DELETE')));
   });
 
   it('webhooks: create, list, get, update, remove', async () => {

@@ -17,6 +17,10 @@ export interface TeamResources {
 export const LINK_ROUTE_PREFIXES = ['/unsubscribe/', '/t/o/', '/t/c/', '/emails/receiving/downloads/'];
 export const isLinkRoute = (path: string): boolean => LINK_ROUTE_PREFIXES.some((p) => path.startsWith(p));
 
+/** The dashboard's own routes: its files and its session, for a browser rather than an API key. */
+export const isDashboardRoute = (path: string): boolean =>
+  path === '/dashboard' || path.startsWith('/dashboard/');
+
 const ok = <T>(r: { data: T | null; error: unknown }, what: string): T => {
   expect(r.error, what).toBeNull();
   return r.data!;
@@ -82,6 +86,31 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
   const eventName = `${tag}.signed_up`;
   const event = ok(await r.events.create({ name: eventName, schema: { plan: 'string' } }), 'event');
   ids['/events'] = [event.id, encodeURIComponent(eventName)];
+  // an enabled automation on that event, and one run of it (the event sent for the contact)
+  const automation = ok(
+    await r.automations.create({
+      name: `${tag}-automation`,
+      status: 'enabled',
+      steps: [
+        { key: 'start', type: 'trigger', config: { eventName } },
+        { key: 'later', type: 'delay', config: { duration: '1 day' } },
+      ],
+      connections: [{ from: 'start', to: 'later', type: 'default' }],
+    }),
+    'automation',
+  );
+  ok(await r.events.send({ event: eventName, contactId: contact.id, payload: { plan: 'pro' } }), 'event');
+  ids.automations = [automation.id];
+  ids.runs = [
+    await waitUntil(
+      async () => (await r.automations.runs.list({ automationId: automation.id })).data?.data[0]?.id,
+      {
+        message: `a run of automation ${automation.id}`,
+      },
+    ),
+  ];
+  const domain = ok(await r.domains.create({ name: `${tag.replace(/\W/g, '-')}.example.test` }), 'domain');
+  ids.domains = [domain.id];
   const broadcasts = await stack.http('/broadcasts', {
     method: 'POST',
     body: JSON.stringify({

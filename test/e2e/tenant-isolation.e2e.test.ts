@@ -12,7 +12,13 @@ import { Resend } from 'resend';
 import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
 import { waitUntil } from '@petrel/testing';
 import { email, startStack, type Stack } from './helpers.js';
-import { createTeamResources, fillPath, isLinkRoute, type TeamResources } from './team-resources.js';
+import {
+  createTeamResources,
+  fillPath,
+  isDashboardRoute,
+  isLinkRoute,
+  type TeamResources,
+} from './team-resources.js';
 
 let stack: Stack;
 let b: { full: string; sending: string; store: ApiKeysStore; team: string };
@@ -57,6 +63,9 @@ async function snapshotA() {
     properties: await get('/contact-properties'),
     suppressions: await get('/suppressions'),
     events: await get('/events'),
+    automation: await get(`/automations/${idOf('automations')}`),
+    runs: await get(`/automations/${idOf('automations')}/runs`),
+    domain: await get(`/domains/${idOf('domains')}`),
     ...(a.ids.broadcasts ? { broadcast: await get(`/broadcasts/${idOf('broadcasts')}`) } : {}),
   };
 }
@@ -73,6 +82,8 @@ const PLAUSIBLE_BODY: Record<string, unknown> = {
   'PATCH /contact-properties/:id': { fallback_value: 'taken over' },
   'PATCH /broadcasts/:id': { subject: 'taken over' },
   'PATCH /events/:idOrName': { schema: null },
+  'PATCH /automations/:automationId': { name: 'taken over', status: 'disabled' },
+  'PATCH /domains/:id': { open_tracking: true },
 };
 
 /** PATCH /contacts/:c/topics takes a list naming A's topic. */
@@ -130,13 +141,18 @@ describe('tenant isolation and key scopes (R19)', () => {
       '/contact-properties',
       '/suppressions',
       '/events',
+      '/automations',
+      '/domains',
     ])
       expect((await bList(list)).data, list).toEqual([]);
   });
 
   it('a sending_access key may only send: every other route → 401 restricted_api_key', async () => {
     const PUBLIC = new Set(['GET /health', 'GET /ready']); // probes, no key needed
-    const keyed = stack.routes.filter((r) => !PUBLIC.has(`${r.method} ${r.path}`) && !isLinkRoute(r.path));
+    // the dashboard's files and sign-in take no key (test/e2e/dashboard-api.e2e.test.ts covers them)
+    const keyed = stack.routes.filter(
+      (r) => !PUBLIC.has(`${r.method} ${r.path}`) && !isLinkRoute(r.path) && !isDashboardRoute(r.path),
+    );
     for (const { method, path } of keyed) {
       const url = path.includes(':') ? fill(path)[0]! : path;
       const sending = method === 'POST' && (path === '/emails' || path === '/emails/batch');
