@@ -1,6 +1,7 @@
 import {
   apiEnv,
   dataEnv,
+  domainsEnv,
   limitsEnv,
   loadConfig,
   logEnv,
@@ -20,6 +21,8 @@ export const smtpConfigShape = {
   ...queueEnv,
   ...dataEnv,
   ...limitsEnv,
+  // the from-domain check of every submission (ENFORCE_VERIFIED_DOMAINS), as on POST /emails
+  ...domainsEnv,
   ...webhookEnv,
   IDEMPOTENCY_LOCK_MS: apiEnv.IDEMPOTENCY_LOCK_MS,
   ...smtpSubmissionEnv,

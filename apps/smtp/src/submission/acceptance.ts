@@ -10,6 +10,7 @@ import {
   OutboxStore,
   RateLimitStore,
   dailyQuotaCounter,
+  DomainsStore,
   TemplatesStore,
   TopicsStore,
   redisAcceptancePorts,
@@ -51,6 +52,8 @@ export async function submissionDeps(ctx: SmtpContext): Promise<SubmissionDeps> 
       templates: new TemplatesStore(redis, keys, retentionMs),
       topics: new TopicsStore(redis, keys),
       attachments: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
+      // only the domains' verification state is read here: no DKIM key is opened
+      sendingDomains: { domains: new DomainsStore(redis, keys), enforce: config.ENFORCE_VERIFIED_DOMAINS },
       dailyQuota: {
         counter: dailyQuotaCounter(limits),
         defaultQuota: config.DAILY_QUOTA,

@@ -161,7 +161,16 @@ async function submit(
       session.envelope.rcptTo.map((r) => r.address),
     );
     const res = await acceptEmails(
-      { teamId: key.teamId, endpoint: 'single', body, mode: 'strict', idempotencyKey, now: new Date() },
+      {
+        teamId: key.teamId,
+        endpoint: 'single',
+        body,
+        mode: 'strict',
+        idempotencyKey,
+        now: new Date(),
+        // a key restricted to one domain sends from it alone, over SMTP as over HTTP
+        ...(key.domainId !== undefined && { scope: { domainId: key.domainId } }),
+      },
       deps.accept,
     );
     const { id } = JSON.parse(res.body) as { id: string };
