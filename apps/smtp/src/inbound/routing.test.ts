@@ -1,32 +1,30 @@
 import { describe, expect, it } from 'vitest';
-import { parseInboundDomains } from '@petrel/config';
-import { InboundRouter } from './routing.js';
+import { cachedReturnPathDomains } from './routing.js';
 
-const router = new InboundRouter({
-  domains: parseInboundDomains('in.acme.test, Support.Example.org=team-b ,bücher.example'),
-  bounceDomain: 'bounce.acme.test',
-  defaultTeamId: 'team-default',
-});
-
-describe('InboundRouter', () => {
-  it('sends a receiving domain to its team, the default team when none is named', () => {
-    expect(router.route('hello@in.acme.test')).toEqual({ kind: 'receive', teamId: 'team-default' });
-    expect(router.route('Help@SUPPORT.example.ORG')).toEqual({ kind: 'receive', teamId: 'team-b' });
-    expect(router.route('a@xn--bcher-kva.example')).toEqual({ kind: 'receive', teamId: 'team-default' });
-    expect(router.route('a@BÜCHER.example')).toEqual({ kind: 'receive', teamId: 'team-default' });
-  });
-
-  it('sends any address at the bounce domain to the bounce processor', () => {
-    expect(router.route('bounces+0190b7c2-5a3e-7d41-9f2a-1c2d3e4f5a6b@bounce.acme.test')).toEqual({
-      kind: 'bounce',
+describe('cachedReturnPathDomains', () => {
+  it('reads each domain once within the TTL, negative answers included', async () => {
+    const reads: string[] = [];
+    const port = cachedReturnPathDomains({
+      returnPathTeam: async (d) => {
+        reads.push(d);
+        return d === 'send.acme.test' ? 'team-a' : null;
+      },
     });
-    expect(router.route('fbl@Bounce.Acme.Test')).toEqual({ kind: 'bounce' });
+    for (let i = 0; i < 3; i++) {
+      expect(await port.teamOf('send.acme.test')).toBe('team-a');
+      expect(await port.teamOf('unknown.test')).toBeNull();
+    }
+    expect(reads).toEqual(['send.acme.test', 'unknown.test']);
   });
 
-  it('takes nothing else: other domains, subdomains, parents, malformed addresses', () => {
-    for (const a of ['x@example.com', 'x@sub.in.acme.test', 'x@acme.test', 'no-at', '@in.acme.test', 'x@']) {
-      expect(router.route(a)).toBeNull();
-    }
-    expect(router.teamIds()).toEqual(['team-default', 'team-b']);
+  it('concurrent lookups of one domain share one read', async () => {
+    let reads = 0;
+    const port = cachedReturnPathDomains({ returnPathTeam: async () => (reads++, null) });
+    expect(await Promise.all([port.teamOf('x.test'), port.teamOf('x.test'), port.teamOf('x.test')])).toEqual([
+      null,
+      null,
+      null,
+    ]);
+    expect(reads).toBe(1);
   });
 });

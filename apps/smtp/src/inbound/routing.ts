@@ -1,45 +1,43 @@
 /**
- * Where a recipient of the inbound server goes: a receiving domain's team (INBOUND_DOMAINS,
- * `domain` for the default team or `domain=<teamId>`), the bounce processor (any address at
- * BOUNCE_DOMAIN: VERP return paths, and the addresses registered with feedback loops), or
- * nowhere — then RCPT is refused with 550 and nothing is relayed (RFC 5321 section 3.6.2: a
- * server that is no relay refuses mail for domains it does not serve).
- *
- * Domains match exactly, case-insensitively and in A-label form for an IDN (RFC 5890); a
- * subdomain of a receiving domain is not one.
+ * The inbound server's routing (core's InboundRouter, inbound-routing.ts) over the store's
+ * return-path index, each answer cached briefly: RCPT TO asks for every recipient, and a flood
+ * of recipients at domains no team has must not be one Redis read each (negative answers are
+ * cached too). A domain created or deleted is seen after at most RETURN_PATH_CACHE_MS.
  */
-import { domainToASCII } from 'node:url';
+import { LRUCache } from 'lru-cache';
 import type { InboundDomain } from '@petrel/config';
+import { InboundRouter, type ReturnPathDomains } from '@petrel/core';
+import type { DomainsStore } from '@petrel/store';
 
-export type Route = { kind: 'receive'; teamId: string } | { kind: 'bounce' };
+export const RETURN_PATH_CACHE_MS = 10_000;
+const RETURN_PATH_CACHE_ENTRIES = 10_000;
+/** The cached answer "no team", as lru-cache holds no null. */
+const NONE = '';
 
-const asciiDomain = (d: string): string => (domainToASCII(d.toLowerCase()) || d).toLowerCase();
+/** `lookup` (the store's return-path index), cached: a team id or NONE per domain. */
+export function cachedReturnPathDomains(
+  lookup: Pick<DomainsStore, 'returnPathTeam'>,
+  ttlMs = RETURN_PATH_CACHE_MS,
+): ReturnPathDomains {
+  const cache = new LRUCache<string, string>({
+    max: RETURN_PATH_CACHE_ENTRIES,
+    ttl: ttlMs,
+    fetchMethod: async (domain) => (await lookup.returnPathTeam(domain)) ?? NONE,
+  });
+  return {
+    async teamOf(domain) {
+      const team = await cache.fetch(domain);
+      return team === undefined || team === NONE ? null : team;
+    },
+  };
+}
 
-export class InboundRouter {
-  private readonly teams = new Map<string, string>();
-  private readonly bounceDomain: string | undefined;
-
-  constructor(opts: {
-    domains: readonly InboundDomain[];
-    bounceDomain: string | undefined;
-    defaultTeamId: string;
-  }) {
-    for (const d of opts.domains) this.teams.set(asciiDomain(d.domain), d.teamId ?? opts.defaultTeamId);
-    this.bounceDomain = opts.bounceDomain ? asciiDomain(opts.bounceDomain) : undefined;
-  }
-
-  /** The route of `address`, or null when this server takes no mail for it. */
-  route(address: string): Route | null {
-    const at = address.lastIndexOf('@');
-    if (at <= 0 || at === address.length - 1) return null;
-    const domain = asciiDomain(address.slice(at + 1));
-    if (domain === this.bounceDomain) return { kind: 'bounce' };
-    const teamId = this.teams.get(domain);
-    return teamId === undefined ? null : { kind: 'receive', teamId };
-  }
-
-  /** Every team a receiving domain names (to check at start that they exist). */
-  teamIds(): string[] {
-    return [...new Set(this.teams.values())];
-  }
+export function inboundRouter(opts: {
+  domains: readonly InboundDomain[];
+  bounceDomain: string | undefined;
+  defaultTeamId: string;
+  domainsStore: Pick<DomainsStore, 'returnPathTeam'>;
+}): InboundRouter {
+  const { domainsStore, ...rest } = opts;
+  return new InboundRouter({ ...rest, returnPaths: cachedReturnPathDomains(domainsStore) });
 }

@@ -1,11 +1,13 @@
 /**
  * The inbound (MX) server: SMTP_INBOUND_PORT, no AUTH, STARTTLS offered with the app's
  * certificate (configured, or generated for development). It takes mail for the receiving
- * domains (INBOUND_DOMAINS) and for BOUNCE_DOMAIN, and refuses every other recipient at RCPT
- * with 550: it relays nothing.
+ * domains (INBOUND_DOMAINS), for BOUNCE_DOMAIN and for the return-path subdomains of the teams'
+ * sending domains (`send.example.com`, routing in core's inbound-routing.ts), and refuses every
+ * other recipient at RCPT with 550: it relays nothing.
  *
- * A message's recipients at the bounce domain hand it to the report processor (DSNs and ARF
- * reports about sent emails: core's processReturnedMail); its recipients at receiving domains
+ * A message's recipients at the bounce domain or a return-path domain hand it to the report
+ * processor (DSNs and ARF reports about sent emails: core's processReturnedMail, told which
+ * team owns each return-path domain); its recipients at receiving domains
  * make a received email for each team (core's receiveInbound), after the server's Received
  * trace field (RFC 5321 section 4.4). A report that matches no email is still accepted and
  * dropped (refusing it would send a bounce of the bounce back to a server that cannot act on it).
@@ -27,12 +29,19 @@ import {
   type ReceivePorts,
   type ReportPorts,
 } from '@petrel/core';
-import { ApiKeysStore, EmailsStore, InboundStore, SentEmailsLocator, SuppressionsStore } from '@petrel/store';
+import {
+  ApiKeysStore,
+  DomainsStore,
+  EmailsStore,
+  InboundStore,
+  SentEmailsLocator,
+  SuppressionsStore,
+} from '@petrel/store';
 import { log } from '@petrel/observability';
 import type { SmtpContext, SmtpListener } from '../context.js';
 import { readData, smtpError } from '../smtp-data.js';
 import { listen } from '../submission/server.js';
-import { InboundRouter } from './routing.js';
+import { inboundRouter } from './routing.js';
 
 /** RCPT TO commands one message may carry (RFC 5321 section 4.5.3.1.8 asks for at least 100). */
 const MAX_RECIPIENTS = 100;
@@ -44,10 +53,11 @@ export async function startInbound(
   const { config } = ctx;
   if (config.SMTP_INBOUND_PORT === 'off') return;
   const defaultTeamId = await new ApiKeysStore(ctx.redis, ctx.keys).ensureDefaultTeam();
-  const router = new InboundRouter({
+  const router = inboundRouter({
     domains: config.INBOUND_DOMAINS,
     bounceDomain: config.BOUNCE_DOMAIN,
     defaultTeamId,
+    domainsStore: new DomainsStore(ctx.redis, ctx.keys),
   });
   const known = new Set(await ctx.redis.smembers(ctx.keys.teams()));
   for (const teamId of router.teamIds()) {
@@ -87,10 +97,16 @@ export async function startInbound(
       if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
         return callback(smtpError(452, `4.5.3 Too many recipients (at most ${MAX_RECIPIENTS} per message)`));
       }
-      if (router.route(address.address) === null) {
-        return callback(smtpError(550, `5.7.1 <${address.address}>: Relay access denied`));
-      }
-      callback();
+      router.route(address.address).then(
+        (route) =>
+          route === null
+            ? callback(smtpError(550, `5.7.1 <${address.address}>: Relay access denied`))
+            : callback(),
+        (err: unknown) => {
+          log().error({ err }, 'inbound recipient could not be routed');
+          callback(smtpError(451, '4.3.0 Temporary failure, try again later'));
+        },
+      );
     },
     onData(stream, session, callback) {
       handle(stream, session)
@@ -121,15 +137,22 @@ export async function startInbound(
     const rcpts = session.envelope.rcptTo.map((r) => r.address);
     const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
     const bounceRcpts: string[] = [];
+    const returnPathTeams = new Map<string, string>();
     const byTeam = new Map<string, string[]>();
     for (const a of rcpts) {
-      const route = router.route(a);
-      if (route?.kind === 'bounce') bounceRcpts.push(a);
-      else if (route?.kind === 'receive') byTeam.set(route.teamId, [...(byTeam.get(route.teamId) ?? []), a]);
+      const route = await router.route(a);
+      if (route?.kind === 'bounce') {
+        bounceRcpts.push(a);
+        if (route.returnPath) returnPathTeams.set(route.returnPath.domain, route.returnPath.teamId);
+      } else if (route?.kind === 'receive')
+        byTeam.set(route.teamId, [...(byTeam.get(route.teamId) ?? []), a]);
     }
     const id = newId();
     if (bounceRcpts.length > 0) {
-      const outcome = await processReturnedMail({ raw: data.raw, envelopeRecipients: bounceRcpts }, reports);
+      const outcome = await processReturnedMail(
+        { raw: data.raw, envelopeRecipients: bounceRcpts, returnPathTeams },
+        reports,
+      );
       log().info({ id, mailFrom, outcome }, 'report at the bounce domain processed');
     }
     if (byTeam.size > 0) {

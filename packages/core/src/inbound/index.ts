@@ -4,6 +4,7 @@ export * from './report-message.js';
 export * from './dsn.js';
 export * from './arf.js';
 export * from './match-email.js';
+export * from './inbound-routing.js';
 export * from './inbound-message.js';
 export * from './trace-header.js';
 export * from './ports.js';

@@ -183,3 +183,51 @@ describe('processReturnedMail', () => {
     expect(out).toEqual({ kind: 'not_a_report' });
   });
 });
+
+describe('processReturnedMail at a return-path domain of a sending domain', () => {
+  const OTHER = '0190b7c2-5a3e-7d41-9f2a-000000000000';
+  // the returned headers name another email: only the envelope's VERP names ours
+  const raw = fixture('postfix-user-unknown.eml').toString().replaceAll(ID, OTHER);
+  const rpVerp = `bounces+${ID}@Send.Acme.Test`;
+  const owned = (teamId: string) => new Map([['send.acme.test', teamId]]);
+
+  it("reads the VERP id there when the domain is the email's team's", async () => {
+    const { p, suppressed } = ports([sentEmail(['nobody@example.net'])]);
+    const out = await processReturnedMail(
+      { raw, envelopeRecipients: [rpVerp], returnPathTeams: owned('team-1') },
+      p,
+    );
+    expect(out).toMatchObject({ kind: 'bounced', teamId: 'team-1', emailId: ID });
+    expect(suppressed.map((s) => s.email)).toEqual(['nobody@example.net']);
+  });
+
+  it('matches nothing when the domain is not known as a return path, or is another team’s', async () => {
+    const { p, recorded, suppressed } = ports([sentEmail(['nobody@example.net'])]);
+    expect(await processReturnedMail({ raw, envelopeRecipients: [rpVerp] }, p)).toMatchObject({
+      kind: 'unmatched',
+      candidates: [OTHER],
+    });
+    expect(
+      await processReturnedMail({ raw, envelopeRecipients: [rpVerp], returnPathTeams: owned('team-2') }, p),
+    ).toMatchObject({ kind: 'unmatched', candidates: [ID, OTHER] });
+    // the returned Message-ID names the email, yet team-2's domain still cannot bounce it
+    const withOwnId = fixture('postfix-user-unknown.eml');
+    expect(
+      await processReturnedMail(
+        { raw: withOwnId, envelopeRecipients: [rpVerp], returnPathTeams: owned('team-2') },
+        p,
+      ),
+    ).toMatchObject({ kind: 'unmatched' });
+    expect(recorded).toEqual([]);
+    expect(suppressed).toEqual([]);
+  });
+
+  it('a report that also reached BOUNCE_DOMAIN is about any team’s email', async () => {
+    const { p } = ports([sentEmail(['nobody@example.net'])]);
+    const out = await processReturnedMail(
+      { raw, envelopeRecipients: [rpVerp, VERP], returnPathTeams: owned('team-2') },
+      p,
+    );
+    expect(out).toMatchObject({ kind: 'bounced', teamId: 'team-1', emailId: ID });
+  });
+});

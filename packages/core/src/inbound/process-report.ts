@@ -12,6 +12,11 @@
  *   joins the suppression list with origin `complaint` (for every feedback type but
  *   `not-spam`, which withdraws a complaint).
  *
+ * A report delivered to the return-path subdomain of a team's sending domain (`send.example.com`,
+ * routed by inbound-routing.ts) reads its VERP id there, and can only be about an email of the
+ * team owning that domain: team B's domain never bounces team A's email (unless the report also
+ * went to BOUNCE_DOMAIN, which serves every team).
+ *
  * Only recipients of the matched email are ever suppressed: a report naming another address
  * (forged, or about a forwarded copy) suppresses nobody, except that a report about the one
  * recipient of a single-recipient email stands for that recipient (providers redact or rewrite
@@ -25,8 +30,10 @@ import { mailboxKey } from '../deliver/recipients.js';
 import { arfOf, type ArfReport } from './arf.js';
 import { diagnosticReplyCode, dsnOf, type DsnReport } from './dsn.js';
 import { emailIdCandidates, type EmailReference } from './match-email.js';
+import { routingDomain } from './inbound-routing.js';
 import type { ReportPorts } from './ports.js';
 import { readReport } from './report-message.js';
+import { isBounceDomainAddress } from './verp.js';
 
 export type ReportOutcome =
   | { kind: 'bounced'; teamId: string; emailId: string; bounce: Bounce; suppressed: string[] }
@@ -43,6 +50,27 @@ export interface ReturnedMail {
   raw: Buffer | Uint8Array | string;
   /** The envelope recipients it was delivered to (the VERP address of the email, normally). */
   envelopeRecipients: readonly string[];
+  /** Return-path domains among the envelope recipients' domains → the team owning each. */
+  returnPathTeams?: ReadonlyMap<string, string>;
+}
+
+/**
+ * Which emails a report may be about: its return-path domains (VERP read there too) and, when it
+ * reached no address at BOUNCE_DOMAIN, only the teams owning them.
+ */
+export interface ReportScope {
+  returnPathTeams?: ReadonlyMap<string, string>;
+  /** Teams whose emails the report may be about; absent = any. */
+  teams?: ReadonlySet<string>;
+}
+
+/** The scope of a returned mail (see ReportScope). */
+export function reportScope(mail: ReturnedMail, bounceDomain: string | undefined): ReportScope {
+  const rp = mail.returnPathTeams;
+  if (!rp || rp.size === 0) return {};
+  const global =
+    bounceDomain !== undefined && mail.envelopeRecipients.some((a) => isBounceDomainAddress(a, bounceDomain));
+  return global ? { returnPathTeams: rp } : { returnPathTeams: rp, teams: new Set(rp.values()) };
 }
 
 /** The addresses of an email: to, cc and bcc. */
@@ -66,13 +94,19 @@ function matchRecipients(email: EmailToDeliver, named: readonly string[]): strin
 
 /** The candidates of a report (match-email.ts) and the first email that exists among them. */
 async function findEmail(
-  ref: Omit<EmailReference, 'bounceDomain'>,
+  ref: Omit<EmailReference, 'bounceDomain' | 'isReturnPathDomain'>,
   ports: ReportPorts,
+  scope: ReportScope,
 ): Promise<{ email: EmailToDeliver | null; candidates: string[] }> {
-  const candidates = emailIdCandidates({ ...ref, bounceDomain: ports.bounceDomain });
+  const rp = scope.returnPathTeams;
+  const candidates = emailIdCandidates({
+    ...ref,
+    bounceDomain: ports.bounceDomain,
+    ...(rp && rp.size > 0 ? { isReturnPathDomain: (d: string) => rp.has(routingDomain(d)) } : {}),
+  });
   for (const id of candidates) {
     const email = await ports.emails.find(id);
-    if (email) return { email, candidates };
+    if (email && (!scope.teams || scope.teams.has(email.teamId))) return { email, candidates };
   }
   return { email: null, candidates };
 }
@@ -110,6 +144,7 @@ export async function processBounce(
   dsn: DsnReport,
   envelopeRecipients: readonly string[],
   ports: ReportPorts,
+  scope: ReportScope = {},
 ): Promise<ReportOutcome> {
   const failed = dsn.recipients.filter((r) => r.bounce !== null);
   const delayed = dsn.recipients.filter((r) => r.action === 'delayed');
@@ -119,6 +154,7 @@ export async function processBounce(
   const { email, candidates } = await findEmail(
     { envelopeRecipients, originalHeaders: dsn.originalHeaders },
     ports,
+    scope,
   );
   if (!email) return { kind: 'unmatched', report: 'dsn', candidates };
   if (failed.length === 0) {
@@ -149,10 +185,12 @@ export async function processComplaint(
   arf: ArfReport,
   envelopeRecipients: readonly string[],
   ports: ReportPorts,
+  scope: ReportScope = {},
 ): Promise<ReportOutcome> {
   const { email, candidates } = await findEmail(
     { envelopeRecipients, originalHeaders: arf.originalHeaders, originalMailFrom: arf.originalMailFrom },
     ports,
+    scope,
   );
   if (!email) return { kind: 'unmatched', report: 'arf', candidates };
   const complaint = {
@@ -182,9 +220,10 @@ export async function processComplaint(
 /** A message at the bounce domain: a DSN, an ARF report, or neither. */
 export async function processReturnedMail(mail: ReturnedMail, ports: ReportPorts): Promise<ReportOutcome> {
   const report = await readReport(mail.raw);
+  const scope = reportScope(mail, ports.bounceDomain);
   const dsn = dsnOf(report);
-  if (dsn) return processBounce(dsn, mail.envelopeRecipients, ports);
+  if (dsn) return processBounce(dsn, mail.envelopeRecipients, ports, scope);
   const arf = arfOf(report);
-  if (arf) return processComplaint(arf, mail.envelopeRecipients, ports);
+  if (arf) return processComplaint(arf, mail.envelopeRecipients, ports, scope);
   return { kind: 'not_a_report' };
 }

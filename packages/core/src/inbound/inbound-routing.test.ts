@@ -1,0 +1,89 @@
+import { describe, expect, it } from 'vitest';
+import { InboundRouter, type InboundRoute, type ReturnPathDomains } from './inbound-routing.js';
+
+const asked: string[] = [];
+const returnPaths: ReturnPathDomains = {
+  teamOf: async (domain) => {
+    asked.push(domain);
+    return (
+      { 'send.acme.test': 'team-a', 'bounce.brand.test': 'team-b', 'send.xn--bcher-kva.example': 'team-c' }[
+        domain
+      ] ?? null
+    );
+  },
+};
+
+const router = new InboundRouter({
+  domains: [
+    { domain: 'in.acme.test' },
+    { domain: 'Support.Example.org', teamId: 'team-b' },
+    { domain: 'bücher.example' },
+    // a configured receiving domain that a team also registered as a return path: config wins
+    { domain: 'send.brand.test', teamId: 'team-r' },
+  ],
+  bounceDomain: 'bounce.acme.test',
+  defaultTeamId: 'team-default',
+  returnPaths: {
+    teamOf: async (d) => (d === 'send.brand.test' ? 'team-x' : returnPaths.teamOf(d)),
+  },
+});
+
+const VERP = 'bounces+0190b7c2-5a3e-7d41-9f2a-1c2d3e4f5a6b';
+
+describe('InboundRouter', () => {
+  it.each<[string, InboundRoute | null]>([
+    // receiving domains: the named team, else the default team; case and IDN folded
+    ['hello@in.acme.test', { kind: 'receive', teamId: 'team-default' }],
+    ['Help@SUPPORT.example.ORG', { kind: 'receive', teamId: 'team-b' }],
+    ['a@xn--bcher-kva.example', { kind: 'receive', teamId: 'team-default' }],
+    ['a@BÜCHER.example', { kind: 'receive', teamId: 'team-default' }],
+    ['x@send.brand.test', { kind: 'receive', teamId: 'team-r' }],
+    // the bounce domain: any local part
+    [`${VERP}@bounce.acme.test`, { kind: 'bounce' }],
+    ['fbl@Bounce.Acme.Test', { kind: 'bounce' }],
+    // a team's return-path domain: any local part, scoped to the owning team
+    [
+      `${VERP}@send.acme.test`,
+      { kind: 'bounce', returnPath: { domain: 'send.acme.test', teamId: 'team-a' } },
+    ],
+    [
+      'postmaster@SEND.Acme.test',
+      { kind: 'bounce', returnPath: { domain: 'send.acme.test', teamId: 'team-a' } },
+    ],
+    [
+      `${VERP}@bounce.brand.test`,
+      { kind: 'bounce', returnPath: { domain: 'bounce.brand.test', teamId: 'team-b' } },
+    ],
+    [
+      'x@send.BÜCHER.example',
+      { kind: 'bounce', returnPath: { domain: 'send.xn--bcher-kva.example', teamId: 'team-c' } },
+    ],
+    // nothing else: other domains, subdomains, parents, a sending domain itself, malformed
+    ['x@example.com', null],
+    ['x@sub.in.acme.test', null],
+    ['x@acme.test', null],
+    [`${VERP}@x.send.acme.test`, null],
+    ['no-at', null],
+    ['@in.acme.test', null],
+    ['x@', null],
+  ])('%s', async (address, route) => {
+    expect(await router.route(address)).toEqual(route);
+  });
+
+  it('asks the return-path port only for domains neither configured nor malformed', async () => {
+    asked.length = 0;
+    for (const a of ['a@in.acme.test', 'b@bounce.acme.test', 'no-at', 'x@', 'c@Unknown.Test'])
+      await router.route(a);
+    expect(asked).toEqual(['unknown.test']);
+  });
+
+  it('without the port only BOUNCE_DOMAIN takes reports', async () => {
+    const plain = new InboundRouter({ domains: [], bounceDomain: 'b.test', defaultTeamId: 't' });
+    expect(await plain.route(`${VERP}@send.acme.test`)).toBeNull();
+    expect(await plain.route('x@B.test')).toEqual({ kind: 'bounce' });
+  });
+
+  it('lists the teams the receiving domains name', () => {
+    expect(router.teamIds()).toEqual(['team-default', 'team-b', 'team-r']);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * Where a recipient of the inbound (MX) server goes:
+ *
+ * 1. any address at BOUNCE_DOMAIN → the report processor (VERP return paths and the addresses
+ *    registered with feedback loops);
+ * 2. a receiving domain (INBOUND_DOMAINS, `domain` for the default team or `domain=<teamId>`)
+ *    → that team's received emails. The operator's configuration wins over step 3: a team
+ *    registers a sending domain (and so its return-path subdomain) before proving it owns it,
+ *    and must not divert a configured domain's mail that way;
+ * 3. any address at the return-path subdomain of a team's sending domain (`send.example.com`,
+ *    where the published MX sends its DSNs) → the report processor, scoped to that team. Any
+ *    local part, like BOUNCE_DOMAIN: a DSN goes to the envelope sender (RFC 3464 section 2,
+ *    RFC 5321 section 4.5.5), which is `bounces+<emailId>@` there, and what else a domain's
+ *    return path receives is still a report to read, never mail to store;
+ * 4. anything else → nowhere: RCPT is refused with 550 and nothing is relayed (RFC 5321
+ *    section 3.6.2: a server that is no relay refuses mail for domains it does not serve).
+ *
+ * Domains match exactly, case-insensitively and in A-label form for an IDN (RFC 5890); a
+ * subdomain of a receiving domain is not one. Return-path domains come from a port (the store's
+ * global index); the adapter caches its answers, negative ones included, so a flood of RCPTs
+ * to unknown domains costs little.
+ */
+import { domainToASCII } from 'node:url';
+
+/** The team owning each return-path subdomain of the teams' sending domains. */
+export interface ReturnPathDomains {
+  /** The team whose sending domain has `domain` (lower case, A-labels) as return path, or null. */
+  teamOf(domain: string): Promise<string | null>;
+}
+
+export type InboundRoute =
+  | { kind: 'receive'; teamId: string }
+  /** `returnPath` when the address is at a team's return-path domain rather than BOUNCE_DOMAIN. */
+  | { kind: 'bounce'; returnPath?: { domain: string; teamId: string } };
+
+/** A receiving domain as configured (INBOUND_DOMAINS); no team → the default team. */
+export interface ReceivingDomain {
+  domain: string;
+  teamId?: string | null | undefined;
+}
+
+/** A domain as matched: lower case, an IDN as A-labels. */
+export const routingDomain = (d: string): string => (domainToASCII(d.toLowerCase()) || d).toLowerCase();
+
+/** The domain of an address as matched, or null when it has no local part or no domain. */
+export function addressDomain(address: string): string | null {
+  const at = address.lastIndexOf('@');
+  if (at <= 0 || at === address.length - 1) return null;
+  return routingDomain(address.slice(at + 1));
+}
+
+export class InboundRouter {
+  private readonly teams = new Map<string, string>();
+  private readonly bounceDomain: string | undefined;
+  private readonly returnPaths: ReturnPathDomains | undefined;
+
+  constructor(opts: {
+    domains: readonly ReceivingDomain[];
+    bounceDomain: string | undefined;
+    defaultTeamId: string;
+    /** Absent: no sending domains are served (only BOUNCE_DOMAIN takes reports). */
+    returnPaths?: ReturnPathDomains;
+  }) {
+    for (const d of opts.domains) this.teams.set(routingDomain(d.domain), d.teamId ?? opts.defaultTeamId);
+    this.bounceDomain = opts.bounceDomain ? routingDomain(opts.bounceDomain) : undefined;
+    this.returnPaths = opts.returnPaths;
+  }
+
+  /** The route of `address`, or null when this server takes no mail for it. */
+  async route(address: string): Promise<InboundRoute | null> {
+    const domain = addressDomain(address);
+    if (domain === null) return null;
+    if (domain === this.bounceDomain) return { kind: 'bounce' };
+    const teamId = this.teams.get(domain);
+    if (teamId !== undefined) return { kind: 'receive', teamId };
+    const owner = this.returnPaths ? await this.returnPaths.teamOf(domain) : null;
+    return owner === null ? null : { kind: 'bounce', returnPath: { domain, teamId: owner } };
+  }
+
+  /** Every team a receiving domain names (to check at start that they exist). */
+  teamIds(): string[] {
+    return [...new Set(this.teams.values())];
+  }
+}
