@@ -158,6 +158,11 @@ describe('dashboard in a browser', () => {
 
     await link.click();
     await page.getByRole('heading', { name: 'Timeline' }).waitFor();
+    if (process.env.DASHBOARD_SCREENSHOTS_DIR)
+      await page.screenshot({
+        path: `${process.env.DASHBOARD_SCREENSHOTS_DIR}/email-detail.png`,
+        fullPage: true,
+      });
     const timeline = page.getByTestId('timeline');
     await timeline.getByText('delivered').first().waitFor();
     const frame = page.frameLocator('iframe.html-frame');
@@ -360,6 +365,11 @@ describe('dashboard in a browser', () => {
   it('charts the counters per lane on the overview', async () => {
     await go('#/overview');
     await page.locator('figure.chart canvas').first().waitFor();
+    if (process.env.DASHBOARD_SCREENSHOTS_DIR)
+      await page.screenshot({
+        path: `${process.env.DASHBOARD_SCREENSHOTS_DIR}/overview.png`,
+        fullPage: true,
+      });
     const totals = page.getByRole('table', { name: 'Totals per lane' });
     const send = totals
       .getByRole('row')

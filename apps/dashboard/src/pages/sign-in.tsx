@@ -33,12 +33,13 @@ export function SignIn(props: { notice: string | undefined; onSignedIn: () => vo
     <main id="main" class="sign-in">
       <h1>Sign in to Petrel</h1>
       {props.notice && <p role="status">{props.notice}</p>}
-      <form onSubmit={(e) => void submit(e)} autocomplete="off">
+      {/* no `name` on the key's input and method="post": even a native submit (script not
+          running) would put nothing in a URL */}
+      <form method="post" onSubmit={(e) => void submit(e)} autocomplete="off">
         <div class="field">
           <label for="api-key">API key (full access)</label>
           <input
             id="api-key"
-            name="api-key"
             type="password"
             required
             autocomplete="off"
