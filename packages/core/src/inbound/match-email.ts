@@ -1,8 +1,9 @@
 /**
  * Which sent email a bounce or a complaint is about. In order of trust:
  *
- * 1. the VERP return path it was sent to (`bounces+<emailId>@BOUNCE_DOMAIN`, verp.ts): the
- *    envelope recipient of the report, as every DSN goes to the return path;
+ * 1. the VERP return path it was sent to (`bounces+<emailId>@BOUNCE_DOMAIN`, or at the
+ *    return-path subdomain of a team's sending domain: verp.ts): the envelope recipient of the
+ *    report, as every DSN goes to the return path;
  * 2. the return path recorded in the returned message (`Return-Path`, RFC 5321 section 4.4) or
  *    an ARF report's `Original-Mail-From` (RFC 5965 section 3.2): feedback loops report to the
  *    address registered with them, not to the return path;
