@@ -37,7 +37,7 @@ describe("a sending domain's return path", () => {
         name: r.name,
         type: r.type as 'TXT' | 'MX',
         value: r.value,
-        ...(r.priority !== undefined && { priority: r.priority }),
+        ...('priority' in r && r.priority !== undefined ? { priority: r.priority } : {}),
       });
     }
     await stack.resend.domains.verify(domain.id);
