@@ -150,6 +150,20 @@ describe('DomainsStore', () => {
     expect(last).toMatchObject({ type: 'domain.updated', data: { id: d.id, status: 'failed' } });
   });
 
+  it('routes a return path to its first claimant until another team verifies the domain', async () => {
+    const ctx = context();
+    const [a, b] = [team(), team()];
+    await createDomain({ teamId: a, input: { name: 'claimed.test' } }, ctx);
+    expect(await ctx.domains.returnPathTeam('send.claimed.test')).toBe(a);
+    // a later, unverified claim of the same name does not divert A's bounces
+    const theirs = await createDomain({ teamId: b, input: { name: 'claimed.test' } }, ctx);
+    expect(await ctx.domains.returnPathTeam('send.claimed.test')).toBe(a);
+    // B publishes its records: control of the DNS moves the route
+    publish(domainRecords(theirs, targets));
+    expect((await verifyDomain({ teamId: b, domainId: theirs.id }, ctx)).status).toBe('verified');
+    expect(await ctx.domains.returnPathTeam('send.claimed.test')).toBe(b);
+  });
+
   it('a record never published over a failing DNS is a temporary failure: the domain is pending', async () => {
     const ctx = context();
     const t = team();

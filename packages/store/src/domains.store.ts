@@ -136,7 +136,9 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
     // the global entries after the team's write (see the header); its records are not published
     // yet: the first periodic check comes one interval later (POST /domains/:id/verify checks now)
     await this.scheduleCheck(teamId, id, nowMs + this.checkIntervalMs);
-    await this.redis.hset(this.keys.returnPathDomains(), returnPathDomain(domain), teamId);
+    // the first team to name a return-path domain routes it until another proves control of the
+    // domain (verification, below): a later unverified claim must not divert the first's bounces
+    await this.redis.hsetnx(this.keys.returnPathDomains(), returnPathDomain(domain), teamId);
     return { ok: true, domain };
   }
 
@@ -198,6 +200,10 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
       );
       if (res === 1) {
         this.sending.delete(sendingKey(teamId, next.name));
+        // a verified domain's team has shown it controls the domain's DNS (its DKIM key and the
+        // return-path MX are published): the return path routes to it from now on
+        if (next.status === 'verified' && current.status !== 'verified')
+          await this.redis.hset(this.keys.returnPathDomains(), returnPathDomain(next), teamId);
         return next;
       }
       if (res === -1) return null;
