@@ -4,10 +4,17 @@
  * so the build must emit no inline script or style: one module script and one stylesheet,
  * both as files, and no modulepreload polyfill (Vite would inline it otherwise).
  */
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
 
 export default defineConfig({
   base: '/dashboard/',
+  // the shared contracts from source: the build needs no earlier build of the packages
+  resolve: {
+    alias: {
+      '@petrel/contracts': fileURLToPath(new URL('../../packages/contracts/src/index.ts', import.meta.url)),
+    },
+  },
   // JSX through Vite's own transformer (no framework plugin), for Preact's automatic runtime.
   oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
   build: {
