@@ -14,5 +14,6 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update -qq
-$SUDO apt-get install -y -qq --no-install-recommends chromium fonts-dejavu-core >/dev/null
+# with its recommended packages (fonts among them), as the headless runs here were checked with
+$SUDO apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
 [ -x /usr/bin/chromium ]
