@@ -7,7 +7,13 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { email, startStack, type Stack } from './helpers.js';
-import { createTeamResources, fillPath, isLinkRoute, type TeamResources } from './team-resources.js';
+import {
+  automationBody,
+  createTeamResources,
+  fillPath,
+  isLinkRoute,
+  type TeamResources,
+} from './team-resources.js';
 
 let stack: Stack;
 let resources: TeamResources;
@@ -62,27 +68,7 @@ const VALID: Record<string, unknown> = {
   'POST /broadcasts/:id/send': { scheduled_at: 'in 3 hours' },
   'POST /events': { name: 'fuzz.event', schema: { plan: 'string', seats: 'number', at: 'date' } },
   'PATCH /events/:idOrName': { schema: { plan: 'string' } },
-  'POST /automations': {
-    name: 'fuzz',
-    status: 'disabled',
-    steps: [
-      { key: 'start', type: 'trigger', config: { event_name: 'fuzz.event' } },
-      { key: 'wait', type: 'wait_for_event', config: { event_name: 'fuzz.other', timeout: 'PT1H' } },
-      {
-        key: 'check',
-        type: 'condition',
-        config: { type: 'rule', field: 'event.plan', operator: 'eq', value: 'pro' },
-      },
-      { key: 'later', type: 'delay', config: { duration: '2 hours' } },
-    ],
-    connections: [
-      { from: 'start', to: 'wait', type: 'default' },
-      { from: 'wait', to: 'check', type: 'event_received' },
-      { from: 'wait', to: 'later', type: 'timeout' },
-      { from: 'check', to: 'later', type: 'condition_met' },
-      { from: 'check', to: 'later', type: 'condition_not_met' },
-    ],
-  },
+  'POST /automations': automationBody('fuzz', 'disabled', 'fuzz.event'),
   'PATCH /automations/:automationId': { name: 'renamed', status: 'disabled' },
   'POST /domains': {
     name: 'fuzz-1.example.test',

@@ -23,7 +23,7 @@ import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { waitUntil } from '@petrel/testing';
 import { email, startStack, type Stack } from './helpers.js';
-import { receivedEmail } from './team-resources.js';
+import { automationBody, receivedEmail } from './team-resources.js';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under some loaders.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -720,27 +720,7 @@ describe('routes served against the document', () => {
     const event = `contract.automation.${randomUUID()}`;
     const created = await stack.http(
       '/automations',
-      json('POST', {
-        name: 'Contract',
-        status: 'enabled',
-        steps: [
-          { key: 'start', type: 'trigger', config: { event_name: event } },
-          { key: 'wait', type: 'wait_for_event', config: { event_name: `${event}.done`, timeout: '1 day' } },
-          {
-            key: 'check',
-            type: 'condition',
-            config: { type: 'rule', field: 'event.plan', operator: 'eq', value: 'pro' },
-          },
-          { key: 'later', type: 'delay', config: { duration: 'PT2H' } },
-        ],
-        connections: [
-          { from: 'start', to: 'wait', type: 'default' },
-          { from: 'wait', to: 'check', type: 'event_received' },
-          { from: 'wait', to: 'later', type: 'timeout' },
-          { from: 'check', to: 'later', type: 'condition_met' },
-          { from: 'check', to: 'later', type: 'condition_not_met' },
-        ],
-      }),
+      json('POST', automationBody('Contract', 'enabled', event)),
     );
     expectDocumented('POST', '/automations', created);
     const id = (created.body as { id: string }).id;

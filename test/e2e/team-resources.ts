@@ -26,6 +26,34 @@ const ok = <T>(r: { data: T | null; error: unknown }, what: string): T => {
   return r.data!;
 };
 
+/**
+ * The wire body of an automation using every branching step: on `event`, wait for `<event>.done`
+ * (or time out), check the plan, then wait two hours.
+ */
+export function automationBody(name: string, status: 'enabled' | 'disabled', event: string): object {
+  return {
+    name,
+    status,
+    steps: [
+      { key: 'start', type: 'trigger', config: { event_name: event } },
+      { key: 'wait', type: 'wait_for_event', config: { event_name: `${event}.done`, timeout: '1 day' } },
+      {
+        key: 'check',
+        type: 'condition',
+        config: { type: 'rule', field: 'event.plan', operator: 'eq', value: 'pro' },
+      },
+      { key: 'later', type: 'delay', config: { duration: 'PT2H' } },
+    ],
+    connections: [
+      { from: 'start', to: 'wait', type: 'default' },
+      { from: 'wait', to: 'check', type: 'event_received' },
+      { from: 'wait', to: 'later', type: 'timeout' },
+      { from: 'check', to: 'later', type: 'condition_met' },
+      { from: 'check', to: 'later', type: 'condition_not_met' },
+    ],
+  };
+}
+
 /** Creates one of each resource for the stack's team; `tag` keeps names and addresses apart. */
 export async function createTeamResources(stack: Stack, tag: string): Promise<TeamResources> {
   const r = stack.resend;

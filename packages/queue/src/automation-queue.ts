@@ -17,6 +17,7 @@ import {
   type AutomationJob,
 } from '@petrel/contracts';
 import type { QueueConnection } from './send-queues.js';
+import { jobQueue } from './job-queue.js';
 
 /** Times a job may lose its worker before BullMQ fails it. */
 export const AUTOMATION_MAX_STALLED = 20;
@@ -42,13 +43,7 @@ export class AutomationQueue {
   readonly queue: Queue<AutomationJob>;
 
   constructor(connection: QueueConnection, opts: { prefix?: string } = {}) {
-    this.queue = new Queue<AutomationJob>(AUTOMATION_QUEUE, {
-      connection,
-      prefix: opts.prefix,
-      defaultJobOptions: JOB_OPTIONS,
-    });
-    // errors of the shared connection are logged once by its owner (createRedis)
-    this.queue.on('error', () => undefined);
+    this.queue = jobQueue<AutomationJob>(AUTOMATION_QUEUE, connection, opts.prefix, JOB_OPTIONS);
   }
 
   async ready(): Promise<void> {

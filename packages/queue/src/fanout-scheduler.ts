@@ -12,6 +12,7 @@
 import { Queue, Worker, type JobsOptions, type Processor } from 'bullmq';
 import { BROADCAST_FANOUT_QUEUE, broadcastFanoutJobId, type BroadcastFanoutJob } from '@petrel/contracts';
 import type { QueueConnection } from './send-queues.js';
+import { jobQueue } from './job-queue.js';
 
 /** Attempts of a fan-out job (failures, not stalls): 8, 5 s apart and doubling (~10 min in all). */
 export const FANOUT_JOB_ATTEMPTS = 8;
@@ -45,14 +46,13 @@ export class BroadcastFanoutQueue {
   private readonly clock: { now(): number };
 
   constructor(connection: QueueConnection, opts: FanoutQueueOptions = {}) {
-    this.queue = new Queue<BroadcastFanoutJob>(BROADCAST_FANOUT_QUEUE, {
+    this.queue = jobQueue<BroadcastFanoutJob>(
+      BROADCAST_FANOUT_QUEUE,
       connection,
-      prefix: opts.prefix,
-      defaultJobOptions: fanoutJobOptions(),
-    });
+      opts.prefix,
+      fanoutJobOptions(),
+    );
     this.clock = opts.clock ?? Date;
-    // errors of the shared connection are logged once by its owner (createRedis)
-    this.queue.on('error', () => undefined);
   }
 
   async ready(): Promise<void> {

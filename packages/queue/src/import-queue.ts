@@ -11,6 +11,7 @@
 import { Queue, Worker, type JobsOptions, type Processor } from 'bullmq';
 import { CONTACT_IMPORT_QUEUE, type ContactImportJob } from '@petrel/contracts';
 import type { QueueConnection } from './send-queues.js';
+import { jobQueue } from './job-queue.js';
 
 /** Attempts of an import job (failures, not stalls): 5, 10 s apart and doubling (~2.5 min in all). */
 export const IMPORT_JOB_ATTEMPTS = 5;
@@ -34,13 +35,12 @@ export class ContactImportQueue {
   readonly queue: Queue<ContactImportJob>;
 
   constructor(connection: QueueConnection, opts: { prefix?: string } = {}) {
-    this.queue = new Queue<ContactImportJob>(CONTACT_IMPORT_QUEUE, {
+    this.queue = jobQueue<ContactImportJob>(
+      CONTACT_IMPORT_QUEUE,
       connection,
-      prefix: opts.prefix,
-      defaultJobOptions: importJobOptions(),
-    });
-    // errors of the shared connection are logged once by its owner (createRedis)
-    this.queue.on('error', () => undefined);
+      opts.prefix,
+      importJobOptions(),
+    );
   }
 
   async ready(): Promise<void> {

@@ -12,6 +12,7 @@
 import { Queue, Worker, type JobsOptions, type Processor } from 'bullmq';
 import { WEBHOOK_DELIVERY_QUEUE, webhookDeliveryJobId, type WebhookDeliveryJob } from '@petrel/contracts';
 import type { QueueConnection } from './send-queues.js';
+import { jobQueue } from './job-queue.js';
 
 /** Times a delivery may lose its dispatcher before BullMQ fails it. */
 export const WEBHOOK_MAX_STALLED = 20;
@@ -32,13 +33,7 @@ export class WebhookDeliveryQueue {
   readonly queue: Queue<WebhookDeliveryJob>;
 
   constructor(connection: QueueConnection, opts: { prefix?: string } = {}) {
-    this.queue = new Queue<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, {
-      connection,
-      prefix: opts.prefix,
-      defaultJobOptions: JOB_OPTIONS,
-    });
-    // errors of the shared connection are logged once by its owner (createRedis)
-    this.queue.on('error', () => undefined);
+    this.queue = jobQueue<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, connection, opts.prefix, JOB_OPTIONS);
   }
 
   async ready(): Promise<void> {

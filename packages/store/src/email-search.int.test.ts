@@ -166,7 +166,7 @@ describe('email search indexes', () => {
     expect(await fx.redis.pttl(store.search.termKey(team, 'to:x@example.test'))).toBeGreaterThan(0);
     now += 10;
     await store.trimExpired(team, now - DAY);
-    expect(await fx.redis.zrange(store.search.termKey(team, 'status:queued'), 0, -1)).toEqual(['new']);
+    expect(await fx.redis.zrange(store.search.termKey(team, 'status:queued'), '0', '-1')).toEqual(['new']);
   });
 });
 
