@@ -285,11 +285,15 @@ describe('dashboard in a browser', () => {
     await expect(progress.locator('progress').getAttribute('value')).resolves.toBe('100');
     await progress.locator('.badge', { hasText: 'completed' }).waitFor();
     // the list is newest first, 50 a page: some of the imported rows are on it
-    await page
-      .getByRole('cell', { name: /^imported\d+@e2e\.test$/ })
-      .first()
-      .waitFor();
+    const first = page.getByRole('cell', { name: /^imported\d+@e2e\.test$/ }).first();
+    await first.waitFor();
     await expectAccessible('contacts');
+
+    // fix a contact's subscription from the list
+    const email = (await first.textContent())!;
+    await page.getByRole('button', { name: `Unsubscribe ${email}` }).click();
+    await page.getByRole('button', { name: `Resubscribe ${email}` }).waitFor();
+    expect((await stack.resend.contacts.get({ email })).data?.unsubscribed).toBe(true);
   });
 
   it('replays a webhook delivery from the UI: the endpoint receives it twice', async () => {
