@@ -197,6 +197,8 @@ const NOT_IN_DOCUMENT = [
   'DELETE /dashboard/session',
   'POST /dashboard/csp-report',
   'GET /dashboard/csp-report',
+  // an email's event timeline (a Petrel extension the dashboard shows)
+  'GET /emails/:id/events',
   // the dashboard's overview counters (a Petrel extension: sent, delivered, bounced… per hour)
   'GET /stats/emails',
 ];

@@ -68,6 +68,13 @@ describe('POST /emails/batch', () => {
       timeoutMs: 10_000,
       message: 'email 42 never reached delivered',
     });
+    // its timeline (GET /emails/:id/events, a Petrel extension), oldest first
+    const timeline = await stack.http(`/emails/${ids[42]}/events`);
+    expect(timeline.status).toBe(200);
+    const events = (timeline.body as { data: { type: string; created_at: string }[] }).data;
+    expect(events.map((e) => e.type)).toEqual(['email.queued', 'email.sent', 'email.delivered']);
+    expect([...events].sort((a, b) => a.created_at.localeCompare(b.created_at))).toEqual(events);
+    expect(events[0]).not.toHaveProperty('teamId');
   });
 
   it('strict mode: one invalid email rejects the batch and nothing is sent', async () => {

@@ -91,6 +91,20 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
     res.json(emailToWire(found.record, true, recordedRecipientOutcomes(found.events)));
   };
 
+  /**
+   * The email's timeline, oldest first (a Petrel extension the dashboard shows; Resend's API has
+   * only `last_event`): each event as the webhook payload carries it, without the team.
+   */
+  const events: RequestHandler = async (req, res) => {
+    const found = await deps.emails.getWithEvents(res.locals.auth.teamId, pathParam(req, 'id'));
+    if (!found) throw notFound('Email');
+    res.json({
+      object: 'list',
+      has_more: false,
+      data: found.events.map(({ id, type, created_at, data }) => ({ id, type, created_at, data })),
+    });
+  };
+
   const reschedule: RequestHandler = async (req, res) => {
     const body = parseBody(rescheduleSchema, req.body);
     const { id } = await rescheduleEmail(
@@ -121,5 +135,6 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
       methods: { get: [requireFullAccess, get], patch: [requireFullAccess, reschedule] },
     },
     { path: '/emails/:id/cancel', methods: { post: [requireFullAccess, cancel] } },
+    { path: '/emails/:id/events', methods: { get: [requireFullAccess, events] } },
   ];
 }
