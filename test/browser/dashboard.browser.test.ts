@@ -1,6 +1,6 @@
 /**
  * The dashboard in a real browser (Debian's chromium via playwright-core) against the whole
- * stack: sign-in, the emails list, search and detail (sandboxed html), a broadcast created,
+ * stack: sign-in, the emails list, search and detail (timeline, sandboxed html), a broadcast created,
  * scheduled and deleted from the UI that sends nothing, a CSV import with its progress, a
  * webhook delivery replayed from the UI, XSS payloads that execute nothing (and CSP reports),
  * an axe-core scan of every page, and sign-out ending the session. The emails page's screenshot
@@ -102,7 +102,7 @@ describe('dashboard in a browser', () => {
     expect(cookies.some((c) => c.value.includes(stack.key))).toBe(false);
   });
 
-  it('lists an email sent through the SDK, found by tag and recipient; its detail shows the html', async () => {
+  it('lists an email sent through the SDK, found by tag and recipient; its detail shows the timeline and the html', async () => {
     const others = await stack.resend.batch.send(
       ['Your invoice for November', 'Password reset requested', 'Welcome aboard'].map((subject, i) => ({
         from: 'Billing <billing@e2e.test>',
@@ -165,6 +165,9 @@ describe('dashboard in a browser', () => {
       });
     await page.getByRole('heading', { name: 'Summary' }).waitFor();
     await page.locator('dl.props .badge', { hasText: 'delivered' }).waitFor();
+    const timeline = page.getByTestId('timeline');
+    for (const step of ['queued', 'sent', 'delivered'])
+      await timeline.getByText(step, { exact: true }).waitFor();
     const frame = page.frameLocator('iframe.html-frame');
     await expect(frame.getByRole('heading', { name: 'Rendered heading' }).textContent()).resolves.toBe(
       'Rendered heading',
