@@ -77,6 +77,16 @@ describe('POST /emails/batch', () => {
     expect(events[0]).not.toHaveProperty('teamId');
   });
 
+  it('GET /emails/:id shows the custom headers given at send time', async () => {
+    const sent = await stack.resend.emails.send({
+      ...email(7),
+      headers: { 'X-Entity-Ref': 'ref-7' },
+    } as never);
+    expect(sent.error).toBeNull();
+    const got = await stack.http(`/emails/${sent.data!.id}`);
+    expect(got.body).toMatchObject({ id: sent.data!.id, headers: { 'X-Entity-Ref': 'ref-7' } });
+  });
+
   it('strict mode: one invalid email rejects the batch and nothing is sent', async () => {
     stack.sink.clear();
     const { data, error } = await stack.resend.batch.send([

@@ -40,6 +40,8 @@ export function emailToWire(
     html: c.html ?? null,
     text: c.text ?? null,
     tags: c.tags,
+    // the custom headers given at send time (a Petrel extension the dashboard shows; `{}` for none)
+    headers: c.headers,
     ...(c.topic_id ? { topic_id: c.topic_id } : {}),
     ...(r.template ? { template_id: r.template.id } : {}),
     ...(recipients?.length ? { recipients } : {}),
