@@ -4,6 +4,27 @@ import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
+/**
+ * Files at once in the first group of projects (unit, integration, e2e run side by side; vitest
+ * wants one worker count per group): two, one per core of the CI machine.
+ */
+const GROUP0_WORKERS = 2;
+
+/** e2e files that run alone (see the `e2e-alone` project). */
+const E2E_ALONE = [
+  'test/e2e/broadcast-fanout.e2e.test.ts',
+  'test/e2e/chaos.e2e.test.ts',
+  'test/e2e/cluster-chaos.e2e.test.ts',
+  'test/e2e/audience-cluster.e2e.test.ts',
+  'test/e2e/cluster.e2e.test.ts',
+  'test/e2e/contact-imports.e2e.test.ts',
+  'test/e2e/smtp-submission.e2e.test.ts',
+  'test/e2e/watchdog.e2e.test.ts',
+  'test/e2e/memory-full.e2e.test.ts',
+  'test/e2e/rate-limits.e2e.test.ts',
+  'test/e2e/infra.e2e.test.ts',
+];
+
 /** Tests import workspace packages from source, so `vitest` needs no build step. */
 const alias = ['packages', 'apps'].flatMap((dir) =>
   readdirSync(`${root}${dir}`)
@@ -19,6 +40,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
+          maxWorkers: GROUP0_WORKERS,
           include: ['{packages,apps}/*/src/**/*.test.ts', 'scripts/**/*.test.{ts,mjs}'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
         },
@@ -27,6 +49,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'integration',
+          maxWorkers: GROUP0_WORKERS,
           include: ['{packages,apps}/*/src/**/*.int.test.ts'],
           exclude: ['**/node_modules/**', '**/dist/**'],
           testTimeout: 60_000,
@@ -39,6 +62,7 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'integration-cluster',
+          maxWorkers: GROUP0_WORKERS,
           include: [
             'packages/store/src/**/*.int.test.ts',
             'apps/api/src/acceptance-ports.int.test.ts',
@@ -52,13 +76,30 @@ export default defineConfig({
         },
       },
       {
+        // Whole-stack files that start their own stack and wait for events: two at a time, beside
+        // the unit and integration projects (each stack has its own Redis prefix, ports and sink).
         resolve: { alias },
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          exclude: [...E2E_ALONE, '**/node_modules/**'],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+          maxWorkers: GROUP0_WORKERS,
+        },
+      },
+      {
+        // Files that load the machine on purpose (kill -9, 100k-contact broadcasts, clusters,
+        // several processes) or whose assertions are about recovery under load: one at a time,
+        // after everything else has finished.
+        resolve: { alias },
+        test: {
+          name: 'e2e-alone',
+          include: E2E_ALONE,
           testTimeout: 120_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          sequence: { groupOrder: 1 },
         },
       },
       {
@@ -71,6 +112,7 @@ export default defineConfig({
           testTimeout: 60_000,
           hookTimeout: 120_000,
           fileParallelism: false,
+          sequence: { groupOrder: 2 },
         },
       },
     ],
