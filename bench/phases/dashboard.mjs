@@ -158,8 +158,8 @@ function bundleGzip() {
 
 export async function run(ctx) {
   // --quick is CI's smoke run: the same 100× gap at a size that fills in seconds
-  const large = ctx.opts.quick ? 100 * SMALL_QUICK : 1_000_000;
-  const small = ctx.opts.quick ? SMALL_QUICK : SMALL;
+  const largeN = ctx.opts.quick ? 100 * SMALL_QUICK : 1_000_000;
+  const smallN = ctx.opts.quick ? SMALL_QUICK : SMALL;
   await ctx.redis.reset();
   const api = await startPetrelApi(ctx);
   const redis = createRedis(ctx.redis.url);
@@ -170,11 +170,11 @@ export async function run(ctx) {
       const id = await apiKeys.createTeam(`bench-${label}`);
       return { id, n, token: (await apiKeys.create(id, { name: label })).token };
     };
-    const teams = { small: await team('small', small), large: await team('large', large) };
+    const teams = { small: await team('small', smallN), large: await team('large', largeN) };
     const store = new EmailsStore(redis, keys, 30 * DAY);
     // creation times 1 ms apart ending about now: every email within the retention
-    const fillSmallS = await fill(ctx, store, teams.small.id, 0, small, Date.now() - small);
-    const fillLargeS = await fill(ctx, store, teams.large.id, 0, large, Date.now() - large);
+    const fillSmallS = await fill(ctx, store, teams.small.id, 0, smallN, Date.now() - smallN);
+    const fillLargeS = await fill(ctx, store, teams.large.id, 0, largeN, Date.now() - largeN);
     const { small, large: big } = await measure(ctx, api, keys, teams);
     const ratios = Object.fromEntries(
       Object.keys(small).map((k) => [k, round(big[k].p99 / small[k].p99, 2)]),
@@ -182,7 +182,7 @@ export async function run(ctx) {
     const worst = Math.max(...Object.values(ratios));
     const bundle = bundleGzip();
     ctx.progress(
-      `  p99 ratio ${fmtInt(large)} / ${fmtInt(small)}: ${Object.entries(ratios)
+      `  p99 ratio ${fmtInt(largeN)} / ${fmtInt(smallN)}: ${Object.entries(ratios)
         .map(([k, r]) => `${k} ${r}×`)
         .join(', ')} (target ≤ ${TARGET}×)`,
     );
@@ -194,7 +194,7 @@ export async function run(ctx) {
     return {
       petrel: big.first.p99,
       baseline: small.first.p99,
-      baseline_is: `the same page at ${fmtInt(small)} emails`,
+      baseline_is: `the same page at ${fmtInt(smallN)} emails`,
       ratio: ratios.first,
       unit: 'ms p99',
       target: { ratio_max: TARGET },
@@ -202,7 +202,12 @@ export async function run(ctx) {
       ratios,
       pages: { small, large: big },
       bundle,
-      setup: { small, large, fill_s: { small: fillSmallS, large: fillLargeS }, samples: SAMPLES },
+      setup: {
+        small: smallN,
+        large: largeN,
+        fill_s: { small: fillSmallS, large: fillLargeS },
+        samples: SAMPLES,
+      },
     };
   } finally {
     await redis.quit().catch(() => undefined);
