@@ -5,15 +5,7 @@
 set -euo pipefail
 if [ -x /usr/bin/chromium ]; then exit 0; fi
 echo "chromium is missing: installing Debian's chromium package" >&2
-SUDO=""
-if [ "$(id -u)" -ne 0 ]; then
-  if command -v sudo >/dev/null 2>&1; then SUDO="sudo"; else
-    echo "not root and no sudo: install chromium yourself (apt-get install chromium)" >&2
-    exit 1
-  fi
-fi
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
+. "$(dirname "$0")/lib/apt-install.sh"
 # with its recommended packages (fonts among them), as the headless runs here were checked with
-$SUDO apt-get install -y -qq chromium fonts-dejavu-core >/dev/null
+apt_install "install chromium yourself (apt-get install chromium)" chromium fonts-dejavu-core
 [ -x /usr/bin/chromium ]
