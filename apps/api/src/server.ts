@@ -26,7 +26,7 @@ import {
   Keys,
   OutboxStore,
   RateLimitStore,
-  dailyQuotaCounter,
+  redisPreparer,
   RecipientStatesStore,
   SegmentsStore,
   SuppressionsStore,
@@ -45,8 +45,8 @@ import {
   SendQueues,
   WebhookDeliveryQueue,
 } from '@petrel/queue';
-import { acceptPreparer, engagementTracker, newId, type Preparer } from '@petrel/core';
-import { vetNewEndpoint, type DailyQuotaOptions, type HostResolver } from '@petrel/core';
+import { engagementTracker, newId, type Preparer } from '@petrel/core';
+import { vetNewEndpoint, type HostResolver } from '@petrel/core';
 import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
 import { dkimSettings, domainDnsTargets, emailRetentionMs, publicUrl } from '@petrel/config';
@@ -140,24 +140,18 @@ export interface ApiContext {
 export const systemHostResolver: HostResolver = async (name) =>
   (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
 
-/** The acceptance stages of core over this process's template store and attachment fetcher. */
+/** The acceptance stages of core over this process's stores and attachment fetcher. */
 export function defaultPreparer(ctx: ApiContext): Preparer {
-  return acceptPreparer({
+  return redisPreparer({
     templates: ctx.templates,
     topics: ctx.topics,
     attachments: createAttachmentFetcher({ allowPrivate: ctx.config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
-    sendingDomains: { domains: ctx.domains, enforce: ctx.config.ENFORCE_VERIFIED_DOMAINS },
-    dailyQuota: dailyQuotaStage(ctx.limits, ctx.config.DAILY_QUOTA),
+    domains: ctx.domains,
+    enforceVerifiedDomains: ctx.config.ENFORCE_VERIFIED_DOMAINS,
+    limits: ctx.limits,
+    dailyQuota: ctx.config.DAILY_QUOTA,
+    onDailyQuotaRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
   });
-}
-
-/** The daily quota stage's options over the limits store (DAILY_QUOTA and the teams' own quotas). */
-export function dailyQuotaStage(limits: RateLimitStore, defaultQuota: number): DailyQuotaOptions {
-  return {
-    counter: dailyQuotaCounter(limits),
-    defaultQuota,
-    onRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
-  };
 }
 
 /** The feature routes the API always serves, besides /emails and /api-keys. */

@@ -4,7 +4,7 @@
  * acceptance ports every producer shares (redisAcceptancePorts: records, outbox, send jobs), so a
  * send_email step's email enters exactly as a POST /emails one does.
  */
-import { acceptPreparer, type EnginePorts } from '@petrel/core';
+import type { EnginePorts } from '@petrel/core';
 import {
   AutomationRunsStore,
   AutomationsStore,
@@ -16,8 +16,8 @@ import {
   OutboxStore,
   RateLimitStore,
   TopicsStore,
-  dailyQuotaCounter,
   redisAcceptancePorts,
+  redisPreparer,
   type Keys,
   type RedisClient,
   type TemplatesStore,
@@ -63,16 +63,15 @@ export async function startAutomationEngine(
       queues: sendQueues,
       // the stages of POST /emails; a step's email carries no attachments: the fetcher only
       // serves the stage's contract
-      preparer: acceptPreparer({
+      preparer: redisPreparer({
         templates: deps.templates,
         topics: new TopicsStore(redis, keys),
         attachments: createAttachmentFetcher({ allowPrivate: false }),
-        sendingDomains: { domains: new DomainsStore(redis, keys), enforce: config.ENFORCE_VERIFIED_DOMAINS },
-        dailyQuota: {
-          counter: dailyQuotaCounter(new RateLimitStore(redis, keys)),
-          defaultQuota: config.DAILY_QUOTA,
-          onRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
-        },
+        domains: new DomainsStore(redis, keys),
+        enforceVerifiedDomains: config.ENFORCE_VERIFIED_DOMAINS,
+        limits: new RateLimitStore(redis, keys),
+        dailyQuota: config.DAILY_QUOTA,
+        onDailyQuotaRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
       }),
       onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
     }),

@@ -15,8 +15,19 @@
  * outbox relay turns into jobs after OUTBOX_GRACE_MS; a retry with the same Idempotency-Key
  * recomputes the same ids and runs the steps again (each is idempotent).
  */
-import type { AcceptPorts, AcceptedEmail, ClaimResult, Preparer } from '@petrel/core';
+import {
+  acceptPreparer,
+  type AcceptPorts,
+  type AcceptedEmail,
+  type AttachmentFetcher,
+  type ClaimResult,
+  type Preparer,
+  type TemplateLookup,
+} from '@petrel/core';
+import type { DomainsStore } from './domains.store.js';
 import type { EmailsStore, NewEmail } from './emails.store.js';
+import { dailyQuotaCounter, type RateLimitStore } from './rate-limit.store.js';
+import type { TopicsStore } from './topics.store.js';
 import { requestFingerprint, type IdempotencyStore } from './idempotency.store.js';
 import type { OutboxStore } from './outbox.store.js';
 
@@ -26,6 +37,37 @@ export interface SendJobsPort {
     lane: 'send',
     jobs: readonly { teamId: string; emailId: string; delayMs?: number }[],
   ): Promise<void>;
+}
+
+/**
+ * Core's acceptance stages over the team's Redis stores, as every producer runs them (POST
+ * /emails, SMTP submission, automation steps): composed once, so a new stage reaches them all.
+ */
+export function redisPreparer(deps: {
+  templates: TemplateLookup;
+  topics: TopicsStore;
+  attachments: AttachmentFetcher;
+  /** Only the domains' verification state is read: no DKIM key is opened. */
+  domains: DomainsStore;
+  /** ENFORCE_VERIFIED_DOMAINS. */
+  enforceVerifiedDomains: boolean;
+  limits: RateLimitStore;
+  /** DAILY_QUOTA: the quota of a team without its own (0: none). */
+  dailyQuota: number;
+  /** Counts refusals for the quota (a metric). */
+  onDailyQuotaRefused: () => void;
+}): Preparer {
+  return acceptPreparer({
+    templates: deps.templates,
+    topics: deps.topics,
+    attachments: deps.attachments,
+    sendingDomains: { domains: deps.domains, enforce: deps.enforceVerifiedDomains },
+    dailyQuota: {
+      counter: dailyQuotaCounter(deps.limits),
+      defaultQuota: deps.dailyQuota,
+      onRefused: deps.onDailyQuotaRefused,
+    },
+  });
 }
 
 /** The claim token this adapter hands out: the Redis key and the owner that claimed it. */

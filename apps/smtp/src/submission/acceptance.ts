@@ -2,18 +2,18 @@
  * What a submission needs to accept an email: the API keys it authenticates with, and the
  * ports of the accept-emails use-case over the same stores and send queues as the HTTP API.
  */
-import { acceptPreparer, type AcceptPorts, type RateLimiter } from '@petrel/core';
+import { type AcceptPorts, type RateLimiter } from '@petrel/core';
 import {
   ApiKeysStore,
   EmailsStore,
   IdempotencyStore,
   OutboxStore,
   RateLimitStore,
-  dailyQuotaCounter,
   DomainsStore,
   TemplatesStore,
   TopicsStore,
   redisAcceptancePorts,
+  redisPreparer,
 } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
 import { createAttachmentFetcher } from '@petrel/mailer';
@@ -48,17 +48,15 @@ export async function submissionDeps(ctx: SmtpContext): Promise<SubmissionDeps> 
     outbox: new OutboxStore(redis, keys, idempotency),
     queues,
     // A submitted message carries its attachments: the fetcher only serves the stage's contract.
-    preparer: acceptPreparer({
+    preparer: redisPreparer({
       templates: new TemplatesStore(redis, keys, retentionMs),
       topics: new TopicsStore(redis, keys),
       attachments: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
-      // only the domains' verification state is read here: no DKIM key is opened
-      sendingDomains: { domains: new DomainsStore(redis, keys), enforce: config.ENFORCE_VERIFIED_DOMAINS },
-      dailyQuota: {
-        counter: dailyQuotaCounter(limits),
-        defaultQuota: config.DAILY_QUOTA,
-        onRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
-      },
+      domains: new DomainsStore(redis, keys),
+      enforceVerifiedDomains: config.ENFORCE_VERIFIED_DOMAINS,
+      limits,
+      dailyQuota: config.DAILY_QUOTA,
+      onDailyQuotaRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
     }),
     onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
   });
