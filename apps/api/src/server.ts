@@ -49,7 +49,13 @@ import { engagementTracker, newId, type Preparer } from '@petrel/core';
 import { vetNewEndpoint, type HostResolver } from '@petrel/core';
 import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
-import { dkimSettings, domainDnsTargets, emailRetentionMs, publicUrl } from '@petrel/config';
+import {
+  dkimSettings,
+  domainDnsTargets,
+  emailRetentionMs,
+  emailStoreOptions,
+  publicUrl,
+} from '@petrel/config';
 import type { DnsPort } from '@petrel/core';
 import { domainsRoutes } from './routes/domains.routes.js';
 import { log, logConnectionError, metrics } from '@petrel/observability';
@@ -253,9 +259,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     automationQueue: new AutomationQueue(redis, { prefix: keys.bullPrefix() }),
   };
   const apiKeys = new ApiKeysStore(redis, keys);
-  const emails = new EmailsStore(redis, keys, retentionMs, {
-    statsRetentionMs: config.DASHBOARD_STATS_RETENTION_DAYS * 86_400_000,
-  });
+  const emails = new EmailsStore(redis, keys, retentionMs, emailStoreOptions(config));
   const idempotency = new IdempotencyStore(redis, keys, config.IDEMPOTENCY_LOCK_MS);
   const outbox = new OutboxStore(redis, keys, idempotency);
   const queues = new SendQueues(redis, {

@@ -31,7 +31,7 @@ import { createContactImportWorker, createSendWorkers, type Worker } from '@petr
 import { startAutomationEngine } from './automation-engine.js';
 import { log, logConnectionError, metrics } from '@petrel/observability';
 import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
-import { emailRetentionMs, publicUrl } from '@petrel/config';
+import { emailRetentionMs, emailStoreOptions, publicUrl } from '@petrel/config';
 import { deliverEmailProcessor } from './deliver-email.processor.js';
 import { createLaneSenders } from './senders.js';
 import { contactImportProcessor } from './contact-import.processor.js';
@@ -70,9 +70,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     logConnectionError('petrel-worker-bull'),
   );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
-  const emails = new EmailsStore(redis, keys, emailRetentionMs(config), {
-    statsRetentionMs: config.DASHBOARD_STATS_RETENTION_DAYS * 86_400_000,
-  });
+  const emails = new EmailsStore(redis, keys, emailRetentionMs(config), emailStoreOptions(config));
   // Relay: one SMTP pool per lane; direct: one MX sender shared by the lanes (senders.ts).
   const senders = createLaneSenders(config);
   const schedule = retrySchedule(config.RETRY_SCHEDULE_S);

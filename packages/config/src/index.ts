@@ -536,6 +536,13 @@ export function emailRetentionMs(config: { EMAIL_RETENTION_DAYS: number }): numb
   return config.EMAIL_RETENTION_DAYS * DAY_MS;
 }
 
+/** The email store's options from the configuration: how long its hourly counters are kept. */
+export function emailStoreOptions(config: { DASHBOARD_STATS_RETENTION_DAYS: number }): {
+  statsRetentionMs: number;
+} {
+  return { statsRetentionMs: config.DASHBOARD_STATS_RETENTION_DAYS * DAY_MS };
+}
+
 /** Parse `env` against `shape`, or throw one readable message listing every bad variable. */
 export function loadConfig<S extends z.ZodRawShape>(
   shape: S,

@@ -18,7 +18,7 @@
  */
 import type { SMTPServerDataStream, SMTPServerOptions, SMTPServerSession } from 'smtp-server';
 import { SMTPServer } from 'smtp-server';
-import { inboundRetentionMs, emailRetentionMs } from '@petrel/config';
+import { inboundRetentionMs, emailRetentionMs, emailStoreOptions } from '@petrel/config';
 import {
   BARE_LINE_ENDING_MESSAGE,
   newId,
@@ -74,7 +74,8 @@ export async function startInbound(
     emails: new SentEmailsLocator(
       ctx.redis,
       ctx.keys,
-      new EmailsStore(ctx.redis, ctx.keys, emailRetentionMs(config)),
+      // bounces and complaints count in the hourly counters, kept as the API and worker keep them
+      new EmailsStore(ctx.redis, ctx.keys, emailRetentionMs(config), emailStoreOptions(config)),
     ),
     suppressions: new SuppressionsStore(ctx.redis, ctx.keys),
     clock,
