@@ -4,6 +4,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/ensure-redis.sh
 bash scripts/ensure-chromium.sh
+bash scripts/ensure-promtool.sh
 bash scripts/ensure-deps.sh
 npm run lint
 npm run typecheck

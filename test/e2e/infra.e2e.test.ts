@@ -186,8 +186,15 @@ describe('infra files', () => {
       expect(job, `scrape job of ${app}`).toBeDefined();
       expect(job.dns_sd_configs[0]).toMatchObject({ names: [app], port: METRICS_PORTS[app] });
     }
-    expect(prometheus.rule_files).toEqual(['/etc/prometheus/alerts.yml']);
+    // rule_files are relative to the config file's directory, which compose mounts whole: the
+    // same layout in the repository and in the container (promtool.e2e.test.ts checks both)
     expect(services.prometheus.volumes).toContain('./prometheus:/etc/prometheus:ro');
+    expect(services.prometheus.command).toContain('--config.file=/etc/prometheus/prometheus.yml');
+    expect(prometheus.rule_files.length).toBeGreaterThan(0);
+    for (const file of prometheus.rule_files as string[]) {
+      expect(file, 'a rule file relative to prometheus.yml').not.toMatch(/^\//);
+      expect(existsSync(join(INFRA, 'prometheus', file)), file).toBe(true);
+    }
 
     // Grafana: the datasource uid and the dashboard folder the provisioning files name
     const datasource = parse(read('infra/grafana/provisioning/datasources/prometheus.yml'));
