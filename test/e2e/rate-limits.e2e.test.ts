@@ -9,6 +9,10 @@
  *    batch's others are counted one by one;
  *  - two API processes behind a round robin: what they admit together stays within the one
  *    limit (the GCRA bound: `limit` at once, then `limit` per second of elapsed time).
+ *
+ * Every count is checked against the bounds the GCRA guarantees ({@link gcraBounds}) over a window
+ * measured on Redis's own clock, the one the limiter's script reads: right whatever the speed of
+ * the machine, however the requests happen to spread out.
  */
 import { resolve } from 'node:path';
 import { Resend } from 'resend';
@@ -42,6 +46,42 @@ afterAll(async () => {
   await stack?.stop();
 });
 
+/** Redis's clock (TIME), ms: the clock `petrelTakeRateLimit` reads for `now`. */
+async function redisNowMs(): Promise<number> {
+  const [s, us] = await admin.time();
+  return Number(s) * 1000 + Number(us) / 1000;
+}
+
+/**
+ * The team's allowance whole again (no TAT: the next request finds `TAT ≤ now`), the state the
+ * lower bound of {@link gcraBounds} starts from. An earlier test's last admitted request leaves
+ * the TAT up to one interval ahead for a second or so.
+ */
+async function wholeAllowance(team: string): Promise<void> {
+  await admin.del(new Keys(stack.prefix).rateLimit(team));
+}
+
+/**
+ * How many of `sent` requests the GCRA (docs/architecture.md, "Rate limits and quotas") admits
+ * at `rate` a second when Redis ran every step between `fromMs` and `toMs` (its clock). With
+ * `T = 1 s / rate`, a request at `now` passes while `max(TAT, now) + T − now ≤ 1 s`, and then
+ * moves the TAT to `max(TAT, now) + T`.
+ *
+ * - At most `rate · (1 s + (toMs − fromMs))`: the TAT only ever grows by T per admission from at
+ *   least the first one's time, so after the n-th admission `TAT ≥ fromMs + n·T`, and that
+ *   admission needed `TAT − now ≤ 1 s` with `now ≤ toMs`. One more millisecond covers the
+ *   script's 0.001 ms tolerance and the TAT's rounding to 0.001 ms per step.
+ * - At least `min(sent, rate)` when the allowance was whole at the first step (`TAT ≤ now`), all
+ *   at once or spread out: before the k-th admission (k ≤ rate) `max(TAT, now) ≤ now + (k−1)·T`,
+ *   so `max(TAT, now) + T − now ≤ k·T ≤ 1 s`. All sent at once, exactly that many pass.
+ */
+function gcraBounds(rate: number, sent: number, fromMs: number, toMs: number) {
+  return {
+    min: Math.min(sent, rate),
+    max: Math.floor((rate * (1_000 + (toMs - fromMs) + 1)) / 1_000),
+  };
+}
+
 const RATE_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
 
 describe('per-team rate limits', () => {
@@ -55,19 +95,20 @@ describe('per-team rate limits', () => {
     await limits.setLimits(defaultTeam, { rps: 2 });
     await limits.setLimits(other.team, { rps: 100 });
     const otherResend = new Resend(other.key, { baseUrl: stack.baseUrl });
-    const started = Date.now();
+    await wholeAllowance(defaultTeam);
+    const from = await redisNowMs();
     const [mine, theirs] = await Promise.all([
       Promise.all(Array.from({ length: 8 }, (_, i) => stack.resend.emails.send(email(i) as never))),
       Promise.all(Array.from({ length: 8 }, (_, i) => otherResend.emails.send(email(i) as never))),
     ]);
-    const elapsedS = (Date.now() - started) / 1000;
+    const bounds = gcraBounds(2, 8, from, await redisNowMs());
 
     const admitted = mine.filter((r) => r.error === null);
     const refused = mine.filter((r) => r.error !== null);
-    expect(admitted.length).toBeGreaterThanOrEqual(2);
-    expect(admitted.length).toBeLessThanOrEqual(2 + Math.floor(elapsedS * 2));
-    // 8 at once against 2 a second: some refused unless the 8 took 3 s to arrive
-    if (elapsedS < 3) expect(refused.length).toBeGreaterThan(0);
+    expect(admitted.length).toBeGreaterThanOrEqual(bounds.min);
+    expect(admitted.length).toBeLessThanOrEqual(bounds.max);
+    // 8 at once against 2 a second: some refused unless the 8 took 3 s to be answered
+    if (bounds.max < 8) expect(refused.length).toBeGreaterThan(0);
     for (const r of refused) {
       expect(r.error).toMatchObject({ name: 'rate_limit_exceeded', statusCode: 429 });
       expect(r.headers).toMatchObject({
@@ -163,6 +204,8 @@ describe('SMTP submission shares the API allowance', () => {
 });
 
 describe('two API processes share one allowance', () => {
+  /** The pause between one answer and the next request of the steady load. */
+  const STEADY_GAP_MS = 200;
   const apis: NodeProcess[] = [];
   afterAll(async () => {
     await Promise.all(apis.map((a) => a.stop()));
@@ -194,32 +237,39 @@ describe('two API processes share one allowance', () => {
       fetch(`${urls[i % 2]}/api-keys`, { headers: { authorization: `Bearer ${key}` } });
 
     // 40 concurrent requests, round robin over the two processes, another team alongside
-    const started = Date.now();
+    await wholeAllowance(defaultTeam);
+    await wholeAllowance(other.team);
+    const from = await redisNowMs();
     const [burst, others] = await Promise.all([
       Promise.all(Array.from({ length: 40 }, (_, i) => get(i, stack.key))),
       Promise.all(Array.from({ length: 10 }, (_, i) => get(i, other.key))),
     ]);
-    const elapsedS = (Date.now() - started) / 1000;
+    const burstBounds = gcraBounds(2, 40, from, await redisNowMs());
     const ok = burst.filter((r) => r.status === 200).length;
-    expect(ok).toBeGreaterThanOrEqual(2);
-    expect(ok).toBeLessThanOrEqual(2 + Math.floor(elapsedS * 2));
+    expect(ok).toBeGreaterThanOrEqual(burstBounds.min);
+    expect(ok).toBeLessThanOrEqual(burstBounds.max);
     for (const r of burst.filter((x) => x.status === 429)) {
       for (const h of [...RATE_HEADERS, 'retry-after']) expect(r.headers.get(h), h).not.toBeNull();
       expect(((await r.json()) as { name: string }).name).toBe('rate_limit_exceeded');
     }
     expect(others.map((r) => r.status)).toEqual(others.map(() => 200));
 
-    // then a steady load of 5 requests a second (paced, the load's shape) for 2 s: 2 a second
-    // pass, never more — counted with the burst from its start, the GCRA's bound
+    // then a steady load of at most 5 requests a second for 2 s, one after the other, each sent
+    // 200 ms (the load's shape, not a wait for anything) after the previous answer.
     const steady: number[] = [];
     for (let i = 0; i < 10; i++) {
       steady.push((await get(i, stack.key)).status);
-      await new Promise((r) => setTimeout(r, 200));
+      await new Promise((r) => setTimeout(r, STEADY_GAP_MS));
     }
-    const totalS = (Date.now() - started) / 1000;
     const passed = steady.filter((s) => s === 200).length;
-    expect(passed).toBeGreaterThanOrEqual(1);
-    expect(ok + passed).toBeLessThanOrEqual(2 + Math.floor(totalS * 2));
+    // At most: counted with the burst, from its start, the GCRA's bound.
+    expect(ok + passed).toBeLessThanOrEqual(gcraBounds(2, 50, from, await redisNowMs()).max);
+    // At least: an admission leaves `TAT ≤ its time + 1 s`, so a request T = 500 ms or more after
+    // the last admission passes. The steps are ≥ 200 ms apart (a machine slower than that only
+    // widens the gaps) and the first comes after every step of the burst: of any 3 requests in a
+    // row after an admission, the third at the latest passes (3 × 200 ms > 500 ms), so at least
+    // floor(10 / 3) do.
+    expect(passed).toBeGreaterThanOrEqual(3);
     expect(steady.filter((s) => s !== 200 && s !== 429)).toEqual([]);
   });
 });

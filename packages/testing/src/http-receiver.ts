@@ -1,5 +1,6 @@
 // A webhook endpoint for tests: plain node:http on 127.0.0.1 that records every request and
-// answers by a script (status, body, headers, delay), e.g. 500 three times then 200.
+// answers by a script (status, body, headers, delay, held until released), e.g. 500 three times
+// then 200.
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import { Arrivals } from './arrivals.js';
 
@@ -23,6 +24,11 @@ export interface ScriptedResponse {
   headers?: Record<string, string>;
   /** Wait this long before answering (timeouts, slow endpoints). */
   delayMs?: number;
+  /**
+   * Answer only once this settles (then after `delayMs`, if set): an endpoint that holds its
+   * requests until the test lets them go, however long the rest takes.
+   */
+  until?: Promise<unknown>;
 }
 
 /** Options of {@link startHttpReceiver}. */
@@ -78,12 +84,16 @@ export async function startHttpReceiver(opts: HttpReceiverOptions = {}): Promise
         res.writeHead(answer.status, answer.headers);
         res.end(answer.body ?? '');
       };
-      if (!answer.delayMs) return send();
-      const timer = setTimeout(() => {
-        timers.delete(timer);
-        send();
-      }, answer.delayMs);
-      timers.add(timer);
+      const answerNow = (): void => {
+        if (!answer.delayMs) return send();
+        const timer = setTimeout(() => {
+          timers.delete(timer);
+          send();
+        }, answer.delayMs);
+        timers.add(timer);
+      };
+      if (answer.until) void answer.until.then(answerNow, answerNow);
+      else answerNow();
     });
     req.on('error', () => undefined);
   });
