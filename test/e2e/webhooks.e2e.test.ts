@@ -49,7 +49,7 @@ describe('R17: SSRF', () => {
   /** The injected resolvers: names of the corpus; the rebinding one answers public at creation only. */
   const answers: Record<string, string[]> = {
     'evil.test': ['127.0.0.1'],
-    'mixed.test': ['203.0.113.9', '127.0.0.1'],
+    'mixed.test': ['93.184.216.34', '127.0.0.1'],
     'v6.test': ['::1'],
     'mapped.test': ['::ffff:127.0.0.1'],
     'meta.test': ['169.254.169.254'],
@@ -57,7 +57,7 @@ describe('R17: SSRF', () => {
   const resolver =
     (stage: 'api' | 'dispatcher') =>
     async (name: string): Promise<string[]> => {
-      if (name === 'rebind.test') return stage === 'api' ? ['203.0.113.7'] : ['127.0.0.1'];
+      if (name === 'rebind.test') return stage === 'api' ? ['93.184.216.34'] : ['127.0.0.1'];
       const a = answers[name];
       if (!a) throw Object.assign(new Error('not found'), { code: 'ENOTFOUND' });
       return a;

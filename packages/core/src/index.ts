@@ -8,6 +8,7 @@ export * from './templates/undeclared-variables.js';
 export * from './templates/use-cases.js';
 export * from './emails/index.js';
 export * from './net/ip-policy.js';
+export * from './net/special-purpose-addresses.js';
 export * from './deliver/index.js';
 export * from './housekeeping/index.js';
 export * from './outbox/index.js';

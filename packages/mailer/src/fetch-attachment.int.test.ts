@@ -111,6 +111,12 @@ describe('SSRF guard (allowPrivate: false)', () => {
     `http://224.0.0.1:${p}/`,
     `http://240.0.0.1:${p}/`,
     `http://255.255.255.255:${p}/`,
+    `http://192.0.2.1:${p}/`,
+    `http://198.51.100.1:${p}/`,
+    `http://203.0.113.1:${p}/`,
+    `http://192.88.99.1:${p}/`,
+    `http://[2001:db8::1]:${p}/`,
+    `http://[::ffff:192.0.2.1]:${p}/`,
     `http://[fc00::1]:${p}/`,
     `http://[fd00::1]:${p}/`,
     `http://[fe80::1]:${p}/`,
@@ -319,6 +325,19 @@ describe('fetching (allowPrivate: true, the dev profile)', () => {
     ...over,
   });
 
+  it('still refuses the special-purpose blocks that are no private network (TEST-NETs, 6to4 relay anycast)', async () => {
+    const guard = connectGuard();
+    for (const ip of ['192.0.2.1', '198.51.100.1', '203.0.113.1', '192.88.99.1']) {
+      const err = await refusal(
+        fetchRemoteAttachment(`http://${ip}:${files.port}/plain`, opts({ connect: guard.hook })),
+      );
+      expect(err.message, ip).toContain(
+        `attachments[0].path: ${ip} is a private or reserved network address (`,
+      );
+    }
+    expect(guard.seen).toEqual([]);
+  });
+
   it('returns the content, its type and a file name from the URL', async () => {
     const got = await fetchRemoteAttachment(
       `http://127.0.0.1:${files.port}/docs/report%20Q1.pdf?sig=abc`,
@@ -483,7 +502,7 @@ describe('fetching (allowPrivate: true, the dev profile)', () => {
         refused: {
           name: 'invalid_attachment',
           message:
-            'attachments[1].path: 127.0.0.1 is a private or reserved network address; only public hosts can be fetched',
+            'attachments[1].path: 127.0.0.1 is a private or reserved network address (127.0.0.0/8, Loopback, RFC 1122); only public hosts can be fetched',
         },
       });
       expect(files.connections).toBe(canaryHits);
@@ -502,7 +521,7 @@ describe('fetching (allowPrivate: true, the dev profile)', () => {
             index: 3,
             name: 'invalid_attachment',
             message:
-              'emails[3].attachments[0].path: ::1 is a private or reserved network address; only public hosts can be fetched',
+              'emails[3].attachments[0].path: ::1 is a private or reserved network address (::1/128, Loopback Address, RFC 4291); only public hosts can be fetched',
           },
         ],
       });

@@ -4,8 +4,9 @@
  *
  * - only http and https; the host is read as every HTTP client reads it (WHATWG URL, so
  *   `http://2130706433` is 127.0.0.1);
- * - a name is resolved ONCE, and refused when ANY of its addresses is private (unless
- *   `allowPrivate`); the socket then connects to that vetted address (the request's `lookup` is
+ * - a name is resolved ONCE, and refused when ANY of its addresses is not a globally reachable
+ *   destination (core's `forbiddenDestination`: the IANA special-purpose blocks; `allowPrivate`
+ *   opens only loopback, private-use, shared, link-local and unique-local networks); the socket then connects to that vetted address (the request's `lookup` is
  *   pinned to it), so a DNS answer that changes between the check and the connect (rebinding)
  *   is never used. The Host header and TLS SNI / certificate check keep the original name;
  * - redirects are never followed (a 3xx is an error), there is one timeout for the whole fetch
@@ -22,7 +23,13 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { LIMITS, PetrelError } from '@petrel/contracts';
-import { isPrivateAddress, parseUrlHost, type AttachmentFetcher, type FetchedAttachment } from '@petrel/core';
+import {
+  describeForbidden,
+  forbiddenDestination,
+  parseUrlHost,
+  type AttachmentFetcher,
+  type FetchedAttachment,
+} from '@petrel/core';
 
 export interface ConnectTarget {
   /** The vetted IP address the socket connects to. */
@@ -34,7 +41,10 @@ export interface ConnectTarget {
 }
 
 export interface FetchAttachmentOptions {
-  /** Allow loopback / private / reserved destinations (development only). */
+  /**
+   * WEBHOOK_ALLOW_PRIVATE_NETWORKS: allow loopback, private-use, shared, link-local and
+   * unique-local destinations (development only); the other special-purpose blocks stay refused.
+   */
   allowPrivate: boolean;
   /** Refuse a body larger than this many bytes (reading stops as soon as it is exceeded). */
   maxBytes: number;
@@ -89,6 +99,7 @@ export async function fetchRemoteAttachment(
   const secure = parsed.protocol === 'https:';
   const port = parsed.port ? Number(parsed.port) : secure ? 443 : 80;
 
+  const policy = { allowPrivateNetworks: opts.allowPrivate };
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(), opts.timeoutMs);
   const timedOut = () => fail(`timed out after ${formatSeconds(opts.timeoutMs)}`);
@@ -96,10 +107,9 @@ export async function fetchRemoteAttachment(
     // 1. Resolve once and vet every address.
     let target: { address: string; family: 4 | 6 };
     if (host.kind === 'ip') {
-      if (!opts.allowPrivate && isPrivateAddress(host.address)) {
-        throw fail(
-          `${host.address} is a private or reserved network address; only public hosts can be fetched`,
-        );
+      const forbidden = forbiddenDestination(host.address, policy);
+      if (forbidden) {
+        throw fail(`${host.address} is ${describeForbidden(forbidden)}; only public hosts can be fetched`);
       }
       target = { address: host.address, family: host.family };
     } else {
@@ -111,7 +121,8 @@ export async function fetchRemoteAttachment(
         },
       );
       if (addresses.length === 0) throw fail(`could not resolve ${host.name}`);
-      if (!opts.allowPrivate && addresses.some(isPrivateAddress)) {
+      // The address is not echoed: it would map the deployment's internal DNS for the client.
+      if (addresses.some((a) => forbiddenDestination(a, policy) !== undefined)) {
         throw fail(
           `${host.name} resolves to a private or reserved network address; only public hosts can be fetched`,
         );

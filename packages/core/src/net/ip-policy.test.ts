@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { isPrivateAddress, parseIPv4, parseIPv6, parseUrlHost } from './ip-policy.js';
+import { isForbiddenDestination, parseIPv4, parseIPv6, parseUrlHost } from './ip-policy.js';
 
 /** Stand-in for DNS: what the names of the corpus resolve to. */
 const RESOLVER: Record<string, string[]> = {
@@ -20,7 +20,7 @@ function addressesOf(url: string): string[] {
   if (!found) throw new Error(`no test DNS entry for ${host.name}`);
   return found;
 }
-const refused = (url: string) => addressesOf(url).some(isPrivateAddress);
+const refused = (url: string) => addressesOf(url).some((ip) => isForbiddenDestination(ip));
 
 /** SSRF corpus: every one of these must be refused. */
 const PRIVATE_URLS = [
@@ -50,6 +50,13 @@ const PRIVATE_URLS = [
   'http://239.255.255.250/',
   'http://240.0.0.1/',
   'http://255.255.255.255/',
+  'http://192.0.2.1/', // TEST-NET-1
+  'http://198.51.100.1/', // TEST-NET-2
+  'http://203.0.113.1/', // TEST-NET-3
+  'http://192.88.99.1/', // deprecated 6to4 relay anycast
+  'http://[2001:db8::1]/',
+  'http://[64:ff9b:1::8.8.8.8]/',
+  'http://[::ffff:192.0.2.1]/',
   'http://[fc00::1]/',
   'http://[fd12:3456:789a::1]/',
   'http://[fe80::1]/',
@@ -140,7 +147,7 @@ describe('parseUrlHost', () => {
   });
 });
 
-describe('isPrivateAddress', () => {
+describe('isForbiddenDestination', () => {
   it.each([
     // IPv4 ranges, first and last address of each
     '0.0.0.0',
@@ -196,7 +203,7 @@ describe('isPrivateAddress', () => {
     '2001:0:4136:e378:8000:63bf:3fff:fdd2',
     '100::1',
   ])('%s is private', (ip) => {
-    expect(isPrivateAddress(ip)).toBe(true);
+    expect(isForbiddenDestination(ip)).toBe(true);
   });
 
   it.each([
@@ -230,7 +237,7 @@ describe('isPrivateAddress', () => {
     'fbff::1',
     'fe7f::1', // just below fe80::/10
   ])('%s is public', (ip) => {
-    expect(isPrivateAddress(ip)).toBe(false);
+    expect(isForbiddenDestination(ip)).toBe(false);
   });
 
   it.each([
@@ -248,7 +255,7 @@ describe('isPrivateAddress', () => {
     '12345::',
     'g::1',
   ])('fails closed on %j (not a well-formed IP literal)', (text) => {
-    expect(isPrivateAddress(text)).toBe(true);
+    expect(isForbiddenDestination(text)).toBe(true);
   });
 });
 

@@ -2,38 +2,20 @@
  * SSRF policy (OWASP Server-Side Request Forgery Prevention Cheat Sheet): which addresses an
  * outgoing fetch on behalf of a client (remote attachment `path`, webhook endpoint) must never
  * reach, and how the host of a URL is read. Pure: no DNS, no sockets. Resolving a name and
- * checking every address it resolves to is the caller's job (packages/mailer/src/fetch-attachment.ts).
+ * checking every address it resolves to is the caller's job (packages/mailer/src/fetch-attachment.ts,
+ * webhooks/endpoint-policy.ts).
  *
- * "Private" here means "not a public unicast destination": loopback, RFC 1918, CGNAT, link-local
- * (cloud metadata at 169.254.169.254), unique-local, multicast, broadcast, reserved ranges, and
- * IPv6 forms that embed one of those IPv4 addresses. Anything that is not a well-formed IP literal
- * is treated as private (fail closed).
+ * "Forbidden" means "not a globally reachable unicast destination": every block of the IANA
+ * special-purpose address registries whose "Globally Reachable" is not True, and multicast
+ * (special-purpose-addresses.ts holds the table), with IPv6 forms that stand for an IPv4 address
+ * judged by that address. Anything that is not a well-formed IP literal is refused (fail closed).
  */
-
-type Cidr4 = readonly [base: number, bits: number];
-
-const v4 = (a: number, b: number, c: number, d: number): number =>
-  ((a << 24) | (b << 16) | (c << 8) | d) >>> 0;
-
-/** IPv4 ranges refused as destinations. */
-const PRIVATE_V4: readonly Cidr4[] = [
-  [v4(0, 0, 0, 0), 8], // "this network"; 0.0.0.0 reaches the local host on Linux
-  [v4(10, 0, 0, 0), 8], // RFC 1918
-  [v4(100, 64, 0, 0), 10], // carrier-grade NAT (RFC 6598)
-  [v4(127, 0, 0, 0), 8], // loopback
-  [v4(169, 254, 0, 0), 16], // link-local, cloud metadata
-  [v4(172, 16, 0, 0), 12], // RFC 1918
-  [v4(192, 0, 0, 0), 24], // IETF protocol assignments
-  [v4(192, 168, 0, 0), 16], // RFC 1918
-  [v4(198, 18, 0, 0), 15], // benchmarking
-  [v4(224, 0, 0, 0), 4], // multicast
-  [v4(240, 0, 0, 0), 4], // reserved, includes 255.255.255.255 (broadcast)
-];
-
-function inCidr4(addr: number, [base, bits]: Cidr4): boolean {
-  const mask = bits === 0 ? 0 : (0xffffffff << (32 - bits)) >>> 0;
-  return (addr & mask) >>> 0 === (base & mask) >>> 0;
-}
+import { BlockList } from 'node:net';
+import {
+  SPECIAL_PURPOSE_IPV4,
+  SPECIAL_PURPOSE_IPV6,
+  type SpecialPurposeBlock,
+} from './special-purpose-addresses.js';
 
 /** A strict dotted-quad (`a.b.c.d`, decimal, no leading zeros) as a uint32, or undefined. */
 export function parseIPv4(text: string): number | undefined {
@@ -98,66 +80,94 @@ export function parseIPv6(text: string): number[] | undefined {
   return [...head, ...new Array<number>(8 - known).fill(0), ...rest, ...tail];
 }
 
-function isPrivateV4(addr: number): boolean {
-  return PRIVATE_V4.some((c) => inCidr4(addr, c));
+/** A table row as a matcher: its family and a BlockList holding its one subnet. */
+interface Row {
+  entry: SpecialPurposeBlock;
+  family: 'ipv4' | 'ipv6';
+  prefix: number;
+  list: BlockList;
 }
 
-const embedded = (hi: number, lo: number): number => ((hi << 16) | lo) >>> 0;
+function rowOf(entry: SpecialPurposeBlock, family: Row['family']): Row {
+  const [network, bits] = entry.block.split('/') as [string, string];
+  const list = new BlockList();
+  list.addSubnet(network, Number(bits), family);
+  return { entry, family, prefix: Number(bits), list };
+}
 
-function isPrivateV6(g: number[]): boolean {
-  const [g0, g1, g2, g3, g4, g5, g6, g7] = g as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
-  const zeroTo = (n: number) => g.slice(0, n).every((x) => x === 0);
+/** Most specific first: the first row that holds an address is the one that decides. */
+const ROWS: readonly Row[] = [
+  ...SPECIAL_PURPOSE_IPV4.map((e) => rowOf(e, 'ipv4')),
+  ...SPECIAL_PURPOSE_IPV6.map((e) => rowOf(e, 'ipv6')),
+].sort((a, b) => b.prefix - a.prefix);
 
-  // ::/96 — the unspecified address, loopback ::1 and the deprecated IPv4-compatible addresses
-  // (::a.b.c.d). None is a legitimate public destination; refused whatever they embed.
-  if (zeroTo(6)) return true;
-  // ::ffff:a.b.c.d — IPv4-mapped (also written ::ffff:7f00:1): judged by the IPv4 address.
-  if (zeroTo(5) && g5 === 0xffff) return isPrivateV4(embedded(g6, g7));
-  // ::ffff:0:a.b.c.d — IPv4-translated (SIIT, RFC 2765).
-  if (zeroTo(4) && g4 === 0xffff && g5 === 0) return isPrivateV4(embedded(g6, g7));
-  // 64:ff9b::/96 — well-known NAT64 prefix (RFC 6052): judged by the IPv4 address.
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 0 && g3 === 0 && g4 === 0 && g5 === 0) {
-    return isPrivateV4(embedded(g6, g7));
+/** Options of the destination check. */
+export interface DestinationPolicy {
+  /** WEBHOOK_ALLOW_PRIVATE_NETWORKS: opens the rows marked `privateNetwork`, and only those. */
+  allowPrivateNetworks?: boolean;
+}
+
+/** What refuses an address: its special-purpose block, or `not-an-ip` (fail closed). */
+export type ForbiddenReason = SpecialPurposeBlock | 'not-an-ip';
+
+const hex = (g: number[]): string => g.map((x) => x.toString(16)).join(':');
+
+function judgeV4(addr: number, policy: DestinationPolicy): SpecialPurposeBlock | undefined {
+  const text = [addr >>> 24, (addr >>> 16) & 255, (addr >>> 8) & 255, addr & 255].join('.');
+  return judge(text, 'ipv4', undefined, policy);
+}
+
+function judge(
+  text: string,
+  family: Row['family'],
+  groups: number[] | undefined,
+  policy: DestinationPolicy,
+): SpecialPurposeBlock | undefined {
+  const row = ROWS.find((r) => r.family === family && r.list.check(text, family));
+  if (!row) return undefined; // no special purpose: a public unicast destination
+  const { entry } = row;
+  if (entry.embedsIPv4 && groups) {
+    const [hi, lo] = entry.embedsIPv4 === 'low32' ? [groups[6]!, groups[7]!] : [groups[1]!, groups[2]!];
+    return judgeV4(((hi << 16) | lo) >>> 0, policy);
   }
-  // 64:ff9b:1::/48 — local-use NAT64 (RFC 8215): translated inside the operator's network.
-  if (g0 === 0x64 && g1 === 0xff9b && g2 === 1) return true;
-  // 2002::/16 — 6to4: the next 32 bits are an IPv4 address.
-  if (g0 === 0x2002) return isPrivateV4(embedded(g1, g2));
-  // 2001::/32 — Teredo tunnels; 2001:db8::/32 — documentation.
-  if (g0 === 0x2001 && (g1 === 0 || g1 === 0xdb8)) return true;
-  // 100::/64 — discard-only (RFC 6666).
-  if (g0 === 0x100 && g1 === 0 && g2 === 0 && g3 === 0) return true;
-  if ((g0 & 0xfe00) === 0xfc00) return true; // fc00::/7 unique local
-  if ((g0 & 0xffc0) === 0xfe80) return true; // fe80::/10 link-local
-  if ((g0 & 0xffc0) === 0xfec0) return true; // fec0::/10 site-local (deprecated)
-  if ((g0 & 0xff00) === 0xff00) return true; // ff00::/8 multicast
-  return false;
+  if (entry.globallyReachable === true) return undefined;
+  if (entry.privateNetwork && policy.allowPrivateNetworks) return undefined;
+  return entry;
 }
 
 /**
- * True when `ip` must not be connected to on behalf of a client: a private, loopback, link-local,
- * multicast, broadcast or reserved IPv4/IPv6 address, an IPv6 address embedding such an IPv4 one,
- * or anything that is not a well-formed IP literal (fail closed).
+ * Why `ip` must not be connected to on behalf of a client, or undefined when it may: the
+ * special-purpose block (special-purpose-addresses.ts) that is not globally reachable and holds
+ * it — for an IPv6 address that stands for an IPv4 one (mapped, NAT64, 6to4), the IPv4 address's
+ * block — or `not-an-ip` for anything that is not a well-formed IP literal (fail closed).
  *
  * Accepts what DNS and the WHATWG URL parser produce: dotted-quad IPv4, IPv6 with or without
  * brackets and zone id. Non-canonical IPv4 spellings (`0x7f.1`, `2130706433`) are not IP literals
  * here — read URLs through `parseUrlHost`, which normalises them.
  */
-export function isPrivateAddress(ip: string): boolean {
+export function forbiddenDestination(
+  ip: string,
+  policy: DestinationPolicy = {},
+): ForbiddenReason | undefined {
   const four = parseIPv4(ip);
-  if (four !== undefined) return isPrivateV4(four);
+  if (four !== undefined) return judgeV4(four, policy);
   const six = parseIPv6(ip);
-  if (six !== undefined) return isPrivateV6(six);
-  return true;
+  if (six !== undefined) return judge(hex(six), 'ipv6', six, policy);
+  return 'not-an-ip';
+}
+
+/** `forbiddenDestination` as a yes/no. */
+export const isForbiddenDestination = (ip: string, policy: DestinationPolicy = {}): boolean =>
+  forbiddenDestination(ip, policy) !== undefined;
+
+/**
+ * `a private or reserved network address (<block>, <name>, <RFC>)`: the one wording of why an
+ * address is refused, for webhook endpoints and attachment URLs alike.
+ */
+export function describeForbidden(reason: ForbiddenReason): string {
+  const what =
+    reason === 'not-an-ip' ? 'not an IP address' : `${reason.block}, ${reason.name}, ${reason.rfc}`;
+  return `a private or reserved network address (${what})`;
 }
 
 /** The host of a URL: an IP literal (normalised) or a name that still has to be resolved. */

@@ -8,10 +8,15 @@
  *
  * The same check runs at creation (422) and before every attempt, whose connection then goes to
  * the vetted address only (the name is resolved once per attempt: a DNS answer that changes in
- * between is never used). WEBHOOK_ALLOW_PRIVATE_NETWORKS=true turns the address rule off.
+ * between is never used). The address rule is net/ip-policy.ts's: every block of the IANA
+ * special-purpose registries that is not globally reachable is refused.
+ * WEBHOOK_ALLOW_PRIVATE_NETWORKS=true opens loopback, private-use, shared, link-local and
+ * unique-local networks (the rows marked `privateNetwork` in special-purpose-addresses.ts) and
+ * the special-use names; documentation, benchmarking, reserved, broadcast and multicast
+ * addresses stay refused.
  */
 import { isIP } from 'node:net';
-import { isPrivateAddress, parseUrlHost } from '../net/ip-policy.js';
+import { describeForbidden, forbiddenDestination, parseUrlHost } from '../net/ip-policy.js';
 
 /** Resolves a host name to all its addresses (the system resolver in production). */
 export type HostResolver = (name: string) => Promise<string[]>;
@@ -38,8 +43,8 @@ export function endpointUrlRule(value: string): string | undefined {
 }
 
 /**
- * Checks `endpoint` and picks the address to connect to. With `allowPrivate`, any address goes
- * (names still resolve once, so the connection is pinned the same way).
+ * Checks `endpoint` and picks the address to connect to. With `allowPrivate`, the private
+ * networks are open (names still resolve once, so the connection is pinned the same way).
  */
 export async function vetEndpoint(
   endpoint: string,
@@ -49,15 +54,18 @@ export async function vetEndpoint(
   if (broken) return { ok: false, reason: broken };
   const url = new URL(endpoint);
   const host = parseUrlHost(url)!;
+  const policy = { allowPrivateNetworks: opts.allowPrivate };
   const refuse = (what: string): VettedEndpoint => ({
     ok: false,
-    reason: `${what} is a private or reserved network address; webhooks are delivered to public hosts only`,
+    reason: `${what}; webhooks are delivered to public hosts only`,
   });
   if (host.kind === 'ip') {
-    if (!opts.allowPrivate && isPrivateAddress(host.address)) return refuse(host.address);
+    const forbidden = forbiddenDestination(host.address, policy);
+    if (forbidden) return refuse(`${host.address} is ${describeForbidden(forbidden)}`);
     return { ok: true, url, address: host.address, family: host.family, host: host.address };
   }
-  if (!opts.allowPrivate && SPECIAL_USE.test(host.name)) return refuse(host.name);
+  if (!opts.allowPrivate && SPECIAL_USE.test(host.name))
+    return refuse(`${host.name} is a special-use name of a private or reserved network`);
   let addresses: string[];
   try {
     addresses = await opts.resolve(host.name);
@@ -71,22 +79,24 @@ export async function vetEndpoint(
   }
   const usable = addresses.filter((a) => isIP(a) !== 0);
   if (usable.length === 0) return { ok: false, reason: `could not resolve ${host.name}`, unresolved: true };
-  if (!opts.allowPrivate && usable.some(isPrivateAddress))
-    return refuse(`${host.name} resolves to ${usable.find(isPrivateAddress)!}, which`);
+  // The address a name resolves to is not echoed: it would map the deployment's internal DNS.
+  if (usable.some((a) => forbiddenDestination(a, policy) !== undefined))
+    return refuse(`${host.name} resolves to a private or reserved network address`);
   const address = usable[0]!;
   return { ok: true, url, address, family: isIP(address) === 6 ? 6 : 4, host: host.name };
 }
 
 /**
  * The check of an endpoint given to POST/PATCH /webhooks: `vetEndpoint`, except that with
- * private networks allowed there is nothing an address could refuse, so the name is not
- * resolved (a development machine may have no DNS for it yet; every delivery resolves anew).
+ * private networks allowed a name is not resolved (a development machine may have no DNS for it
+ * yet; every delivery resolves and checks anew); an IP literal is still judged.
  */
 export async function vetNewEndpoint(
   endpoint: string,
   opts: { allowPrivate: boolean; resolve: HostResolver },
 ): Promise<{ ok: true } | { ok: false; reason: string }> {
-  if (!opts.allowPrivate) return vetEndpoint(endpoint, opts);
   const broken = endpointUrlRule(endpoint);
-  return broken ? { ok: false, reason: broken } : { ok: true };
+  if (broken) return { ok: false, reason: broken };
+  if (!opts.allowPrivate || parseUrlHost(endpoint)?.kind === 'ip') return vetEndpoint(endpoint, opts);
+  return { ok: true };
 }

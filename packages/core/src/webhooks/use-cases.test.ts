@@ -23,7 +23,7 @@ const T = 't1';
 const ok = async () => ({
   ok: true as const,
   url: new URL('https://x.test'),
-  address: '203.0.113.1',
+  address: '93.184.216.34',
   family: 4 as const,
   host: 'x.test',
 });
@@ -83,7 +83,8 @@ describe('webhook schemas', () => {
 });
 
 describe('vetEndpoint', () => {
-  const resolve = async (name: string) => (name === 'evil.test' ? ['127.0.0.1'] : ['203.0.113.5']);
+  const resolve = async (name: string) =>
+    name === 'evil.test' ? ['127.0.0.1'] : name === 'docs.test' ? ['192.0.2.10'] : ['93.184.216.34'];
   it.each([
     'http://127.0.0.1/',
     'http://2130706433/',
@@ -93,6 +94,12 @@ describe('vetEndpoint', () => {
     'http://localhost/',
     'http://metadata.google.internal/',
     'http://evil.test/',
+    'http://192.0.2.1/',
+    'http://198.51.100.1/',
+    'http://203.0.113.1/',
+    'http://192.88.99.1/',
+    'http://[2001:db8::1]/',
+    'http://docs.test/',
   ])('refuses %s', async (url) => {
     const v = await vetEndpoint(url, { allowPrivate: false, resolve });
     expect(v.ok).toBe(false);
@@ -100,17 +107,29 @@ describe('vetEndpoint', () => {
   it('accepts public hosts and pins the resolved address; private ones only with the flag', async () => {
     expect(await vetEndpoint('https://hooks.test/x', { allowPrivate: false, resolve })).toMatchObject({
       ok: true,
-      address: '203.0.113.5',
+      address: '93.184.216.34',
     });
     expect(await vetEndpoint('http://evil.test/', { allowPrivate: true, resolve })).toMatchObject({
       ok: true,
       address: '127.0.0.1',
     });
   });
+  it('names the address and its special-purpose block; private networks allowed still refuse TEST-NETs', async () => {
+    expect(await vetEndpoint('http://192.0.2.1/', { allowPrivate: true, resolve })).toEqual({
+      ok: false,
+      reason:
+        '192.0.2.1 is a private or reserved network address (192.0.2.0/24, Documentation (TEST-NET-1), RFC 5737); webhooks are delivered to public hosts only',
+    });
+    expect(await vetEndpoint('http://docs.test/', { allowPrivate: true, resolve })).toEqual({
+      ok: false,
+      reason:
+        'docs.test resolves to a private or reserved network address; webhooks are delivered to public hosts only',
+    });
+  });
 });
 
 describe('vetNewEndpoint', () => {
-  it('with private networks allowed, checks the URL only (no resolution); else vets like a delivery', async () => {
+  it('with private networks allowed, checks the URL and IP literals only (no resolution); else vets like a delivery', async () => {
     const resolve = async (): Promise<string[]> => {
       throw Object.assign(new Error('no DNS'), { code: 'ENOTFOUND' });
     };
@@ -119,6 +138,13 @@ describe('vetNewEndpoint', () => {
     });
     expect(await vetNewEndpoint('ftp://hooks.test/x', { allowPrivate: true, resolve })).toMatchObject({
       ok: false,
+    });
+    expect(await vetNewEndpoint('http://127.0.0.1:8080/', { allowPrivate: true, resolve })).toMatchObject({
+      ok: true,
+    });
+    expect(await vetNewEndpoint('http://203.0.113.1/', { allowPrivate: true, resolve })).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('(203.0.113.0/24, Documentation (TEST-NET-3), RFC 5737)'),
     });
     expect(await vetNewEndpoint('https://hooks.test/x', { allowPrivate: false, resolve })).toMatchObject({
       ok: false,
