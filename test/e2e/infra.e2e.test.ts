@@ -5,9 +5,10 @@
  *   its environment passes each app's config parser; the Kubernetes Deployments probe the port
  *   their app serves and outlast its graceful shutdown;
  * - every metric the Grafana dashboard, the alert rules and the KEDA trigger query is exported by
- *   a running process: the five built apps start as child processes against one Redis, serve a
- *   little traffic (an email over HTTP and over SMTP, a webhook endpoint that answers 410), and
- *   their /metrics are compared with the names in those queries.
+ *   a running process, from its start: the five built apps start as child processes against one
+ *   fresh Redis and their /metrics, scraped before any traffic, carry a series of every name in
+ *   those queries; then they serve a little traffic (an email over HTTP and over SMTP, a webhook
+ *   endpoint that answers 410, an automation run) and are compared again.
  */
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -309,16 +310,25 @@ function metricNames(expr: string): string[] {
   return [...new Set(names)];
 }
 
-/** Names a scrape exposes: each `# TYPE` family, and for histograms and summaries their series. */
+/**
+ * Names of the series a scrape carries (a histogram's `_bucket`, `_sum`, `_count`): a family with
+ * a `# TYPE` line but no sample gives Prometheus nothing to query, so it does not count.
+ */
 function exported(text: string): Set<string> {
-  const names = new Set<string>();
-  for (const [, name, type] of text.matchAll(/^# TYPE (\S+) (\S+)$/gm)) {
-    names.add(name!);
-    if (type === 'histogram') for (const s of ['_bucket', '_sum', '_count']) names.add(name + s);
-    if (type === 'summary') for (const s of ['_sum', '_count']) names.add(name + s);
-  }
-  return names;
+  return new Set([...text.matchAll(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{[^}]*\})? \S+/gm)].map(([, n]) => n!));
 }
+
+/** The metric names the queries use, each with where it is used. */
+function wantedMetrics(): Map<string, string[]> {
+  const wanted = new Map<string, string[]>();
+  for (const { where, expr } of queries()) {
+    for (const name of metricNames(expr)) wanted.set(name, [...(wanted.get(name) ?? []), where]);
+  }
+  return wanted;
+}
+
+/** The per-process panels need the default metrics and petrel_ready in every app. */
+const PER_PROCESS = ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'petrel_ready'];
 
 describe('the metrics the dashboard, the alerts and the autoscaler query', () => {
   let redis: TestRedis;
@@ -381,6 +391,34 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
     await Promise.all((APPS as App[]).filter((app) => app !== 'worker').map(start));
   });
 
+  const scrape = async (app: App) =>
+    exported(await (await fetch(`http://127.0.0.1:${metricsPorts[app]}/metrics`)).text());
+
+  /** Scrapes every app until each queried name has a series (or 20 s pass); what is missing. */
+  async function missingSeries(): Promise<string[]> {
+    const wanted = wantedMetrics();
+    let missing: string[] = [];
+    await waitUntil(
+      async () => {
+        const byApp = await Promise.all(
+          (APPS as App[]).map(async (app) => [app, await scrape(app)] as const),
+        );
+        const all = new Set(byApp.flatMap(([, names]) => [...names]));
+        missing = [
+          ...[...wanted.keys()]
+            .filter((n) => !EXTERNAL_METRICS.has(n) && !all.has(n))
+            .map((n) => `${n} (${wanted.get(n)!.join(', ')})`),
+          ...byApp.flatMap(([app, names]) =>
+            PER_PROCESS.filter((n) => !names.has(n)).map((n) => `${n} (per-process panels: ${app})`),
+          ),
+        ].sort();
+        return missing.length === 0;
+      },
+      { timeoutMs: 20_000, message: 'every queried metric to be exported' },
+    ).catch(() => undefined);
+    return missing;
+  }
+
   afterAll(async () => {
     await Promise.all(processes.map((p) => p.stop()));
     await Promise.all([receiver?.stop(), sink?.stop()]);
@@ -400,11 +438,19 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
     expect(await check(await freePort())).toBe(1);
   });
 
-  it('are exported by the running processes', async () => {
-    const scrape = async (app: App) =>
-      exported(await (await fetch(`http://127.0.0.1:${metricsPorts[app]}/metrics`)).text());
+  it('are exported from process start, before any traffic', async () => {
+    const worker = await start('worker');
+    try {
+      expect(await missingSeries(), 'queried but without a series on a fresh stack').toEqual([]);
+    } finally {
+      // the next test starts it again once a job has been lost
+      await worker.stop();
+      processes.splice(processes.indexOf(worker), 1);
+    }
+  });
 
-    // traffic that makes every lazily created metric appear
+  it('are exported by the running processes after traffic', async () => {
+    // traffic through every part (the series counted above now move)
     const resend = new Resend(key, { baseUrl: `http://127.0.0.1:${apiPort}` });
     const hook = await resend.webhooks.create({ endpoint: `${receiver.url}/hook`, events: ['email.sent'] });
     expect(hook.error).toBeNull();
@@ -418,7 +464,10 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
     const queues = new SendQueues(admin, { prefix: new Keys(prefix).bullPrefix() });
     try {
       expect(await queues.remove('send', sent.data!.id)).toBe(true);
-      await waitUntil(async () => (await scrape('scheduler')).has('petrel_watchdog_actions_total'), {
+      // (its series is there from the start, at 0: wait for the count)
+      const requeued = /^petrel_watchdog_actions_total\{[^}]*action="requeued"[^}]*\} [1-9]/m;
+      const schedulerMetrics = `http://127.0.0.1:${metricsPorts.scheduler}/metrics`;
+      await waitUntil(async () => requeued.test(await (await fetch(schedulerMetrics)).text()), {
         timeoutMs: 20_000,
         message: 'the watchdog to re-enqueue the lost job',
       });
@@ -456,31 +505,6 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
     );
     expect(burst.map((r) => r.status)).toContain(429);
 
-    const wanted = new Map<string, string[]>();
-    for (const { where, expr } of queries()) {
-      for (const name of metricNames(expr)) wanted.set(name, [...(wanted.get(name) ?? []), where]);
-    }
-    let missing: string[] = [];
-    let byApp = {} as Record<App, Set<string>>;
-    await waitUntil(
-      async () => {
-        byApp = Object.fromEntries(
-          await Promise.all((APPS as App[]).map(async (app) => [app, await scrape(app)] as const)),
-        ) as Record<App, Set<string>>;
-        const all = new Set(Object.values(byApp).flatMap((s) => [...s]));
-        missing = [...wanted.keys()].filter((n) => !EXTERNAL_METRICS.has(n) && !all.has(n)).sort();
-        return missing.length === 0;
-      },
-      { timeoutMs: 20_000, message: 'every queried metric to be exported' },
-    ).catch(() => undefined);
-    expect(
-      missing.map((n) => `${n} (${wanted.get(n)!.join(', ')})`),
-      'queried but exported by no process',
-    ).toEqual([]);
-    // the per-process panels need the default metrics and petrel_ready in every app
-    for (const app of APPS as App[]) {
-      for (const name of ['process_cpu_seconds_total', 'process_resident_memory_bytes', 'petrel_ready'])
-        expect(byApp[app].has(name), `${app} exports ${name}`).toBe(true);
-    }
+    expect(await missingSeries(), 'queried but exported by no process').toEqual([]);
   });
 });

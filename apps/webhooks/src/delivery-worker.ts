@@ -5,16 +5,18 @@
  * of a disabled endpoint are written here.
  */
 import type { Job } from 'bullmq';
-import { webhookDeliveryJobSchema, type WebhookDeliveryJob } from '@petrel/contracts';
+import { WEBHOOK_EVENT_TYPES, webhookDeliveryJobSchema, type WebhookDeliveryJob } from '@petrel/contracts';
 import {
   deliverWebhook,
   type DeliveryPolicy,
   type DeliveryResult,
+  type EndpointHealth,
+  type RetryDecision,
   type WebhookEventLogPort,
   type WebhookSender,
 } from '@petrel/core';
 import { DelayedError, createWebhookDeliveryWorker, type QueueConnection } from '@petrel/queue';
-import { log, metrics } from '@petrel/observability';
+import { allOf, log, metrics, zeroSeries } from '@petrel/observability';
 import { EndpointSlots } from './endpoint-slots.js';
 
 /** How long a delivery waits when its endpoint is at its cap (plus jitter). */
@@ -35,9 +37,24 @@ export interface DeliveryWorkerOptions {
   stalledIntervalMs: number;
 }
 
+/** The `result` label of an attempt: refused before sending, or the decision taken after it. */
+type AttemptLabel = 'refused' | RetryDecision['event'];
+type DisableReason = Extract<EndpointHealth, { kind: 'disable' }>['reason'];
+
+/** The delivery series from start-up, before the first event (every type a webhook may take). */
+function zeroDeliveryMetrics(): void {
+  const results = allOf<AttemptLabel>({ success: true, retry: true, failed: true, refused: true });
+  zeroSeries(metrics.webhookDeliveries(), { result: results, event_type: WEBHOOK_EVENT_TYPES });
+  zeroSeries(metrics.webhookAttemptLatency(), { result: results });
+  metrics.webhookEventLag();
+  zeroSeries(metrics.webhookEndpointsDisabled(), {
+    reason: allOf<DisableReason>({ gone: true, failing: true }),
+  });
+}
+
 function observe(job: WebhookDeliveryJob, result: DeliveryResult): void {
   if (result.kind !== 'attempted') return;
-  const label =
+  const label: AttemptLabel =
     result.outcome.kind === 'refused'
       ? 'refused'
       : result.decision.event === 'retry'
@@ -67,6 +84,7 @@ function observe(job: WebhookDeliveryJob, result: DeliveryResult): void {
 }
 
 export function startDeliveryWorker(deps: DeliveryWorkerDeps, opts: DeliveryWorkerOptions) {
+  zeroDeliveryMetrics();
   const slots = new EndpointSlots(deps.endpointConcurrency);
   const ports = {
     log: deps.log,

@@ -119,14 +119,15 @@ export async function startWebhookDispatcher(
     claimIdleMs: config.WEBHOOK_CLAIM_IDLE_MS,
   });
 
-  const gauges = setInterval(() => {
-    void (async () => {
-      metrics.webhookQueueLag().set({ stage: 'queue' }, await queue.backlog());
-      let lag = 0;
-      for (const teamId of await store.teamsWithWebhooks()) lag += await stream.lag(teamId);
-      metrics.webhookQueueLag().set({ stage: 'stream' }, lag);
-    })().catch(() => undefined);
-  }, GAUGE_INTERVAL_MS);
+  const sampleGauges = async () => {
+    metrics.webhookQueueLag().set({ stage: 'queue' }, await queue.backlog());
+    let lag = 0;
+    for (const teamId of await store.teamsWithWebhooks()) lag += await stream.lag(teamId);
+    metrics.webhookQueueLag().set({ stage: 'stream' }, lag);
+  };
+  // sampled once now, so the gauges exist from start-up, then every GAUGE_INTERVAL_MS
+  await sampleGauges().catch(() => undefined);
+  const gauges = setInterval(() => void sampleGauges().catch(() => undefined), GAUGE_INTERVAL_MS);
   gauges.unref();
 
   return {

@@ -5,14 +5,16 @@
  * back to delayed until then (DelayedError tells BullMQ the processor did it), so the sleeping
  * run is a delayed job in Redis and survives restarts.
  */
-import { automationJobSchema, type AutomationJob } from '@petrel/contracts';
+import { AUTOMATION_STEP_TYPES, automationJobSchema, type AutomationJob } from '@petrel/contracts';
 import { dispatchEvent, runStep, type EnginePorts } from '@petrel/core';
 import { DelayedError, UnrecoverableError, type Job } from '@petrel/queue';
-import { log, metrics, withLogContext } from '@petrel/observability';
+import { log, metrics, withLogContext, zeroSeries } from '@petrel/observability';
 
 export function automationProcessor(
   ports: EnginePorts,
 ): (job: Job<AutomationJob>, token?: string) => Promise<string> {
+  // every step type's series from start-up, before the first run
+  zeroSeries(metrics.automationStepDuration(), { type: AUTOMATION_STEP_TYPES });
   return async (job, token) => {
     const parsed = automationJobSchema.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`malformed automation job: ${parsed.error.message}`);

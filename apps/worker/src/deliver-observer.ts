@@ -2,10 +2,15 @@
  * The deliver-email observer of one send lane: SMTP latency and outcome metrics, and the log lines
  * of the outcomes an operator looks for. Runs inside the job's log context (team, job, email).
  */
-import type { DeliverObserver } from '@petrel/core';
-import { log, metrics } from '@petrel/observability';
+import type { DeliverObserver, SendResult } from '@petrel/core';
+import { allOf, log, metrics, zeroSeries } from '@petrel/observability';
 
 export function deliverObserver(lane: string): DeliverObserver {
+  // the lane's series from start-up, before its first send
+  const kinds = allOf<SendResult['kind']>({ sent: true, soft_fail: true, hard_fail: true });
+  zeroSeries(metrics.smtpLatency(), { kind: kinds });
+  zeroSeries(metrics.sendOutcomes(), { kind: kinds, lane: [lane] });
+  metrics.acceptToDelivered();
   return {
     onSmtpResult(result, seconds) {
       metrics.smtpLatency().observe({ kind: result.kind }, seconds);

@@ -29,7 +29,7 @@ import {
 import { createDkimSigner } from '@petrel/mailer';
 import { createContactImportWorker, createSendWorkers, type Worker } from '@petrel/queue';
 import { startAutomationEngine } from './automation-engine.js';
-import { log, logConnectionError, metrics } from '@petrel/observability';
+import { log, logConnectionError, metrics, zeroSeries } from '@petrel/observability';
 import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
 import { emailRetentionMs, emailStoreOptions, publicUrl } from '@petrel/config';
 import { deliverEmailProcessor } from './deliver-email.processor.js';
@@ -125,6 +125,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
   const workers = SEND_LANES.flatMap((lane) => {
     // Metrics name the lane's queues by their base name, whatever the shards.
     const queue = LANE_QUEUE[lane];
+    zeroSeries(metrics.jobsProcessed(), { queue: [queue], result: ['completed', 'stalled'] });
     return createSendWorkers(
       lane,
       deliverEmailProcessor(

@@ -1,6 +1,8 @@
 /**
  * The one prom-client registry of the process and the definition of every Petrel metric.
- * Metrics are created lazily (once) so a process only exposes what it uses plus the defaults.
+ * Metrics are created lazily (once) so a process only exposes what it uses plus the defaults;
+ * each process creates the metrics it writes at start-up, at zero for their known label values
+ * (`zeroSeries`), so dashboards and alerts see them before the first event.
  */
 import client from 'prom-client';
 
@@ -268,5 +270,46 @@ export const metrics = {
       }),
   ),
 };
+
+type LabelValues = Readonly<Record<string, readonly string[]>>;
+
+/** Every combination of the given values of each label: `{a: [1, 2], b: [x]}` → `{a:1,b:x}, {a:2,b:x}`. */
+export function labelCombinations(values: LabelValues): Record<string, string>[] {
+  return Object.entries(values).reduce<Record<string, string>[]>(
+    (sets, [name, list]) => sets.flatMap((set) => list.map((value) => ({ ...set, [name]: value }))),
+    [{}],
+  );
+}
+
+/**
+ * The keys of a record typed by a union of label values, as a list: with the union as type
+ * argument the compiler refuses a missing or unknown value, so the list cannot fall behind it.
+ */
+export const allOf = <T extends string>(values: Record<T, true>): T[] => Object.keys(values) as T[];
+
+const zeroed = new WeakMap<object, Set<string>>();
+
+/**
+ * Exports a labelled counter's or histogram's series at zero for every combination of `values`,
+ * once (a second call for the same series leaves what was counted since); a metric without
+ * labels is at zero once created. A series that appears only
+ * with its first event leaves panels on "no data" and lets `rate()`/`increase()` miss that first
+ * event; the Prometheus instrumentation guide says to export 0 for series known in advance
+ * (https://prometheus.io/docs/practices/instrumentation/#avoid-missing-metrics).
+ */
+export function zeroSeries(
+  metric: client.Counter<string> | client.Histogram<string>,
+  values: LabelValues,
+): void {
+  let done = zeroed.get(metric);
+  if (!done) zeroed.set(metric, (done = new Set()));
+  for (const labels of labelCombinations(values)) {
+    const key = JSON.stringify(Object.entries(labels).sort());
+    if (done.has(key)) continue;
+    done.add(key);
+    if (metric instanceof client.Histogram) metric.zero(labels);
+    else metric.inc(labels, 0);
+  }
+}
 
 export { client as promClient };

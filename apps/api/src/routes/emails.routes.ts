@@ -18,7 +18,7 @@ import {
 } from '@petrel/core';
 import type { EmailsStore } from '@petrel/store';
 import type { SendQueues } from '@petrel/queue';
-import { metrics } from '@petrel/observability';
+import { allOf, metrics, zeroSeries } from '@petrel/observability';
 import { requireFullAccess } from '../middleware/auth.js';
 import { batchMode, emailToWire } from './email-wire.js';
 import { parseBody } from './parse-body.js';
@@ -46,8 +46,20 @@ function searchQuery(req: Request): EmailSearchQuery {
   return out;
 }
 
+/** The path each sending endpoint answers on. */
+const SEND_PATHS: Record<Endpoint, string> = { single: '/emails', batch: '/emails/batch' };
+
 export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
   const scheduled: ScheduledEmailPorts = { emails: deps.emails, jobs: deps.queues };
+  // the sending series from start-up: accepted emails per endpoint, and the sends' request
+  // durations at the status a successful send answers (200, as Resend's API)
+  const endpoints = allOf<Endpoint>({ single: true, batch: true });
+  zeroSeries(metrics.emailsAccepted(), { endpoint: endpoints });
+  zeroSeries(metrics.httpDuration(), {
+    method: ['POST'],
+    route: endpoints.map((e) => SEND_PATHS[e]),
+    status: ['200'],
+  });
 
   const send =
     (endpoint: Endpoint): RequestHandler =>
@@ -128,8 +140,8 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
   };
 
   return [
-    { path: '/emails', methods: { post: send('single'), get: [requireFullAccess, list] } },
-    { path: '/emails/batch', methods: { post: send('batch') } },
+    { path: SEND_PATHS.single, methods: { post: send('single'), get: [requireFullAccess, list] } },
+    { path: SEND_PATHS.batch, methods: { post: send('batch') } },
     {
       path: '/emails/:id',
       methods: { get: [requireFullAccess, get], patch: [requireFullAccess, reschedule] },

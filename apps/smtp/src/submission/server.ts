@@ -19,7 +19,7 @@ import {
   type SmtpReply,
 } from '@petrel/core';
 import type { AuthenticatedKey } from '@petrel/store';
-import { log, metrics } from '@petrel/observability';
+import { allOf, log, metrics, zeroSeries } from '@petrel/observability';
 import type { SmtpContext, SmtpListener } from '../context.js';
 import { readData, smtpError } from '../smtp-data.js';
 import { AuthThrottle } from './auth-throttle.js';
@@ -28,6 +28,9 @@ import { parseSubmission } from './parse.js';
 
 /** RCPT TO commands one message may carry (RFC 5321 section 4.5.3.1.8 asks for at least 100). */
 const MAX_RECIPIENTS = 1_000;
+
+/** The `endpoint` label of the emails accepted over SMTP (the API's are `single` and `batch`). */
+const ACCEPTED_ENDPOINT = 'smtp';
 
 type Outcome = 'accepted' | 'replayed' | 'refused' | 'deferred' | 'too_large' | 'auth_failed';
 
@@ -38,6 +41,18 @@ export async function startSubmission(
   const throttle = new AuthThrottle({ maxFailures: ctx.config.SMTP_AUTH_MAX_FAILURES });
   const maxBytes = ctx.config.SMTP_SUBMISSION_MAX_BYTES;
   const count = (outcome: Outcome) => metrics.smtpSubmissions().inc({ outcome });
+  // the series exist from start-up, before the first submission
+  zeroSeries(metrics.smtpSubmissions(), {
+    outcome: allOf<Outcome>({
+      accepted: true,
+      replayed: true,
+      refused: true,
+      deferred: true,
+      too_large: true,
+      auth_failed: true,
+    }),
+  });
+  zeroSeries(metrics.emailsAccepted(), { endpoint: [ACCEPTED_ENDPOINT] });
   // the series exist before a refusal
   for (const kind of ['rate', 'daily_quota']) metrics.rateLimited().inc({ kind }, 0);
 
@@ -175,7 +190,7 @@ async function submit(
     );
     const { id } = JSON.parse(res.body) as { id: string };
     count(res.replayed ? 'replayed' : 'accepted');
-    if (res.accepted > 0) metrics.emailsAccepted().inc({ endpoint: 'smtp' }, res.accepted);
+    if (res.accepted > 0) metrics.emailsAccepted().inc({ endpoint: ACCEPTED_ENDPOINT }, res.accepted);
     return acceptedReply(id, res.replayed);
   } catch (err) {
     const reply = refusalReply(err);
