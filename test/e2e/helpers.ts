@@ -62,8 +62,14 @@ export interface Stack {
   stop(): Promise<void>;
 }
 
-/** Job states from which a send job can still make an attempt. */
-const PENDING_JOB_STATES = ['waiting', 'delayed', 'prioritized', 'active', 'waiting-children'] as const;
+/** Job states from which a job (a send, a webhook delivery) can still make an attempt. */
+export const PENDING_JOB_STATES = [
+  'waiting',
+  'delayed',
+  'prioritized',
+  'active',
+  'waiting-children',
+] as const;
 const PENDING: ReadonlySet<string> = new Set(PENDING_JOB_STATES);
 
 export async function startStack(
