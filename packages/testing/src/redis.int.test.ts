@@ -28,6 +28,13 @@ afterEach(async () => {
   await Promise.all(started.splice(0).map((redis) => redis.stop()));
 });
 
+/** The AOF fields of INFO persistence: bytes written to the file, bytes still buffered. */
+async function aof(client: Redis): Promise<{ size: number; buffered: number }> {
+  const info = await client.info('persistence');
+  const field = (name: string) => Number(new RegExp(`^${name}:(\\d+)`, 'm').exec(info)?.[1]);
+  return { size: field('aof_current_size'), buffered: field('aof_buffer_length') };
+}
+
 const noDockerHere = !existsSync('/var/run/docker.sock') && !process.env.DOCKER_HOST;
 
 describe('startRedis', () => {
@@ -58,9 +65,21 @@ describe('startRedis', () => {
   it('keeps AOF data across kill -9 and restart on the same port', async () => {
     const redis = await redisFor();
     const before = clientFor(redis);
+    const empty = await aof(before);
     await before.set('survivor', 'yes');
-    // appendfsync everysec: give the fsync its second before pulling the plug.
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    // kill -9 ends the process, not the kernel: what Redis has written to the AOF survives it,
+    // fsync'd or not (fsync guards against losing the machine). With appendfsync everysec Redis
+    // may hold a write back while a background fsync is running (redis.io, "Redis persistence"):
+    // wait until INFO shows the SET written out — the file grown, nothing left in the buffer.
+    await expect
+      .poll(
+        async () => {
+          const now = await aof(before);
+          return now.size > empty.size && now.buffered === 0;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(true);
     redis.kill();
     await expect.poll(() => pingRedis(redis.host, redis.port), { timeout: 5_000 }).toBe(false);
 
