@@ -9,6 +9,7 @@ import { authenticate, requireFullAccess } from './middleware/auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { rateLimit, type RateLimitDeps } from './middleware/rate-limit.js';
 import { requestContext } from './middleware/request-context.js';
+import { securityHeaders } from './middleware/security-headers.js';
 import { jsonBody } from './middleware/json-body.js';
 import { apiKeysRoutes, type DomainLookup } from './routes/api-keys.routes.js';
 import { emailsRoutes, type EmailsRouteDeps } from './routes/emails.routes.js';
@@ -44,6 +45,8 @@ export function createApp(deps: AppDeps): express.Express {
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'simple');
+  // first: every response carries them, whatever answers it (a 404, a 401, the error handler)
+  app.use(securityHeaders);
   app.use(requestContext);
 
   app.get('/health', (_req, res) => {

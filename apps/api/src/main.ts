@@ -18,6 +18,7 @@ try {
   const health = await startHealthServer({
     port: config.METRICS_PORT,
     host: config.METRICS_HOST,
+    timeouts: config,
     ready: async () => (await fetch(`http://127.0.0.1:${api.port}/ready`)).ok,
   });
   lifecycle.onStop('health', () => health.close());

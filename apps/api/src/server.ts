@@ -2,7 +2,7 @@
  * Start the HTTP API against a Redis URL: stores, send queues, the Express app and its HTTP
  * server. Used by `main.ts` (API alone) and by the all-in-one launcher.
  */
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import {
@@ -58,7 +58,7 @@ import {
 } from '@petrel/config';
 import type { DnsPort } from '@petrel/core';
 import { domainsRoutes } from './routes/domains.routes.js';
-import { log, logConnectionError, metrics } from '@petrel/observability';
+import { listenHttp, log, logConnectionError, metrics } from '@petrel/observability';
 import { createApp } from './app.js';
 import { acceptancePorts } from './acceptance-ports.js';
 import type { ApiConfig } from './config.js';
@@ -348,16 +348,13 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     ],
   });
   let closing = false;
-  const server = createServer((req, res) => {
-    if (closing) res.setHeader('Connection', 'close');
-    app(req, res);
-  });
-  server.keepAliveTimeout = 65_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(config.PORT, '0.0.0.0', () => resolve());
-  });
-  const port = (server.address() as AddressInfo).port;
+  const { server, port } = await listenHttp(
+    (req, res) => {
+      if (closing) res.setHeader('Connection', 'close');
+      app(req, res);
+    },
+    { port: config.PORT, host: '0.0.0.0', timeouts: config },
+  );
   log().info({ port }, 'API listening');
 
   return {

@@ -78,6 +78,7 @@ export async function startAllInOne(
   const health = await startHealthServer({
     port: config.METRICS_PORT,
     host: config.METRICS_HOST,
+    timeouts: config,
     ready: async () =>
       (await Promise.all([worker.ready(), scheduler.ready(), webhooks.ready()])).every(Boolean),
   });

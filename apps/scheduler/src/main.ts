@@ -14,6 +14,7 @@ try {
   const health = await startHealthServer({
     port: config.METRICS_PORT,
     host: config.METRICS_HOST,
+    timeouts: config,
     ready: scheduler.ready,
   });
   lifecycle.onStop('health', () => health.close());

@@ -17,6 +17,7 @@ try {
   const health = await startHealthServer({
     port: config.METRICS_PORT,
     host: config.METRICS_HOST,
+    timeouts: config,
     ready: worker.ready,
   });
   lifecycle.onStop('health', () => health.close());

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, isRedisUrl, loadConfig, queueEnv, redisEnv } from './index.js';
+import {
+  ConfigError,
+  httpServerEnv,
+  isRedisUrl,
+  loadConfig,
+  metricsEnv,
+  queueEnv,
+  redisEnv,
+} from './index.js';
 
 const load = (env: Record<string, string>) => loadConfig({ ...redisEnv, ...queueEnv }, env);
 
@@ -90,5 +98,31 @@ describe('QUEUE_SHARDS', () => {
     for (const bad of ['0', '65', '1.5', 'x'])
       expect(configError({ QUEUE_SHARDS: bad })).toContain('QUEUE_SHARDS');
     expect(configError({ QUEUE_SHARDS_PREVIOUS: '0' })).toContain('QUEUE_SHARDS_PREVIOUS');
+  });
+});
+
+describe('HTTP server timeouts', () => {
+  const http = (env: Record<string, string>) => loadConfig(httpServerEnv, env);
+
+  it('default to tens of seconds, the keep-alive above a load balancer’s usual 60 s idle timeout', () => {
+    expect(http({})).toEqual({
+      HTTP_REQUEST_TIMEOUT_MS: 60_000,
+      HTTP_HEADERS_TIMEOUT_MS: 15_000,
+      HTTP_KEEPALIVE_TIMEOUT_MS: 65_000,
+    });
+  });
+
+  it('are part of every process’s metricsEnv', () => {
+    expect(Object.keys(metricsEnv('worker'))).toEqual(expect.arrayContaining(Object.keys(httpServerEnv)));
+  });
+
+  it('refuse a headers timeout above the request timeout (Node would throw), naming both', () => {
+    expect(() => http({ HTTP_REQUEST_TIMEOUT_MS: '5000', HTTP_HEADERS_TIMEOUT_MS: '6000' })).toThrow(
+      'HTTP_HEADERS_TIMEOUT_MS: must be at most HTTP_REQUEST_TIMEOUT_MS (5000)',
+    );
+  });
+
+  it('refuse values under a second', () => {
+    expect(() => http({ HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS/);
   });
 });

@@ -96,9 +96,44 @@ export const METRICS_PORTS = {
   webhooks: 9467,
 } as const;
 
-/** `METRICS_PORT` for `app`, defaulting to its entry in {@link METRICS_PORTS}. */
+/**
+ * Timeouts of every HTTP server a process runs — the API and each process's health + /metrics
+ * server — applied in one place (`listenHttp` in packages/observability). Node's defaults let a
+ * client that declares a body and then stalls hold a connection for 5 minutes (requestTimeout
+ * 300 s); these bound it to tens of seconds.
+ */
+export const httpServerEnv = {
+  /**
+   * Longest a client may take to send one whole request, headers and body, in ms; then 408 and
+   * the connection is closed (Node's `server.requestTimeout`). The time to handle the request is
+   * not counted. It bounds the upload time of the largest bodies too (API_BODY_LIMIT_BYTES,
+   * CONTACT_IMPORT_MAX_BYTES): 60 s moves 60 MiB at about 8 Mbit/s; raise it for larger
+   * uploads over slower links.
+   */
+  HTTP_REQUEST_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
+  /**
+   * Longest a client may take to send a request's headers, in ms (Node's `server.headersTimeout`;
+   * at most HTTP_REQUEST_TIMEOUT_MS, which Node requires). Headers are a few KiB: a client
+   * slower than this is holding the connection on purpose.
+   */
+  HTTP_HEADERS_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(15_000),
+  /**
+   * How long an idle keep-alive connection stays open after its last response, in ms (Node's
+   * `server.keepAliveTimeout`). Keep it above the idle timeout of a load balancer in front (AWS
+   * ALB: 60 s by default), so the balancer, not Petrel, closes idle connections: a connection
+   * Petrel closes while the balancer sends a request on it is a 502 (AWS, "Edit attributes for
+   * your Application Load Balancer", Connection idle timeout).
+   */
+  HTTP_KEEPALIVE_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(65_000),
+};
+
+/**
+ * `METRICS_PORT` for `app`, defaulting to its entry in {@link METRICS_PORTS}, and the timeouts of
+ * the process's HTTP servers ({@link httpServerEnv}): every process runs at least that one.
+ */
 export function metricsEnv(app: keyof typeof METRICS_PORTS) {
   return {
+    ...httpServerEnv,
     /** Port of the health + /metrics server of this process; 0 picks a free port. */
     METRICS_PORT: port.default(METRICS_PORTS[app]),
     /**
@@ -548,7 +583,7 @@ export function loadConfig<S extends z.ZodRawShape>(
   shape: S,
   env: Record<string, string | undefined> = process.env,
 ): z.infer<z.ZodObject<S>> {
-  const result = z.object(shape).superRefine(redisTarget).safeParse(env);
+  const result = z.object(shape).superRefine(redisTarget).superRefine(httpTimeouts).safeParse(env);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
     throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
@@ -567,6 +602,17 @@ function redisTarget(data: Record<string, unknown>, ctx: z.RefinementCtx): void 
       code: 'custom',
       path: ['REDIS_CLUSTER_NODES'],
       message: 'set REDIS_URL or REDIS_CLUSTER_NODES, not both',
+    });
+}
+
+/** Node refuses a headersTimeout above requestTimeout (http.createServer): say so at start-up. */
+function httpTimeouts(data: Record<string, unknown>, ctx: z.RefinementCtx): void {
+  const { HTTP_HEADERS_TIMEOUT_MS: headers, HTTP_REQUEST_TIMEOUT_MS: request } = data;
+  if (typeof headers === 'number' && typeof request === 'number' && headers > request)
+    ctx.addIssue({
+      code: 'custom',
+      path: ['HTTP_HEADERS_TIMEOUT_MS'],
+      message: `must be at most HTTP_REQUEST_TIMEOUT_MS (${request})`,
     });
 }
 

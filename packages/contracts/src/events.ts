@@ -70,6 +70,24 @@ export type SuppressionEventType = (typeof SUPPRESSION_EVENT_TYPES)[number];
 export type TopicEventType = (typeof TOPIC_EVENT_TYPES)[number];
 export const DOMAIN_EVENT_TYPES = ['domain.created', 'domain.updated', 'domain.deleted'] as const;
 export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
+/** The inbox events (the SDK's `Inbox*Event` webhook types). */
+export const INBOX_EVENT_TYPES = [
+  'inbox.created',
+  'inbox.updated',
+  'inbox.deleted',
+  'inbox.thread.created',
+  'inbox.thread.folder.updated',
+  'inbox.thread.assigned',
+  'inbox.thread.unassigned',
+  'inbox.thread.labels.updated',
+  'inbox.email.received',
+  'inbox.email.sent',
+  'inbox.draft.created',
+  'inbox.draft.updated',
+  'inbox.draft.sent',
+  'inbox.draft.deleted',
+] as const;
+export type InboxEventType = (typeof INBOX_EVENT_TYPES)[number];
 
 /**
  * Any event on a team's events stream: the same envelope as {@link EmailEvent}, for the
@@ -77,7 +95,7 @@ export type DomainEventType = (typeof DOMAIN_EVENT_TYPES)[number];
  */
 export interface TeamEvent {
   id: string;
-  type: ContactEventType | SuppressionEventType | TopicEventType | DomainEventType;
+  type: ContactEventType | SuppressionEventType | TopicEventType | DomainEventType | InboxEventType;
   created_at: string;
   teamId: string;
   data: Record<string, unknown>;
@@ -94,20 +112,7 @@ export const WEBHOOK_EVENT_TYPES = [
   ...DOMAIN_EVENT_TYPES,
   ...SUPPRESSION_EVENT_TYPES,
   ...TOPIC_EVENT_TYPES,
-  'inbox.created',
-  'inbox.updated',
-  'inbox.deleted',
-  'inbox.thread.created',
-  'inbox.thread.folder.updated',
-  'inbox.thread.assigned',
-  'inbox.thread.unassigned',
-  'inbox.thread.labels.updated',
-  'inbox.email.received',
-  'inbox.email.sent',
-  'inbox.draft.created',
-  'inbox.draft.updated',
-  'inbox.draft.sent',
-  'inbox.draft.deleted',
+  ...INBOX_EVENT_TYPES,
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

@@ -12,3 +12,4 @@ export * from './inbound.js';
 export * from './custom-events.js';
 export * from './automation.js';
 export * from './domain.js';
+export * from './inboxes.js';

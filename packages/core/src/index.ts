@@ -26,3 +26,4 @@ export { combine as combineSendResults } from './deliver/stages/send.js';
 export * from './domains/index.js';
 export * from './automations/index.js';
 export * from './dashboard/email-search.js';
+export * from './inboxes/index.js';

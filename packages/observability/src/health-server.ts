@@ -2,8 +2,8 @@
  * The small HTTP server every process runs: /health (alive), /ready (its checks pass, e.g. Redis
  * reachable) and /metrics (Prometheus text). The API also answers /health on its own port.
  */
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { RequestListener } from 'node:http';
+import { listenHttp, type HttpServerTimeouts } from './http-server.js';
 import { metrics, registry } from './metrics.js';
 import { log } from './logger.js';
 
@@ -18,8 +18,10 @@ export async function startHealthServer(opts: {
   port: number;
   host?: string;
   ready: ReadinessCheck;
+  /** The process's HTTP timeouts (its configuration: metricsEnv includes them). */
+  timeouts: HttpServerTimeouts;
 }): Promise<HealthServer> {
-  const server: Server = createServer((req, res) => {
+  const handler: RequestListener = (req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     const send = (status: number, body: string, type = 'application/json') => {
       res.writeHead(status, { 'content-type': type });
@@ -48,9 +50,12 @@ export async function startHealthServer(opts: {
       return;
     }
     send(404, JSON.stringify({ statusCode: 404, name: 'not_found', message: 'Not found' }));
+  };
+  const { server, port } = await listenHttp(handler, {
+    port: opts.port,
+    host: opts.host ?? '127.0.0.1',
+    timeouts: opts.timeouts,
   });
-  await new Promise<void>((resolve) => server.listen(opts.port, opts.host ?? '127.0.0.1', resolve));
-  const port = (server.address() as AddressInfo).port;
   return {
     port,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),

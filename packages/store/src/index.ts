@@ -35,3 +35,4 @@ export * from './domains.crypto.js';
 export * from './domains.dns.js';
 export * from './email-search.js';
 export * from './email-stats.js';
+export * from './inboxes.store.js';

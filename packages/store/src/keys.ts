@@ -388,4 +388,24 @@ export class Keys {
   events(teamId: string): string {
     return `${this.prefix}:{${teamId}}:events`;
   }
+
+  // -------------------------------------------------------------------------------------------
+  // Inboxes (inboxes.store.ts): everything of one inbox under `inbox:<inboxId>`, in the team's slot.
+
+  /** Inbox record (hash: address, names, agent settings, times). */
+  inbox(teamId: string, inboxId: string): string {
+    return `${this.prefix}:{${teamId}}:inbox:${inboxId}`;
+  }
+  /** Sorted set of the team's inbox ids by creation time. */
+  inboxes(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:inboxes`;
+  }
+  /** Hash mailbox → inbox id (one inbox per address; the inbound hook reads it). */
+  inboxAddresses(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:inbox-addresses`;
+  }
+  /** An inbox's sub-key: `threads`, `thread:<id>`, `folder:<f>`, `label:<id>`, `term:<t>`… (inboxes.store.ts). */
+  inboxPart(teamId: string, inboxId: string, part: string): string {
+    return `${this.prefix}:{${teamId}}:inbox:${inboxId}:${part}`;
+  }
 }

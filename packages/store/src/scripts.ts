@@ -27,6 +27,7 @@ import { DOMAIN_SCRIPTS, type DomainStoreCommands } from './domains.scripts.js';
 import { CUSTOM_EVENT_SCRIPTS, type CustomEventStoreCommands } from './custom-events.scripts.js';
 import { RATE_LIMIT_SCRIPTS, type RateLimitStoreCommands } from './rate-limit.scripts.js';
 import { WATCHDOG_SCRIPTS, type WatchdogStoreCommands } from './watchdog.scripts.js';
+import { INBOX_SCRIPTS, type InboxStoreCommands } from './inboxes.scripts.js';
 import { EMAIL_STATUSES } from '@petrel/contracts';
 
 /**
@@ -64,6 +65,8 @@ export const SCRIPTS = {
   ...RATE_LIMIT_SCRIPTS,
   /** The stuck-email watchdog (watchdog.scripts.ts). */
   ...WATCHDOG_SCRIPTS,
+  /** Inboxes, their threads and messages (inboxes.scripts.ts). */
+  ...INBOX_SCRIPTS,
   /**
    * KEYS[1] idempotency record. ARGV: fingerprint, owner, now(ms), lockMs, ttlMs.
    * Returns { outcome, started, status, body }:
@@ -179,9 +182,10 @@ return #index / 2
    * checkpoint comes after the jobs, so a crash in between redoes the page.
    * KEYS[1] the team's email index (zset); KEYS[2..1+N] email records, then the same count of
    * timeline keys. ARGV: count, createdMs, retentionMs, contentHead, contentTail, sharedCount,
-   * sharedCount name/value pairs, then per email: id, contactId, messageId, toJson, eventJSON
-   * (the first event: its `data.sequence` is 1, and the record's `seq` counter starts there).
-   * A record's `content` is contentHead .. toJson .. contentTail. An existing record is left
+   * sharedCount name/value pairs, then per email: id, contactId, messageId, ownJson (its `to`
+   * and subject), eventJSON (the first event: its `data.sequence` is 1, and the record's `seq`
+   * counter starts there), contactValuesJson ('' for none: no field).
+   * A record's `content` is contentHead .. ownJson .. contentTail. An existing record is left
    * alone (a redone page). Returns the number of records created. Optional KEYS[2+2N]: the team's
    * unfinished index of the broadcast lane, which each created email enters (scored createdMs).
    */
@@ -201,13 +205,14 @@ for i = 1, n do
   if redis.call('EXISTS', rec) == 0 then
     redis.call('HSET', rec, 'id', id, 'contact_id', ARGV[p + 1], 'message_id', ARGV[p + 2],
       'content', ARGV[4] .. ARGV[p + 3] .. ARGV[5], 'seq', 1, unpack(ARGV, shared_from, shared_to))
+    if ARGV[p + 5] ~= '' then redis.call('HSET', rec, 'contact_values', ARGV[p + 5]) end
     redis.call('PEXPIRE', rec, ARGV[3])
     redis.call('RPUSH', tl, ARGV[p + 4])
     redis.call('PEXPIRE', tl, ARGV[3])
     index[#index + 1] = ARGV[2]
     index[#index + 1] = id
   end
-  p = p + 5
+  p = p + 6
 end
 if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
 if unfinished and #index > 0 then redis.call('ZADD', unfinished, unpack(index)) end
@@ -596,7 +601,8 @@ export interface StoreCommands
     CustomEventStoreCommands,
     InboundStoreCommands,
     RateLimitStoreCommands,
-    WatchdogStoreCommands {
+    WatchdogStoreCommands,
+    InboxStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;

@@ -30,12 +30,13 @@ export const DASHBOARD_CSP = [
   `report-uri ${CSP_REPORT_PATH}`,
 ].join('; ');
 
-/** The headers of every /dashboard response: the policy, and no sniffing, framing or referrer. */
+/**
+ * The headers of every /dashboard response besides those the app sets on every response (no
+ * sniffing, framing or referrer: middleware/security-headers.ts): the dashboard's policy in place
+ * of the API's `default-src 'none'`, and its own browsing context group.
+ */
 export function setDashboardSecurityHeaders(res: Response): void {
   res.setHeader('Content-Security-Policy', DASHBOARD_CSP);
-  res.setHeader('X-Content-Type-Options', 'nosniff');
-  res.setHeader('X-Frame-Options', 'DENY');
-  res.setHeader('Referrer-Policy', 'no-referrer');
   res.setHeader('Cross-Origin-Opener-Policy', 'same-origin');
 }
 

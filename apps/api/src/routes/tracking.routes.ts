@@ -37,7 +37,12 @@ export function trackingRoutes(tracker: EngagementTracker): RouteSpec[] {
   const click: RequestHandler = async (req, res) => {
     const location = await tracker.click(pathParam(req, 'token'), visit(req), req.method === 'GET');
     // set as is: Express's res.redirect would re-encode it, and the target must be exactly the link's
-    res.status(302).setHeader('Location', location).setHeader('Cache-Control', 'no-store').end();
+    res.status(302).setHeader('Location', location).setHeader('Cache-Control', 'no-store');
+    // A Referrer-Policy on a redirect becomes the policy of the followed request (Fetch standard,
+    // HTTP-redirect fetch): without the API's `no-referrer` the target sees the referrer it would
+    // see without the tracked link in between.
+    res.removeHeader('Referrer-Policy');
+    res.end();
   };
 
   return [

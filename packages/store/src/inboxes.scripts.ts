@@ -1,0 +1,126 @@
+/**
+ * The Lua scripts of the inbox store (inboxes.store.ts), merged into the one registry of
+ * scripts.ts. Every key is in KEYS and carries the team's `{tag}`: an inbox's threads,
+ * messages, labels and indexes live in its team's slot, so each write is one script.
+ */
+type Arg = string | number;
+
+/** XADD of ARGV events starting at `first` (count at `count`) on KEYS[stream]. */
+const XADD_EVENTS = (stream: string, maxLen: string, field: string, first: string, count: string) => `
+for i = 0, tonumber(${count}) - 1 do
+  redis.call('XADD', ${stream}, 'MAXLEN', '~', ${maxLen}, '*', ${field}, ARGV[${first} + i])
+end`;
+
+export const INBOX_SCRIPTS = {
+  /**
+   * KEYS[1] inbox record, [2] the team's inbox listing, [3] address index, [4] events stream.
+   * ARGV: id, createdMs, mailbox, streamMaxLen, stream field, inbox.created JSON, record pairs.
+   * Returns 1, or 0 when the address has an inbox already (nothing written).
+   */
+  petrelCreateInbox: {
+    numberOfKeys: 4,
+    lua: `
+if redis.call('HSETNX', KEYS[3], ARGV[3], ARGV[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], unpack(ARGV, 7, #ARGV))
+redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], '*', ARGV[5], ARGV[6])
+return 1
+`,
+  },
+  /**
+   * KEYS[1] a record (inbox), [2] events stream. ARGV: streamMaxLen, stream field, event JSON
+   * ('' for none), field/value pairs, then '--' and fields to delete. Writes only an existing
+   * record; returns 1, or 0 when it does not exist.
+   */
+  petrelUpdateInboxRecord: {
+    numberOfKeys: 2,
+    lua: `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+local set, del, i = {}, {}, 4
+while i <= #ARGV and ARGV[i] ~= '--' do set[#set + 1] = ARGV[i]; i = i + 1 end
+for j = i + 1, #ARGV do del[#del + 1] = ARGV[j] end
+if #set > 0 then redis.call('HSET', KEYS[1], unpack(set)) end
+if #del > 0 then redis.call('HDEL', KEYS[1], unpack(del)) end
+if ARGV[3] ~= '' then redis.call('XADD', KEYS[2], 'MAXLEN', '~', ARGV[1], '*', ARGV[2], ARGV[3]) end
+return 1
+`,
+  },
+  /**
+   * KEYS[1] inbox record, [2] listing, [3] address index, [4] events stream.
+   * ARGV: id, mailbox, streamMaxLen, stream field, inbox.deleted JSON. The inbox stops existing
+   * here (its threads are removed after, in batches). Returns 1, or 0 when it was gone.
+   */
+  petrelDeleteInbox: {
+    numberOfKeys: 4,
+    lua: `
+if redis.call('DEL', KEYS[1]) == 0 then return 0 end
+redis.call('ZREM', KEYS[2], ARGV[1])
+if redis.call('HGET', KEYS[3], ARGV[2]) == ARGV[1] then redis.call('HDEL', KEYS[3], ARGV[2]) end
+redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[3], '*', ARGV[4], ARGV[5])
+return 1
+`,
+  },
+  /**
+   * One write of a thread, optionally with a new message of it (compare-and-set on `rev`).
+   *
+   * KEYS: [1] thread hash, [2] the inbox's thread listing, [3..7] the folder listings (inbox,
+   * archive, spam, sent, trash), [8] unread set, [9] events stream; with a message also
+   * [10] the thread's message listing, [11] the message hash, [12] Message-ID index,
+   * [13] subject index, [14..] the message's search-term listings.
+   * ARGV: [1] thread id, [2] expected rev ('' = the thread must not exist), [3] folder
+   * (1..5, the KEYS offset − 2), [4] read 1/0, [5] last message ms, [6] streamMaxLen,
+   * [7] stream field, [8] event count E, [9] thread pair count P, then E events, then P thread
+   * field/value pairs; with a message: message id, message ms, its Message-ID ('' none),
+   * subject-key count S, S keys, then the message's field/value pairs.
+   * Returns 1, or 0 when the thread changed (or exists / vanished) since it was read.
+   */
+  petrelWriteInboxThread: {
+    numberOfKeys: null,
+    lua: `
+local rev = redis.call('HGET', KEYS[1], 'rev')
+if ARGV[2] == '' then
+  if rev then return 0 end
+elseif rev ~= ARGV[2] then
+  return 0
+end
+local id, folder, last = ARGV[1], tonumber(ARGV[3]), tonumber(ARGV[5])
+local e, p = tonumber(ARGV[8]), tonumber(ARGV[9])
+local pos = 10 + e
+redis.call('HSET', KEYS[1], 'rev', tostring((tonumber(rev) or 0) + 1), unpack(ARGV, pos, pos + p - 1))
+pos = pos + p
+redis.call('ZADD', KEYS[2], last, id)
+for k = 3, 7 do
+  if k == folder + 2 then redis.call('ZADD', KEYS[k], last, id) else redis.call('ZREM', KEYS[k], id) end
+end
+if ARGV[4] == '1' then redis.call('SREM', KEYS[8], id) else redis.call('SADD', KEYS[8], id) end
+${XADD_EVENTS('KEYS[9]', 'ARGV[6]', 'ARGV[7]', '10', 'e')}
+if #KEYS >= 10 then
+  local mid, ms, header = ARGV[pos], ARGV[pos + 1], ARGV[pos + 2]
+  local s = tonumber(ARGV[pos + 3])
+  redis.call('ZADD', KEYS[10], ms, mid)
+  if header ~= '' then redis.call('HSETNX', KEYS[12], header, id) end
+  for k = pos + 4, pos + 3 + s do redis.call('HSET', KEYS[13], ARGV[k], id .. ' ' .. ms) end
+  redis.call('HSET', KEYS[11], unpack(ARGV, pos + 4 + s, #ARGV))
+  for k = 14, #KEYS do redis.call('ZADD', KEYS[k], ms, mid) end
+end
+return 1
+`,
+  },
+} as const;
+
+/** A script over an inbox record, the team's inbox listing, the address index and the events stream. */
+type InboxRecordScript = (
+  record: string,
+  listing: string,
+  addresses: string,
+  stream: string,
+  ...argv: Arg[]
+) => Promise<number>;
+
+/** The scripts as commands of a connection, with their replies. */
+export interface InboxStoreCommands {
+  petrelCreateInbox: InboxRecordScript;
+  petrelUpdateInboxRecord(record: string, stream: string, ...argv: Arg[]): Promise<number>;
+  petrelDeleteInbox: InboxRecordScript;
+  petrelWriteInboxThread(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
+}

@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import type { InboundEmailRecord, TeamEvent } from '@petrel/contracts';
+import { createInbox, fileReceivedEmail, newId, removeThread } from '@petrel/core';
+import { EVENTS_STREAM_FIELD } from './keys.js';
+import { useStoreRedis } from './redis.fixture.js';
+import { InboxesStore } from './inboxes.store.js';
+
+const fx = useStoreRedis('inboxes');
+
+let teamCounter = 0;
+const team = (): string => `team-${++teamCounter}`;
+
+async function events(teamId: string): Promise<TeamEvent[]> {
+  const entries = await fx.redis.xrange(fx.keys.events(teamId), '-', '+');
+  return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf(EVENTS_STREAM_FIELD) + 1]!));
+}
+
+let clockMs = Date.parse('2030-01-01T00:00:00.000Z');
+
+function received(
+  over: Partial<InboundEmailRecord> & { headers?: Record<string, string> },
+): InboundEmailRecord {
+  clockMs += 1000;
+  return {
+    id: newId(clockMs),
+    created_at: new Date(clockMs).toISOString(),
+    from: 'bob@client.example',
+    to: ['support@in.test'],
+    cc: [],
+    bcc: [],
+    reply_to: [],
+    received_for: ['support@in.test'],
+    subject: 'Order 7 is late',
+    message_id: `<${newId()}@client.example>`,
+    html: null,
+    text: 'Where is my parcel?',
+    headers: {},
+    attachments: [],
+    size: 100,
+    ...over,
+  };
+}
+
+async function setup() {
+  const store = new InboxesStore(fx.redis, fx.keys);
+  const teamId = team();
+  const inbox = await createInbox(
+    { teamId, input: { email_address: 'Support@in.test', name: 'Support' } },
+    {
+      inboxes: store,
+      receiving: { of: () => Promise.resolve([{ domain: 'in.test', domainId: '' }]) },
+      clock: Date,
+      ids: { newId: () => newId() },
+    },
+  );
+  const file = (e: InboundEmailRecord) =>
+    fileReceivedEmail({ teamId, email: e }, { inboxes: store, ids: { newId: () => newId() } });
+  return { store, teamId, inbox, file };
+}
+
+describe('InboxesStore', () => {
+  it('threads a conversation by references and by subject, and keeps strangers apart', async () => {
+    const { store, teamId, inbox, file } = await setup();
+    const first = received({});
+    const [a] = await file(first);
+    expect(a).toMatchObject({ inboxId: inbox.id, created: true });
+    // a reply that names the first message
+    const [b] = await file(
+      received({
+        subject: 'RE: Order 7 is late',
+        headers: { 'in-reply-to': first.message_id, references: first.message_id },
+      }),
+    );
+    expect(b).toEqual({ inboxId: inbox.id, threadId: a!.threadId, created: false });
+    // a reply whose client dropped the headers: same correspondent, localized prefix
+    const [c] = await file(received({ subject: 'AW: Order 7 is late', message_id: '' }));
+    expect(c!.threadId).toBe(a!.threadId);
+    // someone else with the same subject: a thread of their own
+    const [d] = await file(received({ from: 'eve@other.example', subject: 'Re: Order 7 is late' }));
+    expect(d!.threadId).not.toBe(a!.threadId);
+    // the same Message-ID again joins the thread it names
+    const [e] = await file(received({ message_id: first.message_id, subject: 'whatever' }));
+    expect(e!.threadId).toBe(a!.threadId);
+
+    const thread = await store.thread(teamId, inbox.id, a!.threadId);
+    expect(thread).toMatchObject({
+      email_count: 4,
+      folder: 'inbox',
+      read: false,
+      subject: 'Order 7 is late',
+    });
+    const msgs = await store.messages(teamId, inbox.id, a!.threadId, { limit: 10 });
+    expect(msgs!.items).toHaveLength(4);
+    expect(await store.counts(teamId, inbox.id)).toMatchObject({ unread: 2 });
+    const types = (await events(teamId)).map((ev) => ev.type);
+    expect(types.filter((t) => t === 'inbox.thread.created')).toHaveLength(2);
+    expect(types.filter((t) => t === 'inbox.email.received')).toHaveLength(5);
+  });
+
+  it('lists by folder, read and label with cursors; search finds words and senders with matched_email_id', async () => {
+    const { store, teamId, inbox, file } = await setup();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) {
+      const [r] = await file(
+        received({ subject: `Ticket ${i}`, text: i === 2 ? 'the blue widget broke' : 'hello' }),
+      );
+      ids.push(r!.threadId);
+    }
+    await store.updateThread(teamId, inbox.id, ids[0]!, { folder: 'archive', read: true }, 'api');
+    const label = { id: newId(), name: 'vip', color: '#112233', created_at: new Date().toISOString() };
+    await store.createLabel(teamId, inbox.id, label);
+    await store.setThreadLabels(teamId, inbox.id, ids[3]!, [label.id], 'api');
+
+    const inboxFolder = await store.threads(teamId, inbox.id, { limit: 2, folders: ['inbox'] });
+    expect(inboxFolder!.items.map((t) => t.id)).toEqual([ids[4], ids[3]]);
+    expect(inboxFolder!.hasMore).toBe(true);
+    const next = await store.threads(teamId, inbox.id, { limit: 2, folders: ['inbox'], after: ids[3] });
+    expect(next!.items.map((t) => t.id)).toEqual([ids[2], ids[1]]);
+    expect(
+      (await store.threads(teamId, inbox.id, { limit: 10, read: true }))!.items.map((t) => t.id),
+    ).toEqual([ids[0]]);
+    expect(
+      (await store.threads(teamId, inbox.id, {
+        limit: 10,
+        labels: [label.id],
+        folders: ['inbox', 'archive'],
+      }))!.items.map((t) => t.id),
+    ).toEqual([ids[3]]);
+
+    const hit = await store.search(teamId, inbox.id, {
+      limit: 10,
+      words: ['blue', 'widget'],
+      from: [],
+      to: [],
+      cc: [],
+      bcc: [],
+    });
+    expect(hit!.items.map((t) => t.id)).toEqual([ids[2]]);
+    expect(hit!.items[0]!.matched_email_id).toEqual(expect.any(String));
+    const none = await store.search(teamId, inbox.id, {
+      limit: 10,
+      words: ['blue'],
+      from: ['someone@else.example'],
+      to: [],
+      cc: [],
+      bcc: [],
+    });
+    expect(none!.items).toEqual([]);
+  });
+
+  it('removing a thread moves it to the trash, then deletes it with its indexes', async () => {
+    const { store, teamId, inbox, file } = await setup();
+    const first = received({ text: 'unique-word-zebra' });
+    const [r] = await file(first);
+    const ports = { inboxes: store };
+    await expect(removeThread({ teamId, inbox, threadId: r!.threadId }, ports)).resolves.toEqual({
+      id: r!.threadId,
+      deleted: false,
+    });
+    expect(await store.thread(teamId, inbox.id, r!.threadId)).toMatchObject({ folder: 'trash' });
+    await expect(removeThread({ teamId, inbox, threadId: r!.threadId }, ports)).resolves.toEqual({
+      id: r!.threadId,
+      deleted: true,
+    });
+    expect(await store.thread(teamId, inbox.id, r!.threadId)).toBeNull();
+    const search = await store.search(teamId, inbox.id, {
+      limit: 5,
+      words: ['unique-word-zebra'],
+      from: [],
+      to: [],
+      cc: [],
+      bcc: [],
+    });
+    expect(search!.items).toEqual([]);
+    // a reply to the deleted message starts a new thread (the stale index entry is not trusted)
+    const [again] = await file(received({ headers: { 'in-reply-to': first.message_id } }));
+    expect(again!.created).toBe(true);
+  });
+});

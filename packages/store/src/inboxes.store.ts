@@ -1,0 +1,876 @@
+/**
+ * Inboxes, their labels, threads and messages, all in the team's slot (keys.ts: `inbox:<id>`
+ * and its parts):
+ *
+ * | part | type | holds |
+ * |---|---|---|
+ * | `threads` | zset | thread ids by their newest message (ms): the listing |
+ * | `folder:<f>` | zset | the same, per folder (a one-folder list walks only its own) |
+ * | `unread` | set | unread thread ids (the inbox's `unread`) |
+ * | `thread:<t>` | hash | the thread (`rev` versions it: every write is a compare-and-set) |
+ * | `thread:<t>:emails` | zset | its message ids by time |
+ * | `message:<m>` | hash | a message's head (bodies stay in the received / sent email) |
+ * | `message-ids` | hash | RFC 5322 Message-ID → thread id (first writer wins) |
+ * | `subjects` | hash | subject key (threading.ts) → `<threadId> <lastMs>` |
+ * | `labels` | hash | label id → label JSON |
+ * | `term:<t>` | zset | message ids by time per search term (`w:<word>`, `from:<mailbox>`…) |
+ *
+ * Every thread write (a new message, a move, read, labels) is one script with its `inbox.*`
+ * events (inboxes.scripts.ts), conditional on the `rev` read before it, retried on a race.
+ * Index entries that outlive what they name (a deleted thread's subject key) are checked on
+ * read and ignored.
+ */
+import {
+  INBOX_MESSAGE_FOLDERS,
+  type InboxFolder,
+  type InboxLabelRecord,
+  type InboxMessageRecord,
+  type InboxRecord,
+  type InboxThreadRecord,
+  type TeamEvent,
+} from '@petrel/contracts';
+import {
+  UUID_RE,
+  inboxEventData,
+  inboxObject,
+  messageHead,
+  threadSummary,
+  type InboxEventSource,
+  type InboxPatch,
+  type InboxesPort,
+  type NewInboxMessage,
+  type Page,
+  type PageRequest,
+  type ThreadLookups,
+  type ThreadQuery,
+  type ThreadSearch,
+} from '@petrel/core';
+import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
+import { pageIndex } from './page-index.js';
+import { execAll, pipeline, transaction } from './scripts.js';
+import { teamEventJson } from './team-event-json.js';
+import { TeamStore } from './team-store.js';
+
+const MAX_WRITE_ATTEMPTS = 8;
+/** Thread ids read per step while a filtered list walks its listing. */
+const WALK_BATCH = 200;
+
+const THREAD_FIELDS = [
+  'id', 'subject', 'from', 'to', 'cc', 'bcc', 'label_ids', 'email_count', 'has_attachment',
+  'drafts', 'read', 'folder', 'received_at', 'created_at', 'rev',
+] as const; // prettier-ignore
+
+type StoredThread = InboxThreadRecord & { rev: string };
+
+export class InboxesStore extends TeamStore implements InboxesPort {
+  private part(teamId: string, inboxId: string, part: string): string {
+    return this.keys.inboxPart(teamId, inboxId, part);
+  }
+
+  private threadKeys(teamId: string, inboxId: string, threadId: string): string[] {
+    return [
+      this.part(teamId, inboxId, `thread:${threadId}`),
+      this.part(teamId, inboxId, 'threads'),
+      ...INBOX_MESSAGE_FOLDERS.map((f) => this.part(teamId, inboxId, `folder:${f}`)),
+      this.part(teamId, inboxId, 'unread'),
+      this.keys.events(teamId),
+    ];
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Inboxes
+
+  async create(teamId: string, inbox: InboxRecord): Promise<'created' | 'taken'> {
+    const nowMs = Date.parse(inbox.created_at);
+    const res = await this.redis.petrelCreateInbox(
+      this.keys.inbox(teamId, inbox.id),
+      this.keys.inboxes(teamId),
+      this.keys.inboxAddresses(teamId),
+      this.keys.events(teamId),
+      inbox.id,
+      nowMs,
+      inbox.email_address,
+      EVENTS_STREAM_MAXLEN,
+      EVENTS_STREAM_FIELD,
+      this.eventJson('inbox.created', teamId, 'api', inbox, { inbox: inboxObject(inbox, NO_COUNTS) }),
+      ...inboxPairs(inbox),
+    );
+    return res === 1 ? 'created' : 'taken';
+  }
+
+  async find(teamId: string, idOrEmail: string): Promise<InboxRecord | null> {
+    let id = idOrEmail.toLowerCase();
+    if (!UUID_RE.test(id)) {
+      if (!id.includes('@')) return null;
+      const found = await this.redis.hget(this.keys.inboxAddresses(teamId), id);
+      if (!found) return null;
+      id = found;
+    }
+    const h = await this.redis.hgetall(this.keys.inbox(teamId, id));
+    return h.id ? toInbox(h) : null;
+  }
+
+  async atAddresses(teamId: string, mailboxes: readonly string[]): Promise<InboxRecord[]> {
+    if (mailboxes.length === 0) return [];
+    const ids = await this.redis.hmget(this.keys.inboxAddresses(teamId), ...mailboxes);
+    const found = [...new Set(ids.filter((x): x is string => !!x))];
+    return (await Promise.all(found.map((id) => this.find(teamId, id)))).filter((x): x is InboxRecord => !!x);
+  }
+
+  async list(teamId: string, page: PageRequest): Promise<Page<InboxRecord> | null> {
+    const found = await pageIndex(this.redis, this.keys.inboxes(teamId), page);
+    if (!found) return null;
+    const pipe = pipeline(this.redis, 'InboxesStore.list');
+    for (const id of found.ids) pipe.hgetall(this.keys.inbox(teamId, id));
+    const rows = (await pipe.exec()) ?? [];
+    const items = rows
+      .map(([, r]) => r as Record<string, string>)
+      .filter((r) => r?.id)
+      .map(toInbox);
+    return { items, hasMore: found.hasMore };
+  }
+
+  async update(
+    teamId: string,
+    inboxId: string,
+    patch: InboxPatch,
+    source: InboxEventSource,
+  ): Promise<InboxRecord | null> {
+    const current = await this.find(teamId, inboxId);
+    if (!current) return null;
+    const nowMs = Math.max(this.clock.now(), Date.parse(current.updated_at) + 1);
+    const next: InboxRecord = { ...current, ...patch, updated_at: new Date(nowMs).toISOString() };
+    const agentOnly = Object.keys(patch).every((k) => k.startsWith('agent_'));
+    const event = agentOnly
+      ? ''
+      : this.eventJson('inbox.updated', teamId, source, next, {
+          inbox: inboxObject(next, await this.counts(teamId, next.id)),
+        });
+    const pairs = inboxPairs(next);
+    const cleared = (['name', 'from_name', 'agent_instructions', 'agent_tone'] as const).filter(
+      (k) => next[k] === null,
+    );
+    const res = await this.redis.petrelUpdateInboxRecord(
+      this.keys.inbox(teamId, current.id),
+      this.keys.events(teamId),
+      EVENTS_STREAM_MAXLEN,
+      EVENTS_STREAM_FIELD,
+      event,
+      ...pairs,
+      '--',
+      ...cleared,
+    );
+    return res === 1 ? next : null;
+  }
+
+  async remove(teamId: string, inboxId: string): Promise<InboxRecord | null> {
+    const current = await this.find(teamId, inboxId);
+    if (!current) return null;
+    const res = await this.redis.petrelDeleteInbox(
+      this.keys.inbox(teamId, current.id),
+      this.keys.inboxes(teamId),
+      this.keys.inboxAddresses(teamId),
+      this.keys.events(teamId),
+      current.id,
+      current.email_address,
+      EVENTS_STREAM_MAXLEN,
+      EVENTS_STREAM_FIELD,
+      this.eventJson('inbox.deleted', teamId, 'api', current),
+    );
+    if (res !== 1) return null;
+    // the inbox is gone for every reader now; its threads go after, a batch at a time
+    for (;;) {
+      const ids = await this.redis.zrange(this.part(teamId, current.id, 'threads'), '0', '99');
+      if (ids.length === 0) break;
+      for (const id of ids) await this.deleteThread(teamId, current.id, id);
+    }
+    await this.redis.del(
+      ...['labels', 'message-ids', 'subjects', 'unread', 'drafts', 'last-received'].map((p) =>
+        this.part(teamId, current.id, p),
+      ),
+    );
+    return current;
+  }
+
+  async counts(
+    teamId: string,
+    inboxId: string,
+  ): Promise<{ unread: number; drafts: number; lastReceived: string | null }> {
+    const pipe = pipeline(this.redis, 'InboxesStore.counts');
+    pipe.scard(this.part(teamId, inboxId, 'unread'));
+    pipe.zcard(this.part(teamId, inboxId, 'drafts'));
+    pipe.get(this.part(teamId, inboxId, 'last-received'));
+    const [[, unread], [, drafts], [, last]] = (await pipe.exec()) as [unknown, unknown][] as [
+      [unknown, number],
+      [unknown, number],
+      [unknown, string | null],
+    ];
+    return { unread, drafts, lastReceived: last ?? null };
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Labels
+
+  async labels(teamId: string, inboxId: string): Promise<InboxLabelRecord[]> {
+    const all = await this.redis.hvals(this.part(teamId, inboxId, 'labels'));
+    return all
+      .map((j) => JSON.parse(j) as InboxLabelRecord)
+      .sort((a, b) =>
+        a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1,
+      );
+  }
+
+  async createLabel(teamId: string, inboxId: string, label: InboxLabelRecord): Promise<void> {
+    await this.redis.hset(this.part(teamId, inboxId, 'labels'), label.id, JSON.stringify(label));
+  }
+
+  async updateLabel(teamId: string, inboxId: string, label: InboxLabelRecord): Promise<boolean> {
+    const key = this.part(teamId, inboxId, 'labels');
+    if ((await this.redis.hexists(key, label.id)) !== 1) return false;
+    await this.redis.hset(key, label.id, JSON.stringify(label));
+    return true;
+  }
+
+  async removeLabel(teamId: string, inboxId: string, labelId: string): Promise<boolean> {
+    // Threads keep the id until their next label write; readers skip ids of deleted labels.
+    return (await this.redis.hdel(this.part(teamId, inboxId, 'labels'), labelId)) === 1;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Threads
+
+  async thread(teamId: string, inboxId: string, threadId: string): Promise<InboxThreadRecord | null> {
+    const t = await this.storedThread(teamId, inboxId, threadId);
+    return t ? withoutRev(t) : null;
+  }
+
+  private async storedThread(
+    teamId: string,
+    inboxId: string,
+    threadId: string,
+  ): Promise<StoredThread | null> {
+    if (!UUID_RE.test(threadId)) return null;
+    const v = await this.redis.hmget(
+      this.part(teamId, inboxId, `thread:${threadId.toLowerCase()}`),
+      ...THREAD_FIELDS,
+    );
+    return v[0] ? toThread(v) : null;
+  }
+
+  private async readThreads(
+    teamId: string,
+    inboxId: string,
+    ids: readonly string[],
+  ): Promise<StoredThread[]> {
+    if (ids.length === 0) return [];
+    const pipe = pipeline(this.redis, 'InboxesStore.readThreads');
+    for (const id of ids) pipe.hmget(this.part(teamId, inboxId, `thread:${id}`), ...THREAD_FIELDS);
+    const rows = (await pipe.exec()) ?? [];
+    return rows
+      .map(([, v]) => v as (string | null)[])
+      .filter((v) => v[0])
+      .map(toThread);
+  }
+
+  async threads(teamId: string, inboxId: string, q: ThreadQuery): Promise<Page<InboxThreadRecord> | null> {
+    const listing =
+      q.folders?.length === 1
+        ? this.part(teamId, inboxId, `folder:${q.folders[0]}`)
+        : this.part(teamId, inboxId, 'threads');
+    const keep = (t: InboxThreadRecord) =>
+      (!q.folders || q.folders.includes(t.folder)) &&
+      (q.read === undefined || t.read === q.read) &&
+      (!q.labels || q.labels.every((l) => t.label_ids.includes(l)));
+    const unfiltered = !q.labels && q.read === undefined && (!q.folders || q.folders.length <= 1);
+    if (unfiltered) {
+      const found = await pageIndex(this.redis, listing, q);
+      if (!found) return null;
+      return {
+        items: (await this.readThreads(teamId, inboxId, found.ids)).map(withoutRev),
+        hasMore: found.hasMore,
+      };
+    }
+    return this.walk(listing, q, async (ids) =>
+      (await this.readThreads(teamId, inboxId, ids)).map(withoutRev).filter(keep),
+    );
+  }
+
+  /**
+   * A filtered page: walks `listing` from the cursor (newest first for `after`, towards the
+   * newest for `before`), `WALK_BATCH` ids at a time, keeping what `pick` keeps.
+   */
+  private async walk<T extends { id: string }>(
+    listing: string,
+    q: PageRequest,
+    pick: (ids: string[]) => Promise<T[]>,
+  ): Promise<Page<T> | null> {
+    const cursor = q.after ?? q.before;
+    let rank = -1;
+    if (cursor) {
+      const r = await this.redis.zrevrank(listing, cursor.toLowerCase());
+      if (r === null) return null;
+      rank = r;
+    }
+    const out: T[] = [];
+    if (q.before) {
+      let hi = rank - 1;
+      while (hi >= 0 && out.length <= q.limit) {
+        const lo = Math.max(0, hi - WALK_BATCH + 1);
+        const ids = await this.redis.zrevrange(listing, lo, hi);
+        out.unshift(...(await pick(ids)));
+        hi = lo - 1;
+      }
+      return { items: out.slice(-q.limit), hasMore: out.length > q.limit };
+    }
+    let lo = rank + 1;
+    for (;;) {
+      const ids = await this.redis.zrevrange(listing, lo, lo + WALK_BATCH - 1);
+      if (ids.length === 0) break;
+      out.push(...(await pick(ids)));
+      if (out.length > q.limit) break;
+      lo += WALK_BATCH;
+    }
+    return { items: out.slice(0, q.limit), hasMore: out.length > q.limit };
+  }
+
+  async search(
+    teamId: string,
+    inboxId: string,
+    q: ThreadSearch,
+  ): Promise<Page<InboxThreadRecord & { matched_email_id: string | null }> | null> {
+    const terms = [
+      ...q.words.map((w) => `w:${w}`),
+      ...q.from.map((a) => `from:${a}`),
+      ...q.to.map((a) => `to:${a}`),
+      ...q.cc.map((a) => `cc:${a}`),
+      ...q.bcc.map((a) => `bcc:${a}`),
+      ...(q.hasAttachment ? ['att:1'] : []),
+    ];
+    const threadFilter = (t: InboxThreadRecord) =>
+      (!q.folders || q.folders.includes(t.folder)) &&
+      (q.read === undefined || t.read === q.read) &&
+      (!q.labels || q.labels.every((l) => t.label_ids.includes(l))) &&
+      (q.hasAttachment !== false || !t.has_attachment);
+    if (terms.length === 0) {
+      // no message criteria: the threads whose newest message lies in the date range
+      const page = await this.walk(this.part(teamId, inboxId, 'threads'), q, async (ids) =>
+        (await this.readThreads(teamId, inboxId, ids))
+          .map(withoutRev)
+          .filter((t) => threadFilter(t) && inRange(Date.parse(t.received_at), q)),
+      );
+      return page && { ...page, items: page.items.map((t) => ({ ...t, matched_email_id: null })) };
+    }
+    // the messages that carry every term, newest first; each thread once, at its newest match
+    const termKeys = terms.map((t) => this.part(teamId, inboxId, `term:${t}`));
+    let source = termKeys[0]!;
+    let temp: string | undefined;
+    if (termKeys.length > 1) {
+      temp = this.part(teamId, inboxId, `search:${newTempId()}`);
+      const multi = transaction(this.redis, 'InboxesStore.search');
+      multi.zinterstore(temp, termKeys.length, ...termKeys, 'AGGREGATE', 'MAX');
+      multi.pexpire(temp, 30_000);
+      await execAll(multi);
+      source = temp;
+    }
+    try {
+      const max = q.endMs !== undefined ? String(q.endMs) : '+inf';
+      const min = q.startMs !== undefined ? String(q.startMs) : '-inf';
+      const byThread = new Map<string, string>();
+      const order: string[] = [];
+      let offset = 0;
+      for (;;) {
+        const mids = await this.redis.zrevrangebyscore(source, max, min, 'LIMIT', offset, 500);
+        if (mids.length === 0) break;
+        offset += mids.length;
+        const pipe = pipeline(this.redis, 'InboxesStore.search.messages');
+        for (const m of mids) pipe.hget(this.part(teamId, inboxId, `message:${m}`), 'thread_id');
+        const tids = ((await pipe.exec()) ?? []).map(([, v]) => v as string | null);
+        mids.forEach((m, i) => {
+          const t = tids[i];
+          if (t && !byThread.has(t)) {
+            byThread.set(t, m);
+            order.push(t);
+          }
+        });
+        if (mids.length < 500) break;
+      }
+      const threads = (await this.readThreads(teamId, inboxId, order)).map(withoutRev).filter(threadFilter);
+      const all = threads.map((t) => ({ ...t, matched_email_id: byThread.get(t.id) ?? null }));
+      let start = 0;
+      let end = all.length;
+      if (q.after) {
+        const i = all.findIndex((t) => t.id === q.after!.toLowerCase());
+        if (i < 0) return null;
+        start = i + 1;
+      } else if (q.before) {
+        const i = all.findIndex((t) => t.id === q.before!.toLowerCase());
+        if (i < 0) return null;
+        end = i;
+        start = Math.max(0, i - q.limit);
+      }
+      const items = all.slice(start, Math.min(end, start + q.limit));
+      return { items, hasMore: q.before ? start > 0 : start + q.limit < end };
+    } finally {
+      if (temp) await this.redis.del(temp);
+    }
+  }
+
+  async updateThread(
+    teamId: string,
+    inboxId: string,
+    threadId: string,
+    change: { folder?: InboxFolder; read?: boolean },
+    source: InboxEventSource,
+  ): Promise<{ before: InboxThreadRecord; after: InboxThreadRecord } | null> {
+    return this.rewriteThread(teamId, inboxId, threadId, (t) => ({ ...t, ...change }), source);
+  }
+
+  async setThreadLabels(
+    teamId: string,
+    inboxId: string,
+    threadId: string,
+    labelIds: readonly string[],
+    source: InboxEventSource,
+  ): Promise<InboxThreadRecord | null> {
+    const done = await this.rewriteThread(
+      teamId,
+      inboxId,
+      threadId,
+      (t) => ({ ...t, label_ids: [...labelIds] }),
+      source,
+    );
+    return done?.after ?? null;
+  }
+
+  /** Reads, changes and writes a thread (compare-and-set), with the events of the change. */
+  private async rewriteThread(
+    teamId: string,
+    inboxId: string,
+    threadId: string,
+    change: (t: InboxThreadRecord) => InboxThreadRecord,
+    source: InboxEventSource,
+  ): Promise<{ before: InboxThreadRecord; after: InboxThreadRecord } | null> {
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const stored = await this.storedThread(teamId, inboxId, threadId);
+      if (!stored) return null;
+      const before = withoutRev(stored);
+      const after = change(before);
+      const labels = await this.labelMap(teamId, inboxId);
+      const events: string[] = [];
+      const base = { thread_id: before.id, thread: threadSummary(after, labels) };
+      if (after.folder !== before.folder) {
+        events.push(
+          this.eventJson(
+            'inbox.thread.folder.updated',
+            teamId,
+            source,
+            { id: inboxId },
+            {
+              ...base,
+              previous_folder: before.folder,
+              folder: after.folder,
+            },
+          ),
+        );
+      }
+      const added = after.label_ids.filter((l) => !before.label_ids.includes(l));
+      const removed = before.label_ids.filter((l) => !after.label_ids.includes(l));
+      if (added.length + removed.length > 0) {
+        const show = (ids: string[]) =>
+          ids.flatMap((id) => {
+            const l = labels.get(id);
+            return l ? [{ id: l.id, name: l.name, color: l.color }] : [];
+          });
+        events.push(
+          this.eventJson(
+            'inbox.thread.labels.updated',
+            teamId,
+            source,
+            { id: inboxId },
+            {
+              ...base,
+              added: show(added),
+              removed: show(removed),
+            },
+          ),
+        );
+      }
+      const ok = await this.writeThread(teamId, inboxId, after, stored.rev, events);
+      if (ok) {
+        if (after.read !== before.read) await this.markMessagesRead(teamId, inboxId, after.id, after.read);
+        return { before, after };
+      }
+    }
+    throw new Error(`thread ${threadId}: too many concurrent updates`);
+  }
+
+  private async markMessagesRead(
+    teamId: string,
+    inboxId: string,
+    threadId: string,
+    read: boolean,
+  ): Promise<void> {
+    const ids = await this.redis.zrange(this.part(teamId, inboxId, `thread:${threadId}:emails`), '0', '-1');
+    if (ids.length === 0) return;
+    const multi = transaction(this.redis, 'InboxesStore.markRead');
+    for (const id of ids)
+      multi.petrelSetFieldsIfExists(this.part(teamId, inboxId, `message:${id}`), 'read', read ? '1' : '0');
+    await execAll(multi);
+  }
+
+  async deleteThread(teamId: string, inboxId: string, threadId: string): Promise<boolean> {
+    const key = this.part(teamId, inboxId, `thread:${threadId}`);
+    const mids = await this.redis.zrange(this.part(teamId, inboxId, `thread:${threadId}:emails`), '0', '-1');
+    const pipe = pipeline(this.redis, 'InboxesStore.deleteThread.read');
+    for (const m of mids) pipe.hmget(this.part(teamId, inboxId, `message:${m}`), 'message_id', 'terms');
+    const heads = ((await pipe.exec()) ?? []).map(([, v]) => v as (string | null)[]);
+    const multi = transaction(this.redis, 'InboxesStore.deleteThread');
+    multi.del(key, this.part(teamId, inboxId, `thread:${threadId}:emails`));
+    multi.zrem(this.part(teamId, inboxId, 'threads'), threadId);
+    for (const f of INBOX_MESSAGE_FOLDERS) multi.zrem(this.part(teamId, inboxId, `folder:${f}`), threadId);
+    multi.srem(this.part(teamId, inboxId, 'unread'), threadId);
+    mids.forEach((m, i) => {
+      multi.del(this.part(teamId, inboxId, `message:${m}`));
+      const [header, terms] = heads[i] ?? [];
+      if (header) multi.hdel(this.part(teamId, inboxId, 'message-ids'), header);
+      for (const t of JSON.parse(terms ?? '[]') as string[])
+        multi.zrem(this.part(teamId, inboxId, `term:${t}`), m);
+    });
+    const res = await execAll(multi);
+    return res[0] !== 0;
+  }
+
+  // ------------------------------------------------------------------------------------------
+  // Messages
+
+  async messages(
+    teamId: string,
+    inboxId: string,
+    threadId: string,
+    page: PageRequest,
+  ): Promise<Page<InboxMessageRecord> | null> {
+    // oldest first, as a conversation reads; the cursor pages forward in that order
+    const listing = this.part(teamId, inboxId, `thread:${threadId.toLowerCase()}:emails`);
+    const all = await this.redis.zrange(listing, '0', '-1');
+    let start = 0;
+    let end = all.length;
+    if (page.after) {
+      const i = all.indexOf(page.after.toLowerCase());
+      if (i < 0) return null;
+      start = i + 1;
+    } else if (page.before) {
+      const i = all.indexOf(page.before.toLowerCase());
+      if (i < 0) return null;
+      end = i;
+      start = Math.max(0, i - page.limit);
+    }
+    const ids = all.slice(start, Math.min(end, start + page.limit));
+    const pipe = pipeline(this.redis, 'InboxesStore.messages');
+    for (const id of ids) pipe.hgetall(this.part(teamId, inboxId, `message:${id}`));
+    const rows = ((await pipe.exec()) ?? []).map(([, r]) => r as Record<string, string>).filter((r) => r?.id);
+    return { items: rows.map(toMessage), hasMore: page.before ? start > 0 : start + page.limit < end };
+  }
+
+  async message(teamId: string, inboxId: string, messageId: string): Promise<InboxMessageRecord | null> {
+    if (!UUID_RE.test(messageId)) return null;
+    const h = await this.redis.hgetall(this.part(teamId, inboxId, `message:${messageId.toLowerCase()}`));
+    return h.id ? toMessage(h) : null;
+  }
+
+  lookups(teamId: string, inboxId: string): ThreadLookups {
+    return {
+      threadsOf: async (ids) => {
+        const found = await this.redis.hmget(this.part(teamId, inboxId, 'message-ids'), ...ids);
+        return found.map((x) => x ?? null);
+      },
+      threadOfSubject: async (key) => {
+        const v = await this.redis.hget(this.part(teamId, inboxId, 'subjects'), key);
+        if (!v) return null;
+        const [threadId = '', lastMs = '0'] = v.split(' ');
+        return { threadId, lastMs: Number(lastMs) };
+      },
+    };
+  }
+
+  async addMessage(
+    teamId: string,
+    inbox: InboxRecord,
+    m: NewInboxMessage,
+  ): Promise<{ thread: InboxThreadRecord; created: boolean }> {
+    const msgMs = Date.parse(m.message.received_at);
+    let threadId = m.threadId;
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const stored = threadId ? await this.storedThread(teamId, inbox.id, threadId) : null;
+      // a thread an index names but that was deleted meanwhile: the message starts a new one
+      if (!stored) threadId = null;
+      const created = stored === null;
+      const id = stored?.id ?? m.newThreadId;
+      const hasAttachment = m.message.attachments.length > 0;
+      const inbound = m.message.direction === 'inbound';
+      const before = stored ? withoutRev(stored) : null;
+      const thread: InboxThreadRecord = before
+        ? {
+            ...before,
+            email_count: before.email_count + 1,
+            has_attachment: before.has_attachment || hasAttachment,
+            // new mail brings an archived thread back to the inbox (spam and trash stay put)
+            folder: inbound && before.folder === 'archive' ? 'inbox' : before.folder,
+            read: inbound ? false : before.read,
+            received_at: msgMs >= Date.parse(before.received_at) ? m.message.received_at : before.received_at,
+          }
+        : {
+            id,
+            subject: m.message.subject,
+            from: m.message.from,
+            to: m.message.to,
+            cc: m.message.cc,
+            bcc: m.message.bcc,
+            label_ids: [],
+            email_count: 1,
+            has_attachment: hasAttachment,
+            drafts: 0,
+            read: !inbound,
+            folder: m.folder,
+            received_at: m.message.received_at,
+            created_at: m.message.received_at,
+          };
+      const labels = await this.labelMap(teamId, inbox.id);
+      const message: InboxMessageRecord = { ...m.message, thread_id: id };
+      const email = messageHead(message);
+      const summary = threadSummary(thread, labels);
+      const events: string[] = [];
+      if (created) {
+        events.push(
+          this.eventJson('inbox.thread.created', teamId, m.source, inbox, {
+            thread_id: id,
+            thread: summary,
+            email_id: message.id,
+            email,
+          }),
+        );
+      }
+      events.push(
+        this.eventJson(inbound ? 'inbox.email.received' : 'inbox.email.sent', teamId, m.source, inbox, {
+          thread_id: id,
+          thread: summary,
+          email_id: message.id,
+          email,
+        }),
+      );
+      if (before && before.folder !== thread.folder) {
+        events.push(
+          this.eventJson('inbox.thread.folder.updated', teamId, m.source, inbox, {
+            thread_id: id,
+            thread: summary,
+            previous_folder: before.folder,
+            folder: thread.folder,
+          }),
+        );
+      }
+      const ok = await this.writeThread(teamId, inbox.id, thread, stored?.rev ?? '', events, {
+        message,
+        ms: msgMs,
+        header: m.messageId,
+        subjectKeys: m.subjectKeys,
+        terms: m.terms,
+      });
+      if (ok) {
+        if (inbound) await this.redis.set(this.part(teamId, inbox.id, 'last-received'), thread.received_at);
+        return { thread, created };
+      }
+    }
+    throw new Error(`inbox ${inbox.id}: too many concurrent writes to a thread`);
+  }
+
+  private async writeThread(
+    teamId: string,
+    inboxId: string,
+    t: InboxThreadRecord,
+    expectedRev: string,
+    events: string[],
+    msg?: {
+      message: InboxMessageRecord;
+      ms: number;
+      header: string | null;
+      subjectKeys: readonly string[];
+      terms: readonly string[];
+    },
+  ): Promise<boolean> {
+    const keys = this.threadKeys(teamId, inboxId, t.id);
+    const pairs = threadPairs(t);
+    const argv: (string | number)[] = [
+      t.id,
+      expectedRev,
+      INBOX_MESSAGE_FOLDERS.indexOf(t.folder) + 1,
+      t.read ? '1' : '0',
+      Date.parse(t.received_at),
+      EVENTS_STREAM_MAXLEN,
+      EVENTS_STREAM_FIELD,
+      events.length,
+      pairs.length,
+      ...events,
+      ...pairs,
+    ];
+    if (msg) {
+      keys.push(
+        this.part(teamId, inboxId, `thread:${t.id}:emails`),
+        this.part(teamId, inboxId, `message:${msg.message.id}`),
+        this.part(teamId, inboxId, 'message-ids'),
+        this.part(teamId, inboxId, 'subjects'),
+        ...msg.terms.map((term) => this.part(teamId, inboxId, `term:${term}`)),
+      );
+      argv.push(
+        msg.message.id,
+        msg.ms,
+        msg.header ?? '',
+        msg.subjectKeys.length,
+        ...msg.subjectKeys,
+        ...messagePairs(msg.message, msg.terms),
+      );
+    }
+    return (await this.redis.petrelWriteInboxThread(keys.length, ...keys, ...argv)) === 1;
+  }
+
+  private async labelMap(teamId: string, inboxId: string): Promise<Map<string, InboxLabelRecord>> {
+    return new Map((await this.labels(teamId, inboxId)).map((l) => [l.id, l]));
+  }
+
+  private eventJson(
+    type: TeamEvent['type'],
+    teamId: string,
+    source: InboxEventSource,
+    inbox: { id: string },
+    extra: Record<string, unknown> = {},
+  ): string {
+    return teamEventJson(type, teamId, inboxEventData(source, inbox.id, extra), this.clock.now());
+  }
+}
+
+const NO_COUNTS = { unread: 0, drafts: 0, lastReceived: null };
+
+let tempSeq = 0;
+const newTempId = () => `${process.pid}-${Date.now()}-${tempSeq++}`;
+
+function inRange(ms: number, q: { startMs?: number; endMs?: number }): boolean {
+  return (q.startMs === undefined || ms >= q.startMs) && (q.endMs === undefined || ms <= q.endMs);
+}
+
+function inboxPairs(i: InboxRecord): string[] {
+  const out = [
+    'id', i.id,
+    'email_address', i.email_address,
+    'forwarding', i.forwarding ? '1' : '0',
+    'domain_id', i.domain_id,
+    'created_at', i.created_at,
+    'updated_at', i.updated_at,
+    'agent_actions', JSON.stringify(i.agent_actions),
+  ]; // prettier-ignore
+  if (i.name !== null) out.push('name', i.name);
+  if (i.from_name !== null) out.push('from_name', i.from_name);
+  if (i.agent_instructions !== null) out.push('agent_instructions', i.agent_instructions);
+  if (i.agent_tone !== null) out.push('agent_tone', i.agent_tone);
+  return out;
+}
+
+function toInbox(h: Record<string, string>): InboxRecord {
+  return {
+    id: h.id ?? '',
+    email_address: h.email_address ?? '',
+    name: h.name ?? null,
+    from_name: h.from_name ?? null,
+    forwarding: h.forwarding === '1',
+    domain_id: h.domain_id ?? '',
+    created_at: h.created_at ?? '',
+    updated_at: h.updated_at ?? '',
+    agent_instructions: h.agent_instructions ?? null,
+    agent_tone: (h.agent_tone ?? null) as InboxRecord['agent_tone'],
+    agent_actions: JSON.parse(h.agent_actions ?? '[]') as InboxRecord['agent_actions'],
+  };
+}
+
+function threadPairs(t: InboxThreadRecord): string[] {
+  return [
+    'id', t.id,
+    'subject', JSON.stringify(t.subject),
+    'from', JSON.stringify(t.from),
+    'to', JSON.stringify(t.to),
+    'cc', JSON.stringify(t.cc),
+    'bcc', JSON.stringify(t.bcc),
+    'label_ids', JSON.stringify(t.label_ids),
+    'email_count', String(t.email_count),
+    'has_attachment', t.has_attachment ? '1' : '0',
+    'drafts', String(t.drafts),
+    'read', t.read ? '1' : '0',
+    'folder', t.folder,
+    'received_at', t.received_at,
+    'created_at', t.created_at,
+  ]; // prettier-ignore
+}
+
+function toThread(v: (string | null)[]): StoredThread {
+  const f = Object.fromEntries(THREAD_FIELDS.map((k, i) => [k, v[i] ?? null])) as Record<
+    (typeof THREAD_FIELDS)[number],
+    string | null
+  >;
+  return {
+    id: f.id ?? '',
+    subject: JSON.parse(f.subject ?? 'null') as string | null,
+    from: JSON.parse(f.from ?? 'null') as string | null,
+    to: JSON.parse(f.to ?? '[]') as string[],
+    cc: JSON.parse(f.cc ?? '[]') as string[],
+    bcc: JSON.parse(f.bcc ?? '[]') as string[],
+    label_ids: JSON.parse(f.label_ids ?? '[]') as string[],
+    email_count: Number(f.email_count ?? 0),
+    has_attachment: f.has_attachment === '1',
+    drafts: Number(f.drafts ?? 0),
+    read: f.read === '1',
+    folder: (f.folder ?? 'inbox') as InboxFolder,
+    received_at: f.received_at ?? '',
+    created_at: f.created_at ?? '',
+    rev: f.rev ?? '0',
+  };
+}
+
+function withoutRev(t: StoredThread): InboxThreadRecord {
+  const { rev: _rev, ...rest } = t;
+  return rest;
+}
+
+function messagePairs(m: InboxMessageRecord, terms: readonly string[]): string[] {
+  return [
+    'id', m.id,
+    'thread_id', m.thread_id,
+    'direction', m.direction,
+    'from', m.from,
+    'to', JSON.stringify(m.to),
+    'cc', JSON.stringify(m.cc),
+    'bcc', JSON.stringify(m.bcc),
+    'reply_to', JSON.stringify(m.reply_to),
+    'subject', JSON.stringify(m.subject),
+    'message_id', m.message_id ?? '',
+    'references', JSON.stringify(m.references),
+    'attachments', JSON.stringify(m.attachments),
+    'read', m.read ? '1' : '0',
+    'received_at', m.received_at,
+    'terms', JSON.stringify(terms),
+  ]; // prettier-ignore
+}
+
+function toMessage(h: Record<string, string>): InboxMessageRecord {
+  return {
+    id: h.id ?? '',
+    thread_id: h.thread_id ?? '',
+    direction: (h.direction ?? 'inbound') as InboxMessageRecord['direction'],
+    from: h.from ?? '',
+    to: JSON.parse(h.to ?? '[]') as string[],
+    cc: JSON.parse(h.cc ?? '[]') as string[],
+    bcc: JSON.parse(h.bcc ?? '[]') as string[],
+    reply_to: JSON.parse(h.reply_to ?? '[]') as string[],
+    subject: JSON.parse(h.subject ?? 'null') as string | null,
+    message_id: h.message_id || null,
+    references: JSON.parse(h.references ?? '[]') as string[],
+    attachments: JSON.parse(h.attachments ?? '[]') as InboxMessageRecord['attachments'],
+    read: h.read === '1',
+    received_at: h.received_at ?? '',
+  };
+}
