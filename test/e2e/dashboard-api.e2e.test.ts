@@ -125,6 +125,11 @@ describe('dashboard sessions', () => {
     const after = await replay.request('/emails');
     expect(after.status).toBe(401);
     expect(after.body.name).toBe('invalid_session');
+    // the app's session check, with the dead cookies: 401, and both cookies cleared
+    const check = await replay.request('/dashboard/session');
+    expect(check.status).toBe(401);
+    expect(check.headers.getSetCookie().filter((c) => /Max-Age=0/.test(c))).toHaveLength(2);
+    expect(replay.cookies.size).toBe(0);
   });
 
   it('leaves the SDK with a Bearer key unchanged', async () => {
@@ -157,6 +162,28 @@ describe('dashboard sessions', () => {
       'csp-report': { 'violated-directive': 'script-src-elem' },
     });
     expect((await stack.http('/dashboard/csp-report', { key: null })).status).toBe(401);
+  });
+
+  it('serves the icon the app links, and as /favicon.ico, with no key and no session', async () => {
+    const index = await (await fetch(`${stack.baseUrl}/dashboard/`)).text();
+    const linked = /<link rel="icon" type="image\/svg\+xml" href="([^"]+)"/.exec(index)?.[1];
+    expect(linked, 'the <link rel="icon"> of index.html').toBeDefined();
+    const icon = await fetch(`${stack.baseUrl}${linked}`);
+    const svg = await icon.text();
+    expect(icon.status).toBe(200);
+    expect(icon.headers.get('content-type')).toMatch(/^image\/svg\+xml\b/);
+    expect(svg).toMatch(/^<svg /);
+
+    const favicon = await fetch(`${stack.baseUrl}/favicon.ico`); // no Authorization, no cookie
+    expect(favicon.status).toBe(200);
+    expect(favicon.headers.get('content-type')).toMatch(/^image\//);
+    expect(await favicon.text()).toBe(svg);
+    expect(favicon.headers.get('content-security-policy')).toContain("script-src 'self'");
+    // a session cookie changes nothing
+    const b = await signedIn();
+    const signedInFavicon = await b.request('/favicon.ico');
+    expect(signedInFavicon.status).toBe(200);
+    expect(signedInFavicon.headers.get('content-type')).toMatch(/^image\//);
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The dashboard's side of the API process: the session endpoints, the CSP report endpoint and
- * the built single-page app, all under /dashboard. Everything else the app does goes through the
- * public API, authenticated by the session cookie (middleware/auth.ts).
+ * the built single-page app, all under /dashboard, and the app's icon as /favicon.ico. Everything
+ * else the app does goes through the public API, authenticated by the session cookie
+ * (middleware/auth.ts).
  */
 import { fileURLToPath } from 'node:url';
 import { Router, type RequestHandler } from 'express';
@@ -18,7 +19,7 @@ import {
 } from './csp.js';
 import { dashboardSessionRoutes } from './session.routes.js';
 import { sessionCookieAuth, type SessionCookieAuth } from './session-auth.js';
-import { dashboardStatic } from './static.js';
+import { FAVICON_PATH, dashboardStatic } from './static.js';
 
 export { sessionCookieAuth, type SessionCookieAuth } from './session-auth.js';
 export { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE } from './cookies.js';
@@ -41,7 +42,7 @@ export function dashboardRouter(
 ): { router: Router; sessions: SessionCookieAuth } {
   const sessions = sessionCookieAuth(deps.ports);
   const router = Router();
-  router.use('/dashboard', (_req, res, next) => {
+  router.use(['/dashboard', FAVICON_PATH], (_req, res, next) => {
     setDashboardSecurityHeaders(res);
     next();
   });

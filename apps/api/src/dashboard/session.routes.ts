@@ -52,7 +52,11 @@ export function dashboardSessionRoutes(deps: DashboardSessionDeps): RouteSpec[] 
 
   const read: RequestHandler = async (req, res) => {
     const check = await deps.auth.check(req);
-    if (!check.ok) throw new PetrelError('invalid_session', 'No dashboard session: sign in');
+    if (!check.ok) {
+      // an ended session's cookies go too: the app asks only while they are there
+      if (deps.auth.present(req)) clearSessionCookies(res, isHttps(req, deps.publicUrl));
+      throw new PetrelError('invalid_session', 'No dashboard session: sign in');
+    }
     res.setHeader('Cache-Control', 'no-store');
     res.json(sessionWire(check.session));
   };

@@ -53,6 +53,13 @@ describe('dashboard static files', () => {
     expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
   });
 
+  it("answers /favicon.ico with the app's SVG icon", async () => {
+    const res = await fetch(`${base}/favicon.ico`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^image\/svg\+xml/);
+    expect(await res.text()).toBe('<svg/>');
+  });
+
   it('answers a plain 404 page when the app is not built', async () => {
     const app = express();
     app.use(dashboardStatic(join(dist, 'nope')));
@@ -61,6 +68,10 @@ describe('dashboard static files', () => {
     const res = await fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/dashboard/emails`);
     expect(res.status).toBe(404);
     expect(await res.text()).toMatch(/not built/);
+    // nor does the icon fall through to the routes after it
+    const icon = await fetch(`http://127.0.0.1:${(s.address() as AddressInfo).port}/favicon.ico`);
+    expect(icon.status).toBe(404);
+    expect(icon.headers.get('content-type')).toMatch(/^text\/plain/);
     await new Promise((r) => s.close(r));
   });
 });
