@@ -4,19 +4,25 @@
  * scheduled and deleted from the UI that sends nothing, a CSV import with its progress, a
  * webhook delivery replayed from the UI, XSS payloads that execute nothing (and CSP reports),
  * an axe-core scan of every page, and sign-out ending the session. The emails page's screenshot
- * is written to docs/dashboard.png (shown in the README).
+ * is written to docs/dashboard.png (shown in the README). Every test also ends with no console
+ * error and no failed request (the favicon's among them) but the ones it expects, and an email's
+ * html is painted in the first full-page screenshot of its page, frame below the fold or not.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
 import { startStack, type Stack } from '../e2e/helpers.js';
 import { launchChromium, seriousAxeViolations, type LaunchedBrowser } from './chromium.js';
+import { inkIn } from './screenshot.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const DIST_INDEX = `${root}apps/dashboard/dist/index.html`;
+/** What the dashboard's build is made of: a build older than any of these is rebuilt. */
+const DASHBOARD_SOURCES = ['apps/dashboard/index.html', 'apps/dashboard/src', 'apps/dashboard/public'];
 
 let stack: Stack;
 let receiver: HttpReceiver;
@@ -25,6 +31,12 @@ let context: BrowserContext;
 let page: Page;
 const dialogs: string[] = [];
 const pageErrors: string[] = [];
+/** Console errors and failed requests of the current test, on any page of the context. */
+const problems: string[] = [];
+/** The problems the current test provokes on purpose (see {@link expectProblems}). */
+const expectedProblems: RegExp[] = [];
+/** The email of the detail test, for the screenshot test after it. */
+let helloEmailId: string | undefined;
 
 /** The XSS canary: a payload that ran would set it on the dashboard's window. */
 const CANARY = '__petrelPwned';
@@ -44,14 +56,33 @@ async function go(hash: string): Promise<void> {
   await page.locator('main h1').first().waitFor();
 }
 
+/** Console errors or failed requests this test causes on purpose: the others fail it. */
+function expectProblems(...patterns: RegExp[]): void {
+  expectedProblems.push(...patterns);
+}
+
+function dashboardBuildIsStale(): boolean {
+  if (!existsSync(DIST_INDEX)) return true;
+  const built = statSync(DIST_INDEX).mtimeMs;
+  return DASHBOARD_SOURCES.map((p) => join(root, p)).some(
+    (p) =>
+      existsSync(p) &&
+      (statSync(p).isDirectory()
+        ? readdirSync(p, { recursive: true, encoding: 'utf8' }).some(
+            (f) => statSync(join(p, f)).mtimeMs > built,
+          )
+        : statSync(p).mtimeMs > built),
+  );
+}
+
 async function expectAccessible(what: string): Promise<void> {
   const serious = await seriousAxeViolations(page);
   expect(serious, `${what}: ${JSON.stringify(serious, null, 1)}`).toEqual([]);
 }
 
 beforeAll(async () => {
-  // the API serves apps/dashboard/dist: build it when this checkout has not yet
-  if (!existsSync(DIST_INDEX))
+  // the API serves apps/dashboard/dist: build it when this checkout has not yet, or has changed it
+  if (dashboardBuildIsStale())
     execFileSync('npm', ['run', 'build', '-w', 'apps/dashboard'], { cwd: root, stdio: 'ignore' });
   receiver = await startHttpReceiver();
   [stack, launched] = await Promise.all([
@@ -71,6 +102,24 @@ beforeAll(async () => {
     void d.dismiss();
   });
   page.on('pageerror', (e) => pageErrors.push(e.message));
+  // the browser's own requests (the favicon) raise no request event: their failure shows only as
+  // a console error ("Failed to load resource"), which names the URL
+  context.on('console', (m) => {
+    if (m.type() === 'error') problems.push(`console error: ${m.text()} (at ${m.location().url})`);
+  });
+  context.on('requestfailed', (r) =>
+    problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`),
+  );
+  context.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
+  });
+});
+
+afterEach(() => {
+  const unexpected = problems.filter((p) => !expectedProblems.some((e) => e.test(p)));
+  problems.length = 0;
+  expectedProblems.length = 0;
+  expect(unexpected, `console errors and failed requests:\n${unexpected.join('\n')}\n`).toEqual([]);
 });
 
 afterAll(async () => {
@@ -81,6 +130,9 @@ afterAll(async () => {
 
 describe('dashboard in a browser', () => {
   it('signs in with an API key, kept by the page nowhere', async () => {
+    // before sign-in, a deep link shows the sign-in page too (and logs no error)
+    await page.goto(dashboardUrl('#/emails'));
+    await page.getByRole('heading', { name: 'Sign in to Petrel' }).waitFor();
     await page.goto(dashboardUrl());
     await page.getByLabel('API key (full access)').fill(stack.key);
     await expectAccessible('sign-in');
@@ -120,6 +172,7 @@ describe('dashboard in a browser', () => {
       tags: [{ name: 'kind', value: 'welcome' }],
     });
     expect(error).toBeNull();
+    helloEmailId = data!.id;
     await stack.sink.waitFor(4, 20_000);
     let last: unknown;
     await waitUntil(
@@ -172,8 +225,38 @@ describe('dashboard in a browser', () => {
     await expect(frame.getByRole('heading', { name: 'Rendered heading' }).textContent()).resolves.toBe(
       'Rendered heading',
     );
-    await expect(page.locator('iframe.html-frame').getAttribute('sandbox')).resolves.toBe('');
+    await expect(page.locator('iframe.html-frame').getAttribute('sandbox')).resolves.toBe(
+      'allow-same-origin',
+    );
     await expectAccessible('email detail');
+  });
+
+  it("paints an email's html in the first full-page screenshot, its frame below the fold", async () => {
+    expect(helloEmailId).toBeDefined();
+    // a new page, short enough that the frame is entirely below the fold at first paint
+    const viewport = { width: 1024, height: 600 };
+    const short = await context.newPage();
+    try {
+      await short.setViewportSize(viewport);
+      await short.goto(dashboardUrl(`#/emails/${helloEmailId}`));
+      const frame = short.locator('iframe.html-frame');
+      // the frame's document is there (loaded, and laid out) before the screenshot
+      await short
+        .frameLocator('iframe.html-frame')
+        .getByRole('heading', { name: 'Rendered heading' })
+        .waitFor();
+      const box = (await frame.boundingBox())!;
+      expect(box.y, 'the frame starts below the first viewport').toBeGreaterThan(viewport.height);
+      const shot = await short.screenshot({ fullPage: true });
+      const shots = process.env.DASHBOARD_SCREENSHOTS_DIR;
+      if (shots) await short.screenshot({ path: `${shots}/email-detail-short.png`, fullPage: true });
+      // inside the frame's 1px border: the email's heading and paragraph, black on white
+      const ink = inkIn(shot, { x: box.x + 2, y: box.y + 2, width: box.width - 4, height: box.height - 4 });
+      expect(ink.colours, `the frame's region of the screenshot (${JSON.stringify(ink)})`).toBeGreaterThan(1);
+      expect(ink.nonWhite).toBeGreaterThan(200);
+    } finally {
+      await short.close();
+    }
   });
 
   it('runs no XSS payload from a subject or an html body; the CSP reports the blocked load', async () => {
@@ -184,6 +267,13 @@ describe('dashboard in a browser', () => {
       html: XSS_HTML,
     });
     expect(error).toBeNull();
+    // what the sandbox and the CSP refuse, said by the browser in the frame's console
+    expectProblems(
+      /^console error: Blocked script execution in 'about:srcdoc' because the document's frame is sandboxed/,
+      /^console error: Loading the image 'https:\/\/tracker\.invalid\/pixel\.png' violates .*img-src/,
+      /^request failed: GET https:\/\/tracker\.invalid\/pixel\.png csp$/,
+      /^console error: Running the JavaScript URL violates .*script-src 'self'.* \(at about:srcdoc\)$/,
+    );
     await go('#/emails');
     const cell = page.getByRole('link', { name: XSS_SUBJECT });
     await cell.waitFor();
@@ -337,7 +427,8 @@ describe('dashboard in a browser', () => {
     await preview.getByText('pro plan').waitFor();
     await expect(page.getByTestId('preview-subject').textContent()).resolves.toBe('Hi <b>Ann</b>');
     await expectAccessible('template editor');
-    // PLAN is used but not declared: publishing is refused until it is
+    // PLAN is used but not declared: publishing is refused until it is (a 422 the browser logs)
+    expectProblems(/ 422\b.*\/templates\/[^/ ]+\/publish\b/);
     await page.getByRole('button', { name: 'Save and publish' }).click();
     await page.getByRole('alert').getByText(/PLAN/).waitFor();
     await page.getByLabel(/Declared variables/).fill('NAME=friend\nPLAN=free');
@@ -416,6 +507,10 @@ describe('dashboard in a browser', () => {
       headers: { cookie: `petrel_session=${before.value}` },
     });
     expect(res.status).toBe(401);
+    // a fresh load after sign-out: the sign-in page, with no request that fails
+    await page.reload();
+    await page.getByRole('heading', { name: 'Sign in to Petrel' }).waitFor();
+    await expectAccessible('sign-in after sign-out');
     expect(dialogs).toEqual([]);
   });
 });

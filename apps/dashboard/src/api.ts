@@ -94,6 +94,12 @@ export interface SessionInfo {
 }
 
 export const session = {
+  /**
+   * Whether a session cookie may be there to check. The server sets and clears the readable CSRF
+   * cookie with the httpOnly session cookie, with the same lifetime: without it, asking the server
+   * could only be answered 401, which the browser logs as an error on every signed-out load.
+   */
+  mayExist: () => readCookie(SESSION_CONFIG.csrfCookie) !== undefined,
   signIn: (apiKey: string) =>
     request<SessionInfo>('POST', SESSION_CONFIG.signInPath, { body: { api_key: apiKey }, quiet401: true }),
   current: () => request<SessionInfo>('GET', SESSION_CONFIG.sessionPath, { quiet401: true }),

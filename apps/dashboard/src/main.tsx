@@ -87,14 +87,15 @@ type AuthState = 'checking' | 'signed-in' | 'signed-out';
 
 function App() {
   const route = useRoute();
-  const [auth, setAuth] = useState<AuthState>('checking');
+  const [auth, setAuth] = useState<AuthState>(() => (session.mayExist() ? 'checking' : 'signed-out'));
   const [notice, setNotice] = useState<string>();
 
   useEffect(() => {
-    session.current().then(
-      () => setAuth('signed-in'),
-      () => setAuth('signed-out'),
-    );
+    if (auth === 'checking')
+      session.current().then(
+        () => setAuth('signed-in'),
+        () => setAuth('signed-out'),
+      );
     return onUnauthorized(() => {
       setNotice('Your session has ended. Sign in again.');
       setAuth('signed-out');

@@ -289,10 +289,20 @@ export function CopyButton({ value, label }: { value: string; label: string }) {
 }
 
 /**
- * Untrusted html (an email's body, a template preview) in an iframe with an empty sandbox: no
- * scripts, no forms, no top navigation, an opaque origin. The frame is built sandboxed before its
- * content is set, and a new frame is made for new content. Its CSP is the page's (a srcdoc
- * document inherits it), so remote images and styles are not loaded either.
+ * Untrusted html (an email's body, a template preview) in a sandboxed iframe: no scripts, no
+ * forms, no popups, no top navigation. The frame is built sandboxed before its content is set,
+ * and a new frame is made for new content. Its CSP is the page's (a srcdoc document inherits it),
+ * so remote images and styles are not loaded either.
+ *
+ * `allow-same-origin` keeps the dashboard's origin for the frame's document. With an empty
+ * sandbox its origin is opaque, so the frame is cross-origin, and Chromium does not paint a
+ * cross-origin frame outside the viewport ("render throttling", Blink's frame README:
+ * https://chromium.googlesource.com/chromium/src/+/main/third_party/blink/renderer/core/frame/README.md)
+ * — an email below the fold stayed blank in a full-page capture until the page was scrolled.
+ * Without `allow-scripts` no script runs in the frame (HTML Standard, "sandboxing flag set": only
+ * both keywords together let framed content reach its parent), and the CSP forbids inline scripts
+ * besides. What the frame may still load (this origin's images, stylesheets and frames, by the
+ * CSP) is fetched with GET, and no markup can send the CSRF header every API write needs.
  */
 export function SandboxedHtml({ html, title }: { html: string; title: string }) {
   const host = useRef<HTMLDivElement>(null);
@@ -300,7 +310,7 @@ export function SandboxedHtml({ html, title }: { html: string; title: string }) 
     const el = host.current;
     if (!el) return;
     const frame = document.createElement('iframe');
-    frame.setAttribute('sandbox', '');
+    frame.setAttribute('sandbox', 'allow-same-origin');
     frame.setAttribute('referrerpolicy', 'no-referrer');
     frame.setAttribute('title', title);
     frame.className = 'html-frame';
