@@ -157,6 +157,7 @@ export function defaultPreparer(ctx: ApiContext): Preparer {
     limits: ctx.limits,
     dailyQuota: ctx.config.DAILY_QUOTA,
     onDailyQuotaRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
+    maxRecipients: ctx.config.MAX_RECIPIENTS_PER_EMAIL,
   });
 }
 

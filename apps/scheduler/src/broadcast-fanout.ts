@@ -14,8 +14,8 @@ import { broadcastFanoutJobSchema, type BroadcastFanoutJob } from '@petrel/contr
 import { runBroadcastFanout, type FanoutObserver, type FanoutOutcome, type FanoutPorts } from '@petrel/core';
 import {
   DelayedError,
-  UnrecoverableError,
   createBroadcastFanoutWorker,
+  parseJobData,
   type Job,
   type QueueConnection,
 } from '@petrel/queue';
@@ -45,9 +45,7 @@ export function broadcastFanoutProcessor(
   ports: Omit<FanoutPorts, 'observer'> & { observer?: FanoutObserver },
 ): (job: Job<BroadcastFanoutJob>, token?: string) => Promise<FanoutOutcome> {
   return async (job, token) => {
-    const parsed = broadcastFanoutJobSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`malformed fan-out job: ${parsed.error.message}`);
-    const { teamId, broadcastId } = parsed.data;
+    const { teamId, broadcastId } = parseJobData(broadcastFanoutJobSchema, job);
     return withLogContext({ jobId: job.id, teamId, broadcastId }, async () => {
       let outcome: FanoutOutcome;
       try {

@@ -15,7 +15,7 @@ import {
   type WebhookEventLogPort,
   type WebhookSender,
 } from '@petrel/core';
-import { DelayedError, createWebhookDeliveryWorker, type QueueConnection } from '@petrel/queue';
+import { DelayedError, createWebhookDeliveryWorker, parseJobData, type QueueConnection } from '@petrel/queue';
 import { allOf, log, metrics, zeroSeries } from '@petrel/observability';
 import { EndpointSlots } from './endpoint-slots.js';
 
@@ -93,7 +93,7 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps, opts: DeliveryWork
   };
 
   const processor = async (job: Job<WebhookDeliveryJob>, token?: string): Promise<void> => {
-    const data = webhookDeliveryJobSchema.parse(job.data);
+    const data = parseJobData(webhookDeliveryJobSchema, job);
     if (!slots.tryAcquire(data.endpointId)) {
       await job.moveToDelayed(Date.now() + BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_RETRY_MS), token);
       throw new DelayedError();

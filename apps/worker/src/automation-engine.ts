@@ -72,6 +72,7 @@ export async function startAutomationEngine(
         limits: new RateLimitStore(redis, keys),
         dailyQuota: config.DAILY_QUOTA,
         onDailyQuotaRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
+        maxRecipients: config.MAX_RECIPIENTS_PER_EMAIL,
       }),
       onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
     }),

@@ -7,7 +7,7 @@
  */
 import { AUTOMATION_STEP_TYPES, automationJobSchema, type AutomationJob } from '@petrel/contracts';
 import { dispatchEvent, runStep, type EnginePorts } from '@petrel/core';
-import { DelayedError, UnrecoverableError, type Job } from '@petrel/queue';
+import { DelayedError, parseJobData, type Job } from '@petrel/queue';
 import { log, metrics, withLogContext, zeroSeries } from '@petrel/observability';
 
 export function automationProcessor(
@@ -16,9 +16,7 @@ export function automationProcessor(
   // every step type's series from start-up, before the first run
   zeroSeries(metrics.automationStepDuration(), { type: AUTOMATION_STEP_TYPES });
   return async (job, token) => {
-    const parsed = automationJobSchema.safeParse(job.data);
-    if (!parsed.success) throw new UnrecoverableError(`malformed automation job: ${parsed.error.message}`);
-    const data = parsed.data;
+    const data = parseJobData(automationJobSchema, job);
     if (data.kind === 'event') {
       return withLogContext({ jobId: job.id, teamId: data.teamId, eventId: data.event.id }, async () => {
         const res = await dispatchEvent(data.event, ports);

@@ -22,7 +22,7 @@ import {
   type ContactsImporter,
   type RunContactImportResult,
 } from '@petrel/core';
-import { DelayedError, UnrecoverableError, type Job } from '@petrel/queue';
+import { DelayedError, parseJobData, type Job } from '@petrel/queue';
 import { log, withLogContext } from '@petrel/observability';
 
 export interface ContactImportProcessorDeps {
@@ -40,10 +40,7 @@ export function contactImportProcessor(
   deps: ContactImportProcessorDeps,
 ): (job: Job<ContactImportJob>, token?: string) => Promise<ContactImportJobResult> {
   return async (job, token) => {
-    const parsed = contactImportJobSchema.safeParse(job.data);
-    if (!parsed.success)
-      throw new UnrecoverableError(`malformed contact-import job: ${parsed.error.message}`);
-    const { teamId, importId } = parsed.data;
+    const { teamId, importId } = parseJobData(contactImportJobSchema, job);
     return withLogContext({ jobId: job.id, teamId, importId }, async () => {
       const started = performance.now();
       let result: RunContactImportResult;

@@ -5,7 +5,7 @@
  */
 import { sendJobSchema, type SendJob } from '@petrel/contracts';
 import { deliverEmail, DELIVERY_STAGES, type DeliverDeps, type DeliverStage } from '@petrel/core';
-import type { Job } from '@petrel/queue';
+import { parseJobData, type Job } from '@petrel/queue';
 import { withLogContext } from '@petrel/observability';
 import { toJobResult, type JobResult } from './job-result.js';
 
@@ -14,7 +14,7 @@ export function deliverEmailProcessor(
   stages: readonly DeliverStage[] = DELIVERY_STAGES,
 ): (job: Job<SendJob>) => Promise<JobResult> {
   return async (job) => {
-    const { teamId, emailId } = sendJobSchema.parse(job.data);
+    const { teamId, emailId } = parseJobData(sendJobSchema, job);
     return withLogContext({ jobId: job.id, teamId, emailId }, async () =>
       toJobResult(await deliverEmail({ teamId, emailId, attemptsMade: job.attemptsMade }, deps, stages)),
     );

@@ -458,6 +458,13 @@ export const limitsEnv = {
   RATE_LIMIT_RPS: z.coerce.number().int().min(0).default(0),
   /** Emails a team may send per UTC day; over it 429 `daily_quota_exceeded`. 0 or unset: no quota. */
   DAILY_QUOTA: z.coerce.number().int().min(0).default(0),
+  /**
+   * Recipients of one email, to + cc + bcc together (over it 422 naming the field), and the RCPT
+   * TO commands one SMTP submission may carry (452 past it). At least 100, what RFC 5321 section
+   * 4.5.3.1.8 asks a server to accept. One value for the deployment, not per team. Unset: 1,000
+   * (DEFAULT_MAX_RECIPIENTS_PER_EMAIL in packages/core).
+   */
+  MAX_RECIPIENTS_PER_EMAIL: z.coerce.number().int().min(100).max(100_000).optional(),
 };
 
 /** The stuck-email watchdog of the scheduler. */

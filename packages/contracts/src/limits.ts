@@ -51,4 +51,8 @@ export const OWNED_HEADERS: ReadonlySet<string> = new Set([
   'mime-version',
   'content-type',
   'content-transfer-encoding',
+  // The return path is the envelope's MAIL FROM, Petrel's own (VERP, bounces+<id>@send.<domain>);
+  // the final MTA writes this header from it (RFC 5321 section 4.4). A client's would claim
+  // another bounce address: refused over the API, dropped from SMTP submissions.
+  'return-path',
 ]);

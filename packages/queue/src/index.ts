@@ -3,3 +3,4 @@ export * from './import-queue.js';
 export * from './fanout-scheduler.js';
 export * from './webhook-queue.js';
 export * from './automation-queue.js';
+export * from './job-data.js';

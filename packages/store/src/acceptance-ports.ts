@@ -56,6 +56,8 @@ export function redisPreparer(deps: {
   dailyQuota: number;
   /** Counts refusals for the quota (a metric). */
   onDailyQuotaRefused: () => void;
+  /** MAX_RECIPIENTS_PER_EMAIL (unset: core's default). */
+  maxRecipients?: number | undefined;
 }): Preparer {
   return acceptPreparer({
     templates: deps.templates,
@@ -67,6 +69,7 @@ export function redisPreparer(deps: {
       defaultQuota: deps.dailyQuota,
       onRefused: deps.onDailyQuotaRefused,
     },
+    maxRecipients: deps.maxRecipients,
   });
 }
 

@@ -57,6 +57,7 @@ export async function submissionDeps(ctx: SmtpContext): Promise<SubmissionDeps> 
       limits,
       dailyQuota: config.DAILY_QUOTA,
       onDailyQuotaRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
+      maxRecipients: config.MAX_RECIPIENTS_PER_EMAIL,
     }),
     onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
   });

@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
 import {
   BARE_LINE_ENDING_MESSAGE,
+  DEFAULT_MAX_RECIPIENTS_PER_EMAIL,
   acceptEmails,
   acceptedReply,
   checkRateLimit,
@@ -26,9 +27,6 @@ import { AuthThrottle } from './auth-throttle.js';
 import { submissionDeps, type SubmissionDeps } from './acceptance.js';
 import { parseSubmission } from './parse.js';
 
-/** RCPT TO commands one message may carry (RFC 5321 section 4.5.3.1.8 asks for at least 100). */
-const MAX_RECIPIENTS = 1_000;
-
 /** The `endpoint` label of the emails accepted over SMTP (the API's are `single` and `batch`). */
 const ACCEPTED_ENDPOINT = 'smtp';
 
@@ -40,6 +38,9 @@ export async function startSubmission(
   const deps = await submissionDeps(ctx);
   const throttle = new AuthThrottle({ maxFailures: ctx.config.SMTP_AUTH_MAX_FAILURES });
   const maxBytes = ctx.config.SMTP_SUBMISSION_MAX_BYTES;
+  // RCPT TO commands one message may carry: the recipients cap of every email (to + cc + bcc),
+  // so a submission can never name more recipients than POST /emails may
+  const maxRecipients = ctx.config.MAX_RECIPIENTS_PER_EMAIL ?? DEFAULT_MAX_RECIPIENTS_PER_EMAIL;
   const count = (outcome: Outcome) => metrics.smtpSubmissions().inc({ outcome });
   // the series exist from start-up, before the first submission
   zeroSeries(metrics.smtpSubmissions(), {
@@ -112,8 +113,8 @@ export async function startSubmission(
       );
     },
     onRcptTo(_address, session, callback) {
-      if (session.envelope.rcptTo.length >= MAX_RECIPIENTS) {
-        return callback(smtpError(452, `Too many recipients (at most ${MAX_RECIPIENTS} per message)`));
+      if (session.envelope.rcptTo.length >= maxRecipients) {
+        return callback(smtpError(452, `Too many recipients (at most ${maxRecipients} per message)`));
       }
       callback();
     },

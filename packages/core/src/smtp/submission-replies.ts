@@ -28,6 +28,13 @@ const CODE_BY_ERROR: Partial<Record<ErrorName, number>> = {
 /** Fields whose refusal is about an address (553: mailbox name not allowed). */
 const ADDRESS_FIELD = /^(from|to|cc|bcc|reply_to)(\[\d+\])?: /;
 
+/**
+ * A 403 from acceptance is a sender the credential may not use (a domain-restricted key's
+ * identity header, an unverified `from` domain): 550, RFC 3463's 5.7.1 "delivery not authorized,
+ * message refused". An address field keeps its 553.
+ */
+const NOT_AUTHORIZED = 550;
+
 /** The answer to an accepted submission: the email's id, so the client can find it (GET /emails/:id). */
 export function acceptedReply(emailId: string, replayed: boolean): SmtpReply {
   const note = replayed ? ' (already accepted under this Resend-Idempotency-Key)' : '';
@@ -37,7 +44,9 @@ export function acceptedReply(emailId: string, replayed: boolean): SmtpReply {
 /** The answer to a refused or failed submission. */
 export function refusalReply(err: unknown): SmtpReply {
   if (!(err instanceof PetrelError) || err.statusCode >= 500) return { code: 451, message: TEMPORARY };
-  const code = CODE_BY_ERROR[err.errorName] ?? (ADDRESS_FIELD.test(err.message) ? 553 : 554);
+  const code =
+    CODE_BY_ERROR[err.errorName] ??
+    (ADDRESS_FIELD.test(err.message) ? 553 : err.statusCode === 403 ? NOT_AUTHORIZED : 554);
   return { code, message: err.message };
 }
 

@@ -262,6 +262,8 @@ describe('validateEmail: headers', () => {
     'MIME-Version',
     'content-type',
     'Content-Transfer-Encoding',
+    'Return-Path', // the envelope's MAIL FROM is Petrel's (VERP): a client's would claim another bounce address
+    'return-path',
   ])('refuses the Petrel-owned header %s', (name) => {
     const path = /^\w+$/.test(name) ? `headers.${name}` : `headers["${name}"]`;
     expect(refuse(withFields({ headers: { [name]: 'x' } }))).toBe(

@@ -108,4 +108,65 @@ describe('checkSendingDomain', () => {
       expect.objectContaining({ index: 0, status: 403, name: 'validation_error' }),
     ]);
   });
+
+  describe('identity headers of a domain-restricted key (Sender, Resent-From, Resent-Sender)', () => {
+    const stage = checkSendingDomain({
+      domains: lookup(domain('mine.test', false), domain('other.test', true)),
+      enforce: false,
+    });
+    const keyed = { ...ctx, keyDomainId: 'id-mine.test' };
+    const headed = (headers: Record<string, string>) => emailContent({ from: 'a@mine.test', headers });
+
+    it.each([
+      ['Sender', 'ops@other.test', 'headers.Sender'],
+      ['sender', 'Ops <ops@other.test>', 'headers.sender'],
+      ['Resent-From', 'a@mine.test, "Doe, J" <j@other.test>', 'headers["Resent-From"]'],
+      ['RESENT-SENDER', 'x@OTHER.test', 'headers["RESENT-SENDER"]'],
+    ])('refuses %s: %s with 403 naming the header', async (name, value, field) => {
+      expect(await stage(headed({ [name]: value }), keyed)).toEqual({
+        refused: {
+          name: 'validation_error',
+          status: 403,
+          message: `${field}: this API key may only send from the domain it is restricted to, not other.test`,
+        },
+      });
+    });
+
+    it.each([
+      'undisclosed:;',
+      'a@mine.test (comment)',
+      '"unterminated <a@mine.test>',
+      'a@mine.test,',
+      'nobody',
+    ])('refuses a value it cannot read as addresses: %j', async (value) => {
+      expect(await stage(headed({ Sender: value }), keyed)).toMatchObject({
+        refused: {
+          status: 403,
+          message: expect.stringMatching(
+            /^headers\.Sender: this API key may only send from the domain it is restricted to; /,
+          ),
+        },
+      });
+    });
+
+    it('passes headers on the key domain, and any header for an unrestricted key', async () => {
+      const ok = headed({
+        Sender: 'Ops <ops@mine.test>',
+        'Resent-From': '"Doe, J" <j@MINE.test>, k@mine.test',
+        'Resent-Sender': 'r@mine.test',
+        'X-Other': 'x@other.test',
+      });
+      expect(await stage(ok, keyed)).toEqual({ email: ok });
+      const foreign = headed({ Sender: 'ops@other.test' });
+      expect(await stage(foreign, ctx)).toEqual({ email: foreign });
+    });
+
+    it('names the email of a batch', async () => {
+      expect(
+        await stage(headed({ Sender: 'o@other.test' }), { ...keyed, batch: true, index: 2 }),
+      ).toMatchObject({
+        refused: { message: expect.stringMatching(/^emails\[2\]\.headers\.Sender: /) },
+      });
+    });
+  });
 });

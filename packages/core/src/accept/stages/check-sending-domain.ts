@@ -6,14 +6,18 @@
  *   <domain> domain is not verified…". Matching is exact (a subdomain is a domain of its own,
  *   as DKIM and SPF see it), case-insensitive, an IDN as A-labels.
  * - An API key restricted to a domain (`domain_id`) sends from that domain only, enforcement on
- *   or off (the key's restriction is the key's own rule).
+ *   or off (the key's restriction is the key's own rule): the `from`, and every address of the
+ *   identity headers among the custom headers (`Sender`, `Resent-From`, `Resent-Sender`:
+ *   IDENTITY_HEADERS) — a header that cannot be read as addresses is refused too. Over the API
+ *   and SMTP submission alike: a submitted message's headers become the email's custom headers
+ *   before this stage runs (`Return-Path` is never one: Petrel's own, see OWNED_HEADERS).
  *
  * Runs after template resolution (a template may bring the `from`). Lookups of one team's domain
  * that may send are shared for {@link SENDING_DOMAIN_REUSE_MS}: a batch names one domain many
  * times (a refusal is never reused, so a domain verified a moment ago sends at once).
  */
-import type { DomainRecordSet } from '@petrel/contracts';
-import { fromDomain, sendingVerified } from '../../domains/sending.js';
+import { formatIssuePath, type DomainRecordSet, type EmailContent } from '@petrel/contracts';
+import { IDENTITY_HEADERS, fromDomain, identityDomains, sendingVerified } from '../../domains/sending.js';
 import { fieldPrefix, refuse, type AcceptStage } from './stage.js';
 
 /** How long one lookup answers for the same domain: about one request. */
@@ -51,11 +55,13 @@ export function checkSendingDomain(check: SendingDomainCheck, now: () => number 
     if (name === null) return { email };
     const domain = await lookup(ctx.teamId, name);
     if (ctx.keyDomainId !== undefined && domain?.id !== ctx.keyDomainId) {
-      return refuse(
-        `${fieldPrefix(ctx)}from: this API key may only send from the domain it is restricted to, not ${name}`,
-        'validation_error',
-        FORBIDDEN,
+      return refuse(`${fieldPrefix(ctx)}from: ${keyRestricted(name)}`, 'validation_error', FORBIDDEN);
+    }
+    if (ctx.keyDomainId !== undefined) {
+      const refused = await foreignIdentityHeader(email.headers, ctx.keyDomainId, (d) =>
+        lookup(ctx.teamId, d),
       );
+      if (refused) return refuse(`${fieldPrefix(ctx)}${refused}`, 'validation_error', FORBIDDEN);
     }
     if (check.enforce && (!domain || !sendingVerified(domain))) {
       return refuse(
@@ -66,4 +72,30 @@ export function checkSendingDomain(check: SendingDomainCheck, now: () => number 
     }
     return { email };
   };
+}
+
+const keyRestricted = (domain: string): string =>
+  `this API key may only send from the domain it is restricted to, not ${domain}`;
+
+/**
+ * The first identity header naming a domain other than the key's, as `headers.<Name>: <rule>`;
+ * undefined when every one names the key's domain only (or there is none).
+ */
+async function foreignIdentityHeader(
+  headers: EmailContent['headers'],
+  keyDomainId: string,
+  lookup: (name: string) => Promise<DomainRecordSet | null>,
+): Promise<string | undefined> {
+  for (const [header, value] of Object.entries(headers)) {
+    if (!IDENTITY_HEADERS.has(header.toLowerCase())) continue;
+    const field = formatIssuePath(['headers', header]);
+    const domains = identityDomains(value);
+    if (domains === null) {
+      return `${field}: this API key may only send from the domain it is restricted to; the header must be addresses at that domain (local@domain or Name <local@domain>, comma-separated)`;
+    }
+    for (const name of domains) {
+      if ((await lookup(name))?.id !== keyDomainId) return `${field}: ${keyRestricted(name)}`;
+    }
+  }
+  return undefined;
 }

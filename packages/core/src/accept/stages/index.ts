@@ -8,6 +8,7 @@ import { checkTopic } from './check-topic.js';
 import { resolveTemplate } from './resolve-template.js';
 import { checkSendingDomain, type SendingDomainCheck } from './check-sending-domain.js';
 import { dailyQuota, type DailyQuotaOptions } from './daily-quota.js';
+import { capRecipients } from './recipient-cap.js';
 import { prepareWith, type AcceptStage } from './stage.js';
 
 export interface AcceptStagePorts {
@@ -19,14 +20,18 @@ export interface AcceptStagePorts {
   sendingDomains?: SendingDomainCheck;
   /** The team's daily sending quota (DAILY_QUOTA and per-team quotas); absent: no quota stage. */
   dailyQuota?: DailyQuotaOptions;
+  /** MAX_RECIPIENTS_PER_EMAIL: to + cc + bcc of one email; absent: DEFAULT_MAX_RECIPIENTS_PER_EMAIL. */
+  maxRecipients?: number | undefined;
 }
 
 /**
- * Check the topic and resolve the template (cheap, refuse early) → fetch remote attachments
- * (network). Each stage sees the email as the one before left it.
+ * Cap the recipients, check the topic and resolve the template (cheap, refuse early) → fetch
+ * remote attachments (network). Each stage sees the email as the one before left it.
  */
 export function acceptStages(ports: AcceptStagePorts): AcceptStage[] {
   return [
+    // first: pure, and the cheapest refusal of an email too large to be worth any lookup
+    capRecipients(ports.maxRecipients),
     checkTopic(ports.topics),
     resolveTemplate(ports.templates),
     // after the template (it may bring the from), before any network work
@@ -53,4 +58,5 @@ export {
   type SendingDomainCheck,
 } from './check-sending-domain.js';
 export { dailyQuota, type DailyQuotaOptions } from './daily-quota.js';
+export { capRecipients, DEFAULT_MAX_RECIPIENTS_PER_EMAIL } from './recipient-cap.js';
 export { fieldPrefix, prepareWith, type AcceptStage, type StageContext, type StageResult } from './stage.js';
