@@ -6,7 +6,7 @@ import { smtpConfigShape } from '@petrel/smtp';
 import { webhooksConfigShape } from '@petrel/webhooks';
 
 /** All-in-one: every app's variables, plus the embedded Redis and capture SMTP ports. */
-const petrelConfigShape = {
+export const petrelConfigShape = {
   ...apiConfigShape,
   ...workerConfigShape,
   ...schedulerConfigShape,
