@@ -10,14 +10,14 @@
  *  - two API processes behind a round robin: what they admit together stays within the one
  *    limit (the GCRA bound: `limit` at once, then `limit` per second of elapsed time).
  *
- * Every count is checked against the bounds the GCRA guarantees ({@link gcraBounds}) over a window
+ * Every count is checked against the bounds the GCRA guarantees (`gcraBounds` in packages/testing) over a window
  * measured on Redis's own clock, the one the limiter's script reads: right whatever the speed of
  * the machine, however the requests happen to spread out.
  */
 import { resolve } from 'node:path';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startNodeProcess, type NodeProcess } from '@petrel/testing';
+import { freePort, gcraBounds, startNodeProcess, type NodeProcess } from '@petrel/testing';
 import { ApiKeysStore, Keys, RateLimitStore, createRedis, type RedisClient } from '@petrel/store';
 import { email, startStack, type Stack } from './helpers.js';
 import { submissionTransport } from './scenarios/smtp-submission.js';
@@ -54,32 +54,11 @@ async function redisNowMs(): Promise<number> {
 
 /**
  * The team's allowance whole again (no TAT: the next request finds `TAT ≤ now`), the state the
- * lower bound of {@link gcraBounds} starts from. An earlier test's last admitted request leaves
- * the TAT up to one interval ahead for a second or so.
+ * GCRA's lower bound starts from. An earlier test's last admitted request leaves the TAT up to a
+ * second ahead (the SMTP test's, at 1 a second), and two API processes may start within it.
  */
 async function wholeAllowance(team: string): Promise<void> {
   await admin.del(new Keys(stack.prefix).rateLimit(team));
-}
-
-/**
- * How many of `sent` requests the GCRA (docs/architecture.md, "Rate limits and quotas") admits
- * at `rate` a second when Redis ran every step between `fromMs` and `toMs` (its clock). With
- * `T = 1 s / rate`, a request at `now` passes while `max(TAT, now) + T − now ≤ 1 s`, and then
- * moves the TAT to `max(TAT, now) + T`.
- *
- * - At most `rate · (1 s + (toMs − fromMs))`: the TAT only ever grows by T per admission from at
- *   least the first one's time, so after the n-th admission `TAT ≥ fromMs + n·T`, and that
- *   admission needed `TAT − now ≤ 1 s` with `now ≤ toMs`. One more millisecond covers the
- *   script's 0.001 ms tolerance and the TAT's rounding to 0.001 ms per step.
- * - At least `min(sent, rate)` when the allowance was whole at the first step (`TAT ≤ now`), all
- *   at once or spread out: before the k-th admission (k ≤ rate) `max(TAT, now) ≤ now + (k−1)·T`,
- *   so `max(TAT, now) + T − now ≤ k·T ≤ 1 s`. All sent at once, exactly that many pass.
- */
-function gcraBounds(rate: number, sent: number, fromMs: number, toMs: number) {
-  return {
-    min: Math.min(sent, rate),
-    max: Math.floor((rate * (1_000 + (toMs - fromMs) + 1)) / 1_000),
-  };
 }
 
 const RATE_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
@@ -101,7 +80,7 @@ describe('per-team rate limits', () => {
       Promise.all(Array.from({ length: 8 }, (_, i) => stack.resend.emails.send(email(i) as never))),
       Promise.all(Array.from({ length: 8 }, (_, i) => otherResend.emails.send(email(i) as never))),
     ]);
-    const bounds = gcraBounds(2, 8, from, await redisNowMs());
+    const bounds = gcraBounds({ limit: 2, sent: 8, fromMs: from, toMs: await redisNowMs() });
 
     const admitted = mine.filter((r) => r.error === null);
     const refused = mine.filter((r) => r.error !== null);
@@ -244,7 +223,7 @@ describe('two API processes share one allowance', () => {
       Promise.all(Array.from({ length: 40 }, (_, i) => get(i, stack.key))),
       Promise.all(Array.from({ length: 10 }, (_, i) => get(i, other.key))),
     ]);
-    const burstBounds = gcraBounds(2, 40, from, await redisNowMs());
+    const burstBounds = gcraBounds({ limit: 2, sent: 40, fromMs: from, toMs: await redisNowMs() });
     const ok = burst.filter((r) => r.status === 200).length;
     expect(ok).toBeGreaterThanOrEqual(burstBounds.min);
     expect(ok).toBeLessThanOrEqual(burstBounds.max);
@@ -263,7 +242,9 @@ describe('two API processes share one allowance', () => {
     }
     const passed = steady.filter((s) => s === 200).length;
     // At most: counted with the burst, from its start, the GCRA's bound.
-    expect(ok + passed).toBeLessThanOrEqual(gcraBounds(2, 50, from, await redisNowMs()).max);
+    expect(ok + passed).toBeLessThanOrEqual(
+      gcraBounds({ limit: 2, sent: 50, fromMs: from, toMs: await redisNowMs() }).max,
+    );
     // At least: an admission leaves `TAT ≤ its time + 1 s`, so a request T = 500 ms or more after
     // the last admission passes. The steps are ≥ 200 ms apart (a machine slower than that only
     // widens the gaps) and the first comes after every step of the burst: of any 3 requests in a

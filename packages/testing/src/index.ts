@@ -3,6 +3,7 @@
 export { freePort } from './free-port.js';
 export { uniquePrefix } from './unique-prefix.js';
 export { waitUntil, type WaitUntilOptions } from './wait.js';
+export { gcraBounds } from './gcra-bounds.js';
 export { startRedis, type StartRedisOptions, type TestRedis } from './redis.js';
 export { findRedisServer } from './redis-local.js';
 export {
