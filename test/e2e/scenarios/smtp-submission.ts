@@ -291,9 +291,9 @@ export function smtpSubmissionScenarios(current: () => Stack): void {
       // the right key still gets through (after its wait), and clears the address
       const id = await submit({ from: FROM, to: addr('after'), subject: 's', text: 't' }, { localAddress });
       expect(id).toMatch(/^[\da-f-]{36}$/);
-      const t1 = Date.now();
+      // a plain 535, not 421: the address's failures were forgotten (kept, a 7th failure would
+      // close the connection again, after a 2 s wait)
       expect((await wrong(7)).responseCode).toBe(535);
-      expect(Date.now() - t1).toBeLessThan(950);
     });
 
     it('plaintext commands pipelined after STARTTLS are not executed inside TLS', async () => {
