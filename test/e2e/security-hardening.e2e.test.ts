@@ -283,3 +283,49 @@ async function waitForSubject(subject: string) {
     await stack.sink.waitFor(seen + 1, 15_000);
   }
 }
+
+describe('MAX_RECIPIENTS_PER_EMAIL=100: one variable caps the API and SMTP RCPT TO', () => {
+  let capped: Stack;
+  beforeAll(async () => {
+    capped = await startStack({ env: { ...SMTP_SUBMISSION_ENV, MAX_RECIPIENTS_PER_EMAIL: '100' } });
+  });
+  afterAll(async () => {
+    await capped?.stop();
+  });
+  const list = (n: number, who: string) => Array.from({ length: n }, (_, i) => `${who}${i}@cap100.test`);
+
+  it('API: 101 recipients → 422 naming cc', async () => {
+    const r = await capped.resend.emails.send({
+      from: 'Acme <hello@acme.test>',
+      to: list(50, 'to'),
+      cc: list(51, 'cc'),
+      subject: 'cap 101',
+      text: 'x',
+    });
+    expect(r.error).toMatchObject({
+      statusCode: 422,
+      message: 'cc: at most 100 recipients per email in to, cc and bcc together (this email has 101)',
+    });
+  });
+
+  it('SMTP: the 101st RCPT TO is refused with 452; the email goes to the first 100', async () => {
+    const transport = submissionTransport(capped.smtpPorts.submission!, capped.key);
+    try {
+      const recipients = list(101, 'rcpt');
+      const info = await transport.sendMail({
+        from: 'Acme <hello@acme.test>',
+        to: recipients[0],
+        bcc: recipients.slice(1),
+        subject: 'smtp cap 100',
+        text: 'x',
+      });
+      expect(info.rejected).toEqual([recipients[100]]);
+      expect(info.rejectedErrors?.[0]).toMatchObject({ responseCode: 452 });
+      const [message] = await capped.sink.waitFor(1, 15_000);
+      expect(message!.envelope.to).toHaveLength(100);
+      expect(message!.envelope.to).not.toContain(recipients[100]);
+    } finally {
+      transport.close();
+    }
+  });
+});
