@@ -12,6 +12,7 @@ import {
   queueEnv,
   redisEnv,
   webhookEnv,
+  smtpInboundEnv,
 } from '@petrel/config';
 
 export const apiConfigShape = {
@@ -27,6 +28,8 @@ export const apiConfigShape = {
   ...webhookEnv,
   ...dashboardEnv,
   ...automationEnv,
+  /** The receiving domains an inbox address may be at (besides the team's verified domains). */
+  INBOUND_DOMAINS: smtpInboundEnv.INBOUND_DOMAINS,
 };
 
 export type ApiConfig = ReturnType<typeof loadApiConfig>;

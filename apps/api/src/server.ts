@@ -45,7 +45,7 @@ import {
   SendQueues,
   WebhookDeliveryQueue,
 } from '@petrel/queue';
-import { engagementTracker, newId, type Preparer } from '@petrel/core';
+import { engagementTracker, newId, unsubscribeLinks, type Preparer } from '@petrel/core';
 import { vetNewEndpoint, type HostResolver } from '@petrel/core';
 import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
@@ -68,6 +68,7 @@ import { unsubscribeRoutes } from './routes/unsubscribe.routes.js';
 import { trackingRoutes } from './routes/tracking.routes.js';
 import { receivingDownloadRoutes, receivingRoutes, type ReceivingDeps } from './routes/receiving.routes.js';
 import { topicsRoutes } from './routes/topics.routes.js';
+import { inboxesRoutes } from './routes/inboxes.routes.js';
 import { suppressionsRoutes } from './routes/suppressions.routes.js';
 import { contactsRoutes, type AudienceStores } from './routes/contacts.routes.js';
 import { contactTopicsRoutes } from './routes/contact-topics.routes.js';
@@ -294,6 +295,19 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     emails,
     queues,
     accept,
+    // GET /emails/:id of a broadcast's email renders it as the worker sent it, with the same
+    // links (the same key and public URL)
+    broadcastEmails: {
+      broadcasts: ctx.broadcasts,
+      contacts,
+      contactProperties,
+      unsubscribe: {
+        url: (claims) =>
+          unsubscribeLinks({ secret: receiving.secret, publicUrl: receiving.publicUrl(), now: Date.now }).url(
+            claims,
+          ),
+      },
+    },
     ready: () => pingRedis(redis),
     rateLimit: { limiter: ctx.limits, defaultRps: config.RATE_LIMIT_RPS },
     dashboard: {
@@ -315,6 +329,14 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     extraRoutes: [
       ...defaultRoutes(ctx),
       ...receivingRoutes(receiving),
+      ...inboxesRoutes({
+        redis,
+        keys,
+        domains: ctx.domains,
+        inbound: receiving.inbound,
+        inboundDomains: config.INBOUND_DOMAINS,
+        defaultTeamId,
+      }),
       ...statsRoutes({ stats: new EmailStats(redis, keys), clock: Date }),
       ...eventsRoutes({
         events: ctx.customEvents,

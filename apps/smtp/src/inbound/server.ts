@@ -34,6 +34,7 @@ import {
   DomainsStore,
   EmailsStore,
   InboundStore,
+  InboxesStore,
   SentEmailsLocator,
   SuppressionsStore,
 } from '@petrel/store';
@@ -67,6 +68,7 @@ export async function startInbound(
   const ids = { newId: () => newId(), newEventId: () => newId() };
   const receive: ReceivePorts = {
     inbound: new InboundStore(ctx.redis, ctx.keys, inboundRetentionMs(config)),
+    inboxes: new InboxesStore(ctx.redis, ctx.keys),
     clock,
     ids,
   };

@@ -6,6 +6,7 @@
  */
 import type { EmailEvent, InboundEmailRecord } from '@petrel/contracts';
 import type { SuppressionsWriter } from '../audience/ports.js';
+import type { InboxesPort } from '../inboxes/ports.js';
 import type { Clock, EmailToDeliver, IdSource, StatusEvent } from '../deliver/ports.js';
 
 export interface InboundEmailsWriter {
@@ -25,6 +26,8 @@ export interface SentEmails {
 
 export interface ReceivePorts {
   inbound: InboundEmailsWriter;
+  /** The team's inboxes: a received email at an inbox's address is filed into its threads too. */
+  inboxes?: InboxesPort;
   clock: Clock;
   ids: IdSource & { newId(): string };
 }

@@ -11,6 +11,7 @@
 import type { EmailEvent, InboundAttachment, InboundEmailRecord } from '@petrel/contracts';
 import { mailboxKey } from '../deliver/recipients.js';
 import { parseInboundMessage } from './inbound-message.js';
+import { fileReceivedEmail } from '../inboxes/use-cases.js';
 import type { ReceivePorts } from './ports.js';
 
 /** The envelope recipients of one team in a transaction. */
@@ -105,6 +106,14 @@ export async function receiveInbound(
       data: receivedEventData(record),
     };
     await ports.inbound.save(d.teamId, record, input.raw, event);
+    // the same message in the team's inboxes at its addresses (threaded; the record above holds
+    // its bodies and raw copy). A failure here answers 451 and the sender retries the whole
+    // message: at least once, like every other step of reception.
+    if (ports.inboxes)
+      await fileReceivedEmail(
+        { teamId: d.teamId, email: record },
+        { inboxes: ports.inboxes, ids: ports.ids },
+      );
     out.push({ teamId: d.teamId, emailId: id });
   }
   return out;

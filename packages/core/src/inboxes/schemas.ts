@@ -66,7 +66,6 @@ export const updateInboxSchema = z
   })
   .refine((v) => v.name != null || v.from_name != null, {
     error: INBOX_RULES.atLeastOne('name, from_name'),
-    path: ['body'],
   });
 export type UpdateInboxInput = z.infer<typeof updateInboxSchema>;
 
@@ -84,7 +83,6 @@ export const updateLabelSchema = z
   .object({ name: text(INBOX_LIMITS.labelNameChars).nullish(), color: color.nullish() })
   .refine((v) => v.name != null || v.color != null, {
     error: INBOX_RULES.atLeastOne('name, color'),
-    path: ['body'],
   });
 export type UpdateLabelInput = z.infer<typeof updateLabelSchema>;
 
@@ -96,7 +94,6 @@ export const updateThreadSchema = z
   })
   .refine((v) => v.read != null || v.folder != null, {
     error: INBOX_RULES.atLeastOne('read, folder'),
-    path: ['body'],
   });
 export type UpdateThreadInput = z.infer<typeof updateThreadSchema>;
 
@@ -129,6 +126,5 @@ export const updateAgentSchema = z
   })
   .refine((v) => v.instructions !== undefined || v.tone !== undefined || v.actions !== undefined, {
     error: INBOX_RULES.atLeastOne('instructions, tone, actions'),
-    path: ['body'],
   });
 export type UpdateAgentInput = z.infer<typeof updateAgentSchema>;
