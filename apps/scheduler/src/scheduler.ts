@@ -8,6 +8,7 @@ import {
   ApiKeysStore,
   BroadcastEmailsStore,
   BroadcastsStore,
+  ContactPropertiesStore,
   EmailsStore,
   RecipientStatesStore,
   SegmentMembersStore,
@@ -99,6 +100,7 @@ export async function startScheduler(config: SchedulerConfig) {
       members: new SegmentMembersStore(redis, keys),
       recipients: new RecipientStatesStore(redis, keys),
       emails: new BroadcastEmailsStore(redis, keys, queues, retentionMs),
+      contactProperties: new ContactPropertiesStore(redis, keys),
       clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
     },
     {

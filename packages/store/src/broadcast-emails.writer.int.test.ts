@@ -10,6 +10,7 @@ import { SendQueues } from '@petrel/queue';
 import { broadcastRecord, MemoryFanoutBroadcasts, RecordingFanoutObserver } from '@petrel/testing';
 import { onCluster, useStoreRedis } from './redis.fixture.js';
 import { BroadcastEmailsStore } from './broadcast-emails.writer.js';
+import { ContactPropertiesStore } from './contact-properties.store.js';
 import { ContactsStore } from './contacts.store.js';
 import { EmailsStore } from './emails.store.js';
 import { RecipientStatesStore } from './recipient-states.store.js';
@@ -38,6 +39,8 @@ function emailsOf(t: string, n: number, from = 0): BroadcastEmail[] {
     emailId: broadcastEmailId(t, 'b-1', `c-${from + i}`, NOW),
     contactId: `c-${from + i}`,
     to: `u${from + i}@example.test`,
+    subject: `Spring "news" for u${from + i}`,
+    contactValues: i % 2 === 0 ? { first_name: `U${from + i}` } : null,
   }));
 }
 
@@ -48,7 +51,7 @@ async function jobExists(emailId: string): Promise<boolean> {
 }
 
 describe('BroadcastEmailsStore', () => {
-  it('creates records in the emails layout (no html/text) and one broadcast-lane job per email', async () => {
+  it('creates records in the emails layout (no html/text, its own subject and contact values) and one broadcast-lane job per email', async () => {
     const t = team();
     const writer = new BroadcastEmailsStore(fx.redis, fx.keys, queues, RETENTION_MS);
     const broadcast = broadcastRecord({
@@ -60,7 +63,7 @@ describe('BroadcastEmailsStore', () => {
     });
     const emails = emailsOf(t, 600);
     expect(await writer.createAndEnqueue(t, broadcast, emails)).toBe(600);
-    const store = new EmailsStore(fx.redis, fx.keys, RETENTION_MS);
+    const store = new EmailsStore(fx.redis, fx.keys, RETENTION_MS, { statsRetentionMs: RETENTION_MS });
     const first = emails[0]!;
     const loaded = await store.getForSend(t, first.emailId);
     expect(loaded!.record).toMatchObject({
@@ -79,13 +82,19 @@ describe('BroadcastEmailsStore', () => {
         cc: [],
         bcc: [],
         reply_to: ['help@acme.test'],
-        subject: 'Spring "news"',
+        subject: 'Spring "news" for u0',
         headers: {},
         tags: [],
         topic_id: 'topic-1',
       },
+      contactValues: { first_name: 'U0' },
     });
     expect(loaded!.record.content.html).toBeUndefined();
+    // an email whose content reads nothing of its contact stores no values
+    const second = (await store.get(t, emails[1]!.emailId))!;
+    expect(second.content.subject).toBe('Spring "news" for u1');
+    expect(second).not.toHaveProperty('contactValues');
+    expect(await fx.redis.hexists(fx.keys.email(t, emails[1]!.emailId), 'contact_values')).toBe(0);
     expect(loaded!.attachments).toEqual([]);
     const events = await store.events(t, first.emailId);
     expect(events.map((e) => e.type)).toEqual(['email.queued']);
@@ -102,7 +111,7 @@ describe('BroadcastEmailsStore', () => {
     const broadcast = broadcastRecord({ id: 'b-1' });
     const emails = emailsOf(t, 10);
     await writer.createAndEnqueue(t, broadcast, emails.slice(0, 4));
-    const store = new EmailsStore(fx.redis, fx.keys, RETENTION_MS);
+    const store = new EmailsStore(fx.redis, fx.keys, RETENTION_MS, { statsRetentionMs: RETENTION_MS });
     await store.recordEvent(t, emails[0]!.emailId, 'delivered', {
       id: 'e',
       type: 'email.delivered',
@@ -177,6 +186,7 @@ describe('runBroadcastFanout over the Redis stores', () => {
           return writer.createAndEnqueue(...args);
         },
       },
+      contactProperties: new ContactPropertiesStore(fx.redis, fx.keys),
       clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
       observer: new RecordingFanoutObserver(),
     };

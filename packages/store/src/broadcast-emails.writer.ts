@@ -3,10 +3,13 @@
  * the EmailsStore layout, then their send jobs on the `broadcast` lane.
  *
  * A record is an ordinary email record — status `queued`, lane `broadcast`, `broadcast_id`,
- * `contact_id`, from / subject / reply_to copied from the broadcast so GET /emails/:id and the
- * webhooks describe it, `to` the contact's address, an `email.queued` timeline entry and a
- * listing entry — without html or text: the worker takes the content from the broadcast when it
- * sends (BroadcastReader), so a broadcast of a million emails stores its body once.
+ * `contact_id`, from / reply_to copied from the broadcast and the subject personalised for the
+ * contact (by the fan-out) so listings, GET /emails/:id and the webhooks describe it as sent, `to`
+ * the contact's address, `contact_values` (what the content's placeholders read of the contact,
+ * when they read any: a few bytes), an `email.queued` timeline entry and a listing entry —
+ * without html or text: the worker takes the content from the broadcast when it sends
+ * (BroadcastReader) and renders it with the contact values, as GET /emails/:id does, so a
+ * broadcast of a million emails stores its body once.
  *
  * Per {@link BROADCAST_EMAILS_SCRIPT_CHUNK} emails, the records first (one script in the team's
  * slot, an existing record left alone), then their jobs (job id = email id: an email whose job
@@ -57,13 +60,13 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
     if (emails.length === 0) return 0;
     const nowMs = this.clock.now();
     const createdAt = new Date(nowMs).toISOString();
-    // content = head + JSON of `to` + tail: the part every email of the broadcast shares once
+    // content = head + the email's own part (`to` and subject) + tail: what every email of the
+    // broadcast shares is built once
     const head = `{"from":${JSON.stringify(broadcast.from)},"to":`;
     const tail = `,${JSON.stringify({
       cc: [],
       bcc: [],
       reply_to: broadcast.reply_to ?? [],
-      subject: broadcast.subject,
       headers: {},
       tags: [],
       ...(broadcast.topic_id !== null && { topic_id: broadcast.topic_id }),
@@ -112,8 +115,9 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
           e.emailId,
           e.contactId,
           messageIdFor(e.emailId, broadcast.from),
-          JSON.stringify([e.to]),
+          `${JSON.stringify([e.to])},"subject":${JSON.stringify(e.subject)}`,
           JSON.stringify(event),
+          e.contactValues === null ? '' : JSON.stringify(e.contactValues),
         );
       }
       // each chunk's jobs right after its records (never before: a job finding no record would

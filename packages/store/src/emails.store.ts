@@ -19,7 +19,7 @@ import { outboxMember } from './outbox.store.js';
 import { defineScripts, pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
 import type { ChainableCommander } from 'ioredis';
 import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
-import { emailSearchTerms } from '@petrel/core';
+import { emailSearchTerms, type ContactValues } from '@petrel/core';
 import { EmailSearch } from './email-search.js';
 import { statsBucket } from './email-stats.js';
 
@@ -54,8 +54,10 @@ export interface EmailRecord {
   attempts: number;
   template: { id: string; versionId: string } | null;
   broadcastId: string | null;
-  /** A broadcast's email: the contact it was fanned out to (personalisation reads it at send time). */
+  /** A broadcast's email: the contact it was fanned out to. */
   contactId: string | null;
+  /** A broadcast's email: what its placeholders read of the contact at the fan-out (when any). */
+  contactValues?: ContactValues;
   hasAttachments: boolean;
 }
 
@@ -315,6 +317,7 @@ function toRecord(r: Record<string, string>): EmailRecord {
     template: r.template_id ? { id: r.template_id, versionId: r.template_version_id ?? '' } : null,
     broadcastId: r.broadcast_id || null,
     contactId: r.contact_id || null,
+    ...(r.contact_values && { contactValues: JSON.parse(r.contact_values) as ContactValues }),
     hasAttachments: Boolean(r.attachments),
   };
 }

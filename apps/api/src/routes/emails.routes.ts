@@ -7,12 +7,14 @@ import { z } from 'zod';
 import { notFound, validationError } from '@petrel/contracts';
 import {
   acceptEmails,
+  broadcastEmailContent,
   cancelEmail,
   emailSearchQueryTerms,
   type EmailSearchQuery,
   recordedRecipientOutcomes,
   rescheduleEmail,
   type AcceptPorts,
+  type BroadcastEmailReadPorts,
   type Endpoint,
   type ScheduledEmailPorts,
 } from '@petrel/core';
@@ -29,6 +31,8 @@ export interface EmailsRouteDeps {
   emails: EmailsStore;
   queues: SendQueues;
   accept: AcceptPorts;
+  /** What GET /emails/:id reads to render a broadcast's email as its recipient got it. */
+  broadcastEmails: BroadcastEmailReadPorts;
 }
 
 const rescheduleSchema = z.strictObject({ scheduled_at: z.string().min(1) });
@@ -99,8 +103,17 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
     const id = pathParam(req, 'id');
     const found = await deps.emails.getWithEvents(teamId, id);
     if (!found) throw notFound('Email');
+    let { record } = found;
+    // a broadcast's email stores no body: rendered as sent, by the worker's own render
+    if (record.broadcastId !== null) {
+      const personal = await broadcastEmailContent(
+        { ...record, broadcastId: record.broadcastId },
+        deps.broadcastEmails,
+      );
+      if (personal) record = { ...record, content: { ...record.content, ...personal } };
+    }
     // per-recipient outcomes are on the timeline (the email.delivered event), not the record
-    res.json(emailToWire(found.record, true, recordedRecipientOutcomes(found.events)));
+    res.json(emailToWire(record, true, recordedRecipientOutcomes(found.events)));
   };
 
   /**

@@ -71,11 +71,16 @@ export function unsubscribeLinks(opts: {
   publicUrl: string;
   now: () => number;
   ttlS?: number;
-}): { url(claims: Omit<UnsubscribeClaims, 'expiresAt'>): string } {
+}): { url(claims: Omit<UnsubscribeClaims, 'expiresAt'> & { issuedAtMs?: number }): string } {
   const base = `${opts.publicUrl.replace(/\/+$/, '')}${UNSUBSCRIBE_PATH}/`;
   const ttl = opts.ttlS ?? UNSUBSCRIBE_TOKEN_TTL_S;
   return {
-    url: (claims) =>
-      base + signUnsubscribeToken({ ...claims, expiresAt: Math.floor(opts.now() / 1000) + ttl }, opts.secret),
+    // the token is deterministic (HMAC, no nonce): the same claims and issue time give the same link
+    url: ({ issuedAtMs, ...claims }) =>
+      base +
+      signUnsubscribeToken(
+        { ...claims, expiresAt: Math.floor((issuedAtMs ?? opts.now()) / 1000) + ttl },
+        opts.secret,
+      ),
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ContactRecord } from '@petrel/contracts';
+import type { BroadcastRecord, ContactRecord } from '@petrel/contracts';
 import {
   CrashPlan,
   MemoryAudienceState,
@@ -38,14 +38,19 @@ interface World {
   emails: MemoryBroadcastEmails;
   observer: RecordingFanoutObserver;
   crashes: CrashPlan;
+  /** How often the property definitions were read. */
+  propertyReads: () => number;
 }
 
 /** `n` contacts; every 10 share one creation ms (an import batch does), so ties are ordered by id. */
-function world(n: number, opts: { pageSize?: number; topicId?: string } = {}): World {
+function world(
+  n: number,
+  opts: { pageSize?: number; topicId?: string; content?: Partial<BroadcastRecord> } = {},
+): World {
   const crashes = new CrashPlan();
   const broadcasts = new MemoryFanoutBroadcasts(crashes).put(
     TEAM,
-    broadcastRecord({ id: BROADCAST, segment_id: SEGMENT, topic_id: opts.topicId ?? null }),
+    broadcastRecord({ id: BROADCAST, segment_id: SEGMENT, topic_id: opts.topicId ?? null, ...opts.content }),
   );
   const members = new MemorySegmentMembers(crashes);
   const audience = new MemoryAudienceState();
@@ -56,17 +61,33 @@ function world(n: number, opts: { pageSize?: number; topicId?: string } = {}): W
   const emails = new MemoryBroadcastEmails(crashes);
   const observer = new RecordingFanoutObserver();
   let mono = 0;
+  let propertyReads = 0;
   const ports: FanoutPorts = {
     broadcasts,
     members,
     recipients: audience,
     emails,
+    contactProperties: {
+      all: async () => {
+        propertyReads++;
+        return [{ key: 'plan', fallback_value: 'free' }];
+      },
+    },
     clock: { now: () => NOW, monotonicMs: () => (mono += 5) },
     observer,
     pageSize: opts.pageSize ?? 100,
     logEveryPages: 2,
   };
-  return { ports, broadcasts, members, audience, emails, observer, crashes };
+  return {
+    ports,
+    broadcasts,
+    members,
+    audience,
+    emails,
+    observer,
+    crashes,
+    propertyReads: () => propertyReads,
+  };
 }
 
 /** Runs the fan-out again after each crash (as BullMQ retries a stalled or failed job). */
@@ -97,6 +118,44 @@ describe('runBroadcastFanout', () => {
     expect(ids[0]).toBe(broadcastEmailId(TEAM, BROADCAST, 'c-000000', NOW));
     expect(w.observer.starts).toEqual([false]);
     expect(w.observer.ends[0]!.progress.counts.total).toBe(250);
+  });
+
+  it('gives each email its personalised subject and what its placeholders read of the contact', async () => {
+    const w = world(3, {
+      content: {
+        subject: 'Hi {{{contact.first_name|there}}}, on {{{contact.plan}}}',
+        html: '<p>{{{contact.last_name|}}} <a href="{{{RESEND_UNSUBSCRIBE_URL}}}">x</a></p>',
+      },
+    });
+    const ada = {
+      ...contact(0),
+      first_name: 'Ada',
+      last_name: 'Lovelace',
+      properties: { plan: 'pro', x: 1 },
+    };
+    w.members.add(TEAM, SEGMENT, ada, 999);
+    await runBroadcastFanout(job, w.ports);
+    const byTo = new Map([...w.emails.created.values()].map((e) => [e.to, e]));
+    expect(byTo.get('user0@example.test')).toMatchObject({
+      subject: 'Hi Ada, on pro',
+      contactValues: { first_name: 'Ada', last_name: 'Lovelace', properties: { plan: 'pro' } },
+    });
+    // no name, no plan: the placeholder's fallback, then the definition's (read once per run)
+    expect(byTo.get('user1@example.test')).toMatchObject({
+      subject: 'Hi there, on free',
+      contactValues: { fallbacks: { plan: 'free' } },
+    });
+    expect(w.propertyReads()).toBe(1);
+  });
+
+  it('stores no contact values, and reads no definitions, for content without contact placeholders', async () => {
+    const w = world(2, {
+      content: { subject: 'News', html: '<a href="{{{RESEND_UNSUBSCRIBE_URL}}}">x</a>' },
+    });
+    await runBroadcastFanout(job, w.ports);
+    for (const e of w.emails.created.values())
+      expect(e).toMatchObject({ subject: 'News', contactValues: null });
+    expect(w.propertyReads()).toBe(0);
   });
 
   it('derives email ids from team, broadcast, contact and the fan-out start only', () => {

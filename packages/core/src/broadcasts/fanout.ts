@@ -14,6 +14,9 @@
  *     unsubscribes after the fan-out still gets nothing.
  *  3. The page's emails get ids derived from (team, broadcast, contact, startedMs): a page redone
  *     after a crash computes the same ids, and the writer leaves existing records and jobs alone.
+ *     Each email gets what its placeholders read of the contact now (personalize.ts
+ *     `contactValues`, a few bytes) and its subject rendered from them: every later read of the
+ *     email (listings, timelines, webhooks, GET /emails/:id) and its send render the same.
  *  4. The checkpoint after the page's jobs exist records the cursor and the counts; it answers
  *     false once the broadcast is no longer `queued` (canceled): the fan-out stops there. What
  *     was enqueued before a cancel is stopped at send time (the email job re-reads the status).
@@ -26,11 +29,13 @@ import type { BroadcastCounts } from '@petrel/contracts';
 import type { RecipientStates } from '../audience/ports.js';
 import { decideRecipient } from '../audience/recipient-decision.js';
 import { deterministicEmailId } from '../ids.js';
+import { contactValues, placeholderFields, placeholderNeeds, renderPersonal } from './personalize.js';
 import type {
   BroadcastEmail,
   BroadcastEmailsWriter,
   BroadcastsPort,
   FanoutCursor,
+  PropertyFallbacks,
   SegmentMembersPager,
 } from './ports.js';
 
@@ -70,6 +75,8 @@ export interface FanoutPorts {
   members: SegmentMembersPager;
   recipients: RecipientStates;
   emails: BroadcastEmailsWriter;
+  /** Read once per run, only when the content uses custom properties (their fallbacks). */
+  contactProperties: PropertyFallbacks;
   clock: { now(): number; monotonicMs(): number };
   observer: FanoutObserver;
   /** Default {@link FANOUT_PAGE_SIZE}. */
@@ -129,6 +136,9 @@ export async function runBroadcastFanout(job: FanoutJob, ports: FanoutPorts): Pr
   let cursor: FanoutCursor | null = start.cursor;
   ports.observer.started(job, cursor !== null);
   const topicId = broadcast.topic_id;
+  const sources = [broadcast.subject, broadcast.html, broadcast.text];
+  const fields = placeholderFields(sources);
+  const defs = placeholderNeeds(sources).properties ? await ports.contactProperties.all(teamId) : [];
 
   const pageAfter = (after: FanoutCursor | null) => {
     const page = ports.members.page(teamId, broadcast.segment_id, after, pageSize);
@@ -152,10 +162,13 @@ export async function runBroadcastFanout(job: FanoutJob, ports: FanoutPorts): Pr
     const emails: BroadcastEmail[] = [];
     contacts.forEach((c, i) => {
       if (!decideRecipient(states[i]!, topic, true).send) return;
+      const values = contactValues(fields, c, defs);
       emails.push({
         emailId: broadcastEmailId(teamId, broadcastId, c.id, startedMs),
         contactId: c.id,
         to: c.email,
+        subject: renderPersonal({ subject: broadcast.subject }, c.email, values, null).subject,
+        contactValues: values,
       });
     });
     if (emails.length > 0) await ports.emails.createAndEnqueue(teamId, broadcast, emails);

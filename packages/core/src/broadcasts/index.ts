@@ -3,3 +3,4 @@ export * from './fanout.js';
 export * from './personalize.js';
 export * from './schemas.js';
 export * from './use-cases.js';
+export * from './personal-content.js';

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ContactPropertyRecord } from '@petrel/contracts';
-import { personalize, placeholderNeeds, type PersonalContact } from './personalize.js';
+import {
+  contactValues,
+  personalize,
+  placeholderFields,
+  placeholderNeeds,
+  renderPersonal,
+  type PersonalContact,
+} from './personalize.js';
 
 const ada: PersonalContact = {
   email: 'ada@example.test',
@@ -101,5 +108,54 @@ describe('placeholderNeeds', () => {
       properties: false,
     });
     expect(placeholderNeeds(['x', '{{{contact.company}}}'])).toEqual({ contact: true, properties: true });
+  });
+});
+
+describe('contactValues and renderPersonal', () => {
+  const content = {
+    subject: 'Hi {{{contact.first_name|there}}} {{{RESEND_UNSUBSCRIBE_URL}}}',
+    html: '<p>{{{contact.first_name|there}}} of {{{contact.company}}} ({{{contact.seats|?}}}, {{{contact.plan}}})</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">x</a>',
+    text: '{{{contact.company|ACME}}} {{{EMAIL}}} {{{UNSUBSCRIBE_URL}}}',
+  };
+  const fields = placeholderFields([content.subject, content.html, content.text]);
+
+  it('keeps only the fields the content reads, and only the non-empty ones', () => {
+    expect(contactValues(fields, ada, defs)).toEqual({
+      first_name: 'Ada',
+      properties: { company: 'Analytical & Co', seats: 3 },
+    });
+    // no value: the definition's fallback is kept instead (a definition without one: nothing)
+    expect(contactValues(fields, nobody, defs)).toEqual({ fallbacks: { company: 'your company', seats: 1 } });
+    expect(contactValues(fields, { ...nobody, first_name: '' }, [])).toEqual({});
+    expect(
+      contactValues(placeholderFields(['<p>Hello all</p>', '{{{RESEND_UNSUBSCRIBE_URL}}}']), ada, defs),
+    ).toBeNull();
+  });
+
+  it('renders from the stored values exactly what the contact and definitions render', () => {
+    for (const who of [ada, nobody, { ...ada, first_name: null, properties: { seats: 0 } }]) {
+      const values = contactValues(fields, who, defs);
+      // a round trip through the record (JSON) changes nothing
+      const stored = JSON.parse(JSON.stringify(values)) as typeof values;
+      expect(renderPersonal(content, who.email, stored, URL)).toEqual(personalize(content, who, defs, URL));
+    }
+  });
+
+  it('renders the fallbacks without values, and never a link in the subject', () => {
+    const out = renderPersonal(content, 'x@example.test', null, URL);
+    expect(out.subject).toBe('Hi there {{{RESEND_UNSUBSCRIBE_URL}}}');
+    expect(out.html).toBe(
+      '<p>there of  (?, )</p><a href="https://petrel.test/unsubscribe/tok?a=1&amp;b=2">x</a>',
+    );
+    expect(out.text).toBe(`ACME x@example.test ${URL}`);
+  });
+
+  it('leaves the link placeholders as written when no link is given', () => {
+    expect(
+      renderPersonal({ subject: 's', text: '{{{UNSUBSCRIBE_URL}}}' }, 'x@example.test', {}, null),
+    ).toEqual({
+      subject: 's',
+      text: '{{{UNSUBSCRIBE_URL}}}',
+    });
   });
 });

@@ -10,6 +10,7 @@
  * fan-out already moved the broadcast to `queued` — never both.
  */
 import type { BroadcastCounts, BroadcastRecord, BroadcastStatus, ContactRecord } from '@petrel/contracts';
+import type { ContactValues, PropertyFallback } from './personalize.js';
 
 /** The editable content of a broadcast (everything the API may set while it is a draft). */
 export type BroadcastContent = Pick<
@@ -89,6 +90,15 @@ export interface BroadcastEmail {
   contactId: string;
   /** The contact's address: the email's only recipient. */
   to: string;
+  /** The broadcast's subject personalised for the contact (personalize.ts `renderPersonal`). */
+  subject: string;
+  /** What the content's placeholders read of the contact, kept with the email; null: nothing. */
+  contactValues: ContactValues | null;
+}
+
+/** The team's contact property definitions, for their fallback values (ContactPropertiesStore). */
+export interface PropertyFallbacks {
+  all(teamId: string): Promise<readonly PropertyFallback[]>;
 }
 
 export interface BroadcastEmailsWriter {

@@ -19,6 +19,7 @@ import type { DeclaredVariable } from '../templates/render-template.js';
 import type { DeliverOutcome } from './outcome.js';
 import type { RecipientStates, SuppressionsWriter } from '../audience/ports.js';
 import type { BroadcastReader } from '../broadcasts/ports.js';
+import type { ContactValues } from '../broadcasts/personalize.js';
 import type { TrackingPorts } from '../tracking/ports.js';
 
 /** One send job: which email, and how many attempts at it failed before this one. */
@@ -50,6 +51,11 @@ export interface EmailToDeliver {
   broadcastId: string | null;
   /** A broadcast's email: its contact, whose fields personalise the content at send time. */
   contactId: string | null;
+  /**
+   * A broadcast's email: what its placeholders read of the contact at the fan-out (absent: none
+   * stored — no contact placeholders, or a record from before they were stored).
+   */
+  contactValues?: ContactValues | null;
 }
 
 /** An event to append to an email's timeline, with the status it moves the email to. */
@@ -217,7 +223,17 @@ export interface DeliverObserver {
  * a signed per-recipient URL under the service's public address.
  */
 export interface UnsubscribeLinks {
-  url(claims: { teamId: string; emailId: string; recipient: string; topicId: string | null }): string;
+  /**
+   * `issuedAtMs`: when the link's validity starts (default now). A broadcast's email passes its
+   * creation time, so its link is the same at every attempt and when GET /emails/:id renders it.
+   */
+  url(claims: {
+    teamId: string;
+    emailId: string;
+    recipient: string;
+    topicId: string | null;
+    issuedAtMs?: number;
+  }): string;
 }
 
 /** The contact a broadcast's email is personalised for, read at send time (ContactsStore). */

@@ -10,6 +10,7 @@
  * of bulk senders to show their one-click button. The link is personal, so each recipient then
  * gets a message of their own (build-mime).
  */
+import { broadcastUnsubscribeUrl } from '../../broadcasts/personal-content.js';
 import type { DeliverStage } from '../stage.js';
 
 /** Domain of a `<id@domain>` Message-ID; a record from before Message-IDs were stored has none. */
@@ -33,7 +34,11 @@ export const decorate: DeliverStage<'recipients' | 'content'> = {
     const { teamId } = ctx.job;
     ctx.decoration.recipientHeaders = new Map(
       ctx.recipients.map((recipient) => {
-        const url = deps.unsubscribe.url({ teamId, emailId: ctx.email.id, recipient, topicId });
+        // a broadcast's email: the link its body carries (issued at the email's creation)
+        const url =
+          ctx.email.broadcastId === null
+            ? deps.unsubscribe.url({ teamId, emailId: ctx.email.id, recipient, topicId })
+            : broadcastUnsubscribeUrl(ctx.email, recipient, topicId, deps.unsubscribe);
         return [recipient, { 'List-Unsubscribe': `<${url}>`, 'List-Unsubscribe-Post': ONE_CLICK }];
       }),
     );

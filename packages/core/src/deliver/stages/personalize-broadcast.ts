@@ -1,48 +1,25 @@
 /**
  * The render step of a broadcast's email: its subject, html and text personalised for its one
- * recipient (broadcasts/personalize.ts) with the contact as it is now — names changed since the
- * fan-out show — and the recipient's own unsubscribe link. The contact is read only when the
- * content has contact placeholders, the property definitions only when it uses custom
- * properties. A contact deleted since the fan-out renders the fallbacks.
+ * recipient with the contact values the fan-out stored with the email, and the recipient's own
+ * unsubscribe link (broadcasts/personal-content.ts, the same render GET /emails/:id answers).
  */
-import { personalize, placeholderNeeds, type PersonalContact } from '../../broadcasts/personalize.js';
-import { bareAddress } from '../recipients.js';
+import { personalContent } from '../../broadcasts/personal-content.js';
 import type { ContextWith, DeliverDeps } from '../stage.js';
 
 export async function personalizeBroadcastEmail(
   ctx: ContextWith<'content'>,
   deps: DeliverDeps,
 ): Promise<void> {
-  const { teamId } = ctx.job;
   const { content } = ctx;
-  const recipient = ctx.recipients?.[0] ?? bareAddress(content.to[0] ?? '');
-  const needs = placeholderNeeds([content.subject, content.html, content.text]);
-  const contactId = ctx.email.contactId;
-  const [contact, defs] = await Promise.all([
-    needs.contact && contactId ? deps.contacts.get(teamId, contactId) : null,
-    needs.properties ? deps.contactProperties.all(teamId) : [],
-  ]);
-  const who: PersonalContact = contact ?? {
-    email: recipient,
-    first_name: null,
-    last_name: null,
-    properties: {},
-  };
-  const url = deps.unsubscribe.url({
-    teamId,
-    emailId: ctx.email.id,
-    recipient,
-    topicId: content.topic_id ?? null,
-  });
-  const out = personalize(
+  const out = await personalContent(
+    ctx.email,
     {
       subject: content.subject,
       ...(content.html !== undefined && { html: content.html }),
       ...(content.text !== undefined && { text: content.text }),
     },
-    who,
-    defs,
-    url,
+    content.topic_id ?? null,
+    deps,
   );
   ctx.content = { ...content, ...out };
 }
