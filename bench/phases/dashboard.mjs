@@ -171,7 +171,7 @@ export async function run(ctx) {
       return { id, n, token: (await apiKeys.create(id, { name: label })).token };
     };
     const teams = { small: await team('small', smallN), large: await team('large', largeN) };
-    const store = new EmailsStore(redis, keys, 30 * DAY);
+    const store = new EmailsStore(redis, keys, 30 * DAY, { statsRetentionMs: 30 * DAY });
     // creation times 1 ms apart ending about now: every email within the retention
     const fillSmallS = await fill(ctx, store, teams.small.id, 0, smallN, Date.now() - smallN);
     const fillLargeS = await fill(ctx, store, teams.large.id, 0, largeN, Date.now() - largeN);

@@ -24,7 +24,7 @@ let stores: { emails: EmailsStore; idempotency: IdempotencyStore; outbox: Outbox
 beforeAll(async () => {
   const idempotency = new IdempotencyStore(fx.redis, fx.keys);
   stores = {
-    emails: new EmailsStore(fx.redis, fx.keys, 60_000),
+    emails: new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 }),
     idempotency,
     outbox: new OutboxStore(fx.redis, fx.keys, idempotency),
   };

@@ -15,7 +15,7 @@ describe('scheduler outbox relay on Redis', () => {
     const keys = new Keys(prefix);
     const teamId = await new ApiKeysStore(redis, keys).createTeam('a');
     // what a process killed after the first step of acceptance leaves: records + outbox entries
-    await new EmailsStore(redis, keys, 60_000).stage(
+    await new EmailsStore(redis, keys, 60_000, { statsRetentionMs: 60_000 }).stage(
       teamId,
       ['e1', 'e2'].map((id) => ({
         id,

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysStore, Keys, createRedis, type RedisClient } from '@petrel/store';
-import { startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
+import { emailContent, startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
 import { loadSchedulerConfig } from './config.js';
-import { startScheduler } from './scheduler.js';
+import { schedulerEmailStores, startScheduler } from './scheduler.js';
 
 let server: TestRedis;
 let redis: RedisClient;
@@ -47,5 +47,57 @@ describe('scheduler housekeeping on Redis', () => {
     } finally {
       await scheduler.close();
     }
+  });
+});
+
+describe("the scheduler's email store", () => {
+  it('keeps the hourly counters its events write for DASHBOARD_STATS_RETENTION_DAYS', async () => {
+    const HOUR = 3_600_000;
+    const DAY = 86_400_000;
+    const prefix = uniquePrefix('scheduler-stats');
+    const keys = new Keys(prefix);
+    const config = loadSchedulerConfig({
+      REDIS_URL: server.url,
+      REDIS_KEY_PREFIX: prefix,
+      DASHBOARD_STATS_RETENTION_DAYS: '3',
+      LOG_LEVEL: 'silent',
+    });
+    const { emails, watchdog } = schedulerEmailStores(redis, config);
+    const event = (type: 'email.queued' | 'email.delivered') => ({
+      id: `${type}-1`,
+      type,
+      created_at: new Date().toISOString(),
+      teamId: 'team',
+      data: {},
+    });
+    const before = Date.now();
+    await emails.stage(
+      'team',
+      [
+        {
+          id: 'e1',
+          content: emailContent(),
+          status: 'queued',
+          lane: 'send',
+          dueMs: 0,
+          messageId: '<e1@acme.test>',
+          event: event('email.queued'),
+        },
+      ],
+      new Date(before),
+    );
+    // a counted event, recorded through the watchdog's store as the watchdog records its own
+    expect(await watchdog.recordEvent('team', 'e1', 'delivered', event('email.delivered'))).toBe('moved');
+    const after = Date.now();
+    // the hour it was counted in (the clock may have crossed into the next one meanwhile)
+    const hours = [...new Set([before, after].map((t) => Math.floor(t / HOUR) * HOUR))];
+    const counted = [];
+    for (const hour of hours) {
+      const key = keys.emailStats('team', hour);
+      if ((await redis.hget(key, 'send:delivered')) === '1')
+        counted.push({ hour, expiresAt: Number(await redis.call('PEXPIRETIME', key)) });
+    }
+    expect(counted).toHaveLength(1);
+    expect(counted[0]!.expiresAt).toBe(counted[0]!.hour + HOUR + 3 * DAY);
   });
 });

@@ -3,7 +3,7 @@
  * worker (broadcast-fanout.ts). Scheduled emails themselves are delayed BullMQ jobs (job id = email id),
  * promoted by BullMQ.
  */
-import { emailRetentionMs } from '@petrel/config';
+import { emailRetentionMs, emailStoreOptions } from '@petrel/config';
 import {
   ApiKeysStore,
   BroadcastEmailsStore,
@@ -20,6 +20,7 @@ import {
   WatchdogStore,
   createRedis,
   pingRedis,
+  type RedisClient,
 } from '@petrel/store';
 import { ContactImportQueue, SendQueues } from '@petrel/queue';
 import { logConnectionError } from '@petrel/observability';
@@ -33,6 +34,17 @@ import { domainDnsTargets } from '@petrel/config';
 import { queuedImportsPort, sendJobsPort, startWatchdog } from './watchdog.js';
 import type { SchedulerConfig } from './config.js';
 
+/**
+ * The scheduler's email records, as `startScheduler` builds them: the listings housekeeping
+ * trims, and the watchdog's store, whose events go through the one event script of every
+ * process, hourly counters included, so it is built with the same options (their retention).
+ */
+export function schedulerEmailStores(redis: RedisClient, config: SchedulerConfig) {
+  const keys = new Keys(config.REDIS_KEY_PREFIX);
+  const emails = new EmailsStore(redis, keys, emailRetentionMs(config), emailStoreOptions(config));
+  return { emails, watchdog: new WatchdogStore(redis, keys, emails) };
+}
+
 export async function startScheduler(config: SchedulerConfig) {
   if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the scheduler');
   const redis = createRedis(
@@ -43,6 +55,7 @@ export async function startScheduler(config: SchedulerConfig) {
   );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const retentionMs = emailRetentionMs(config);
+  const stores = schedulerEmailStores(redis, config);
   const queues = new SendQueues(redis, {
     prefix: keys.bullPrefix(),
     shards: config.QUEUE_SHARDS,
@@ -51,7 +64,7 @@ export async function startScheduler(config: SchedulerConfig) {
   const housekeeping = startHousekeeping({
     ports: {
       teams: new ApiKeysStore(redis, keys),
-      listings: new EmailsStore(redis, keys, retentionMs),
+      listings: stores.emails,
       queues,
       observer: housekeepingObserver,
     },
@@ -73,7 +86,7 @@ export async function startScheduler(config: SchedulerConfig) {
     graceMs: config.OUTBOX_GRACE_MS,
   });
   // Stuck emails: lost jobs re-enqueued once, hopeless ones failed with the reason.
-  const watchdogStore = new WatchdogStore(redis, keys, new EmailsStore(redis, keys, retentionMs));
+  const watchdogStore = stores.watchdog;
   const importQueue = new ContactImportQueue(redis, { prefix: keys.bullPrefix() });
   const watchdog = startWatchdog({
     ports: {

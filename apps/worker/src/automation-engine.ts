@@ -24,7 +24,7 @@ import {
 } from '@petrel/store';
 import { AutomationQueue, SendQueues, createAutomationWorker, type QueueConnection } from '@petrel/queue';
 import { createAttachmentFetcher } from '@petrel/mailer';
-import { emailRetentionMs } from '@petrel/config';
+import { emailRetentionMs, emailStoreOptions } from '@petrel/config';
 import { log, metrics } from '@petrel/observability';
 import { automationProcessor } from './automation.processor.js';
 import type { WorkerConfig } from './config.js';
@@ -57,7 +57,7 @@ export async function startAutomationEngine(
     contacts: new ContactsStore(redis, keys),
     properties: new ContactPropertiesStore(redis, keys),
     accept: redisAcceptancePorts({
-      emails: new EmailsStore(redis, keys, emailRetentionMs(config)),
+      emails: new EmailsStore(redis, keys, emailRetentionMs(config), emailStoreOptions(config)),
       idempotency,
       outbox: new OutboxStore(redis, keys, idempotency),
       queues: sendQueues,

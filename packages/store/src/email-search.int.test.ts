@@ -67,7 +67,7 @@ async function pages(store: EmailsStore, team: string, q: Record<string, string>
 
 describe('email search indexes', () => {
   it('finds emails by recipient, tag, subject words and status, page by page, newest first', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, DAY);
+    const store = new EmailsStore(fx.redis, fx.keys, DAY, { statsRetentionMs: DAY });
     const team = 'search-1';
     // 25 emails, one ms apart; every third to Ada, even ones tagged, some about invoices
     for (let i = 0; i < 25; i++) {
@@ -136,7 +136,7 @@ describe('email search indexes', () => {
   });
 
   it('moves a canceled email from scheduled to canceled, and ties of one ms page in listing order', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, DAY);
+    const store = new EmailsStore(fx.redis, fx.keys, DAY, { statsRetentionMs: DAY });
     const team = 'search-2';
     const batch = Array.from({ length: 7 }, (_, i) => email(`s${i}`, {}, 'scheduled'));
     await store.stage(team, batch, new Date(T0));
@@ -154,7 +154,7 @@ describe('email search indexes', () => {
   it('lists nothing older than the retention, trims the status indexes with the listing, and indexes a re-staged email once', async () => {
     let now = 1_700_000_000_000;
     const clock = { now: () => now };
-    const store = new EmailsStore(fx.redis, fx.keys, DAY, { clock });
+    const store = new EmailsStore(fx.redis, fx.keys, DAY, { clock, statsRetentionMs: DAY });
     const team = 'search-3';
     await store.stage(team, [email('old', { to: ['x@example.test'] })], new Date(now - 2 * DAY));
     await store.stage(team, [email('new', { to: ['x@example.test'] })], new Date(now));

@@ -68,7 +68,7 @@ describe('sequencedEventJson', () => {
 
 describe('per-email sequence numbers', () => {
   it('numbers acceptance, record (several at once), and later events 1..n on the timeline and the stream', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     await staged(store, 'a1');
     await store.recordEvents('team', 'a1', [
       { status: 'sent', event: ev('email.sent', { email_id: 'a1' }) },
@@ -91,7 +91,7 @@ describe('per-email sequence numbers', () => {
   });
 
   it('gives concurrent writers distinct numbers in stream order', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     await staged(store, 'c1');
     await Promise.all(
       Array.from({ length: 50 }, () =>
@@ -104,7 +104,7 @@ describe('per-email sequence numbers', () => {
   });
 
   it('numbers a cancel and a reschedule after the scheduled event', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     await staged(store, 's1', 'scheduled');
     await store.recordEvent('team', 's1', 'scheduled', {
       ...ev('email.rescheduled' as EmailEvent['type'], { email_id: 's1' }),
@@ -120,7 +120,7 @@ describe('per-email sequence numbers', () => {
   });
 
   it('continues after the timeline of a record written before the counter existed', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     await fx.redis.hset(fx.keys.email('team', 'old'), { id: 'old', status: 'queued', status_rank: '1' });
     await fx.redis.rpush(fx.keys.emailEvents('team', 'old'), JSON.stringify(ev('email.queued')));
     await store.recordEvents('team', 'old', [
@@ -138,7 +138,7 @@ describe('per-email sequence numbers', () => {
 
   it('starts a broadcast email at 1 (petrelCreateBroadcastEmails sets the counter)', async () => {
     const redis = defineScripts(fx.redis);
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     const first = JSON.stringify(ev('email.queued', { email_id: 'b1', broadcast_id: 'bc', sequence: 1 }));
     const keys = [fx.keys.emails('team'), fx.keys.email('team', 'b1'), fx.keys.emailEvents('team', 'b1')];
     await redis.petrelCreateBroadcastEmails(

@@ -29,7 +29,7 @@ const ev = (type: EmailEvent['type']): EmailEvent => ({
 
 describe('EmailsStore', () => {
   it('creates records only once (an idempotent retry leaves the first untouched)', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     const email = {
       id: 'e1',
       content,
@@ -50,7 +50,7 @@ describe('EmailsStore', () => {
   });
 
   it('moves the status forward only, even when events arrive out of order', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     await store.stage(
       't',
       [
@@ -82,7 +82,7 @@ describe('EmailsStore', () => {
   });
 
   it('records several events in one call: all appended and published in order, fields set, status to the highest', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     await store.stage(
       't',
       [
@@ -129,7 +129,7 @@ describe('EmailsStore', () => {
   });
 
   it('creates a mixed request: every record with its own fields, shared fields, one TTL each, indexed', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     const at = new Date('2026-11-21T10:00:00.000Z');
     const created = await store.stage(
       'mix',
@@ -199,7 +199,7 @@ describe('EmailsStore', () => {
   });
 
   it('cancels only scheduled emails', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     await store.stage(
       't',
       [
@@ -221,7 +221,7 @@ describe('EmailsStore', () => {
   });
 
   it('trims listing entries created before the cutoff, keeping the rest', async () => {
-    const store = new EmailsStore(fx.redis, fx.keys, 60_000);
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
     const index = fx.keys.emails('trim');
     await fx.redis.zadd(index, '1000', 'old', '2000', 'edge', '3000', 'new');
     expect(await store.trimExpired('trim', 2_000)).toBe(1);

@@ -23,8 +23,17 @@ import { emailSearchTerms, type ContactValues } from '@petrel/core';
 import { EmailSearch } from './email-search.js';
 import { statsBucket } from './email-stats.js';
 
-/** Default of DASHBOARD_STATS_RETENTION_DAYS: how long the hourly email counters are kept. */
-export const DEFAULT_STATS_RETENTION_MS = 30 * 86_400_000;
+/**
+ * What every email store is built with besides its retention. Required, not defaulted: a process
+ * that forgot them would keep the hourly counters its events write for another length of time
+ * than DASHBOARD_STATS_RETENTION_DAYS says (`emailStoreOptions(config)` in packages/config).
+ */
+export interface EmailsStoreOptions {
+  /** How long the hourly email counters (GET /stats/emails) are kept after their hour, in ms. */
+  statsRetentionMs: number;
+  /** The counters' and search indexes' clock (tests move it); default `Date`. */
+  clock?: { now(): number };
+}
 
 export interface NewEmail {
   id: string;
@@ -72,7 +81,7 @@ export class EmailsStore {
     redis: RedisClient,
     private readonly keys: Keys,
     private readonly retentionMs: number,
-    private readonly dashboard: { statsRetentionMs?: number; clock?: { now(): number } } = {},
+    private readonly dashboard: EmailsStoreOptions,
   ) {
     this.redis = defineScripts(redis);
     this.search = new EmailSearch(this.redis, keys, retentionMs, dashboard.clock);
@@ -232,7 +241,7 @@ export class EmailsStore {
       this.keys,
       teamId,
       (this.dashboard.clock ?? Date).now(),
-      this.dashboard.statsRetentionMs ?? DEFAULT_STATS_RETENTION_MS,
+      this.dashboard.statsRetentionMs,
     );
     args.push(stats.expireAtMs);
     const res = await this.redis.petrelRecordEmailEvents(

@@ -128,7 +128,7 @@ describe('bounce and complaint processing over the stores', () => {
   });
 
   async function sentEmail(teamId: string, to: string[]): Promise<{ emails: EmailsStore; id: string }> {
-    const emails = new EmailsStore(fx.redis, fx.keys, DAY);
+    const emails = new EmailsStore(fx.redis, fx.keys, DAY, { statsRetentionMs: DAY });
     const id = newId();
     await fx.redis.sadd(fx.keys.teams(), teamId);
     const event: EmailEvent = {
@@ -208,7 +208,11 @@ describe('bounce and complaint processing over the stores', () => {
   });
 
   it('the locator finds no email for an unknown id', async () => {
-    const locator = new SentEmailsLocator(fx.redis, fx.keys, new EmailsStore(fx.redis, fx.keys, DAY));
+    const locator = new SentEmailsLocator(
+      fx.redis,
+      fx.keys,
+      new EmailsStore(fx.redis, fx.keys, DAY, { statsRetentionMs: DAY }),
+    );
     expect(await locator.find(newId())).toBeNull();
     expect(await locator.find('nope')).toBeNull();
   });

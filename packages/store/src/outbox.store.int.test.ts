@@ -21,7 +21,7 @@ const email = (id: string, dueMs = 0): NewEmail => ({
 function stores() {
   const idempotency = new IdempotencyStore(fx.redis, fx.keys);
   return {
-    emails: new EmailsStore(fx.redis, fx.keys, 60_000),
+    emails: new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 }),
     idempotency,
     outbox: new OutboxStore(fx.redis, fx.keys, idempotency),
   };

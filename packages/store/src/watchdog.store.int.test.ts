@@ -27,7 +27,7 @@ const newEmail = (id: string, over: Partial<NewEmail> = {}): NewEmail => ({
 });
 
 function stores() {
-  const emails = new EmailsStore(fx.redis, fx.keys, 600_000);
+  const emails = new EmailsStore(fx.redis, fx.keys, 600_000, { statsRetentionMs: 600_000 });
   return { emails, watchdog: new WatchdogStore(fx.redis, fx.keys, emails) };
 }
 

@@ -17,7 +17,7 @@ import {
 } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
 import { createAttachmentFetcher } from '@petrel/mailer';
-import { emailRetentionMs } from '@petrel/config';
+import { emailRetentionMs, emailStoreOptions } from '@petrel/config';
 import { metrics } from '@petrel/observability';
 import type { SmtpContext } from '../context.js';
 
@@ -43,7 +43,7 @@ export async function submissionDeps(ctx: SmtpContext): Promise<SubmissionDeps> 
   await queues.ready();
   const limits = new RateLimitStore(redis, keys);
   const accept = redisAcceptancePorts({
-    emails: new EmailsStore(redis, keys, retentionMs),
+    emails: new EmailsStore(redis, keys, retentionMs, emailStoreOptions(config)),
     idempotency,
     outbox: new OutboxStore(redis, keys, idempotency),
     queues,
