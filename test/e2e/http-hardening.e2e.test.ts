@@ -2,11 +2,12 @@
  * The HTTP servers against slow clients and browsers: a request whose body stops coming gets a
  * 408 once HTTP_REQUEST_TIMEOUT_MS has passed (Node's default would hold it 300 s), on the API
  * and on the health + /metrics server alike; and every API response — success, 401, 404, 422,
- * /health — carries the security headers of a JSON API (OWASP REST Security Cheat Sheet), while
+ * 429, /health — carries the security headers of a JSON API (OWASP REST Security Cheat Sheet), while
  * the dashboard keeps its own policy.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawHttpClient } from '@petrel/testing';
+import { ApiKeysStore, Keys, RateLimitStore, createRedis } from '@petrel/store';
 import { email, startStack, type Stack } from './helpers.js';
 
 /** Small, so the test waits seconds; the stack's servers sweep for expired requests every 200 ms. */
@@ -108,6 +109,27 @@ describe('security headers', () => {
     const health = await stack.http('/health', { key: null });
     expect(health.status).toBe(200);
     expectJsonApiHeaders(health.headers);
+  });
+
+  it('are on a 429', async () => {
+    // a team of its own limited to 1 request a second: the stack's other requests are not limited
+    const admin = createRedis(stack.redis.url);
+    try {
+      const keys = new Keys(stack.prefix);
+      const apiKeys = new ApiKeysStore(admin, keys);
+      const team = await apiKeys.createTeam('limited');
+      const { token } = await apiKeys.create(team, { name: 'limited', permission: 'full_access' });
+      await new RateLimitStore(admin, keys).setLimits(team, { rps: 1 });
+      // ten at once: more than one second's allowance, however slow the machine
+      const answers = await Promise.all(
+        Array.from({ length: 10 }, () => stack.http('/emails', { key: token })),
+      );
+      const limited = answers.filter((a) => a.status === 429);
+      expect(limited.length).toBeGreaterThan(0);
+      for (const a of limited) expectJsonApiHeaders(a.headers);
+    } finally {
+      await admin.quit();
+    }
   });
 
   it('leave the dashboard its own policy and caching', async () => {
