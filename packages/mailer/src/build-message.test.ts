@@ -284,6 +284,14 @@ describe('buildMessage: refuses unsafe input (defence in depth)', () => {
   });
 });
 
+describe("buildMessage: a Return-Path header from before it became Petrel's own", () => {
+  it('is dropped, not relayed and not a build failure', () => {
+    const m = build({ text: 'x', headers: { 'Return-Path': '<evil@evil.test>', 'X-Kept': 'yes' } });
+    expect(headerBlock(m.raw)).not.toMatch(/return-path/i);
+    expect(headerBlock(m.raw)).toContain('X-Kept: yes');
+  });
+});
+
 describe('buildMessage: body structure', () => {
   it('text only → a single text/plain part', async () => {
     const m = build({ text: 'Just text' });

@@ -107,6 +107,9 @@ export function buildMessage(input: MessageInput): BuiltMessage {
     `Message-ID: ${messageId}\r\n` +
     'MIME-Version: 1.0\r\n';
   for (const name in input.headers) {
+    // Emails accepted before Return-Path became Petrel's own may still carry one: dropped, never
+    // relayed (the final MTA writes it from MAIL FROM, RFC 5321 section 4.4), rather than failing.
+    if (name.toLowerCase() === 'return-path') continue;
     head += `${customHeader(name, input.headers[name]!)}\r\n`;
   }
 
