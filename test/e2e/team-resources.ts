@@ -149,8 +149,19 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
     }),
   });
   if (broadcasts.status === 201) ids.broadcasts = [(broadcasts.body as { id: string }).id];
+  // an inbox at the address the received email below goes to (so it lands in a thread), a label
+  const inboxAddress = `${tag}@${INBOUND_DOMAIN}`;
+  const inbox = ok(await r.inboxes.create({ emailAddress: inboxAddress }), 'inbox');
+  const label = ok(await r.inboxes.labels.create({ inboxId: inbox.id, name: `${tag}-label` }), 'inbox label');
   // a received email (SMTP_INBOUND_PORT, the default INBOUND_DOMAINS of startStack) and its attachment
   const received = await receivedEmail(stack, tag);
+  ids.inboxes = [inbox.id, encodeURIComponent(inboxAddress)];
+  ids.labels = [label.id];
+  ids.threads = [
+    await waitUntil(async () => (await r.inboxes.threads.list({ inboxId: inbox.id })).data?.data[0]?.id, {
+      message: 'the received email in a thread of its inbox',
+    }),
+  ];
   ids.receiving = [received.id];
   ids.attachments = [received.attachmentId];
   ids.downloads = [received.token];

@@ -187,6 +187,7 @@ export function inboxesRoutes(deps: InboxesDeps): RouteSpec[] {
     res.json(inboxObject(inbox, await store.counts(team(res), inbox.id)));
   };
   const update: RequestHandler = async (req, res) => {
+    await inboxOf(req, res); // another team's inbox is 404 whatever the body
     const input = parseBody(updateInboxSchema, req.body);
     const inbox = await updateInbox({ teamId: team(res), idOrEmail: pathParam(req, 'inbox'), input }, ports);
     res.json({ object: 'inbox', id: inbox.id });
@@ -201,8 +202,8 @@ export function inboxesRoutes(deps: InboxesDeps): RouteSpec[] {
     res.json(agentObject(await inboxOf(req, res)));
   };
   const updateAgent: RequestHandler = async (req, res) => {
-    const input = parseBody(updateAgentSchema, req.body);
     const inbox = await inboxOf(req, res);
+    const input = parseBody(updateAgentSchema, req.body);
     const updated = await store.update(
       team(res),
       inbox.id,
@@ -223,14 +224,14 @@ export function inboxesRoutes(deps: InboxesDeps): RouteSpec[] {
     res.json({ object: 'list', data: (await store.labels(team(res), inbox.id)).map(labelObject) });
   };
   const addLabel: RequestHandler = async (req, res) => {
-    const input = parseBody(createLabelSchema, req.body);
     const inbox = await inboxOf(req, res);
+    const input = parseBody(createLabelSchema, req.body);
     const label = await createLabel({ teamId: team(res), inbox, input }, ports);
     res.status(201).json({ object: 'inbox_label', id: label.id });
   };
   const patchLabel: RequestHandler = async (req, res) => {
-    const input = parseBody(updateLabelSchema, req.body);
     const inbox = await inboxOf(req, res);
+    const input = parseBody(updateLabelSchema, req.body);
     const label = await updateLabel(
       { teamId: team(res), inbox, labelId: pathParam(req, 'label'), input },
       ports,
@@ -293,8 +294,8 @@ export function inboxesRoutes(deps: InboxesDeps): RouteSpec[] {
     res.json(threadSummary(thread, await labelMap(store, team(res), inbox.id)));
   };
   const patchThread: RequestHandler = async (req, res) => {
-    const input = parseBody(updateThreadSchema, req.body);
     const inbox = await inboxOf(req, res);
+    const input = parseBody(updateThreadSchema, req.body);
     const thread = await updateThread(
       {
         teamId: team(res),
