@@ -96,13 +96,17 @@ function webhookTests(current: () => Stack): void {
     expect(error).toBeNull();
   }
 
-  /** The attempts (newest first) of the webhook's only event, once the event is `status`. */
+  /**
+   * The attempts (newest first) of the webhook's only event, once the event is `status` and its
+   * delivery is over ({@link deliveryOver}): the receiver has every request it will ever get.
+   */
   async function finalAttempts(webhookId: string, status: 'success' | 'failed') {
     const eventId = (await stack.resend.webhooks.events.list({ webhookId })).data!.data[0]!.id;
     await waitUntil(
       async () => (await stack.resend.webhooks.events.get({ webhookId, eventId })).data!.status === status,
       { message: `event ${eventId} ${status}` },
     );
+    await deliveryOver(webhookId, eventId);
     return (await stack.resend.webhooks.events.attempts.list({ webhookId, eventId })).data!.data;
   }
 
@@ -215,9 +219,7 @@ function webhookTests(current: () => Stack): void {
       expect(got[i]!.receivedAt).toBeGreaterThanOrEqual(sentAt[i]!);
       if (i > 0) expect(sentAt[i]!).toBeGreaterThanOrEqual(got[i - 1]!.receivedAt);
     }
-    // nothing more comes: once the delivery's job is over, every attempt it made is in
-    const eventId = (await stack.resend.webhooks.events.list({ webhookId: id })).data!.data[0]!.id;
-    await deliveryOver(id, eventId);
+    // nothing more comes: the delivery is over (finalAttempts), every attempt it made is in
     expect(rx.requests).toHaveLength(3);
   });
 
