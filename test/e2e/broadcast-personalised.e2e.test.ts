@@ -75,7 +75,7 @@ describe('a broadcast email as its recipient got it', () => {
       async () => {
         const { data } = await resend.emails.list();
         const items = data?.data ?? [];
-        return items.length === 2 && items.every((e) => e.last_event === 'delivered') && items;
+        return items.length === 2 && items.every((e) => e.last_event === 'delivered') ? items : null;
       },
       { timeoutMs: 30_000, message: 'both broadcast emails delivered' },
     );

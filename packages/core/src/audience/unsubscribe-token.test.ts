@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { signUnsubscribeToken, verifyUnsubscribeToken, type UnsubscribeClaims } from './unsubscribe-token.js';
+import {
+  UNSUBSCRIBE_TOKEN_TTL_S,
+  signUnsubscribeToken,
+  unsubscribeLinks,
+  verifyUnsubscribeToken,
+  type UnsubscribeClaims,
+} from './unsubscribe-token.js';
 
 const claims: UnsubscribeClaims = {
   teamId: 'team-1',
@@ -44,5 +50,23 @@ describe('unsubscribe tokens', () => {
   it('refuses an expired token', () => {
     const token = signUnsubscribeToken({ ...claims, expiresAt: 1_000 }, 'secret');
     expect(verifyUnsubscribeToken(token, 'secret', now)).toEqual({ ok: false, reason: 'expired' });
+  });
+
+  it('a link issued at a given time is the same whenever it is made, and lasts the TTL from then', () => {
+    let clock = now;
+    const links = unsubscribeLinks({ secret: 'secret', publicUrl: 'https://petrel.test/', now: () => clock });
+    const { expiresAt: _x, ...who } = claims;
+    const issuedAtMs = now - 3_600_000;
+    const first = links.url({ ...who, issuedAtMs });
+    clock += 5_000;
+    expect(links.url({ ...who, issuedAtMs })).toBe(first);
+    expect(first.startsWith('https://petrel.test/unsubscribe/')).toBe(true);
+    const checked = verifyUnsubscribeToken(first.split('/').at(-1)!, 'secret', clock);
+    expect(checked).toEqual({
+      ok: true,
+      claims: { ...who, expiresAt: Math.floor(issuedAtMs / 1000) + UNSUBSCRIBE_TOKEN_TTL_S },
+    });
+    // without an issue time: from now, so a later link differs
+    expect(links.url(who)).not.toBe(links.url({ ...who, issuedAtMs }));
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emailToDeliver, memoryDeliverDeps, type MemoryDeliverDeps } from '@petrel/testing';
+import { unsubscribeLinks } from '../audience/unsubscribe-token.js';
+import { broadcastEmailContent } from '../broadcasts/personal-content.js';
 import { deliverEmail } from './deliver-email.js';
 import type { EmailToDeliver } from './ports.js';
 
@@ -8,7 +10,7 @@ const BROADCAST = 'b-1';
 const job = (email: EmailToDeliver) => ({ teamId: TEAM, emailId: email.id, attemptsMade: 0 });
 
 /** A broadcast's email as the fan-out stores it: no html/text, one recipient, its contact. */
-async function setup(opts: { contact?: boolean } = {}) {
+async function setup(opts: { contact?: boolean; values?: EmailToDeliver['contactValues'] } = {}) {
   const deps = memoryDeliverDeps();
   const created = await deps.contactProperties.create(TEAM, {
     key: 'company',
@@ -35,6 +37,7 @@ async function setup(opts: { contact?: boolean } = {}) {
     broadcastId: BROADCAST,
     contactId,
     content: { to: ['ada@example.test'], subject: 'stored subject', html: undefined },
+    ...(opts.values !== undefined && { contactValues: opts.values }),
   });
   deps.emails.put(email);
   deps.broadcasts.put(TEAM, BROADCAST, 'sent', {
@@ -64,6 +67,48 @@ describe('deliverEmail of a broadcast email', () => {
     });
     expect(message.extraHeaders).toMatchObject({ 'List-Unsubscribe': `<${url}>` });
     expect(deps.emails.get(TEAM, email.id)!.status).toBe('delivered');
+  });
+
+  it('renders the contact values stored at the fan-out: a contact renamed since changes nothing, and none is read', async () => {
+    const { deps, email } = await setup({
+      values: { first_name: 'Ada <3', properties: { company: 'Analytical Engines' } },
+    });
+    let reads = 0;
+    const get = deps.contacts.get.bind(deps.contacts);
+    deps.contacts.get = (...args) => {
+      reads++;
+      return get(...args);
+    };
+    expect(await deliverEmail(job(email), deps)).toEqual({ kind: 'delivered' });
+    expect(reads).toBe(0);
+    expect(built(deps).content).toMatchObject({
+      subject: 'Hi Ada <3',
+      html: expect.stringContaining('<p>Hi Ada &lt;3 at Analytical Engines</p>') as string,
+    });
+  });
+
+  it('stored values without a name or property render the fallbacks, whatever the contact holds now', async () => {
+    const { deps, email } = await setup({ values: { fallbacks: { company: 'your company' } } });
+    await deliverEmail(job(email), deps);
+    expect(built(deps).content).toMatchObject({
+      subject: 'Hi there',
+      html: expect.stringContaining('<p>Hi there at your company</p>') as string,
+      text: expect.stringContaining('Hi there (ada@example.test)') as string,
+    });
+  });
+
+  it("GET /emails/:id's render equals the message sent, its unsubscribe link and List-Unsubscribe included", async () => {
+    const { deps, email } = await setup({ values: { first_name: 'Ada' } });
+    // real signed links: the worker sends a minute after the email was created, the read comes later
+    let clock = email.createdMs + 60_000;
+    deps.unsubscribe = unsubscribeLinks({ secret: 's', publicUrl: 'https://petrel.test', now: () => clock });
+    await deliverEmail(job(email), deps);
+    const sent = built(deps);
+    clock += 3_600_000;
+    const read = await broadcastEmailContent({ ...email, broadcastId: BROADCAST }, deps);
+    expect(read).toEqual({ subject: sent.content.subject, html: sent.content.html, text: sent.content.text });
+    const link = /href="([^"]+)"/.exec(read!.html!)![1]!;
+    expect(sent.extraHeaders).toMatchObject({ 'List-Unsubscribe': `<${link}>` });
   });
 
   it('a contact deleted since the fan-out gets the fallbacks', async () => {
