@@ -38,7 +38,7 @@ export {
   type RecordedRequest,
   type ScriptedResponse,
 } from './http-receiver.js';
-export { startNodeProcess, type NodeProcess, type NodeProcessOptions } from './node-process.js';
+export { startNodeProcess, startProcess, type NodeProcess, type NodeProcessOptions } from './node-process.js';
 export { rawHttpClient, type RawHttpClient } from './raw-http.js';
 export { startFaultProxy, type FaultProxy, type FaultProxyOptions } from './fault-proxy.js';
 export {

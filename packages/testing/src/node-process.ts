@@ -26,8 +26,21 @@ export interface NodeProcess {
 }
 
 /** Starts `node <entry>` and waits for `ready`; the child dies with the test process. */
-export async function startNodeProcess(entry: string, opts: NodeProcessOptions): Promise<NodeProcess> {
-  const child = spawn(process.execPath, [entry], {
+export function startNodeProcess(entry: string, opts: NodeProcessOptions): Promise<NodeProcess> {
+  return startProcess(process.execPath, [entry], opts, entry);
+}
+
+/**
+ * Starts any command the same way (e.g. a Petrel app inside the container image, under
+ * `buildah run`); `name` labels its errors (default: the command line).
+ */
+export async function startProcess(
+  command: string,
+  args: readonly string[],
+  opts: NodeProcessOptions,
+  name = [command, ...args].join(' '),
+): Promise<NodeProcess> {
+  const child = spawn(command, args, {
     env: { PATH: process.env.PATH ?? '', ...opts.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -47,10 +60,10 @@ export async function startNodeProcess(entry: string, opts: NodeProcessOptions):
     try {
       await waitUntil(async () => gone() || (await ready().catch(() => false)), {
         timeoutMs: opts.readyTimeoutMs ?? 30_000,
-        message: `${entry} to be ready`,
+        message: `${name} to be ready`,
       });
       if (gone())
-        throw new Error(`${entry} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
+        throw new Error(`${name} exited (${child.exitCode ?? child.signalCode}) before it was ready`);
     } catch (err) {
       await terminate(child, 'SIGKILL');
       throw new Error(`${(err as Error).message}\n--- output ---\n${output()}`, { cause: err });
