@@ -2,8 +2,9 @@
  * The dashboard in a real browser (Debian's chromium via playwright-core) against the whole
  * stack: sign-in, the emails list, search and detail (timeline, sandboxed html), a broadcast created,
  * scheduled and deleted from the UI that sends nothing, a CSV import with its progress, a
- * webhook delivery replayed from the UI, XSS payloads that execute nothing (and CSP reports),
- * an axe-core scan of every page, and sign-out ending the session. The emails page's screenshot
+ * webhook delivery replayed from the UI, mail received over SMTP into an inbox (threads by
+ * folder and label, a thread's messages, a label, read state and archive from the UI), XSS
+ * payloads that execute nothing (and CSP reports), an axe-core scan of every page, and sign-out ending the session. The emails page's screenshot
  * is written to docs/dashboard.png (shown in the README). Every test also ends with no console
  * error and no failed request (the favicon's among them) but the ones it expects, and an email's
  * html is painted in the first full-page screenshot of its page, frame below the fold or not.
@@ -16,6 +17,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { BrowserContext, Page } from 'playwright-core';
 import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
 import { startStack, type Stack } from '../e2e/helpers.js';
+import { mta } from '../e2e/scenarios/inbound.js';
 import { launchChromium, seriousAxeViolations, type LaunchedBrowser } from './chromium.js';
 import { inkIn } from './screenshot.js';
 
@@ -458,6 +460,127 @@ describe('dashboard in a browser', () => {
     await dkim.getByRole('button', { name: 'Copied DKIM record value' }).waitFor();
     expect(await page.evaluate(() => (globalThis as any).navigator.clipboard.readText())).toBe(value);
     await expectAccessible('domain detail');
+  });
+
+  it("files mail received over SMTP into an inbox's thread: folders, messages, a label, read state and archive from the UI", async () => {
+    const t = Date.now();
+    const address = `support.${t}@in.e2e.test`; // the stack's INBOUND_DOMAINS (helpers.ts)
+    const customer = `ada.${t}@customer.example`;
+    const inbox = await stack.resend.inboxes.create({ emailAddress: address, name: 'Support desk' });
+    expect(inbox.error).toBeNull();
+    const sel = { inboxId: inbox.data!.id };
+    const urgent = await stack.resend.inboxes.labels.create({ ...sel, name: 'Urgent', color: '#B91C1C' });
+    expect(urgent.error).toBeNull();
+
+    // a question, its follow-up (In-Reply-To), and another customer's unrelated mail
+    const rootId = `<order-${t}@customer.example>`;
+    const mail = [
+      {
+        from: `Ada <${customer}>`,
+        subject: 'Where is my order?',
+        messageId: rootId,
+        html: '<h1>Order 42</h1><p>Where is my order?</p>',
+        text: 'Order 42. Where is my order?',
+      },
+      {
+        from: `Ada <${customer}>`,
+        subject: 'Re: Where is my order?',
+        messageId: `<follow-${t}@customer.example>`,
+        inReplyTo: rootId,
+        references: rootId,
+        html: '<p id="follow-up">Any news about order 42?</p>',
+        text: 'Any news about order 42?',
+      },
+      {
+        from: `Bob <bob.${t}@other.example>`,
+        subject: 'Invoice question',
+        messageId: `<invoice-${t}@other.example>`,
+        text: 'Could you resend the invoice?',
+      },
+    ];
+    const transport = mta(stack.smtpPorts.inbound!);
+    for (const m of mail) {
+      const info = await transport.sendMail({ ...m, to: address });
+      expect(info.response).toMatch(/^250 /);
+    }
+    transport.close();
+    const threads = await waitUntil(
+      async () => {
+        const r = await stack.resend.inboxes.threads.list(sel);
+        const n = r.data?.data.reduce((s, x) => s + x.email_count, 0);
+        return n === 3 ? r.data!.data : undefined;
+      },
+      { timeoutMs: 20_000, message: 'three messages filed into the inbox' },
+    );
+    const order = threads.find((x) => x.subject === 'Where is my order?')!;
+    expect(order.email_count).toBe(2);
+
+    // the inboxes list, then the inbox's Inbox folder with both threads
+    await go('#/inboxes');
+    await page.getByRole('link', { name: address }).click();
+    await page.getByRole('heading', { level: 1, name: 'Support desk' }).waitFor();
+    const threadLink = page.getByRole('link', { name: 'Where is my order?' });
+    const invoiceLink = page.getByRole('link', { name: 'Invoice question' });
+    await threadLink.waitFor();
+    await invoiceLink.waitFor();
+    await expect(
+      page.getByRole('navigation', { name: 'Folders' }).locator('[aria-current=page]').textContent(),
+    ).resolves.toBe('Inbox');
+    await expectAccessible('inbox threads');
+    const shots = process.env.DASHBOARD_SCREENSHOTS_DIR; // for a look while developing
+    if (shots) await page.screenshot({ path: `${shots}/inbox.png`, fullPage: true });
+
+    // the thread: both messages, html in sandboxed frames; opening it reads it
+    await threadLink.click();
+    await page.getByRole('heading', { level: 1, name: 'Where is my order?' }).waitFor();
+    await page.getByRole('heading', { name: 'Messages' }).waitFor();
+    const frames = page.locator('iframe.html-frame');
+    await expect(frames.count()).resolves.toBe(2);
+    await expect(frames.first().getAttribute('sandbox')).resolves.toBe('allow-same-origin');
+    await page
+      .frameLocator('iframe.html-frame >> nth=0')
+      .getByRole('heading', { name: 'Order 42' })
+      .waitFor();
+    await page.frameLocator('iframe.html-frame >> nth=1').locator('#follow-up').waitFor();
+    await page.getByRole('button', { name: 'Mark as unread' }).waitFor();
+    expect((await stack.resend.inboxes.threads.get({ ...sel, threadId: order.id })).data?.read).toBe(true);
+    await expectAccessible('inbox thread');
+    if (shots) await page.screenshot({ path: `${shots}/inbox-thread.png`, fullPage: true });
+
+    // a label added in the UI, seen through the SDK
+    await page.getByLabel('Add a label').selectOption(urgent.data!.id);
+    await page.getByRole('button', { name: 'Add label' }).click();
+    await page.getByRole('button', { name: 'Remove label Urgent' }).waitFor();
+    const labelled = await stack.resend.inboxes.threads.get({ ...sel, threadId: order.id });
+    expect(labelled.data?.labels).toEqual([{ id: urgent.data!.id, name: 'Urgent', color: '#B91C1C' }]);
+
+    // unread again, then archived: the SDK sees both
+    await page.getByRole('button', { name: 'Mark as unread' }).click();
+    await page.getByRole('button', { name: 'Mark as read' }).waitFor();
+    expect((await stack.resend.inboxes.threads.get({ ...sel, threadId: order.id })).data?.read).toBe(false);
+    await page.getByRole('button', { name: 'Archive' }).click();
+    await page.getByText('Archived.').waitFor();
+    expect((await stack.resend.inboxes.threads.get({ ...sel, threadId: order.id })).data?.folder).toBe(
+      'archive',
+    );
+
+    // the way back leads to the Archive folder, which holds it; the Inbox folder no longer does
+    await page.getByRole('link', { name: '← Archive' }).click();
+    await page.getByRole('heading', { level: 2, name: 'Archive' }).waitFor();
+    await threadLink.waitFor();
+    await expect(invoiceLink.count()).resolves.toBe(0);
+    await page.getByRole('navigation', { name: 'Folders' }).getByRole('link', { name: 'Inbox' }).click();
+    await invoiceLink.waitFor();
+    await expect(threadLink.count()).resolves.toBe(0);
+
+    // filtered by the label: nothing in the Inbox folder, the thread in the Archive
+    await page.getByLabel('Label', { exact: true }).selectOption(urgent.data!.id);
+    await page.waitForURL(/label=/);
+    await page.getByText('No threads here.').waitFor();
+    await page.getByRole('navigation', { name: 'Folders' }).getByRole('link', { name: 'Archive' }).click();
+    await threadLink.waitFor();
+    expect(page.url()).toContain(`label=${urgent.data!.id}`);
+    await expectAccessible('inbox archive by label');
   });
 
   it('charts the counters per lane on the overview', async () => {

@@ -10,6 +10,7 @@ import { href, parseRoute, type Route } from './format';
 import { SignIn } from './pages/sign-in';
 import { Overview } from './pages/overview';
 import { EmailDetail, Emails } from './pages/emails';
+import { Inboxes } from './pages/inboxes';
 import { BroadcastDetail, Broadcasts } from './pages/broadcasts';
 import { Contacts } from './pages/contacts';
 import { Segments, Topics } from './pages/segments-topics';
@@ -24,6 +25,7 @@ import './styles.css';
 const NAV: readonly [string, string][] = [
   ['overview', 'Overview'],
   ['emails', 'Emails'],
+  ['inboxes', 'Inboxes'],
   ['broadcasts', 'Broadcasts'],
   ['contacts', 'Contacts'],
   ['segments', 'Segments'],
@@ -53,6 +55,8 @@ function Content({ route }: { route: Route }) {
       return <Overview />;
     case 'emails':
       return id ? <EmailDetail key={id} id={id} /> : <Emails query={route.query} />;
+    case 'inboxes':
+      return <Inboxes route={route} />;
     case 'broadcasts':
       return id ? <BroadcastDetail key={id} id={id} /> : <Broadcasts />;
     case 'contacts':
