@@ -3,3 +3,8 @@ export * from './schemas.js';
 export * from './ports.js';
 export * from './wire.js';
 export * from './use-cases.js';
+export * from './draft-schemas.js';
+export * from './drafts.js';
+export * from './agent-answer.js';
+export * from './agent-prompt.js';
+export * from './agent-run.js';
