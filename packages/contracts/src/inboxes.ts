@@ -85,6 +85,20 @@ export interface InboxThreadRecord {
   /** The newest message's time (the listing's order). */
   received_at: string;
   created_at: string;
+  /** Who the thread is assigned to (an address), or null (`inbox.thread.assigned` / `unassigned`). */
+  assignee: string | null;
+}
+
+/**
+ * One change recorded on a thread's activity (newest last): what was done, by whom (`agent`,
+ * `api`…), for which message, and what it named (labels, an assignee, a draft or forward id).
+ */
+export interface InboxThreadActivity {
+  at: string;
+  source: 'api' | 'dashboard' | 'agent' | 'system';
+  action: string;
+  email_id: string | null;
+  detail: Record<string, unknown>;
 }
 
 export interface InboxMessageAttachment {

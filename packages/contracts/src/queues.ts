@@ -254,3 +254,25 @@ export const automationEventJobId = (eventId: string): string => `aev_${eventId}
 /** The job id of a step's visit in a run: fixed, so scheduling a step twice is one job. */
 export const automationStepJobId = (runId: string, index: number, visit: number): string =>
   `ast_${runId}_${index}_${visit}`;
+
+/**
+ * The inbox agent queue: one job per inbound message filed into an inbox whose agent has
+ * actions (and only when an operator configured a model endpoint, INBOX_AGENT_URL), consumed by
+ * the worker processes. Its own queue: a model call takes seconds and must never hold a send
+ * slot. The braces make the name the hash tag of its BullMQ keys (one slot on a Redis Cluster).
+ * WARNING: persisted — renaming it strands queued runs.
+ */
+export const INBOX_AGENT_QUEUE = '{petrel-inbox-agent}';
+
+/** Payload of an agent job: ids only; the thread, its messages and the settings are read at run time. */
+export const inboxAgentJobSchema = z.object({
+  v: z.literal(1),
+  teamId: z.string().min(1),
+  inboxId: z.string().min(1),
+  threadId: z.string().min(1),
+  emailId: z.string().min(1),
+});
+export type InboxAgentJob = z.infer<typeof inboxAgentJobSchema>;
+
+/** The job id of the agent's run on one message of an inbox: fixed, so filing it twice is one run. */
+export const inboxAgentJobId = (inboxId: string, emailId: string): string => `agent_${inboxId}_${emailId}`;

@@ -7,7 +7,7 @@
  * | `threads` | zset | thread ids by their newest message (ms): the listing |
  * | `folder:<f>` | zset | the same, per folder (a one-folder list walks only its own) |
  * | `unread` | set | unread thread ids (the inbox's `unread`) |
- * | `thread:<t>` | hash | the thread (`rev` versions it: every write is a compare-and-set) |
+ * | `thread:<t>` | hash | the thread (`rev` versions it: every write is a compare-and-set), its assignee and `activity` (JSON list) |
  * | `thread:<t>:emails` | zset | its message ids by time |
  * | `message:<m>` | hash | a message's head (bodies stay in the received / sent email) |
  * | `message-ids` | hash | RFC 5322 Message-ID → thread id (first writer wins) |
@@ -26,6 +26,7 @@ import {
   type InboxLabelRecord,
   type InboxMessageRecord,
   type InboxRecord,
+  type InboxThreadActivity,
   type InboxThreadRecord,
   type TeamEvent,
 } from '@petrel/contracts';
@@ -42,9 +43,11 @@ import {
   type Page,
   type PageRequest,
   type ThreadLookups,
+  type ThreadChange,
   type ThreadQuery,
   type ThreadSearch,
 } from '@petrel/core';
+import { InboxDraftsStore } from './inboxes.drafts.store.js';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { execAll, pipeline, transaction } from './scripts.js';
@@ -57,8 +60,10 @@ const WALK_BATCH = 200;
 
 const THREAD_FIELDS = [
   'id', 'subject', 'from', 'to', 'cc', 'bcc', 'label_ids', 'email_count', 'has_attachment',
-  'drafts', 'read', 'folder', 'received_at', 'created_at', 'rev',
+  'drafts', 'read', 'folder', 'received_at', 'created_at', 'assignee', 'rev',
 ] as const; // prettier-ignore
+/** Entries a thread's activity keeps (the newest): enough for any conversation's history of changes. */
+const MAX_ACTIVITY = 200;
 
 type StoredThread = InboxThreadRecord & { rev: string };
 
@@ -184,6 +189,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       if (ids.length === 0) break;
       for (const id of ids) await this.deleteThread(teamId, current.id, id);
     }
+    await new InboxDraftsStore(this.redis, this.keys, this.clock).removeAll(teamId, current.id);
     await this.redis.del(
       ...['labels', 'message-ids', 'subjects', 'unread', 'drafts', 'last-received'].map((p) =>
         this.part(teamId, current.id, p),
@@ -442,13 +448,51 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     return done?.after ?? null;
   }
 
-  /** Reads, changes and writes a thread (compare-and-set), with the events of the change. */
+  async changeThread(
+    teamId: string,
+    inboxId: string,
+    threadId: string,
+    change: ThreadChange,
+    source: InboxEventSource,
+    activity: readonly InboxThreadActivity[] = [],
+  ): Promise<{ before: InboxThreadRecord; after: InboxThreadRecord } | null> {
+    return this.rewriteThread(
+      teamId,
+      inboxId,
+      threadId.toLowerCase(),
+      (t) => ({
+        ...t,
+        ...(change.folder !== undefined && { folder: change.folder }),
+        ...(change.read !== undefined && { read: change.read }),
+        ...(change.label_ids !== undefined && { label_ids: [...change.label_ids] }),
+        ...(change.assignee !== undefined && { assignee: change.assignee }),
+      }),
+      source,
+      activity,
+    );
+  }
+
+  async activity(teamId: string, inboxId: string, threadId: string): Promise<InboxThreadActivity[]> {
+    if (!UUID_RE.test(threadId)) return [];
+    const json = await this.redis.hget(
+      this.part(teamId, inboxId, `thread:${threadId.toLowerCase()}`),
+      'activity',
+    );
+    return json ? (JSON.parse(json) as InboxThreadActivity[]) : [];
+  }
+
+  /**
+   * Reads, changes and writes a thread (compare-and-set), with the events of the change and
+   * `activity` appended to its activity list (in the same write: a change and its record never
+   * part).
+   */
   private async rewriteThread(
     teamId: string,
     inboxId: string,
     threadId: string,
     change: (t: InboxThreadRecord) => InboxThreadRecord,
     source: InboxEventSource,
+    activity: readonly InboxThreadActivity[] = [],
   ): Promise<{ before: InboxThreadRecord; after: InboxThreadRecord } | null> {
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const stored = await this.storedThread(teamId, inboxId, threadId);
@@ -458,6 +502,34 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       const labels = await this.labelMap(teamId, inboxId);
       const events: string[] = [];
       const base = { thread_id: before.id, thread: threadSummary(after, labels) };
+      if (after.assignee !== before.assignee) {
+        events.push(
+          after.assignee !== null
+            ? this.eventJson(
+                'inbox.thread.assigned',
+                teamId,
+                source,
+                { id: inboxId },
+                {
+                  ...base,
+                  assignee_email: after.assignee,
+                  // the SDK's field names a person; an agent or system change has none
+                  assigned_by_email: null,
+                  previous_assignee_email: before.assignee,
+                },
+              )
+            : this.eventJson(
+                'inbox.thread.unassigned',
+                teamId,
+                source,
+                { id: inboxId },
+                {
+                  ...base,
+                  previous_assignee_email: before.assignee,
+                },
+              ),
+        );
+      }
       if (after.folder !== before.folder) {
         events.push(
           this.eventJson(
@@ -495,7 +567,12 @@ export class InboxesStore extends TeamStore implements InboxesPort {
           ),
         );
       }
-      const ok = await this.writeThread(teamId, inboxId, after, stored.rev, events);
+      let extra: string[] = [];
+      if (activity.length > 0) {
+        const current = await this.activity(teamId, inboxId, before.id);
+        extra = ['activity', JSON.stringify([...current, ...activity].slice(-MAX_ACTIVITY))];
+      }
+      const ok = await this.writeThread(teamId, inboxId, after, stored.rev, events, undefined, extra);
       if (ok) {
         if (after.read !== before.read) await this.markMessagesRead(teamId, inboxId, after.id, after.read);
         return { before, after };
@@ -633,6 +710,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
             folder: m.folder,
             received_at: m.message.received_at,
             created_at: m.message.received_at,
+            assignee: null,
           };
       const labels = await this.labelMap(teamId, inbox.id);
       const message: InboxMessageRecord = { ...m.message, thread_id: id };
@@ -695,9 +773,10 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       subjectKeys: readonly string[];
       terms: readonly string[];
     },
+    extraPairs: readonly string[] = [],
   ): Promise<boolean> {
     const keys = this.threadKeys(teamId, inboxId, t.id);
-    const pairs = threadPairs(t);
+    const pairs = [...threadPairs(t), ...extraPairs];
     const argv: (string | number)[] = [
       t.id,
       expectedRev,
@@ -804,6 +883,7 @@ function threadPairs(t: InboxThreadRecord): string[] {
     'folder', t.folder,
     'received_at', t.received_at,
     'created_at', t.created_at,
+    'assignee', JSON.stringify(t.assignee),
   ]; // prettier-ignore
 }
 
@@ -827,6 +907,7 @@ function toThread(v: (string | null)[]): StoredThread {
     folder: (f.folder ?? 'inbox') as InboxFolder,
     received_at: f.received_at ?? '',
     created_at: f.created_at ?? '',
+    assignee: JSON.parse(f.assignee ?? 'null') as string | null,
     rev: f.rev ?? '0',
   };
 }

@@ -9,6 +9,7 @@ import type {
   InboxLabelRecord,
   InboxMessageRecord,
   InboxRecord,
+  InboxThreadActivity,
   InboxThreadRecord,
 } from '@petrel/contracts';
 import type { Page, PageRequest } from '../audience/ports.js';
@@ -23,6 +24,14 @@ export interface InboxPatch {
   agent_instructions?: string | null;
   agent_tone?: InboxAgentTone | null;
   agent_actions?: InboxAgentAction[];
+}
+
+/** Changes to a thread in one write (absent: unchanged); `assignee: null` unassigns it. */
+export interface ThreadChange {
+  folder?: InboxFolder;
+  read?: boolean;
+  label_ids?: readonly string[];
+  assignee?: string | null;
 }
 
 export interface ThreadQuery extends PageRequest {
@@ -102,6 +111,20 @@ export interface InboxesPort {
     change: { folder?: InboxFolder; read?: boolean },
     source: InboxEventSource,
   ): Promise<{ before: InboxThreadRecord; after: InboxThreadRecord } | null>;
+  /**
+   * Several changes of a thread in one write, with their events (folder, labels, assigned /
+   * unassigned) and `activity` appended to the thread's activity list; null when it does not exist.
+   */
+  changeThread(
+    teamId: string,
+    inboxId: string,
+    threadId: string,
+    change: ThreadChange,
+    source: InboxEventSource,
+    activity?: readonly InboxThreadActivity[],
+  ): Promise<{ before: InboxThreadRecord; after: InboxThreadRecord } | null>;
+  /** The thread's activity, oldest first ([] for an unknown thread). */
+  activity(teamId: string, inboxId: string, threadId: string): Promise<InboxThreadActivity[]>;
   /** Deletes a thread and its messages for good. */
   deleteThread(teamId: string, inboxId: string, threadId: string): Promise<boolean>;
   setThreadLabels(

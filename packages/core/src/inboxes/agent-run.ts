@@ -1,0 +1,231 @@
+/**
+ * The inbox agent: on each new inbound message of an inbox whose agent has actions, ask the
+ * operator's model (a port) what to do with the thread and apply what the inbox allows.
+ *
+ * - It runs only where an operator configured a model endpoint; the inbound side queues a run
+ *   (`queueAgentRuns`) only then, and only for an inbox with actions.
+ * - The answer is untrusted (agent-answer.ts): schema-checked, then held to the inbox's rules,
+ *   all or nothing.
+ * - The agent never sends mail by itself: `draft_reply` saves a draft for a person;
+ *   `forward_thread` goes only to an address the operator's instructions name.
+ * - Each applied action is one entry of the thread's activity (`source: agent`, the message's
+ *   id), written with the thread's changes and their `inbox.*` events in one step. A run whose
+ *   message has an entry already does nothing (a job run twice after a crash). Drafts and
+ *   forwards happen before that write, under ids derived from the message, so a repeated run
+ *   finds them instead of making new ones.
+ */
+import type { InboxAgentAction, InboxMessageRecord, InboxThreadActivity } from '@petrel/contracts';
+import type { InboxesPort } from './ports.js';
+import { AGENT_PROMPT_LIMITS, agentPrompt, type ChatMessage } from './agent-prompt.js';
+import { decideAgentActions, parseAgentAnswer, type AgentRefusalReason } from './agent-answer.js';
+
+/** The operator's model: the text of its first choice for these messages. */
+export interface ChatModel {
+  complete(messages: readonly ChatMessage[]): Promise<string>;
+}
+
+/**
+ * The model could not answer. `retryable`: worth asking again later (a timeout, 429, 5xx, the
+ * network); otherwise (401, 404, a reply without a choice) retrying cannot help.
+ */
+export class AgentModelError extends Error {
+  override name = 'AgentModelError';
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+/** The plain text of a thread's message (its text part, else its html as text); null if unknown. */
+export interface MessageTexts {
+  of(teamId: string, message: InboxMessageRecord): Promise<string | null>;
+}
+
+/**
+ * What the agent may do beyond the thread itself, each with the inbox's own use-case. Absent:
+ * the deployment cannot, and an answer proposing it is refused. `key` is stable per message and
+ * action, for the use-case's idempotency.
+ */
+export interface AgentMail {
+  draftReply?(cmd: {
+    teamId: string;
+    inboxId: string;
+    threadId: string;
+    emailId: string;
+    text: string;
+    key: string;
+  }): Promise<{ draftId: string }>;
+  forward?(cmd: {
+    teamId: string;
+    inboxId: string;
+    threadId: string;
+    emailId: string;
+    to: readonly string[];
+    note: string | null;
+    key: string;
+  }): Promise<{ emailId: string }>;
+}
+
+export interface InboxAgentPorts {
+  inboxes: InboxesPort;
+  texts: MessageTexts;
+  model: ChatModel;
+  mail: AgentMail;
+  clock: { now(): number };
+}
+
+export type AgentRunResult =
+  | { outcome: 'skipped'; why: 'no_inbox' | 'no_thread' | 'no_actions' | 'already_run' }
+  | { outcome: 'no_action' }
+  | { outcome: 'applied'; actions: InboxAgentAction[] }
+  | { outcome: AgentRefusalReason; detail: string };
+
+/** Every outcome of an answer (the answers metric's `outcome` label), `model_error` included. */
+export const AGENT_ANSWER_OUTCOMES = [
+  'applied',
+  'no_action',
+  'malformed',
+  'unknown_action',
+  'not_allowed',
+  'invalid_action',
+  'model_error',
+] as const;
+
+/** The always-available actions: they change only the thread. */
+const THREAD_ACTIONS: readonly InboxAgentAction[] = [
+  'add_labels',
+  'assign_thread',
+  'mark_as_spam',
+  'archive',
+  'move_to_trash',
+];
+
+export async function runInboxAgent(
+  cmd: { teamId: string; inboxId: string; threadId: string; emailId: string },
+  ports: InboxAgentPorts,
+): Promise<AgentRunResult> {
+  const { teamId } = cmd;
+  const inbox = await ports.inboxes.find(teamId, cmd.inboxId);
+  if (!inbox) return { outcome: 'skipped', why: 'no_inbox' };
+  // the settings as they are now: actions removed since the message was queued are not run
+  if (inbox.agent_actions.length === 0) return { outcome: 'skipped', why: 'no_actions' };
+  const thread = await ports.inboxes.thread(teamId, inbox.id, cmd.threadId);
+  if (!thread) return { outcome: 'skipped', why: 'no_thread' };
+  const activity = await ports.inboxes.activity(teamId, inbox.id, thread.id);
+  if (activity.some((a) => a.source === 'agent' && a.email_id === cmd.emailId))
+    return { outcome: 'skipped', why: 'already_run' };
+
+  const labels = await ports.inboxes.labels(teamId, inbox.id);
+  // the newest messages (a page lists oldest first): what the prompt keeps of a long thread
+  let heads: InboxMessageRecord[] = [];
+  for (let after: string | undefined; ;) {
+    const page = await ports.inboxes.messages(teamId, inbox.id, thread.id, {
+      limit: 100,
+      ...(after && { after }),
+    });
+    if (!page) break;
+    heads = [...heads, ...page.items].slice(-AGENT_PROMPT_LIMITS.messages);
+    if (!page.hasMore || page.items.length === 0) break;
+    after = page.items[page.items.length - 1]!.id;
+  }
+  const messages = await Promise.all(
+    heads.map(async (message) => ({ message, text: await ports.texts.of(teamId, message) })),
+  );
+  const content = await ports.model.complete(
+    agentPrompt({ inbox, thread, labels, messages, emailId: cmd.emailId }),
+  );
+
+  const parsed = parseAgentAnswer(content);
+  if (!parsed.ok) return { outcome: parsed.reason, detail: parsed.detail };
+  if (parsed.actions.length === 0) return { outcome: 'no_action' };
+  const available = new Set<InboxAgentAction>(THREAD_ACTIONS);
+  if (ports.mail.draftReply) available.add('draft_reply');
+  if (ports.mail.forward) available.add('forward_thread');
+  const decided = decideAgentActions(
+    parsed.actions,
+    { allowed: inbox.agent_actions, instructions: inbox.agent_instructions, labels },
+    available,
+  );
+  if (!decided.ok) return { outcome: decided.reason, detail: decided.detail };
+  const { plan } = decided;
+
+  const at = () => new Date(ports.clock.now()).toISOString();
+  const entry = (action: InboxAgentAction, detail: Record<string, unknown> = {}): InboxThreadActivity => ({
+    at: at(),
+    source: 'agent',
+    action,
+    email_id: cmd.emailId,
+    detail,
+  });
+  const base = { teamId, inboxId: inbox.id, threadId: thread.id, emailId: cmd.emailId };
+  const entries: InboxThreadActivity[] = [];
+  if (plan.draft && ports.mail.draftReply) {
+    const { draftId } = await ports.mail.draftReply({
+      ...base,
+      text: plan.draft.text,
+      key: `agent-draft-${cmd.emailId}`,
+    });
+    entries.push(entry('draft_reply', { draft_id: draftId }));
+  }
+  if (plan.forward && ports.mail.forward) {
+    const sent = await ports.mail.forward({
+      ...base,
+      to: plan.forward.to,
+      note: plan.forward.note,
+      key: `agent-forward-${cmd.emailId}`,
+    });
+    entries.push(entry('forward_thread', { to: plan.forward.to, email_id: sent.emailId }));
+  }
+  for (const a of plan.actions) {
+    if (a.type === 'add_labels') entries.push(entry('add_labels', { label_ids: plan.labelIds }));
+    else if (a.type === 'assign_thread')
+      entries.push(entry('assign_thread', { assignee: plan.assignee ?? null }));
+    else if (a.type === 'archive' || a.type === 'mark_as_spam' || a.type === 'move_to_trash')
+      entries.push(entry(a.type, { folder: plan.folder }));
+  }
+  const changed = await ports.inboxes.changeThread(
+    teamId,
+    inbox.id,
+    thread.id,
+    {
+      ...(plan.folder !== null && { folder: plan.folder }),
+      ...(plan.labelIds.length > 0 && { label_ids: [...new Set([...thread.label_ids, ...plan.labelIds])] }),
+      ...(plan.assignee !== undefined && { assignee: plan.assignee }),
+    },
+    'agent',
+    entries,
+  );
+  if (!changed) return { outcome: 'skipped', why: 'no_thread' };
+  return { outcome: 'applied', actions: plan.actions.map((a) => a.type) };
+}
+
+/** Where the inbound side queues agent runs (packages/queue's InboxAgentQueue). */
+export interface AgentRunQueue {
+  enqueue(job: { teamId: string; inboxId: string; threadId: string; emailId: string }): Promise<void>;
+}
+
+/**
+ * After a received email was filed: one agent run per inbox it landed in whose agent has
+ * actions. Called only where a model endpoint is configured (the inbound server is given the
+ * queue then), so without one nothing is queued and nothing runs.
+ */
+export async function queueAgentRuns(
+  cmd: { teamId: string; emailId: string; filed: readonly { inboxId: string; threadId: string }[] },
+  ports: { inboxes: Pick<InboxesPort, 'find'>; queue: AgentRunQueue },
+): Promise<number> {
+  let queued = 0;
+  for (const f of cmd.filed) {
+    const inbox = await ports.inboxes.find(cmd.teamId, f.inboxId);
+    if (!inbox || inbox.agent_actions.length === 0) continue;
+    await ports.queue.enqueue({
+      teamId: cmd.teamId,
+      inboxId: f.inboxId,
+      threadId: f.threadId,
+      emailId: cmd.emailId,
+    });
+    queued++;
+  }
+  return queued;
+}
