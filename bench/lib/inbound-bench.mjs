@@ -14,10 +14,12 @@ const CONNECTIONS = 10;
 const DOMAIN = 'in.bench.test';
 const ATTACHMENT = Buffer.alloc(20 * 1024, 'petrel inbound bench ');
 
-function message(i) {
+export const INBOUND_BENCH_DOMAIN = DOMAIN;
+
+function message(i, to) {
   return {
     from: `Sender ${i} <sender${i}@example.test>`,
-    to: `support@${DOMAIN}`,
+    to,
     subject: `Inbound ${i}`,
     text: `Hello, message ${i}.\n`.repeat(20),
     html: `<p>Hello, message <b>${i}</b>.</p>`.repeat(20),
@@ -33,7 +35,13 @@ async function storedCount(redis) {
   return n;
 }
 
-async function once(ctx, startSmtp, o) {
+/**
+ * One measurement on a fresh Redis. `target.to` is the recipient (default `support@` the
+ * receiving domain); `target.prepare(ctx)` runs once the SMTP process is up, before the warm-up
+ * (the inboxes phase creates an inbox at the address there).
+ */
+export async function inboundRun(ctx, startSmtp, o, target = {}) {
+  const to = target.to ?? `support@${DOMAIN}`;
   await ctx.redis.reset();
   const port = await freePort();
   const smtp = await startSmtp(ctx, { SMTP_INBOUND_PORT: String(port), INBOUND_DOMAINS: DOMAIN });
@@ -46,10 +54,11 @@ async function once(ctx, startSmtp, o) {
     tls: { rejectUnauthorized: false },
   });
   const send = async (i) => {
-    const info = await transport.sendMail(message(i));
+    const info = await transport.sendMail(message(i, to));
     if (!/^250 /.test(info.response)) throw new Error(`inbound refused: ${info.response}`);
   };
   try {
+    await target.prepare?.(ctx);
     await mapLimit(o.warmup, CONNECTIONS, (i) => send(i));
     const a = await cpuSnapshot({ api: smtp.child.pid }, ctx.redis.client);
     const t0 = now();
@@ -81,7 +90,7 @@ export function inboundMeasurement(startSmtp) {
     async run(ctx, o) {
       const runs = [];
       for (let rep = 0; rep < o.reps; rep++) {
-        const r = await once(ctx, startSmtp, o);
+        const r = await inboundRun(ctx, startSmtp, o);
         runs.push(r);
         ctx.progress(
           `  inbound   : ${fmtInt(r.messages_per_s)} messages/s received and stored (${fmtInt(r.messages)} in ${r.seconds} s); ` +
