@@ -1,8 +1,8 @@
 /**
- * The webhook dispatcher's components in one process: the stream consumer (events → delivery
- * jobs) and the delivery worker (jobs → signed POSTs), over four connections: commands of the
- * stream side, commands of the deliveries, BullMQ's blocking one, and one for blocking stream
- * reads. Any number of dispatcher processes may run at once: the
+ * The webhook dispatcher's components in one process: the stream consumer (events → event-log
+ * entries → first attempts, signed POSTs made at once), and the delivery worker (the jobs of
+ * every other attempt), over four connections: commands of the stream side, commands of the
+ * deliveries, BullMQ's blocking one, and one for blocking stream reads. Any number of dispatcher processes may run at once: the
  * consumer group shares the streams' entries among them and BullMQ their jobs.
  */
 import { hostname } from 'node:os';
@@ -17,6 +17,8 @@ import type { WebhooksConfig } from './config.js';
 import { createHttpSender } from './http-sender.js';
 import { startStreamConsumer } from './stream-consumer.js';
 import { startDeliveryWorker } from './delivery-worker.js';
+import { DirectDeliveries } from './direct-deliveries.js';
+import { EndpointSlots } from './endpoint-slots.js';
 
 export interface WebhooksExtensions {
   /** Resolves endpoint host names (default: the system resolver); tests inject one. */
@@ -62,8 +64,8 @@ export async function startWebhookDispatcher(
   );
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const store = new WebhooksStore(redis, keys, emailRetentionMs(config));
-  // deliveries read and record on a connection of their own, so a stream batch's large writes
-  // (event-log entries, job adds) never queue in front of an attempt's two small scripts
+  // attempts are recorded on a connection of their own, so a stream batch's large writes
+  // (event-log entries, job adds) never queue in front of an attempt's small script
   const deliveryRedis = createRedis(
     config.REDIS_URL,
     'command',
@@ -90,17 +92,14 @@ export async function startWebhookDispatcher(
     connectionsPerOrigin: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     ...(ext.onConnect && { onConnect: ext.onConnect }),
   });
+  const policy = {
+    scheduleMs: scheduleMs(scheduleS, scale),
+    disableAfterMs: Math.round(config.WEBHOOK_DISABLE_AFTER_S * 1000 * scale),
+    retryAfterScale: scale,
+  };
+  const slots = new EndpointSlots(config.WEBHOOK_ENDPOINT_CONCURRENCY);
   const worker = startDeliveryWorker(
-    {
-      log: deliveryStore,
-      sender,
-      policy: {
-        scheduleMs: scheduleMs(scheduleS, scale),
-        disableAfterMs: Math.round(config.WEBHOOK_DISABLE_AFTER_S * 1000 * scale),
-        retryAfterScale: scale,
-      },
-      endpointConcurrency: config.WEBHOOK_ENDPOINT_CONCURRENCY,
-    },
+    { log: deliveryStore, sender, policy, slots },
     {
       connection: bull,
       prefix: keys.bullPrefix(),
@@ -109,11 +108,22 @@ export async function startWebhookDispatcher(
       stalledIntervalMs: config.WEBHOOK_STALLED_INTERVAL_MS,
     },
   );
+  const direct = new DirectDeliveries({
+    webhooks: store,
+    log: deliveryStore,
+    sender,
+    queue,
+    policy,
+    slots,
+    concurrency: config.WEBHOOK_CONCURRENCY,
+    ack: (teamId, entryIds) => stream.ack(teamId, entryIds),
+  });
   const consumer = startStreamConsumer({
     stream,
     blockingStream: new WebhookEventStream(streamBlocking, keys),
     store,
     queue,
+    direct,
     consumer: `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
     batch: STREAM_BATCH,
     claimIdleMs: config.WEBHOOK_CLAIM_IDLE_MS,
@@ -137,6 +147,7 @@ export async function startWebhookDispatcher(
       const stopping = consumer.stop();
       streamBlocking.disconnect(); // ends a blocking read at once
       await stopping;
+      await direct.drain();
       await worker.close();
       await sender.close();
       await queue.close();

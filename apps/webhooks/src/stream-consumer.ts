@@ -2,9 +2,11 @@
  * The stream side of the dispatcher: round-robin over the teams that have webhooks (the global
  * set, refreshed every second), one XREADGROUP per team stream per round (each stream is in its
  * team's slot: cluster-safe), then `dispatchWebhookEvents` (core) writes the event-log entries
- * and enqueues the delivery jobs, and only then the entries are acknowledged — a crash in
- * between re-reads them, and the fixed job ids and the log make that harmless. Entries a dead
- * dispatcher read but never acknowledged are claimed after WEBHOOK_CLAIM_IDLE_MS.
+ * and the direct deliveries (direct-deliveries.ts) make the first attempts, or enqueue them;
+ * each entry is acknowledged only after that — a crash in between re-reads it, and the fixed job
+ * ids and the log make that harmless. Entries a dead dispatcher read but never acknowledged are
+ * claimed after WEBHOOK_CLAIM_IDLE_MS; this process's own entries still in hand are touched
+ * instead (their idle time reset), so no one claims a slow delivery.
  *
  * When a whole round reads nothing the loop waits: with one team (a single-tenant deployment) a
  * blocking read on its stream (on a connection of its own), so an event is dispatched the moment
@@ -14,6 +16,7 @@
 import { dispatchWebhookEvents, type WebhookDeliveryQueuePort } from '@petrel/core';
 import type { WebhookEventStream, WebhooksStore } from '@petrel/store';
 import { log } from '@petrel/observability';
+import type { DirectDeliveries } from './direct-deliveries.js';
 
 const IDLE_MIN_MS = 5;
 const IDLE_MAX_MS = 100;
@@ -28,6 +31,8 @@ export interface StreamConsumerDeps {
   blockingStream: WebhookEventStream;
   store: WebhooksStore;
   queue: WebhookDeliveryQueuePort;
+  /** Makes the first attempts of each batch and acknowledges its entries. */
+  direct: DirectDeliveries;
   /** This process's consumer name in the group (unique per process). */
   consumer: string;
   /** Entries read per team per round. */
@@ -53,22 +58,25 @@ export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
   const clock = { now: () => Date.now() };
 
   async function handle(teamId: string, claim: boolean, block = false): Promise<number> {
+    const readAt = Date.now();
+    const claimed = claim
+      ? (await deps.stream.claimStale(teamId, deps.consumer, deps.claimIdleMs, deps.batch)).filter(
+          (e) => !deps.direct.holds(teamId, e.entryId),
+        )
+      : [];
     const entries = [
-      ...(claim ? await deps.stream.claimStale(teamId, deps.consumer, deps.claimIdleMs, deps.batch) : []),
+      ...claimed,
       ...(block
         ? await deps.blockingStream.read(teamId, deps.consumer, deps.batch, BLOCK_MS)
         : await deps.stream.read(teamId, deps.consumer, deps.batch)),
     ];
     if (entries.length === 0) return 0;
     const events = entries.flatMap((e) => (e.event ? [e.event] : []));
-    await dispatchWebhookEvents(
+    const { ready } = await dispatchWebhookEvents(
       { teamId, events },
       { webhooks: deps.store, log: deps.store, queue: deps.queue, clock },
     );
-    await deps.stream.ack(
-      teamId,
-      entries.map((e) => e.entryId),
-    );
+    await deps.direct.take(teamId, entries, ready, readAt);
     return entries.length;
   }
 
@@ -89,6 +97,10 @@ export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
         let read = 0;
         for (const teamId of teams) {
           if (stopped) break;
+          if (claim) {
+            const slow = deps.direct.heldSince(teamId, now - deps.claimIdleMs / 2);
+            await deps.stream.touch(teamId, deps.consumer, slow);
+          }
           read += await handle(teamId, claim);
           if (claim) await deps.store.pruneTeam(teamId);
         }

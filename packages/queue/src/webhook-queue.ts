@@ -40,16 +40,28 @@ export class WebhookDeliveryQueue {
     await this.queue.waitUntilReady();
   }
 
-  /** Enqueues deliveries; one whose job exists already keeps it (job ids are fixed). */
+  /**
+   * Enqueues deliveries, each `delayMs` later when given (a retry's wait); one whose job exists
+   * already keeps it (job ids are fixed).
+   */
   async enqueue(
-    jobs: readonly { teamId: string; endpointId: string; eventId: string; replay?: number }[],
+    jobs: readonly {
+      teamId: string;
+      endpointId: string;
+      eventId: string;
+      replay?: number;
+      delayMs?: number;
+    }[],
   ): Promise<void> {
     if (jobs.length === 0) return;
     await this.queue.addBulk(
       jobs.map((j) => ({
         name: 'deliver',
         data: { v: 1, teamId: j.teamId, endpointId: j.endpointId, eventId: j.eventId },
-        opts: { jobId: webhookDeliveryJobId(j.eventId, j.endpointId, j.replay ?? 0) },
+        opts: {
+          jobId: webhookDeliveryJobId(j.eventId, j.endpointId, j.replay ?? 0),
+          ...(j.delayMs ? { delay: j.delayMs } : {}),
+        },
       })),
     );
   }

@@ -98,6 +98,26 @@ export class WebhookEventStream {
     }
   }
 
+  /**
+   * Resets the idle time of entries this consumer still holds (XCLAIM to itself, JUSTID), so
+   * another dispatcher's `claimStale` leaves deliveries that are slow, not dead, alone.
+   */
+  async touch(teamId: string, consumer: string, entryIds: readonly string[]): Promise<void> {
+    if (entryIds.length === 0) return;
+    try {
+      await (this.redis.xclaim as (...args: (string | number)[]) => Promise<unknown>)(
+        this.keys.events(teamId),
+        WEBHOOK_CONSUMER_GROUP,
+        consumer,
+        0,
+        ...entryIds,
+        'JUSTID',
+      );
+    } catch (err) {
+      if (!isNoGroup(err)) throw err;
+    }
+  }
+
   async ack(teamId: string, entryIds: readonly string[]): Promise<void> {
     if (entryIds.length === 0) return;
     await this.redis.xack(this.keys.events(teamId), WEBHOOK_CONSUMER_GROUP, ...entryIds);

@@ -69,8 +69,9 @@ return 1
    * KEYS: per entry, its endpoint's event log listing then the entry's hash.
    * ARGV: entryTtlMs, cutoffMs (older log entries leave the listing), then per entry: id, type,
    * created_at, createdMs, payload.
-   * Writes the entries that do not exist (status pending). Returns per entry 1 when a delivery
-   * may still be due (new, or pending/attempting: a re-read after a crash), 0 when finished.
+   * Writes the entries that do not exist (status pending). Returns per entry 2 when it wrote it,
+   * 1 when it was there and a delivery may still be due (pending/attempting: a re-read after a
+   * crash), 0 when it finished.
    */
   petrelAddWebhookEvents: {
     numberOfKeys: null,
@@ -88,7 +89,7 @@ for i = 1, #KEYS, 2 do
     redis.call('PEXPIRE', entry, ARGV[1])
     redis.call('ZADD', listing, ARGV[p + 3], ARGV[p])
     redis.call('ZREMRANGEBYSCORE', listing, '-inf', '(' .. ARGV[2])
-    out[#out + 1] = 1
+    out[#out + 1] = 2
   end
   p = p + 5
 end

@@ -136,8 +136,8 @@ describe('WebhooksStore', () => {
     const w = endpoint();
     await store.create(t, w);
     const [e1, e2] = [newId(), newId()];
-    expect(await store.addEvents(t, [entry(w, e1, 10), entry(w, e2)], Date.now())).toEqual([true, true]);
-    expect(await store.addEvents(t, [entry(w, e1)], Date.now())).toEqual([true]); // still pending
+    expect(await store.addEvents(t, [entry(w, e1, 10), entry(w, e2)], Date.now())).toEqual(['new', 'new']);
+    expect(await store.addEvents(t, [entry(w, e1)], Date.now())).toEqual(['due']); // still pending
 
     const started = await store.beginAttempt(t, w.id, e1);
     expect(started.endpoint).toEqual(w);
@@ -188,7 +188,7 @@ describe('WebhooksStore', () => {
     ).toBe('recorded');
     expect(await store.get(t, w.id)).toMatchObject({ failing_since_ms: null, status: 'enabled' });
     expect((await store.attempts(t, w.id, e1)).map((a) => a.http_status_code)).toEqual([200, 500, 500]);
-    expect(await store.addEvents(t, [entry(w, e1)], Date.now())).toEqual([false]); // finished
+    expect(await store.addEvents(t, [entry(w, e1)], Date.now())).toEqual(['finished']);
     expect((await store.beginAttempt(t, w.id, e1)).entry!.status).toBe('success');
 
     expect(

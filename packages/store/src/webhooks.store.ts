@@ -17,6 +17,7 @@ import type { WebhookEventStatus } from '@petrel/contracts';
 import {
   UUID_RE,
   WEBHOOK_ATTEMPTS_KEPT,
+  type AddedWebhookEvent,
   type AttemptRecord,
   type AttemptRecorded,
   type NewWebhookEvent,
@@ -51,6 +52,9 @@ function toWebhook(r: Record<string, string>): WebhookEndpoint {
     disabled_reason: nullable(r.disabled_reason),
   };
 }
+
+/** `petrelAddWebhookEvents`' answer per entry. */
+const ADDED: Record<number, AddedWebhookEvent> = { 2: 'new', 1: 'due', 0: 'finished' };
 
 const ENTRY_FIELDS = [
   'id',
@@ -201,7 +205,11 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
 
   // ---- event logs ---------------------------------------------------------------------------
 
-  async addEvents(teamId: string, entries: readonly NewWebhookEvent[], nowMs: number): Promise<boolean[]> {
+  async addEvents(
+    teamId: string,
+    entries: readonly NewWebhookEvent[],
+    nowMs: number,
+  ): Promise<AddedWebhookEvent[]> {
     if (entries.length === 0) return [];
     const keys: string[] = [];
     const argv: (string | number)[] = [this.retentionMs, nowMs - this.retentionMs];
@@ -212,8 +220,8 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
       );
       argv.push(e.id, e.type, e.created_at, Date.parse(e.created_at) || nowMs, e.payload);
     }
-    const due = await this.redis.petrelAddWebhookEvents(keys.length, ...keys, ...argv);
-    return due.map((d) => d === 1);
+    const found = await this.redis.petrelAddWebhookEvents(keys.length, ...keys, ...argv);
+    return found.map((f) => ADDED[f] ?? 'finished');
   }
 
   async getEvent(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null> {

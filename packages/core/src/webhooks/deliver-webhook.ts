@@ -1,7 +1,8 @@
 /**
- * One delivery attempt of an event to an endpoint (the dispatcher's job processor calls it):
- * sign the stored body with the endpoint's secret(s), POST it, record the attempt and decide
- * what comes next (retry-decision.ts). The message id is derived from the event id, so every
+ * Delivery attempts of an event to an endpoint: the first one straight from the dispatch
+ * (`deliverDispatched`), every later one from its delivery job (`deliverWebhook`). Each signs
+ * the stored body with the endpoint's secret(s), POSTs it, records the attempt and decides what
+ * comes next (retry-decision.ts). The message id is derived from the event id, so every
  * retry — including one after a dispatcher died mid-attempt — carries the same id; the
  * timestamp is fresh on each attempt (receivers refuse one older than 5 minutes).
  *
@@ -9,7 +10,15 @@
  * endpoints get no attempts"); its entry is marked failed.
  */
 import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from './retry-decision.js';
-import type { HealthWrite, WebhookClock, WebhookEventLogPort, WebhookSender } from './ports.js';
+import type {
+  HealthWrite,
+  WebhookClock,
+  WebhookDeliveryQueuePort,
+  WebhookEventLogPort,
+  WebhookSender,
+} from './ports.js';
+import type { ReadyDelivery } from './dispatch-events.js';
+import type { WebhookEndpoint, WebhookEventEntry } from './types.js';
 import { signatureHeaders, signingSecrets, webhookMessageId } from './signing.js';
 import { newId } from '../ids.js';
 
@@ -38,9 +47,22 @@ export type DeliveryResult =
       disabled: boolean;
     };
 
+export type AttemptedDelivery = Extract<DeliveryResult, { kind: 'attempted' }>;
+
+/** What one attempt needs: the log to record it, the HTTP sender, the clock. */
+export interface AttemptPorts {
+  log: Pick<WebhookEventLogPort, 'recordAttempt'>;
+  sender: WebhookSender;
+  clock: WebhookClock;
+}
+
+/**
+ * A delivery job's attempt: reads the endpoint and the entry (and marks it attempting), then
+ * attempts it unless the endpoint is gone or disabled or the entry finished.
+ */
 export async function deliverWebhook(
   cmd: { teamId: string; endpointId: string; eventId: string },
-  ports: { log: WebhookEventLogPort; sender: WebhookSender; clock: WebhookClock },
+  ports: AttemptPorts & { log: Pick<WebhookEventLogPort, 'beginAttempt'> },
   policy: DeliveryPolicy,
 ): Promise<DeliveryResult> {
   const { teamId, endpointId, eventId } = cmd;
@@ -49,9 +71,45 @@ export async function deliverWebhook(
     return { kind: 'skipped', reason: endpoint ? 'endpoint_disabled' : 'endpoint_gone' };
   if (!entry) return { kind: 'skipped', reason: 'event_gone' };
   if (entry.status === 'success' || entry.status === 'failed') return { kind: 'skipped', reason: 'finished' };
+  return attemptWebhook({ teamId, endpoint, entry }, ports, policy);
+}
 
+/**
+ * The first attempt of a delivery the dispatch just wrote (`ReadyDelivery`), made straight from
+ * the stream batch: the endpoint and the entry are in hand, so nothing is read back and no job
+ * exists unless the attempt asks for a retry — then one delayed job (the job id of the delivery)
+ * takes over, and every later attempt is `deliverWebhook`'s.
+ */
+export async function deliverDispatched(
+  ready: ReadyDelivery,
+  ports: AttemptPorts & { queue: WebhookDeliveryQueuePort },
+  policy: DeliveryPolicy,
+): Promise<AttemptedDelivery> {
+  const result = await attemptWebhook(ready, ports, policy);
+  if (result.decision.event === 'retry')
+    await ports.queue.enqueue([
+      {
+        teamId: ready.teamId,
+        endpointId: ready.endpoint.id,
+        eventId: ready.entry.id,
+        delayMs: result.decision.delayMs,
+      },
+    ]);
+  return result;
+}
+
+/**
+ * One attempt: sign the stored body with the endpoint's secret(s), POST it, decide what comes
+ * next and record the attempt with that decision in one step.
+ */
+export async function attemptWebhook(
+  target: { teamId: string; endpoint: WebhookEndpoint; entry: WebhookEventEntry },
+  ports: AttemptPorts,
+  policy: DeliveryPolicy,
+): Promise<AttemptedDelivery> {
+  const { teamId, endpoint, entry } = target;
   const sentAt = ports.clock.now();
-  const msgId = webhookMessageId(eventId);
+  const msgId = webhookMessageId(entry.id);
   const headers = {
     'content-type': 'application/json',
     'user-agent': WEBHOOK_USER_AGENT,
@@ -73,7 +131,7 @@ export async function deliverWebhook(
     disableAfterMs: policy.disableAfterMs,
   });
   const health: HealthWrite = decision.endpoint;
-  const recorded = await ports.log.recordAttempt(teamId, endpointId, eventId, {
+  const recorded = await ports.log.recordAttempt(teamId, endpoint.id, entry.id, {
     attempt: {
       id: newId(sentAt),
       http_status_code: result.kind === 'response' ? result.status : 0,

@@ -20,6 +20,23 @@ export interface NewWebhookEvent {
   payload: string;
 }
 
+/**
+ * What `addEvents` found for one entry: `new` (written now, status pending: nothing has tried it
+ * yet), `due` (there already and still pending or attempting: a re-read after a crash, whose
+ * delivery must be queued again), `finished` (success or failed: nothing to do).
+ */
+export type AddedWebhookEvent = 'new' | 'due' | 'finished';
+
+/** One delivery to enqueue: the job id is `webhookDeliveryJobId(eventId, endpointId, replay)`. */
+export interface WebhookDeliveryJobSpec {
+  teamId: string;
+  endpointId: string;
+  eventId: string;
+  replay?: number;
+  /** Run the job this much later (a retry's wait); at once when absent. */
+  delayMs?: number;
+}
+
 /** The endpoint's health after an attempt, as the store writes it. */
 export type HealthWrite =
   | { kind: 'healthy' }
@@ -51,12 +68,8 @@ export interface WebhooksPort {
 }
 
 export interface WebhookEventLogPort {
-  /**
-   * Writes the entries that do not exist yet (status pending). Returns, per entry in order,
-   * whether a delivery may still be due: true for a new entry or one still pending/attempting
-   * (a re-read after a crash must enqueue it again), false for one that finished.
-   */
-  addEvents(teamId: string, entries: readonly NewWebhookEvent[], nowMs: number): Promise<boolean[]>;
+  /** Writes the entries that do not exist yet (status pending); returns what it found, per entry in order. */
+  addEvents(teamId: string, entries: readonly NewWebhookEvent[], nowMs: number): Promise<AddedWebhookEvent[]>;
   getEvent(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null>;
   /**
    * Reads the endpoint and the entry in one step (one round trip per delivery instead of two).
@@ -85,9 +98,7 @@ export interface WebhookEventLogPort {
 
 export interface WebhookDeliveryQueuePort {
   /** Enqueues the deliveries (job id from `webhookDeliveryJobId`; an existing job is kept). */
-  enqueue(
-    jobs: readonly { teamId: string; endpointId: string; eventId: string; replay?: number }[],
-  ): Promise<void>;
+  enqueue(jobs: readonly WebhookDeliveryJobSpec[]): Promise<void>;
 }
 
 /** One signed POST. */

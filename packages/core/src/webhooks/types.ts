@@ -61,6 +61,22 @@ export interface WebhookEventEntry {
   replays: number;
 }
 
+/** A new entry: pending, nothing attempted, never replayed (what the event log writes). */
+export function newWebhookEventEntry(
+  fields: Pick<WebhookEventEntry, 'id' | 'type' | 'created_at' | 'payload'>,
+): WebhookEventEntry {
+  return {
+    id: fields.id,
+    type: fields.type,
+    created_at: fields.created_at,
+    status: 'pending',
+    next_attempt_ms: null,
+    payload: fields.payload,
+    run_attempts: 0,
+    replays: 0,
+  };
+}
+
 /** One HTTP attempt, as GET /webhooks/:id/events/:eventId/attempts lists it. */
 export interface WebhookAttempt {
   id: string;

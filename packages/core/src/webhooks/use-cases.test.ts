@@ -6,6 +6,7 @@ import {
   createWebhook,
   createWebhookSchema,
   deleteWebhook,
+  deliverDispatched,
   deliverWebhook,
   dispatchWebhookEvents,
   replayWebhookEvent,
@@ -14,6 +15,7 @@ import {
   updateWebhookSchema,
   vetEndpoint,
   vetNewEndpoint,
+  webhookMessageId,
   type WebhookAdminPorts,
   type WebhookRequest,
   type WebhookSendResult,
@@ -206,16 +208,27 @@ describe('dispatch and delivery', () => {
     return { ports, a, b, queue: new MemoryWebhookQueue() };
   }
 
-  it('one entry and one job per subscribed enabled endpoint; timeline-only kinds skipped; a re-read enqueues nothing new', async () => {
-    const { ports, a, queue } = await setup();
+  it('one entry and one ready delivery per subscribed enabled endpoint; timeline-only kinds skipped; a re-read enqueues the unfinished', async () => {
+    const { ports, a, b, queue } = await setup();
     const deps = { webhooks: ports.webhooks, log: ports.webhooks, queue, clock: ports.clock };
     const events = [
       event('contact.created', 1),
       { ...event('email.queued', 2), type: 'email.queued' } as never,
       event('topic.created', 3),
     ];
-    expect(await dispatchWebhookEvents({ teamId: T, events }, deps)).toEqual({ deliveries: 2 });
-    expect(await dispatchWebhookEvents({ teamId: T, events }, deps)).toEqual({ deliveries: 2 }); // still pending
+    const first = await dispatchWebhookEvents({ teamId: T, events }, deps);
+    expect(first.deliveries).toBe(2);
+    expect(first.ready.map((r) => [r.endpoint.id, r.entry.id, r.entry.status, r.entry.run_attempts])).toEqual(
+      [
+        [a.id, event('contact.created', 1).id, 'pending', 0],
+        [b.id, event('topic.created', 3).id, 'pending', 0],
+      ],
+    );
+    // the entry handed back is the one stored
+    expect(await ports.webhooks.getEvent(T, a.id, first.ready[0]!.entry.id)).toEqual(first.ready[0]!.entry);
+    expect(queue.jobs.size).toBe(0); // ready deliveries are the caller's to attempt or enqueue
+    // read again (the consumer died before acknowledging): still pending, so both are queued
+    expect(await dispatchWebhookEvents({ teamId: T, events }, deps)).toEqual({ deliveries: 2, ready: [] });
     expect(queue.jobs.size).toBe(2);
     const entry = await ports.webhooks.getEvent(T, a.id, event('contact.created', 1).id);
     expect(JSON.parse(entry!.payload)).toEqual({
@@ -226,7 +239,52 @@ describe('dispatch and delivery', () => {
     await updateWebhook({ teamId: T, webhookId: a.id, patch: { status: 'disabled' } }, ports);
     expect(await dispatchWebhookEvents({ teamId: T, events: [event('contact.created', 4)] }, deps)).toEqual({
       deliveries: 0,
+      ready: [],
     });
+  });
+
+  it('deliverDispatched: the first attempt needs no job; a retry becomes one delayed job by the schedule', async () => {
+    const { ports, a, queue } = await setup();
+    const deps = { webhooks: ports.webhooks, log: ports.webhooks, queue, clock: ports.clock };
+    const { ready } = await dispatchWebhookEvents(
+      { teamId: T, events: [event('contact.created', 1), event('contact.created', 2)] },
+      deps,
+    );
+    const sent: WebhookRequest[] = [];
+    const answers = [200, 503];
+    const sender = {
+      send: async (req: WebhookRequest): Promise<WebhookSendResult> => {
+        sent.push(req);
+        return { kind: 'response', status: answers.shift()!, responseBody: 'r', latencyMs: 1 };
+      },
+    };
+    const dports = { log: ports.webhooks, sender, clock: ports.clock, queue };
+    const policy = { scheduleMs: [0, 700, 900], disableAfterMs: 1e9 };
+    expect(await deliverDispatched(ready[0]!, dports, policy)).toMatchObject({
+      attempt: 1,
+      decision: { event: 'success' },
+    });
+    expect(queue.jobs.size).toBe(0);
+    expect((await ports.webhooks.getEvent(T, a.id, ready[0]!.entry.id))!.status).toBe('success');
+    expect(await deliverDispatched(ready[1]!, dports, policy)).toMatchObject({
+      attempt: 1,
+      decision: { event: 'retry', delayMs: 700 },
+    });
+    const eventId = ready[1]!.entry.id;
+    expect([...queue.jobs]).toEqual([
+      [`wh:${eventId}:${a.id}`, { teamId: T, endpointId: a.id, eventId, delayMs: 700 }],
+    ]);
+    expect(await ports.webhooks.getEvent(T, a.id, eventId)).toMatchObject({
+      status: 'pending',
+      run_attempts: 1,
+      next_attempt_ms: ports.clock.now() + 700,
+    });
+    const secret = (await ports.webhooks.get(T, a.id))!.secret;
+    for (const req of sent) expect(() => new Webhook(secret).verify(req.body, req.headers)).not.toThrow();
+    expect(sent.map((r) => r.headers['webhook-id'])).toEqual([
+      webhookMessageId(ready[0]!.entry.id),
+      webhookMessageId(eventId),
+    ]);
   });
 
   it('deliverWebhook signs, records, retries on 500, succeeds, and replays under the same id', async () => {

@@ -4,17 +4,20 @@
  * attempt updates the endpoint's health) and a delivery queue that dedupes by job id.
  */
 import { webhookDeliveryJobId } from '@petrel/contracts';
-import type {
-  AttemptRecord,
-  AttemptRecorded,
-  NewWebhookEvent,
-  WebhookAttempt,
-  WebhookDeliveryQueuePort,
-  WebhookEndpoint,
-  WebhookEventEntry,
-  WebhookEventLogPort,
-  WebhookPatch,
-  WebhooksPort,
+import {
+  newWebhookEventEntry,
+  type AddedWebhookEvent,
+  type AttemptRecord,
+  type AttemptRecorded,
+  type NewWebhookEvent,
+  type WebhookAttempt,
+  type WebhookDeliveryJobSpec,
+  type WebhookDeliveryQueuePort,
+  type WebhookEndpoint,
+  type WebhookEventEntry,
+  type WebhookEventLogPort,
+  type WebhookPatch,
+  type WebhooksPort,
 } from '@petrel/core';
 
 export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
@@ -63,22 +66,14 @@ export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
     return true;
   }
 
-  async addEvents(teamId: string, entries: readonly NewWebhookEvent[]): Promise<boolean[]> {
+  async addEvents(teamId: string, entries: readonly NewWebhookEvent[]): Promise<AddedWebhookEvent[]> {
     return entries.map((e) => {
       const k = this.entryKey(teamId, e.endpointId, e.id);
       const existing = this.entries.get(k);
-      if (existing) return existing.status === 'pending' || existing.status === 'attempting';
-      this.entries.set(k, {
-        id: e.id,
-        type: e.type,
-        created_at: e.created_at,
-        status: 'pending',
-        next_attempt_ms: null,
-        payload: e.payload,
-        run_attempts: 0,
-        replays: 0,
-      });
-      return true;
+      if (existing)
+        return existing.status === 'pending' || existing.status === 'attempting' ? 'due' : 'finished';
+      this.entries.set(k, newWebhookEventEntry(e));
+      return 'new';
     });
   }
   async getEvent(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null> {
@@ -137,14 +132,17 @@ export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
 
 /** A delivery queue that keeps job ids (an existing one is kept, as BullMQ does). */
 export class MemoryWebhookQueue implements WebhookDeliveryQueuePort {
-  readonly jobs = new Map<string, { teamId: string; endpointId: string; eventId: string }>();
-  async enqueue(
-    jobs: readonly { teamId: string; endpointId: string; eventId: string; replay?: number }[],
-  ): Promise<void> {
+  readonly jobs = new Map<string, { teamId: string; endpointId: string; eventId: string; delayMs: number }>();
+  async enqueue(jobs: readonly WebhookDeliveryJobSpec[]): Promise<void> {
     for (const j of jobs) {
       const id = webhookDeliveryJobId(j.eventId, j.endpointId, j.replay ?? 0);
       if (!this.jobs.has(id))
-        this.jobs.set(id, { teamId: j.teamId, endpointId: j.endpointId, eventId: j.eventId });
+        this.jobs.set(id, {
+          teamId: j.teamId,
+          endpointId: j.endpointId,
+          eventId: j.eventId,
+          delayMs: j.delayMs ?? 0,
+        });
     }
   }
 }

@@ -1,0 +1,239 @@
+/**
+ * First attempts straight from the stream. A stream batch's dispatch hands back the deliveries
+ * whose entries it just wrote (`ReadyDelivery`: endpoint and entry in hand); each is attempted
+ * here at once (`deliverDispatched`, core) instead of going through a queue job that would read
+ * both back: no job is added, fetched or finished for a delivery that succeeds the first time.
+ * A job exists only for what needs one — a retry (a delayed job), a delivery whose endpoint is at
+ * its per-process cap (the worker waits for a slot), one whose endpoint was disabled or deleted
+ * since the batch was read (the job's read marks it failed).
+ *
+ * At-least-once rests on the stream: an entry is acknowledged only once every delivery of its
+ * event was attempted and recorded, or queued. A dispatcher that dies before leaves the entry
+ * pending in the consumer group; another claims it after WEBHOOK_CLAIM_IDLE_MS and the dispatch
+ * finds the entries still `pending`/`attempting` — it enqueues those (same job id, same message
+ * id) and skips the finished ones. While this process holds an entry, it keeps the entry's idle
+ * time fresh (`touch`, from the stream consumer) and never claims it itself, so a slow delivery is
+ * not taken for a dead one.
+ *
+ * Concurrency: at most `concurrency` first attempts in flight (the stream consumer waits for room
+ * before it starts the next, so a backlog is read no faster than it is delivered), and the
+ * per-endpoint cap shared with the queued deliveries. Endpoints come from the batch's own read;
+ * when a delivery starts more than ENDPOINTS_FRESH_MS after it they are read again, so a disable,
+ * a deletion or a rotated secret applies within that bound, and an endpoint this process just
+ * disabled gets no further direct attempt.
+ */
+import {
+  deliverDispatched,
+  type DeliveryPolicy,
+  type ReadyDelivery,
+  type WebhookDeliveryQueuePort,
+  type WebhookEndpoint,
+  type WebhookEventLogPort,
+  type WebhookSender,
+  type WebhooksPort,
+} from '@petrel/core';
+import type { StreamEvent } from '@petrel/store';
+import { log } from '@petrel/observability';
+import type { EndpointSlots } from './endpoint-slots.js';
+import { observeDelivery } from './delivery-metrics.js';
+
+/** How old a batch's read of the endpoints may be when one of its deliveries starts. */
+const ENDPOINTS_FRESH_MS = 250;
+
+export interface DirectDeliveriesDeps {
+  webhooks: Pick<WebhooksPort, 'all'>;
+  log: Pick<WebhookEventLogPort, 'recordAttempt'>;
+  sender: WebhookSender;
+  queue: WebhookDeliveryQueuePort;
+  policy: DeliveryPolicy;
+  /** The per-endpoint cap, shared with the delivery worker. */
+  slots: EndpointSlots;
+  /** First attempts in flight at once in this process. */
+  concurrency: number;
+  /** Acknowledges stream entries whose deliveries are all recorded or queued. */
+  ack(teamId: string, entryIds: string[]): Promise<void>;
+}
+
+interface Snapshot {
+  at: number;
+  byId: Map<string, WebhookEndpoint>;
+}
+
+export class DirectDeliveries {
+  private running = 0;
+  private readonly room: (() => void)[] = [];
+  private readonly drained: (() => void)[] = [];
+  /** Stream entries read and not acknowledged yet, per team: entry id → since when (ms). */
+  private readonly held = new Map<string, Map<string, number>>();
+  private readonly acks = new Map<string, string[]>();
+  private ackScheduled = false;
+  private acking = 0;
+  private readonly clock = { now: () => Date.now() };
+
+  constructor(private readonly deps: DirectDeliveriesDeps) {}
+
+  /** True while this process holds the stream entry (read, not yet acknowledged or given up). */
+  holds(teamId: string, entryId: string): boolean {
+    return this.held.get(teamId)?.has(entryId) ?? false;
+  }
+
+  /** Entries of the team held since before `beforeMs`; their time is reset to now (they are touched). */
+  heldSince(teamId: string, beforeMs: number): string[] {
+    const team = this.held.get(teamId);
+    if (!team) return [];
+    const out: string[] = [];
+    const now = Date.now();
+    for (const [id, since] of team)
+      if (since < beforeMs) {
+        out.push(id);
+        team.set(id, now);
+      }
+    return out;
+  }
+
+  /**
+   * Takes a batch: attempts its ready deliveries (waiting for room when `concurrency` are in
+   * flight), enqueues those that cannot go now, and acknowledges each entry once all of its
+   * deliveries are recorded or queued. Resolves once every delivery has started or been queued.
+   */
+  async take(
+    teamId: string,
+    entries: readonly StreamEvent[],
+    ready: readonly ReadyDelivery[],
+    readAtMs: number,
+  ): Promise<void> {
+    let team = this.held.get(teamId);
+    if (!team) this.held.set(teamId, (team = new Map()));
+    for (const e of entries) team.set(e.entryId, readAtMs);
+
+    // the stream entries that carry each event (one, unless the event was written twice)
+    const carriers = new Map<string, string[]>();
+    for (const e of entries) {
+      if (!e.event) continue;
+      const list = carriers.get(e.event.id);
+      if (list) list.push(e.entryId);
+      else carriers.set(e.event.id, [e.entryId]);
+    }
+    const open = new Map<string, { left: number; failed: boolean }>();
+    for (const d of ready)
+      for (const id of carriers.get(d.entry.id) ?? []) {
+        const t = open.get(id);
+        if (t) t.left += 1;
+        else open.set(id, { left: 1, failed: false });
+      }
+    const finish = (d: ReadyDelivery, ok: boolean): void => {
+      for (const id of carriers.get(d.entry.id) ?? []) {
+        const t = open.get(id)!;
+        t.left -= 1;
+        if (!ok) t.failed = true;
+        if (t.left > 0) continue;
+        // given up: left pending in the group, claimed again after WEBHOOK_CLAIM_IDLE_MS
+        if (t.failed) this.held.get(teamId)?.delete(id);
+        else this.ackLater(teamId, id);
+      }
+    };
+    for (const e of entries) if (!open.has(e.entryId)) this.ackLater(teamId, e.entryId);
+
+    const snap: Snapshot = { at: readAtMs, byId: new Map(ready.map((d) => [d.endpoint.id, d.endpoint])) };
+    const queued: ReadyDelivery[] = [];
+    let next = 0;
+    try {
+      for (; next < ready.length; next++) {
+        const d = ready[next]!;
+        while (this.running >= this.deps.concurrency) await new Promise<void>((r) => this.room.push(r));
+        if (Date.now() - snap.at > ENDPOINTS_FRESH_MS) {
+          snap.at = Date.now();
+          snap.byId = new Map((await this.deps.webhooks.all(teamId)).map((w) => [w.id, w]));
+        }
+        const endpoint = snap.byId.get(d.endpoint.id);
+        if (!endpoint || endpoint.status !== 'enabled' || !this.deps.slots.tryAcquire(endpoint.id)) {
+          queued.push(d);
+          continue;
+        }
+        this.start({ ...d, endpoint }, snap, (ok) => finish(d, ok));
+      }
+      if (queued.length)
+        await this.deps.queue.enqueue(
+          queued.map((d) => ({ teamId, endpointId: d.endpoint.id, eventId: d.entry.id })),
+        );
+    } catch (err) {
+      // neither attempted nor queued: their entries are given up (claimed again later)
+      for (const d of [...queued, ...ready.slice(next)]) finish(d, false);
+      throw err;
+    }
+    for (const d of queued) finish(d, true);
+  }
+
+  /** Resolves once no attempt is in flight and every acknowledgement was sent. */
+  async drain(): Promise<void> {
+    while (this.running > 0 || this.acking > 0 || this.ackScheduled)
+      await new Promise<void>((r) => this.drained.push(r));
+  }
+
+  private start(d: ReadyDelivery, snap: Snapshot, done: (ok: boolean) => void): void {
+    this.running += 1;
+    const target = { teamId: d.teamId, endpointId: d.endpoint.id };
+    deliverDispatched(
+      d,
+      { log: this.deps.log, sender: this.deps.sender, queue: this.deps.queue, clock: this.clock },
+      this.deps.policy,
+    )
+      .then(
+        (result) => {
+          observeDelivery(target, result);
+          if (result.disabled) snap.byId.set(d.endpoint.id, { ...d.endpoint, status: 'disabled' });
+          done(true);
+        },
+        (err: unknown) => {
+          log().error(
+            { err, ...target, eventId: d.entry.id },
+            'webhook delivery could not be recorded; its event will be claimed again',
+          );
+          done(false);
+        },
+      )
+      .finally(() => {
+        this.deps.slots.release(d.endpoint.id);
+        this.running -= 1;
+        this.room.shift()?.();
+        this.settle();
+      });
+  }
+
+  /** Acknowledgements are gathered and sent once per turn of the event loop, per team. */
+  private ackLater(teamId: string, entryId: string): void {
+    const list = this.acks.get(teamId);
+    if (list) list.push(entryId);
+    else this.acks.set(teamId, [entryId]);
+    if (this.ackScheduled) return;
+    this.ackScheduled = true;
+    setImmediate(() => {
+      this.ackScheduled = false;
+      const batches = [...this.acks];
+      this.acks.clear();
+      for (const [team, ids] of batches) {
+        this.acking += 1;
+        this.deps
+          .ack(team, ids)
+          .catch((err: unknown) =>
+            log().error(
+              { err, teamId: team },
+              'webhook stream entries not acknowledged; they will be claimed again',
+            ),
+          )
+          .finally(() => {
+            const held = this.held.get(team);
+            for (const id of ids) held?.delete(id);
+            this.acking -= 1;
+            this.settle();
+          });
+      }
+      this.settle();
+    });
+  }
+
+  private settle(): void {
+    if (this.running > 0 || this.acking > 0 || this.ackScheduled) return;
+    for (const r of this.drained.splice(0)) r();
+  }
+}
