@@ -126,28 +126,12 @@ export class EmailSearch {
       const ids: string[] = [];
       for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
       cursor = { id: flat[flat.length - 2]!, score: flat[flat.length - 1]! };
-      found.push(...(await this.inAll(others, ids)));
+      found.push(...(await membersOfAll(this.redis, others, ids)));
       if (ids.length < chunk) break;
     }
     if (desc) return { ids: found.slice(0, page.limit), hasMore: found.length > page.limit };
     // towards newer: the `limit` nearest the cursor, shown newest first
     return { ids: found.slice(0, page.limit).reverse(), hasMore: found.length > page.limit };
-  }
-
-  /** The ids (in order) that are members of every one of `indexes`. */
-  private async inAll(indexes: readonly string[], ids: string[]): Promise<string[]> {
-    if (indexes.length === 0) return ids;
-    const batch = pipeline(this.redis, 'EmailSearch.inAll');
-    for (const k of indexes) batch.zmscore(k, ...ids);
-    const replies = (await batch.exec()) ?? [];
-    const keep = ids.map(() => true);
-    for (const [err, scores] of replies) {
-      if (err) throw err;
-      (scores as (string | null)[]).forEach((s, i) => {
-        if (s === null) keep[i] = false;
-      });
-    }
-    return ids.filter((_, i) => keep[i]);
   }
 
   /** Drop ids of emails created before `cutoffMs` from the team's status indexes. */
@@ -162,4 +146,24 @@ export class EmailSearch {
     }
     return n;
   }
+}
+
+/** The ids (in order) that are members of every one of the sorted sets `indexes` (ZMSCORE each). */
+export async function membersOfAll(
+  redis: RedisClient,
+  indexes: readonly string[],
+  ids: readonly string[],
+): Promise<string[]> {
+  if (indexes.length === 0 || ids.length === 0) return [...ids];
+  const batch = pipeline(redis, 'membersOfAll');
+  for (const k of indexes) batch.zmscore(k, ...ids);
+  const replies = (await batch.exec()) ?? [];
+  const keep = ids.map(() => true);
+  for (const [err, scores] of replies) {
+    if (err) throw err;
+    (scores as (string | null)[]).forEach((s, i) => {
+      if (s === null) keep[i] = false;
+    });
+  }
+  return ids.filter((_, i) => keep[i]);
 }

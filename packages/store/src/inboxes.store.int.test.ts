@@ -148,6 +148,94 @@ describe('InboxesStore', () => {
     expect(none!.items).toEqual([]);
   });
 
+  it('search pages threads by their newest matching message: after, before and a date range', async () => {
+    const { store, teamId, inbox, file } = await setup();
+    const a1 = received({ subject: 'Fruit A', text: 'apple banana' });
+    const b1 = received({ subject: 'Fruit B', text: 'apple banana' });
+    const c1 = received({ subject: 'Fruit C', text: 'apple only' });
+    const a2 = received({
+      subject: 'Re: Fruit A',
+      text: 'apple banana again',
+      headers: { 'in-reply-to': a1.message_id },
+    });
+    const d1 = received({ subject: 'Fruit D', text: 'banana apple' });
+    const b2 = received({
+      subject: 'Re: Fruit B',
+      text: 'nothing here',
+      headers: { 'in-reply-to': b1.message_id },
+    });
+    const thread: Record<string, string> = {};
+    for (const [name, e] of [
+      ['a', a1],
+      ['b', b1],
+      ['c', c1],
+      ['a', a2],
+      ['d', d1],
+      ['b', b2],
+    ] as const) {
+      const [r] = await file(e);
+      expect(thread[name] ?? r!.threadId).toBe(r!.threadId);
+      thread[name] = r!.threadId;
+    }
+    const search = (over: {
+      words: string[];
+      limit: number;
+      after?: string;
+      before?: string;
+      endMs?: number;
+    }) => store.search(teamId, inbox.id, { from: [], to: [], cc: [], bcc: [], ...over });
+    const both = ['apple', 'banana'];
+    const seen = (p: Awaited<ReturnType<typeof search>>) =>
+      p && { ids: p.items.map((t) => [t.id, t.matched_email_id]), hasMore: p.hasMore };
+
+    // each thread once, at its newest message with both words (b2 has neither: b stays at b1)
+    expect(seen(await search({ words: both, limit: 10 }))).toEqual({
+      ids: [
+        [thread.d, d1.id],
+        [thread.a, a2.id],
+        [thread.b, b1.id],
+      ],
+      hasMore: false,
+    });
+    expect(seen(await search({ words: both, limit: 1 }))).toEqual({
+      ids: [[thread.d, d1.id]],
+      hasMore: true,
+    });
+    expect(seen(await search({ words: both, limit: 1, after: thread.d }))).toEqual({
+      ids: [[thread.a, a2.id]],
+      hasMore: true,
+    });
+    expect(seen(await search({ words: both, limit: 1, after: thread.a }))).toEqual({
+      ids: [[thread.b, b1.id]],
+      hasMore: false,
+    });
+    expect(seen(await search({ words: both, limit: 1, before: thread.b }))).toEqual({
+      ids: [[thread.a, a2.id]],
+      hasMore: true,
+    });
+    expect(seen(await search({ words: both, limit: 5, before: thread.a }))).toEqual({
+      ids: [[thread.d, d1.id]],
+      hasMore: false,
+    });
+    // one word: the thread without the other word too
+    expect(seen(await search({ words: ['apple'], limit: 10 }))!.ids.map(([t]) => t)).toEqual([
+      thread.d,
+      thread.a,
+      thread.c,
+      thread.b,
+    ]);
+    // up to c1's time: a is placed at a1 (a2 is later), after b
+    expect(seen(await search({ words: both, limit: 10, endMs: Date.parse(c1.created_at) }))).toEqual({
+      ids: [
+        [thread.b, b1.id],
+        [thread.a, a1.id],
+      ],
+      hasMore: false,
+    });
+    // a cursor thread without a match is no place in the listing
+    expect(await search({ words: both, limit: 1, after: thread.c })).toBeNull();
+  });
+
   it('removing a thread moves it to the trash, then deletes it with its indexes', async () => {
     const { store, teamId, inbox, file } = await setup();
     const first = received({ text: 'unique-word-zebra' });

@@ -48,6 +48,7 @@ import {
   type ThreadSearch,
 } from '@petrel/core';
 import { InboxDraftsStore } from './inboxes.drafts.store.js';
+import { membersOfAll } from './email-search.js';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { execAll, pipeline, transaction } from './scripts.js';
@@ -366,59 +367,124 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       );
       return page && { ...page, items: page.items.map((t) => ({ ...t, matched_email_id: null })) };
     }
-    // the messages that carry every term, newest first; each thread once, at its newest match
-    const termKeys = terms.map((t) => this.part(teamId, inboxId, `term:${t}`));
-    let source = termKeys[0]!;
-    let temp: string | undefined;
-    if (termKeys.length > 1) {
-      temp = this.part(teamId, inboxId, `search:${newTempId()}`);
-      const multi = transaction(this.redis, 'InboxesStore.search');
-      multi.zinterstore(temp, termKeys.length, ...termKeys, 'AGGREGATE', 'MAX');
-      multi.pexpire(temp, 30_000);
-      await execAll(multi);
-      source = temp;
+    // The messages that carry every term, newest first, each thread listed once at its newest
+    // match. The smallest term index drives (the others checked per candidate with ZMSCORE) and
+    // the walk stops at the page's end, so a page costs the candidates up to it, not the inbox's
+    // size. A message is its thread's place when no newer message of that thread matches: no
+    // state is carried between pages, and `after` resumes at the cursor thread's newest match.
+    const termKeys = [...new Set(terms)].map((t) => this.part(teamId, inboxId, `term:${t}`));
+    const sizes = pipeline(this.redis, 'InboxesStore.search.sizes');
+    for (const k of termKeys) sizes.zcard(k);
+    const counted = ((await sizes.exec()) ?? []).map(([, n], i) => ({ k: termKeys[i]!, n: Number(n) }));
+    counted.sort((a, b) => a.n - b.n);
+    const driver = counted[0]!.k;
+    const others = counted.slice(1).map((c) => c.k);
+    const range = { max: q.endMs ?? Infinity, min: q.startMs ?? -Infinity };
+    const cursorThread = (q.after ?? q.before)?.toLowerCase();
+    // from the range's newest end ('~' sorts after every id: the ties at endMs are included)
+    let cursor = q.endMs !== undefined ? { score: String(q.endMs), id: '~' } : null;
+    if (cursorThread) {
+      const at = await this.newestMatch(teamId, inboxId, cursorThread, termKeys, range);
+      if (!at) return null;
+      if (q.after) cursor = { score: String(at.ms), id: at.id };
     }
-    try {
-      const max = q.endMs !== undefined ? String(q.endMs) : '+inf';
-      const min = q.startMs !== undefined ? String(q.startMs) : '-inf';
-      const byThread = new Map<string, string>();
-      const order: string[] = [];
-      let offset = 0;
-      for (;;) {
-        const mids = await this.redis.zrevrangebyscore(source, max, min, 'LIMIT', offset, 500);
-        if (mids.length === 0) break;
-        offset += mids.length;
-        const pipe = pipeline(this.redis, 'InboxesStore.search.messages');
-        for (const m of mids) pipe.hget(this.part(teamId, inboxId, `message:${m}`), 'thread_id');
-        const tids = ((await pipe.exec()) ?? []).map(([, v]) => v as string | null);
-        mids.forEach((m, i) => {
-          const t = tids[i];
-          if (t && !byThread.has(t)) {
-            byThread.set(t, m);
-            order.push(t);
-          }
-        });
-        if (mids.length < 500) break;
+    const want = q.limit + 1;
+    const chunk = want * 2;
+    const out: (InboxThreadRecord & { matched_email_id: string | null })[] = [];
+    const listed = new Set<string>();
+    let reached = false;
+    walk: for (;;) {
+      const flat = await this.redis.petrelEmailSearchRange(
+        driver,
+        'desc',
+        cursor?.score ?? '',
+        cursor?.id ?? '',
+        chunk,
+        Number.isFinite(range.min) ? String(range.min) : '-inf',
+      );
+      if (flat.length === 0) break;
+      const mids: string[] = [];
+      const ms = new Map<string, number>();
+      for (let i = 0; i < flat.length; i += 2) {
+        mids.push(flat[i]!);
+        ms.set(flat[i]!, Number(flat[i + 1]));
       }
-      const threads = (await this.readThreads(teamId, inboxId, order)).map(withoutRev).filter(threadFilter);
-      const all = threads.map((t) => ({ ...t, matched_email_id: byThread.get(t.id) ?? null }));
-      let start = 0;
-      let end = all.length;
-      if (q.after) {
-        const i = all.findIndex((t) => t.id === q.after!.toLowerCase());
-        if (i < 0) return null;
-        start = i + 1;
-      } else if (q.before) {
-        const i = all.findIndex((t) => t.id === q.before!.toLowerCase());
-        if (i < 0) return null;
-        end = i;
-        start = Math.max(0, i - q.limit);
+      cursor = { id: flat[flat.length - 2]!, score: flat[flat.length - 1]! };
+      const matched = await membersOfAll(this.redis, others, mids);
+      const heads = pipeline(this.redis, 'InboxesStore.search.threads');
+      for (const m of matched) heads.hget(this.part(teamId, inboxId, `message:${m}`), 'thread_id');
+      const tids = ((await heads.exec()) ?? []).map(([, v]) => v as string | null);
+      const candidates = matched
+        .map((m, i) => ({ m, t: tids[i], ms: ms.get(m)! }))
+        .filter((c): c is { m: string; t: string; ms: number } => !!c.t && !listed.has(c.t));
+      const placed = await this.newestOfThread(teamId, inboxId, candidates, termKeys, range.max);
+      const threads = new Map(
+        (await this.readThreads(teamId, inboxId, [...new Set(placed.map((c) => c.t))])).map((t) => [
+          t.id,
+          withoutRev(t),
+        ]),
+      );
+      for (const c of placed) {
+        if (listed.has(c.t)) continue;
+        listed.add(c.t);
+        if (q.before && c.t === cursorThread) {
+          reached = true;
+          break walk;
+        }
+        const t = threads.get(c.t);
+        if (!t || !threadFilter(t)) continue;
+        out.push({ ...t, matched_email_id: c.m });
+        if (!q.before && out.length >= want) break walk;
       }
-      const items = all.slice(start, Math.min(end, start + q.limit));
-      return { items, hasMore: q.before ? start > 0 : start + q.limit < end };
-    } finally {
-      if (temp) await this.redis.del(temp);
+      if (mids.length < chunk) break;
     }
+    if (q.before) {
+      // towards newer: the `limit` threads nearest the cursor
+      if (!reached) return null;
+      return { items: out.slice(-q.limit), hasMore: out.length > q.limit };
+    }
+    return { items: out.slice(0, q.limit), hasMore: out.length > q.limit };
+  }
+
+  /**
+   * Of the candidates (a matching message `m` of thread `t`), those where `m` is the thread's
+   * newest message that carries every term up to `maxMs`, in the candidates' order.
+   */
+  private async newestOfThread(
+    teamId: string,
+    inboxId: string,
+    candidates: readonly { m: string; t: string; ms: number }[],
+    termKeys: readonly string[],
+    maxMs: number,
+  ): Promise<{ m: string; t: string; ms: number }[]> {
+    if (candidates.length === 0) return [];
+    const newer = pipeline(this.redis, 'InboxesStore.search.newer');
+    const max = Number.isFinite(maxMs) ? String(maxMs) : '+inf';
+    for (const c of candidates)
+      newer.zrangebyscore(this.part(teamId, inboxId, `thread:${c.t}:emails`), `(${c.ms}`, max);
+    const later = ((await newer.exec()) ?? []).map(([, v]) => v as string[]);
+    const matching = new Set(await membersOfAll(this.redis, termKeys, [...new Set(later.flat())]));
+    return candidates.filter((_, i) => !(later[i] ?? []).some((id) => matching.has(id)));
+  }
+
+  /** A thread's newest message within the range that carries every term (a search cursor's place). */
+  private async newestMatch(
+    teamId: string,
+    inboxId: string,
+    threadId: string,
+    termKeys: readonly string[],
+    range: { min: number; max: number },
+  ): Promise<{ id: string; ms: number } | null> {
+    if (!UUID_RE.test(threadId)) return null;
+    const flat = await this.redis.zrevrangebyscore(
+      this.part(teamId, inboxId, `thread:${threadId}:emails`),
+      Number.isFinite(range.max) ? String(range.max) : '+inf',
+      Number.isFinite(range.min) ? String(range.min) : '-inf',
+      'WITHSCORES',
+    );
+    const ids = flat.filter((_, i) => i % 2 === 0);
+    const [first] = await membersOfAll(this.redis, termKeys, ids);
+    return first ? { id: first, ms: Number(flat[ids.indexOf(first) * 2 + 1]) } : null;
   }
 
   async updateThread(
@@ -826,9 +892,6 @@ export class InboxesStore extends TeamStore implements InboxesPort {
 }
 
 const NO_COUNTS = { unread: 0, drafts: 0, lastReceived: null };
-
-let tempSeq = 0;
-const newTempId = () => `${process.pid}-${Date.now()}-${tempSeq++}`;
 
 function inRange(ms: number, q: { startMs?: number; endMs?: number }): boolean {
   return (q.startMs === undefined || ms >= q.startMs) && (q.endMs === undefined || ms <= q.endMs);
