@@ -36,3 +36,4 @@ export * from './domains.dns.js';
 export * from './email-search.js';
 export * from './email-stats.js';
 export * from './inboxes.store.js';
+export * from './inboxes.drafts.store.js';

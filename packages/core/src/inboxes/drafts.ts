@@ -15,7 +15,10 @@ import {
   type InboxThreadRecord,
   type TeamEvent,
 } from '@petrel/contracts';
+import { checkIdempotencyKey, claimKey, releaseIfRefused } from '../accept/idempotency.js';
 import type { AttachmentFetcher } from '../accept/ports.js';
+import type { EventIdempotencyPort } from '../custom-events/ports.js';
+import { deterministicEmailId } from '../ids.js';
 import type { Page, PageRequest } from '../audience/ports.js';
 import { asList } from '../validation/fields.js';
 import { base64DecodedLength } from '../validation/attachments.js';
@@ -308,6 +311,48 @@ export async function createDraft(
   });
   if (outcome === 'exists') return findDraft(ports.drafts, teamId, inbox.id, draft.id);
   return draft;
+}
+
+/** The operation a draft create's Idempotency-Key and derived id are scoped by. */
+const CREATE_DRAFT = 'POST /inboxes/:inbox/drafts';
+
+/**
+ * POST …/drafts under an optional Idempotency-Key (the store POST /emails uses): the same key
+ * and body replay the stored answer; the draft's id derives from the key, so a retry after a
+ * crash finds the draft it created instead of making a second one.
+ */
+export async function createDraftOnce(
+  cmd: {
+    teamId: string;
+    inbox: InboxRecord;
+    input: CreateDraftInput;
+    rawBody: unknown;
+    idempotencyKey: string | undefined;
+    source: InboxEventSource;
+  },
+  ports: DraftPorts & { idempotency: EventIdempotencyPort },
+): Promise<{ status: number; body: string; replayed: boolean }> {
+  checkIdempotencyKey(cmd.idempotencyKey);
+  const claim = await claimKey(
+    cmd,
+    'single',
+    { [CREATE_DRAFT]: cmd.inbox.id, body: cmd.rawBody },
+    ports.idempotency,
+  );
+  if ('status' in claim) return { status: claim.status, body: claim.body, replayed: true };
+  try {
+    const draftId =
+      cmd.idempotencyKey !== undefined
+        ? deterministicEmailId(cmd.teamId, cmd.idempotencyKey, CREATE_DRAFT, 0, claim.startedMs ?? 0)
+        : undefined;
+    const draft = await createDraft({ ...cmd, ...(draftId && { draftId }) }, ports);
+    const body = JSON.stringify({ object: 'inbox_draft', id: draft.id });
+    if (claim.token !== undefined) await ports.idempotency.complete(claim.token, 201, body);
+    return { status: 201, body, replayed: false };
+  } catch (err) {
+    await releaseIfRefused(claim, err, ports.idempotency);
+    throw err;
+  }
 }
 
 const sentConflict = () => new PetrelError('conflict', fieldMessage(['draft_id'], DRAFT_RULES.sent));

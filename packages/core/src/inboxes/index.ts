@@ -8,3 +8,4 @@ export * from './drafts.js';
 export * from './agent-answer.js';
 export * from './agent-prompt.js';
 export * from './agent-run.js';
+export * from './replies.js';

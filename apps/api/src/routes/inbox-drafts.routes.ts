@@ -1,0 +1,202 @@
+/**
+ * Replies, forwards and drafts of an inbox (the SDK's `inboxes.threads.emails.reply/forward`
+ * and `inboxes.drafts.*`). Thin: parse with core's schemas, call core's use-cases (replies.ts,
+ * drafts.ts), answer the SDK's shapes. Sends go through the accept path POST /emails uses (the
+ * same ports, so the same stages, idempotency and domain-scoped keys).
+ */
+import type { Request, RequestHandler, Response } from 'express';
+import {
+  createDraftOnce,
+  createDraftSchema,
+  draftListItem,
+  draftObject,
+  findDraft,
+  findInbox,
+  forwardEmail,
+  forwardSchema,
+  newId,
+  parseInboundMessage,
+  removeDraft,
+  replySchema,
+  replyToEmail,
+  sendDraft,
+  sendDraftSchema,
+  updateDraft,
+  updateDraftSchema,
+  type AcceptPorts,
+  type AttachmentFetcher,
+  type EventIdempotencyPort,
+  type InboxSendResult,
+  type MessageContent,
+  type MessageFile,
+} from '@petrel/core';
+import {
+  InboxDraftsStore,
+  InboxesStore,
+  type EmailsStore,
+  type InboundStore,
+  type Keys,
+  type RedisClient,
+} from '@petrel/store';
+import { validationError } from '@petrel/contracts';
+import { parseBody } from './parse-body.js';
+import { parsePageQuery } from './pagination.js';
+import { pathParam, type RouteSpec } from './route-table.js';
+
+export interface InboxDraftsDeps {
+  redis: RedisClient;
+  keys: Keys;
+  /** The accept path of POST /emails (stages, idempotency, commit). */
+  accept: AcceptPorts;
+  /** The Idempotency-Key store with completion (draft creates). */
+  idempotency: EventIdempotencyPort;
+  /** Received emails: an inbound message's bodies and raw copy (its files). */
+  inbound: Pick<InboundStore, 'get' | 'raw'>;
+  /** Sent emails: an outbound message's bodies and files. */
+  emails: Pick<EmailsStore, 'get' | 'getForSend'>;
+  /** Downloads a draft file given by `path`. */
+  fetcher: AttachmentFetcher;
+}
+
+/** Bodies and files of thread messages: a message's id is its received or sent email's. */
+export function messageContent(deps: Pick<InboxDraftsDeps, 'inbound' | 'emails'>): MessageContent {
+  return {
+    async bodies(teamId, m) {
+      if (m.direction === 'inbound') {
+        const r = await deps.inbound.get(teamId, m.id);
+        return { html: r?.html ?? null, text: r?.text ?? null };
+      }
+      const r = await deps.emails.get(teamId, m.id);
+      return { html: r?.content.html ?? null, text: r?.content.text || null };
+    },
+    async files(teamId, m): Promise<MessageFile[]> {
+      if (m.direction === 'inbound') {
+        if (m.attachments.length === 0) return [];
+        const raw = await deps.inbound.raw(teamId, m.id);
+        if (!raw) return [];
+        return (await parseInboundMessage(raw)).attachments.map((a) => ({
+          filename: a.filename,
+          content_type: a.contentType,
+          content: Buffer.from(a.content).toString('base64'),
+        }));
+      }
+      const sent = await deps.emails.getForSend(teamId, m.id);
+      return (sent?.attachments ?? []).map((a) => ({
+        filename: a.filename ?? null,
+        content_type: a.content_type ?? null,
+        ...(a.content ? { content: a.content } : {}),
+      }));
+    },
+  };
+}
+
+export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
+  const inboxes = new InboxesStore(deps.redis, deps.keys);
+  const drafts = new InboxDraftsStore(deps.redis, deps.keys);
+  const ports = {
+    inboxes,
+    drafts,
+    accept: deps.accept,
+    idempotency: deps.idempotency,
+    content: messageContent(deps),
+    fetcher: deps.fetcher,
+    clock: Date,
+    ids: { newId: () => newId() },
+  };
+  const team = (res: Response): string => res.locals.auth.teamId;
+  const inboxOf = (req: Request, res: Response) => findInbox(inboxes, team(res), pathParam(req, 'inbox'));
+  const common = (req: Request, res: Response) => ({
+    teamId: team(res),
+    idempotencyKey: req.get('idempotency-key'),
+    // a sending key restricted to a domain sends from it only (the sending-domain stage)
+    ...(res.locals.auth.domainId !== undefined && { scope: { domainId: res.locals.auth.domainId } }),
+    source: 'api' as const,
+    now: new Date(),
+  });
+  const answer = (res: Response, r: { status: number; body: string }) =>
+    res.status(r.status).type('application/json').send(r.body);
+
+  const reply: RequestHandler = async (req, res) => {
+    const inbox = await inboxOf(req, res);
+    const input = parseBody(replySchema, req.body);
+    const sent: InboxSendResult = await replyToEmail(
+      {
+        ...common(req, res),
+        inbox,
+        threadId: pathParam(req, 'thread'),
+        emailId: pathParam(req, 'email'),
+        input,
+      },
+      ports,
+    );
+    answer(res, sent);
+  };
+  const forward: RequestHandler = async (req, res) => {
+    const inbox = await inboxOf(req, res);
+    const input = parseBody(forwardSchema, req.body);
+    const sent = await forwardEmail(
+      {
+        ...common(req, res),
+        inbox,
+        threadId: pathParam(req, 'thread'),
+        emailId: pathParam(req, 'email'),
+        input,
+      },
+      ports,
+    );
+    answer(res, sent);
+  };
+
+  const list: RequestHandler = async (req, res) => {
+    const inbox = await inboxOf(req, res);
+    const page = parsePageQuery(req);
+    const found = await drafts.drafts(team(res), inbox.id, page);
+    if (!found) throw validationError(`${page.after ? 'after' : 'before'}: no such item`);
+    res.json({ object: 'list', has_more: found.hasMore, data: found.items.map(draftListItem) });
+  };
+  const create: RequestHandler = async (req, res) => {
+    const inbox = await inboxOf(req, res);
+    const input = parseBody(createDraftSchema, req.body);
+    const done = await createDraftOnce({ ...common(req, res), inbox, input, rawBody: req.body }, ports);
+    answer(res, done);
+  };
+  const get: RequestHandler = async (req, res) => {
+    const inbox = await inboxOf(req, res);
+    res.json(draftObject(await findDraft(drafts, team(res), inbox.id, pathParam(req, 'draft'))));
+  };
+  const patch: RequestHandler = async (req, res) => {
+    const inbox = await inboxOf(req, res);
+    const input = parseBody(updateDraftSchema, req.body);
+    const d = await updateDraft(
+      { teamId: team(res), inbox, draftId: pathParam(req, 'draft'), input, source: 'api' },
+      ports,
+    );
+    res.json({ object: 'inbox_draft', id: d.id });
+  };
+  const remove: RequestHandler = async (req, res) => {
+    const inbox = await inboxOf(req, res);
+    const d = await removeDraft(
+      { teamId: team(res), inbox, draftId: pathParam(req, 'draft'), source: 'api' },
+      ports,
+    );
+    res.json({ object: 'inbox_draft', id: d.id, deleted: true });
+  };
+  const send: RequestHandler = async (req, res) => {
+    const inbox = await inboxOf(req, res);
+    const input = parseBody(sendDraftSchema, req.body);
+    const sent = await sendDraft(
+      { ...common(req, res), inbox, draftId: pathParam(req, 'draft'), input },
+      ports,
+    );
+    answer(res, sent);
+  };
+
+  const base = '/inboxes/:inbox';
+  return [
+    { path: `${base}/threads/:thread/emails/:email/reply`, methods: { post: reply } },
+    { path: `${base}/threads/:thread/emails/:email/forward`, methods: { post: forward } },
+    { path: `${base}/drafts`, methods: { get: list, post: create } },
+    { path: `${base}/drafts/:draft`, methods: { get, patch, delete: remove } },
+    { path: `${base}/drafts/:draft/send`, methods: { post: send } },
+  ];
+}
