@@ -5,6 +5,7 @@ import {
   dataEnv,
   dnsEnv,
   domainsEnv,
+  inboxAgentEnv,
   limitsEnv,
   loadConfig,
   logEnv,
@@ -30,6 +31,8 @@ export const apiConfigShape = {
   ...automationEnv,
   /** The receiving domains an inbox address may be at (besides the team's verified domains). */
   INBOUND_DOMAINS: smtpInboundEnv.INBOUND_DOMAINS,
+  /** Whether inboxes' agents run (agent.get answers `Petrel-Agent-Runner: on|off`). */
+  INBOX_AGENT_URL: inboxAgentEnv.INBOX_AGENT_URL,
 };
 
 export type ApiConfig = ReturnType<typeof loadApiConfig>;

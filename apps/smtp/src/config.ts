@@ -2,6 +2,7 @@ import {
   apiEnv,
   dataEnv,
   domainsEnv,
+  inboxAgentEnv,
   limitsEnv,
   loadConfig,
   logEnv,
@@ -27,6 +28,8 @@ export const smtpConfigShape = {
   IDEMPOTENCY_LOCK_MS: apiEnv.IDEMPOTENCY_LOCK_MS,
   ...smtpSubmissionEnv,
   ...smtpInboundEnv,
+  /** Set: mail filed into an inbox whose agent has actions queues an agent run. */
+  INBOX_AGENT_URL: inboxAgentEnv.INBOX_AGENT_URL,
 };
 
 export type SmtpConfig = ReturnType<typeof loadSmtpConfig>;

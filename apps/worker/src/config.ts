@@ -4,6 +4,7 @@ import {
   deliveryEnv,
   dnsEnv,
   domainsEnv,
+  inboxAgentEnv,
   limitsEnv,
   linksEnv,
   loadConfig,
@@ -29,6 +30,8 @@ export const workerConfigShape = {
   ...dataEnv,
   ...linksEnv,
   ...automationEnv,
+  // the inbox agent's runs (INBOX_AGENT_URL unset: none are queued, none run)
+  ...inboxAgentEnv,
   // DAILY_QUOTA: an automation's emails count against the team's day like any other
   ...limitsEnv,
   /**

@@ -29,6 +29,7 @@ import {
 import { createDkimSigner } from '@petrel/mailer';
 import { createContactImportWorker, createSendWorkers, type Worker } from '@petrel/queue';
 import { startAutomationEngine } from './automation-engine.js';
+import { startInboxAgent } from './inbox-agent.processor.js';
 import { log, logConnectionError, metrics, zeroSeries } from '@petrel/observability';
 import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
 import { emailRetentionMs, emailStoreOptions, publicUrl } from '@petrel/config';
@@ -201,6 +202,8 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
 
   // Automation runs: their own queue, AUTOMATION_CONCURRENCY jobs at a time (automation-engine.ts).
   const automations = await startAutomationEngine(config, { redis, bullConnection, keys, templates });
+  // Inbox agent runs: their own queue, only with a model endpoint (inbox-agent.processor.ts).
+  const agent = startInboxAgent(config, { redis, bullConnection, keys });
 
   return {
     workers,
@@ -209,7 +212,12 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
       // Stop taking jobs and let in-flight sends finish (a running import stops at its next
       // checkpoint), then close the transport and Redis.
       stopping = true;
-      await Promise.all([...workers.map((w) => w.close()), importWorker.close(), automations.close()]);
+      await Promise.all([
+        ...workers.map((w) => w.close()),
+        importWorker.close(),
+        automations.close(),
+        agent?.close(),
+      ]);
       await Promise.all(senders.all.map((s) => s.close()));
       await Promise.all([redis.quit().catch(() => undefined), bullConnection.quit().catch(() => undefined)]);
     },

@@ -2,6 +2,8 @@ import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
   httpServerEnv,
+  inboxAgentEndpoint,
+  inboxAgentEnv,
   isRedisUrl,
   loadConfig,
   metricsEnv,
@@ -124,5 +126,43 @@ describe('HTTP server timeouts', () => {
 
   it('refuse values under a second', () => {
     expect(() => http({ HTTP_REQUEST_TIMEOUT_MS: '0' })).toThrow(/HTTP_REQUEST_TIMEOUT_MS/);
+  });
+});
+
+describe('the inbox agent endpoint', () => {
+  const agent = (env: Record<string, string>) => inboxAgentEndpoint(loadConfig(inboxAgentEnv, env));
+
+  it('is null without INBOX_AGENT_URL: nothing runs', () => {
+    expect(agent({})).toBeNull();
+    expect(agent({ INBOX_AGENT_MODEL: 'm' })).toBeNull();
+  });
+
+  it('is the URL, model, key and timeout when configured', () => {
+    expect(
+      agent({
+        INBOX_AGENT_URL: 'http://127.0.0.1:8000/v1/chat/completions',
+        INBOX_AGENT_MODEL: 'llama3',
+        INBOX_AGENT_API_KEY: 'sk-x',
+        INBOX_AGENT_TIMEOUT_MS: '5000',
+      }),
+    ).toEqual({
+      url: 'http://127.0.0.1:8000/v1/chat/completions',
+      model: 'llama3',
+      apiKey: 'sk-x',
+      timeoutMs: 5000,
+    });
+    expect(
+      agent({ INBOX_AGENT_URL: 'https://api.example.com/v1/chat/completions', INBOX_AGENT_MODEL: 'm' }),
+    ).toMatchObject({
+      apiKey: null,
+      timeoutMs: 60_000,
+    });
+  });
+
+  it('a URL without a model is a configuration error naming the variable', () => {
+    expect(() => agent({ INBOX_AGENT_URL: 'http://127.0.0.1:8000/v1/chat/completions' })).toThrow(
+      /INBOX_AGENT_MODEL: required when INBOX_AGENT_URL is set/,
+    );
+    expect(() => agent({ INBOX_AGENT_URL: 'not a url', INBOX_AGENT_MODEL: 'm' })).toThrow(/INBOX_AGENT_URL/);
   });
 });

@@ -402,6 +402,49 @@ export const automationEnv = {
   AUTOMATION_RUN_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 };
 
+/**
+ * The inbox agent (`inboxes.agent.*` settings run on new inbound mail): an OpenAI-compatible
+ * chat-completions endpoint of the operator's choosing. Unset INBOX_AGENT_URL: the settings are
+ * stored and nothing runs. The URL is the operator's own, so it is called as given — a private
+ * or loopback address (a model served next to Petrel) included; no address check applies.
+ */
+export const inboxAgentEnv = {
+  /**
+   * The chat-completions URL, e.g. https://api.openai.com/v1/chat/completions or a local
+   * server's http://127.0.0.1:8000/v1/chat/completions. Read by the inbound server (it queues
+   * runs only when set), the API (agent.get says whether it runs) and the worker (the runs).
+   */
+  INBOX_AGENT_URL: z.string().url().optional(),
+  /** The `model` of each request; required with INBOX_AGENT_URL. */
+  INBOX_AGENT_MODEL: z.string().min(1).optional(),
+  /** Sent as `Authorization: Bearer <key>`; unset: no Authorization header (a local server). */
+  INBOX_AGENT_API_KEY: z.string().min(1).optional(),
+  /** Deadline of one model call, in ms; a run that times out is retried (with backoff) as a failed job. */
+  INBOX_AGENT_TIMEOUT_MS: z.coerce.number().int().min(1_000).default(60_000),
+  /** Agent runs one worker process makes at once (each mostly waits on the model). */
+  INBOX_AGENT_CONCURRENCY: z.coerce.number().int().min(1).max(100).default(4),
+};
+
+/** The model endpoint the worker calls, or null when none is configured (the agent does not run). */
+export function inboxAgentEndpoint(config: {
+  INBOX_AGENT_URL?: string | undefined;
+  INBOX_AGENT_MODEL?: string | undefined;
+  INBOX_AGENT_API_KEY?: string | undefined;
+  INBOX_AGENT_TIMEOUT_MS: number;
+}): { url: string; model: string; apiKey: string | null; timeoutMs: number } | null {
+  if (config.INBOX_AGENT_URL === undefined) return null;
+  if (config.INBOX_AGENT_MODEL === undefined)
+    throw new ConfigError(
+      'Invalid configuration:\n  INBOX_AGENT_MODEL: required when INBOX_AGENT_URL is set',
+    );
+  return {
+    url: config.INBOX_AGENT_URL,
+    model: config.INBOX_AGENT_MODEL,
+    apiKey: config.INBOX_AGENT_API_KEY ?? null,
+    timeoutMs: config.INBOX_AGENT_TIMEOUT_MS,
+  };
+}
+
 export const webhookEnv = {
   /** Allow webhook (and attachment) URLs on loopback / private networks. Off in production. */
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolEnv.default(false),

@@ -22,3 +22,4 @@ export { DEFERRAL_REASONS } from './direct/outcome.js';
 export type { DeferralReason } from './direct/outcome.js';
 export { createDkimSigner, DKIM_OVERSIGNED_HEADERS, DKIM_SIGNED_HEADERS } from './dkim-signer.js';
 export type { DkimSignerOptions, SignSync } from './dkim-signer.js';
+export { textFromHtml } from './text-from-html.js';

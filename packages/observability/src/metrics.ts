@@ -131,6 +131,15 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  inboxAgentAnswers: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_inbox_agent_answers_total',
+        help: 'Inbox agent runs by outcome: applied, no_action, refused (malformed, unknown_action, not_allowed, invalid_action) or model_error',
+        labelNames: ['outcome'],
+        registers: [registry],
+      }),
+  ),
   automationStepDuration: once(
     () =>
       new client.Histogram({

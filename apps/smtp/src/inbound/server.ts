@@ -38,6 +38,7 @@ import {
   SentEmailsLocator,
   SuppressionsStore,
 } from '@petrel/store';
+import { InboxAgentQueue } from '@petrel/queue';
 import { log } from '@petrel/observability';
 import type { SmtpContext, SmtpListener } from '../context.js';
 import { readData, smtpError } from '../smtp-data.js';
@@ -66,9 +67,15 @@ export async function startInbound(
   }
   const clock = { now: () => Date.now(), monotonicMs: () => performance.now() };
   const ids = { newId: () => newId(), newEventId: () => newId() };
+  // with a model endpoint, mail filed into an inbox whose agent has actions queues a run
+  const agentRuns = config.INBOX_AGENT_URL
+    ? new InboxAgentQueue(ctx.redis, { prefix: ctx.keys.bullPrefix() })
+    : null;
+  if (agentRuns) into.cleanups.push(() => agentRuns.close());
   const receive: ReceivePorts = {
     inbound: new InboundStore(ctx.redis, ctx.keys, inboundRetentionMs(config)),
     inboxes: new InboxesStore(ctx.redis, ctx.keys),
+    ...(agentRuns && { agentRuns }),
     clock,
     ids,
   };

@@ -7,6 +7,7 @@
 import type { EmailEvent, InboundEmailRecord } from '@petrel/contracts';
 import type { SuppressionsWriter } from '../audience/ports.js';
 import type { InboxesPort } from '../inboxes/ports.js';
+import type { AgentRunQueue } from '../inboxes/agent-run.js';
 import type { Clock, EmailToDeliver, IdSource, StatusEvent } from '../deliver/ports.js';
 
 export interface InboundEmailsWriter {
@@ -28,6 +29,8 @@ export interface ReceivePorts {
   inbound: InboundEmailsWriter;
   /** The team's inboxes: a received email at an inbox's address is filed into its threads too. */
   inboxes?: InboxesPort;
+  /** Given only where a model endpoint is configured: a filed message queues its inbox agent's run. */
+  agentRuns?: AgentRunQueue;
   clock: Clock;
   ids: IdSource & { newId(): string };
 }

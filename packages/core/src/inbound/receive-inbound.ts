@@ -12,6 +12,7 @@ import type { EmailEvent, InboundAttachment, InboundEmailRecord } from '@petrel/
 import { mailboxKey } from '../deliver/recipients.js';
 import { parseInboundMessage } from './inbound-message.js';
 import { fileReceivedEmail } from '../inboxes/use-cases.js';
+import { queueAgentRuns } from '../inboxes/agent-run.js';
 import type { ReceivePorts } from './ports.js';
 
 /** The envelope recipients of one team in a transaction. */
@@ -109,11 +110,17 @@ export async function receiveInbound(
     // the same message in the team's inboxes at its addresses (threaded; the record above holds
     // its bodies and raw copy). A failure here answers 451 and the sender retries the whole
     // message: at least once, like every other step of reception.
-    if (ports.inboxes)
-      await fileReceivedEmail(
+    if (ports.inboxes) {
+      const filed = await fileReceivedEmail(
         { teamId: d.teamId, email: record },
         { inboxes: ports.inboxes, ids: ports.ids },
       );
+      if (ports.agentRuns && filed.length > 0)
+        await queueAgentRuns(
+          { teamId: d.teamId, emailId: id, filed },
+          { inboxes: ports.inboxes, queue: ports.agentRuns },
+        );
+    }
     out.push({ teamId: d.teamId, emailId: id });
   }
   return out;
