@@ -336,6 +336,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
         inbound: receiving.inbound,
         inboundDomains: config.INBOUND_DOMAINS,
         defaultTeamId,
+        agentRunner: config.INBOX_AGENT_URL !== undefined,
       }),
       ...statsRoutes({ stats: new EmailStats(redis, keys), clock: Date }),
       ...eventsRoutes({

@@ -71,6 +71,8 @@ export interface InboxesDeps {
   /** INBOUND_DOMAINS: an entry without a team is the default team's. */
   inboundDomains: readonly { domain: string; teamId: string | null }[];
   defaultTeamId: string;
+  /** Whether a model endpoint runs the agents (INBOX_AGENT_URL set): agent.get says so in a header. */
+  agentRunner?: boolean;
 }
 
 /** A team's receiving domains: its verified domains with receiving on, and its INBOUND_DOMAINS. */
@@ -87,6 +89,9 @@ export function receivingDomains(deps: InboxesDeps): ReceivingDomains {
     },
   };
 }
+
+/** The header of `GET /inboxes/:x/agent`: `on` when a model endpoint runs the agents, else `off`. */
+export const AGENT_RUNNER_HEADER = 'Petrel-Agent-Runner';
 
 const query = (req: Request): Record<string, unknown> => req.query as Record<string, unknown>;
 
@@ -199,7 +204,10 @@ export function inboxesRoutes(deps: InboxesDeps): RouteSpec[] {
 
   // ---- agent settings (stored and validated; see the docs for what runs them)
   const getAgent: RequestHandler = async (req, res) => {
-    res.json(agentObject(await inboxOf(req, res)));
+    const inbox = await inboxOf(req, res);
+    // the SDK's InboxAgentSettings has no field for it: whether anything runs the settings
+    res.setHeader(AGENT_RUNNER_HEADER, deps.agentRunner ? 'on' : 'off');
+    res.json(agentObject(inbox));
   };
   const updateAgent: RequestHandler = async (req, res) => {
     const inbox = await inboxOf(req, res);
