@@ -30,8 +30,11 @@ export function petrelBuilt() {
   return existsSync(API_MAIN) && existsSync(WORKER_MAIN);
 }
 
-/** Extra node flags for a process kind ('api' | 'worker' | 'baseline-api' | 'baseline-worker'). */
-function profileArgs(ctx, kind) {
+/**
+ * Extra node flags for a process kind ('api' | 'worker' | 'baseline-api' | 'baseline-worker', or
+ * a phase's own kinds, e.g. the webhooks phase's 'dispatcher' | 'baseline-dispatcher').
+ */
+export function profileArgs(ctx, kind) {
   const wanted = ctx.opts.profile;
   if (!wanted || !(wanted === 'all' || wanted.split(',').includes(kind))) return [];
   const dir = join(ctx.outDir, 'profiles', `${ctx.phase ?? 'run'}-${kind}`);

@@ -17,7 +17,7 @@ import { EVENTS_STREAM_FIELD, Keys, WebhooksStore } from '@petrel/store';
 import { newId, newSigningSecret, newWebhookEndpoint } from '@petrel/core';
 import { cpuSnapshot } from '../lib/cpu.mjs';
 import { spawnNode } from '../lib/proc.mjs';
-import { PETREL_PREFIX, ROOT, startPetrelProcess } from '../lib/stacks.mjs';
+import { PETREL_PREFIX, ROOT, profileArgs, startPetrelProcess } from '../lib/stacks.mjs';
 import { fmtInt, freePort, now, percentile, ratio, round, sleep, waitUntil } from '../lib/util.mjs';
 
 export const name = 'webhooks';
@@ -98,6 +98,7 @@ async function startDispatcher(ctx) {
     name: 'petrel-webhooks',
     main: DISPATCHER_MAIN,
     what: 'Petrel webhook dispatcher',
+    nodeArgs: profileArgs(ctx, 'dispatcher'),
     env: {
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_CONCURRENCY: String(CONCURRENCY),
@@ -110,6 +111,7 @@ async function startDispatcher(ctx) {
 async function startBaseline(ctx, receiver, secret) {
   const child = spawnNode('baseline-webhooks', BASELINE_MAIN, {
     cwd: ROOT,
+    nodeArgs: profileArgs(ctx, 'baseline-dispatcher'),
     env: {
       REDIS_URL: ctx.redis.url,
       QUEUE: BASE_QUEUE,

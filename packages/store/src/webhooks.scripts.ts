@@ -122,35 +122,51 @@ return {w, h}
 `,
   },
   /**
-   * KEYS[1] webhook, [2] event log entry, [3] its attempts (list).
-   * ARGV: attempt JSON, status, next_attempt_ms ('' = none), health ('healthy' | 'failing' |
-   * 'disable'), failing since (ms), disable reason, attempts kept, entry TTL (ms).
-   * Records the attempt and its consequences at once. Returns 'disabled' when this call disabled
-   * an enabled webhook, 'recorded', or 'gone' when the webhook or the entry is gone.
+   * KEYS: per attempt, its webhook, its event log entry, the entry's attempts (list).
+   * ARGV: attempts kept, entry TTL (ms), then per attempt: attempt JSON, status,
+   * next_attempt_ms ('' = none), health ('healthy' | 'failing' | 'disable'), failing since (ms),
+   * disable reason.
+   * Records each attempt and its consequences, in order (several attempts to one webhook see each
+   * other's health writes, as separate calls would). Returns per attempt 'disabled' when it
+   * disabled an enabled webhook, 'recorded', or 'gone' when the webhook or the entry is gone.
    */
-  petrelRecordWebhookAttempt: {
-    numberOfKeys: 3,
+  petrelRecordWebhookAttempts: {
+    numberOfKeys: null,
     lua: `
-if redis.call('EXISTS', KEYS[2]) == 0 then return 'gone' end
-redis.call('RPUSH', KEYS[3], ARGV[1])
-redis.call('LTRIM', KEYS[3], -tonumber(ARGV[7]), -1)
-redis.call('PEXPIRE', KEYS[3], ARGV[8])
-redis.call('HSET', KEYS[2], 'status', ARGV[2], 'next_attempt_ms', ARGV[3])
-redis.call('HINCRBY', KEYS[2], 'run_attempts', 1)
-local status = redis.call('HGET', KEYS[1], 'status')
-if not status then return 'gone' end
-if ARGV[4] == 'healthy' then
-  redis.call('HSET', KEYS[1], 'failing_since_ms', '')
-  return 'recorded'
+local out = {}
+local kept, ttl = -tonumber(ARGV[1]), ARGV[2]
+local a = 3
+for k = 1, #KEYS, 3 do
+  local webhook, entry, attempts = KEYS[k], KEYS[k + 1], KEYS[k + 2]
+  local health = ARGV[a + 3]
+  local result = 'recorded'
+  if redis.call('EXISTS', entry) == 0 then
+    result = 'gone'
+  else
+    redis.call('RPUSH', attempts, ARGV[a])
+    redis.call('LTRIM', attempts, kept, -1)
+    redis.call('PEXPIRE', attempts, ttl)
+    redis.call('HSET', entry, 'status', ARGV[a + 1], 'next_attempt_ms', ARGV[a + 2])
+    redis.call('HINCRBY', entry, 'run_attempts', 1)
+    local status = redis.call('HGET', webhook, 'status')
+    if not status then
+      result = 'gone'
+    elseif health == 'healthy' then
+      redis.call('HSET', webhook, 'failing_since_ms', '')
+    else
+      if (redis.call('HGET', webhook, 'failing_since_ms') or '') == '' then
+        redis.call('HSET', webhook, 'failing_since_ms', ARGV[a + 4])
+      end
+      if health == 'disable' and status == 'enabled' then
+        redis.call('HSET', webhook, 'status', 'disabled', 'disabled_reason', ARGV[a + 5])
+        result = 'disabled'
+      end
+    end
+  end
+  out[#out + 1] = result
+  a = a + 6
 end
-if (redis.call('HGET', KEYS[1], 'failing_since_ms') or '') == '' then
-  redis.call('HSET', KEYS[1], 'failing_since_ms', ARGV[5])
-end
-if ARGV[4] == 'disable' and status == 'enabled' then
-  redis.call('HSET', KEYS[1], 'status', 'disabled', 'disabled_reason', ARGV[6])
-  return 'disabled'
-end
-return 'recorded'
+return out
 `,
   },
   /**
@@ -174,11 +190,6 @@ export interface WebhookStoreCommands {
   petrelRotateWebhookSecret(webhook: string, secret: string, expiresMs: number): Promise<number>;
   petrelAddWebhookEvents(numKeys: number, ...keysAndArgv: Arg[]): Promise<number[]>;
   petrelStartWebhookAttempt(webhook: string, entry: string): Promise<[string[], (string | null)[]]>;
-  petrelRecordWebhookAttempt(
-    webhook: string,
-    entry: string,
-    attempts: string,
-    ...argv: Arg[]
-  ): Promise<string>;
+  petrelRecordWebhookAttempts(numKeys: number, ...keysAndArgv: Arg[]): Promise<string[]>;
   petrelReplayWebhookEvent(entry: string): Promise<number>;
 }

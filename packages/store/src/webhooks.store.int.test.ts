@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { newId, newWebhookEndpoint, type WebhookEndpoint } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { useStoreRedis } from './redis.fixture.js';
+import { defineScripts } from './scripts.js';
 import { WebhooksStore } from './webhooks.store.js';
 import { WebhookEventStream } from './webhook-stream.store.js';
 
@@ -46,6 +47,14 @@ const entry = (w: WebhookEndpoint, id: string, ageMs = 0) => ({
   type: 'email.sent',
   created_at: new Date(Date.now() - ageMs).toISOString(),
   payload: `{"type":"email.sent","n":"${id}"}`,
+});
+
+const attemptOf = (code: number) => ({
+  id: newId(),
+  http_status_code: code,
+  response: 'r',
+  sent_at: new Date().toISOString(),
+  latency_ms: 3,
 });
 
 describe('WebhooksStore', () => {
@@ -218,5 +227,72 @@ describe('WebhooksStore', () => {
     expect(page.hasMore).toBe(true);
     const next = (await store.listEvents(t, w.id, { limit: 5, after: e2 }))!;
     expect(next.items.map((e) => e.id)).toEqual([e1]);
+  });
+  it('attempts ending in one turn are recorded by one script call, each with its own outcome, in order', async () => {
+    const store = new WebhooksStore(fx.redis, fx.keys, DAY);
+    const t = team();
+    const w = endpoint();
+    await store.create(t, w);
+    const ids = [newId(), newId(), newId()];
+    await store.addEvents(
+      t,
+      ids.map((id) => entry(w, id)),
+      Date.now(),
+    );
+    // the store's own client (scripts defined on it), each call to the script counted
+    const redis = defineScripts(fx.redis);
+    const calls: unknown[] = [];
+    const original = redis.petrelRecordWebhookAttempts;
+    redis.petrelRecordWebhookAttempts = function (this: unknown, ...args: Parameters<typeof original>) {
+      calls.push(args[0]);
+      return original.apply(this, args);
+    };
+    const disable = { kind: 'disable', reason: 'gone', sinceMs: 9 } as const;
+    try {
+      const outcomes = await Promise.all([
+        store.recordAttempt(t, w.id, ids[0]!, {
+          attempt: attemptOf(500),
+          status: 'pending',
+          nextAttemptMs: 5,
+          health: { kind: 'failing', sinceMs: 7 },
+        }),
+        store.recordAttempt(t, w.id, ids[1]!, {
+          attempt: attemptOf(410),
+          status: 'failed',
+          nextAttemptMs: null,
+          health: disable,
+        }),
+        // the attempt before disabled the endpoint already: this one only records
+        store.recordAttempt(t, w.id, ids[2]!, {
+          attempt: attemptOf(410),
+          status: 'failed',
+          nextAttemptMs: null,
+          health: disable,
+        }),
+        store.recordAttempt(t, w.id, newId(), {
+          attempt: attemptOf(200),
+          status: 'success',
+          nextAttemptMs: null,
+          health: { kind: 'healthy' },
+        }),
+      ]);
+      expect(outcomes).toEqual(['recorded', 'disabled', 'recorded', 'gone']);
+      expect(calls).toEqual([12]); // one call: 4 attempts × (webhook, entry, attempts)
+    } finally {
+      redis.petrelRecordWebhookAttempts = original;
+    }
+    // the run of failures starts at the first one's time
+    expect(await store.get(t, w.id)).toMatchObject({
+      status: 'disabled',
+      disabled_reason: 'gone',
+      failing_since_ms: 7,
+    });
+    expect(await store.getEvent(t, w.id, ids[0]!)).toMatchObject({
+      status: 'pending',
+      next_attempt_ms: 5,
+      run_attempts: 1,
+    });
+    expect((await store.attempts(t, w.id, ids[1]!)).map((a) => a.http_status_code)).toEqual([410]);
+    expect((await store.getEvent(t, w.id, ids[2]!))!.status).toBe('failed');
   });
 });

@@ -11,7 +11,8 @@
  * dispatcher when a team has none left ({@link WebhooksStore.pruneTeam}).
  *
  * Each write is one script in the team's slot; recording an attempt writes the attempt, the
- * event's status and the endpoint's health in one step.
+ * event's status and the endpoint's health in one step (the attempts of one turn of the event
+ * loop together).
  */
 import type { WebhookEventStatus } from '@petrel/contracts';
 import {
@@ -80,7 +81,22 @@ function toEntry(r: Record<string, string>): WebhookEventEntry {
   };
 }
 
+/** Most attempts recorded by one script call. */
+const RECORD_BATCH = 200;
+
+interface UnrecordedAttempt {
+  endpointId: string;
+  eventId: string;
+  record: AttemptRecord;
+  resolve(recorded: AttemptRecorded): void;
+  reject(err: unknown): void;
+}
+
 export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEventLogPort {
+  /** Attempts waiting for this turn's write, per team. */
+  private readonly unrecorded = new Map<string, UnrecordedAttempt[]>();
+  private recordScheduled = false;
+
   constructor(
     redis: RedisClient,
     keys: Keys,
@@ -272,27 +288,62 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
     };
   }
 
-  async recordAttempt(
+  /**
+   * Attempts that end in the same turn of the event loop are recorded together: one script call
+   * per team (its keys share the team's slot) for up to RECORD_BATCH of them — one command, one
+   * socket write and one script run instead of one per attempt, which a burst's profile showed
+   * costing the dispatcher a tenth of its CPU in socket writes alone. Each call still resolves
+   * with its own attempt's outcome.
+   */
+  recordAttempt(
     teamId: string,
     endpointId: string,
     eventId: string,
     record: AttemptRecord,
   ): Promise<AttemptRecorded> {
-    const h = record.health;
-    const result = await this.redis.petrelRecordWebhookAttempt(
-      this.keys.webhook(teamId, endpointId),
-      this.keys.webhookEvent(teamId, endpointId, eventId),
-      this.keys.webhookAttempts(teamId, endpointId, eventId),
-      JSON.stringify(record.attempt),
-      record.status,
-      record.nextAttemptMs ?? '',
-      h.kind,
-      h.kind === 'healthy' ? '' : h.sinceMs,
-      h.kind === 'disable' ? h.reason : '',
-      WEBHOOK_ATTEMPTS_KEPT,
-      this.retentionMs,
-    );
-    return result as AttemptRecorded;
+    return new Promise((resolve, reject) => {
+      const item = { endpointId, eventId, record, resolve, reject };
+      const list = this.unrecorded.get(teamId);
+      if (list) list.push(item);
+      else this.unrecorded.set(teamId, [item]);
+      if (this.recordScheduled) return;
+      this.recordScheduled = true;
+      setImmediate(() => {
+        this.recordScheduled = false;
+        const teams = [...this.unrecorded];
+        this.unrecorded.clear();
+        for (const [team, items] of teams)
+          for (let i = 0; i < items.length; i += RECORD_BATCH)
+            void this.writeAttempts(team, items.slice(i, i + RECORD_BATCH));
+      });
+    });
+  }
+
+  private async writeAttempts(teamId: string, items: readonly UnrecordedAttempt[]): Promise<void> {
+    const keys: string[] = [];
+    const argv: (string | number)[] = [WEBHOOK_ATTEMPTS_KEPT, this.retentionMs];
+    for (const { endpointId, eventId, record } of items) {
+      const h = record.health;
+      keys.push(
+        this.keys.webhook(teamId, endpointId),
+        this.keys.webhookEvent(teamId, endpointId, eventId),
+        this.keys.webhookAttempts(teamId, endpointId, eventId),
+      );
+      argv.push(
+        JSON.stringify(record.attempt),
+        record.status,
+        record.nextAttemptMs ?? '',
+        h.kind,
+        h.kind === 'healthy' ? '' : h.sinceMs,
+        h.kind === 'disable' ? h.reason : '',
+      );
+    }
+    try {
+      const out = await this.redis.petrelRecordWebhookAttempts(keys.length, ...keys, ...argv);
+      items.forEach((item, i) => item.resolve(out[i] as AttemptRecorded));
+    } catch (err) {
+      for (const item of items) item.reject(err);
+    }
   }
 
   async startReplay(teamId: string, endpointId: string, eventId: string): Promise<number | null> {
