@@ -9,4 +9,9 @@ bash scripts/ensure-deps.sh
 npm run lint
 npm run typecheck
 npx vitest run "$@"
-if [ "${CI:-}" = "true" ]; then npm run bench -- --quick; fi
+if [ "${CI:-}" = "true" ]; then
+  # The container image built with buildah and run (test/image): minutes of both cores, so in
+  # CI only, after the suite (docs/operations.md, "The container image").
+  npm run test:image
+  npm run bench -- --quick
+fi
