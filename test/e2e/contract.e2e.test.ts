@@ -206,6 +206,14 @@ const NOT_IN_DOCUMENT = [
   'DELETE /inboxes/:inbox/threads/:thread/labels/:label',
   'GET /inboxes/:inbox/threads/:thread/emails',
   'GET /inboxes/:inbox/threads/:thread/emails/:email',
+  'POST /inboxes/:inbox/threads/:thread/emails/:email/reply',
+  'POST /inboxes/:inbox/threads/:thread/emails/:email/forward',
+  'GET /inboxes/:inbox/drafts',
+  'POST /inboxes/:inbox/drafts',
+  'GET /inboxes/:inbox/drafts/:draft',
+  'PATCH /inboxes/:inbox/drafts/:draft',
+  'DELETE /inboxes/:inbox/drafts/:draft',
+  'POST /inboxes/:inbox/drafts/:draft/send',
   // an event named `send` is read, re-typed and deleted at the path POST /events/send also has
   // (the document's /events/{identifier}, whose identifier is then the fixed segment)
   'GET /events/send',

@@ -162,6 +162,18 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
       message: 'the received email in a thread of its inbox',
     }),
   ];
+  // a draft of the inbox (replies, forwards and draft sends address the thread's email below)
+  ids.drafts = [
+    ok(
+      await r.inboxes.drafts.create({
+        inboxId: inbox.id,
+        to: `${tag}@example.test`,
+        subject: 'Draft',
+        text: 'hi',
+      }),
+      'inbox draft',
+    ).id,
+  ];
   ids.receiving = [received.id];
   ids.attachments = [received.attachmentId];
   ids.downloads = [received.token];

@@ -69,6 +69,7 @@ import { trackingRoutes } from './routes/tracking.routes.js';
 import { receivingDownloadRoutes, receivingRoutes, type ReceivingDeps } from './routes/receiving.routes.js';
 import { topicsRoutes } from './routes/topics.routes.js';
 import { inboxesRoutes } from './routes/inboxes.routes.js';
+import { inboxDraftsRoutes } from './routes/inbox-drafts.routes.js';
 import { suppressionsRoutes } from './routes/suppressions.routes.js';
 import { contactsRoutes, type AudienceStores } from './routes/contacts.routes.js';
 import { contactTopicsRoutes } from './routes/contact-topics.routes.js';
@@ -334,9 +335,19 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
         keys,
         domains: ctx.domains,
         inbound: receiving.inbound,
+        emails,
         inboundDomains: config.INBOUND_DOMAINS,
         defaultTeamId,
         agentRunner: config.INBOX_AGENT_URL !== undefined,
+      }),
+      ...inboxDraftsRoutes({
+        redis,
+        keys,
+        accept,
+        idempotency: eventSendIdempotency(accept, idempotency, redis),
+        inbound: receiving.inbound,
+        emails,
+        fetcher: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
       }),
       ...statsRoutes({ stats: new EmailStats(redis, keys), clock: Date }),
       ...eventsRoutes({

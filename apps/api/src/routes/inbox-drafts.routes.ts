@@ -116,36 +116,23 @@ export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
   const answer = (res: Response, r: { status: number; body: string }) =>
     res.status(r.status).type('application/json').send(r.body);
 
-  const reply: RequestHandler = async (req, res) => {
-    const inbox = await inboxOf(req, res);
-    const input = parseBody(replySchema, req.body);
-    const sent: InboxSendResult = await replyToEmail(
-      {
+  /** Reply or forward: the inbox, thread and email of the path, the body by its kind's schema. */
+  const onEmail =
+    (kind: 'reply' | 'forward'): RequestHandler =>
+    async (req, res) => {
+      const inbox = await inboxOf(req, res);
+      const target = {
         ...common(req, res),
         inbox,
         threadId: pathParam(req, 'thread'),
         emailId: pathParam(req, 'email'),
-        input,
-      },
-      ports,
-    );
-    answer(res, sent);
-  };
-  const forward: RequestHandler = async (req, res) => {
-    const inbox = await inboxOf(req, res);
-    const input = parseBody(forwardSchema, req.body);
-    const sent = await forwardEmail(
-      {
-        ...common(req, res),
-        inbox,
-        threadId: pathParam(req, 'thread'),
-        emailId: pathParam(req, 'email'),
-        input,
-      },
-      ports,
-    );
-    answer(res, sent);
-  };
+      };
+      const sent: InboxSendResult =
+        kind === 'reply'
+          ? await replyToEmail({ ...target, input: parseBody(replySchema, req.body) }, ports)
+          : await forwardEmail({ ...target, input: parseBody(forwardSchema, req.body) }, ports);
+      answer(res, sent);
+    };
 
   const list: RequestHandler = async (req, res) => {
     const inbox = await inboxOf(req, res);
@@ -193,8 +180,8 @@ export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
 
   const base = '/inboxes/:inbox';
   return [
-    { path: `${base}/threads/:thread/emails/:email/reply`, methods: { post: reply } },
-    { path: `${base}/threads/:thread/emails/:email/forward`, methods: { post: forward } },
+    { path: `${base}/threads/:thread/emails/:email/reply`, methods: { post: onEmail('reply') } },
+    { path: `${base}/threads/:thread/emails/:email/forward`, methods: { post: onEmail('forward') } },
     { path: `${base}/drafts`, methods: { get: list, post: create } },
     { path: `${base}/drafts/:draft`, methods: { get, patch, delete: remove } },
     { path: `${base}/drafts/:draft/send`, methods: { post: send } },

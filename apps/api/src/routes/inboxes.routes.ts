@@ -54,10 +54,12 @@ import {
 import {
   InboxesStore,
   type DomainsStore,
+  type EmailsStore,
   type InboundStore,
   type Keys,
   type RedisClient,
 } from '@petrel/store';
+import { messageContent } from './inbox-drafts.routes.js';
 import { parseBody } from './parse-body.js';
 import { parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
@@ -66,8 +68,9 @@ export interface InboxesDeps {
   redis: RedisClient;
   keys: Keys;
   domains: Pick<DomainsStore, 'all'>;
-  /** Where inbound messages' bodies are read (a message's id is its received email's). */
-  inbound: Pick<InboundStore, 'get'>;
+  /** Where messages' bodies are read (a message's id is its received or sent email's). */
+  inbound: Pick<InboundStore, 'get' | 'raw'>;
+  emails: Pick<EmailsStore, 'get' | 'getForSend'>;
   /** INBOUND_DOMAINS: an entry without a team is the default team's. */
   inboundDomains: readonly { domain: string; teamId: string | null }[];
   defaultTeamId: string;
@@ -165,6 +168,7 @@ export function inboxesRoutes(deps: InboxesDeps): RouteSpec[] {
     clock: Date,
     ids: { newId: () => newId() },
   };
+  const content = messageContent(deps);
   const team = (res: Response): string => res.locals.auth.teamId;
   const inboxOf = (req: Request, res: Response) => findInbox(store, team(res), pathParam(req, 'inbox'));
 
@@ -342,10 +346,7 @@ export function inboxesRoutes(deps: InboxesDeps): RouteSpec[] {
     };
 
   // ---- a thread's messages
-  const bodies = async (teamId: string, m: InboxMessageRecord) => {
-    const email = m.direction === 'inbound' ? await deps.inbound.get(teamId, m.id) : null;
-    return { html: email?.html ?? null, text: email?.text ?? null };
-  };
+  const bodies = (teamId: string, m: InboxMessageRecord) => content.bodies(teamId, m);
   const listMessages: RequestHandler = async (req, res) => {
     const inbox = await inboxOf(req, res);
     const thread = await findThread(store, team(res), inbox.id, pathParam(req, 'thread'));
