@@ -136,13 +136,13 @@ describe('the inbox agent', () => {
         ...sel,
         instructions,
         tone: 'concise_professional',
-        actions: ['add_labels', 'archive', 'assign_thread', 'mark_as_spam', 'move_to_trash'],
+        actions: ['draft_reply', 'add_labels', 'archive', 'assign_thread', 'mark_as_spam', 'move_to_trash'],
       }),
     );
     const agentGet = await stack.http(`/inboxes/${inbox.id}/agent`);
     expect(agentGet.headers.get('petrel-agent-runner')).toBe('on');
 
-    // labels, archive and an assignee from one answer
+    // a reply draft, labels, archive and an assignee from one answer
     answers.set(
       `apply1.${t}`,
       JSON.stringify({
@@ -150,6 +150,7 @@ describe('the inbox agent', () => {
           { type: 'add_labels', labels: ['refund'] },
           { type: 'archive' },
           { type: 'assign_thread', assignee: 'Ana@Acme.test' },
+          { type: 'draft_reply', text: `Hello Ada, your refund for order ${t} is on its way.` },
         ],
       }),
     );
@@ -189,7 +190,8 @@ describe('the inbox agent', () => {
     expect(system).toContain(instructions);
     expect(system).toContain('concise and professional');
     expect(system).toContain('"type":"mark_as_spam"');
-    expect(system).not.toContain('"type":"draft_reply"');
+    expect(system).toContain('"type":"draft_reply"');
+    expect(system).not.toContain('"type":"forward_thread"');
     expect(system).toContain(`"name":"Refund"`);
     expect(threadOf(request).emails).toEqual([
       expect.objectContaining({ text: expect.stringContaining(`Please refund order ${t}`) }),
@@ -199,11 +201,12 @@ describe('the inbox agent', () => {
     const events = await waitUntil(
       async () => {
         const e = await agentEvents(stack, thread.id);
-        return e.length >= 3 ? e : undefined;
+        return e.length >= 4 ? e : undefined;
       },
-      { timeoutMs: 10_000, message: 'three agent events' },
+      { timeoutMs: 10_000, message: 'four agent events' },
     );
     expect(events.map((e) => e.type).sort()).toEqual([
+      'inbox.draft.created',
       'inbox.thread.assigned',
       'inbox.thread.folder.updated',
       'inbox.thread.labels.updated',
@@ -225,7 +228,28 @@ describe('the inbox agent', () => {
     const teamId = events[0]!.teamId;
     const store = new InboxesStore(redis, new Keys(stack.prefix));
     const emails = ok(await stack.resend.inboxes.threads.emails.list({ ...sel, threadId: thread.id })).data;
+    // the draft: a reply to the message, never sent (the agent sends nothing by itself)
+    const drafts = ok(await stack.resend.inboxes.drafts.list(sel)).data;
+    expect(drafts).toEqual([
+      expect.objectContaining({
+        type: 'reply',
+        thread_id: thread.id,
+        reply_to_email_id: emails[0]!.id,
+        snippet: expect.stringContaining(`your refund for order ${t}`),
+      }),
+    ]);
+    expect(events.find((e) => e.type === 'inbox.draft.created')!.data).toMatchObject({
+      source: 'agent',
+      draft_id: drafts[0]!.id,
+    });
+    expect(stack.sink.messages.filter((m) => m.raw.includes(`order ${t} is on its way`))).toEqual([]);
     expect(await store.activity(teamId, inbox.id, thread.id)).toEqual([
+      expect.objectContaining({
+        source: 'agent',
+        action: 'draft_reply',
+        email_id: emails[0]!.id,
+        detail: { draft_id: drafts[0]!.id },
+      }),
       expect.objectContaining({
         source: 'agent',
         action: 'add_labels',
@@ -271,6 +295,7 @@ describe('the inbox agent', () => {
     expect(unassigned.data).not.toHaveProperty('assignee_email');
     const activity = await store.activity(teamId, inbox.id, thread.id);
     expect(activity.map((a) => a.action)).toEqual([
+      'draft_reply',
       'add_labels',
       'archive',
       'assign_thread',

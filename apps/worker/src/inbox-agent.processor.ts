@@ -9,12 +9,14 @@ import { inboxAgentJobSchema, type InboxAgentJob } from '@petrel/contracts';
 import {
   AGENT_ANSWER_OUTCOMES,
   AgentModelError,
+  inboxAgentMail,
+  newId,
   runInboxAgent,
   type AgentRunResult,
   type InboxAgentPorts,
 } from '@petrel/core';
 import { emailRetentionMs, inboxAgentEndpoint } from '@petrel/config';
-import { InboundStore, InboxesStore, type Keys, type RedisClient } from '@petrel/store';
+import { InboundStore, InboxDraftsStore, InboxesStore, type Keys, type RedisClient } from '@petrel/store';
 import { textFromHtml } from '@petrel/mailer';
 import {
   UnrecoverableError,
@@ -73,8 +75,9 @@ export function startInboxAgent(
   if (!endpoint) return null;
   const { redis, keys } = deps;
   const inbound = new InboundStore(redis, keys, emailRetentionMs(config));
+  const inboxes = new InboxesStore(redis, keys);
   const ports: InboxAgentPorts = {
-    inboxes: new InboxesStore(redis, keys),
+    inboxes,
     texts: {
       async of(teamId, message) {
         // an inbound message is its received email; outbound ones are not shown yet
@@ -84,9 +87,10 @@ export function startInboxAgent(
       },
     },
     model: chatCompletionsModel(endpoint),
-    // drafts and forwards join here once their inbox use-cases exist; until then an answer
-    // proposing one is refused as not available
-    mail: {},
+    // a forward needs the send path's ports here; until then an answer proposing one is refused
+    mail: inboxAgentMail({
+      drafts: { inboxes, drafts: new InboxDraftsStore(redis, keys), clock: Date, ids: { newId } },
+    }),
     clock: Date,
   };
   zeroSeries(metrics.inboxAgentAnswers(), { outcome: AGENT_ANSWER_OUTCOMES });

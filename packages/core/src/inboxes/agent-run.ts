@@ -16,6 +16,8 @@
  */
 import type { InboxAgentAction, InboxMessageRecord, InboxThreadActivity } from '@petrel/contracts';
 import type { InboxesPort } from './ports.js';
+import { deterministicEmailId } from '../ids.js';
+import { createDraft, type DraftPorts } from './drafts.js';
 import { AGENT_PROMPT_LIMITS, agentPrompt, type ChatMessage } from './agent-prompt.js';
 import { decideAgentActions, parseAgentAnswer, type AgentRefusalReason } from './agent-answer.js';
 
@@ -199,6 +201,37 @@ export async function runInboxAgent(
   );
   if (!changed) return { outcome: 'skipped', why: 'no_thread' };
   return { outcome: 'applied', actions: plan.actions.map((a) => a.type) };
+}
+
+/** The agent's draft id for a message: derived, so a repeated run finds the draft it made. */
+const AGENT_DRAFT = 'inbox agent draft_reply';
+
+/**
+ * The agent's mail actions over the inbox use-cases: `draft_reply` is createDraft (a reply draft
+ * to the message, `source: agent`, its id derived from the message — never a send). Forwards
+ * join when the worker has the send path's ports.
+ */
+export function inboxAgentMail(ports: { drafts?: DraftPorts }): AgentMail {
+  const { drafts } = ports;
+  if (!drafts) return {};
+  return {
+    async draftReply(cmd) {
+      const inbox = await drafts.inboxes.find(cmd.teamId, cmd.inboxId);
+      const message = inbox && (await drafts.inboxes.message(cmd.teamId, inbox.id, cmd.emailId));
+      if (!inbox || !message) throw new Error(`inbox ${cmd.inboxId}: message ${cmd.emailId} is gone`);
+      const draft = await createDraft(
+        {
+          teamId: cmd.teamId,
+          inbox,
+          input: { thread_id: cmd.threadId, reply_to_email_id: cmd.emailId, text: cmd.text },
+          source: 'agent',
+          draftId: deterministicEmailId(cmd.teamId, cmd.key, AGENT_DRAFT, 0, Date.parse(message.received_at)),
+        },
+        drafts,
+      );
+      return { draftId: draft.id };
+    },
+  };
 }
 
 /** Where the inbound side queues agent runs (packages/queue's InboxAgentQueue). */
