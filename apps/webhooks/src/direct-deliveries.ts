@@ -32,13 +32,15 @@ import {
   type WebhookSender,
   type WebhooksPort,
 } from '@petrel/core';
-import type { StreamEvent } from '@petrel/store';
+import { TurnBatcher, type StreamEvent } from '@petrel/store';
 import { log } from '@petrel/observability';
 import type { EndpointSlots } from './endpoint-slots.js';
 import { observeDelivery } from './delivery-metrics.js';
 
 /** How old a batch's read of the endpoints may be when one of its deliveries starts. */
 const ENDPOINTS_FRESH_MS = 250;
+/** Most entries acknowledged by one XACK. */
+const ACK_BATCH = 1_000;
 
 export interface DirectDeliveriesDeps {
   webhooks: Pick<WebhooksPort, 'all'>;
@@ -65,12 +67,22 @@ export class DirectDeliveries {
   private readonly drained: (() => void)[] = [];
   /** Stream entries read and not acknowledged yet, per team: entry id → since when (ms). */
   private readonly held = new Map<string, Map<string, number>>();
-  private readonly acks = new Map<string, string[]>();
-  private ackScheduled = false;
-  private acking = 0;
+  /** Acknowledgements, gathered per team (one XACK per batch). */
+  private readonly acks: TurnBatcher<string>;
   private readonly clock = { now: () => Date.now() };
 
-  constructor(private readonly deps: DirectDeliveriesDeps) {}
+  constructor(private readonly deps: DirectDeliveriesDeps) {
+    this.acks = new TurnBatcher(async (teamId, ids) => {
+      try {
+        await deps.ack(teamId, ids);
+      } catch (err) {
+        log().error({ err, teamId }, 'webhook stream entries not acknowledged; they will be claimed again');
+      } finally {
+        const held = this.held.get(teamId);
+        for (const id of ids) held?.delete(id);
+      }
+    }, ACK_BATCH);
+  }
 
   /** True while this process holds the stream entry (read, not yet acknowledged or given up). */
   holds(teamId: string, entryId: string): boolean {
@@ -166,8 +178,8 @@ export class DirectDeliveries {
 
   /** Resolves once no attempt is in flight and every acknowledgement was sent. */
   async drain(): Promise<void> {
-    while (this.running > 0 || this.acking > 0 || this.ackScheduled)
-      await new Promise<void>((r) => this.drained.push(r));
+    while (this.running > 0) await new Promise<void>((r) => this.drained.push(r));
+    await this.acks.settled();
   }
 
   private start(d: ReadyDelivery, snap: Snapshot, done: (ok: boolean) => void): void {
@@ -200,40 +212,11 @@ export class DirectDeliveries {
       });
   }
 
-  /** Acknowledgements are gathered and sent once per turn of the event loop, per team. */
   private ackLater(teamId: string, entryId: string): void {
-    const list = this.acks.get(teamId);
-    if (list) list.push(entryId);
-    else this.acks.set(teamId, [entryId]);
-    if (this.ackScheduled) return;
-    this.ackScheduled = true;
-    setImmediate(() => {
-      this.ackScheduled = false;
-      const batches = [...this.acks];
-      this.acks.clear();
-      for (const [team, ids] of batches) {
-        this.acking += 1;
-        this.deps
-          .ack(team, ids)
-          .catch((err: unknown) =>
-            log().error(
-              { err, teamId: team },
-              'webhook stream entries not acknowledged; they will be claimed again',
-            ),
-          )
-          .finally(() => {
-            const held = this.held.get(team);
-            for (const id of ids) held?.delete(id);
-            this.acking -= 1;
-            this.settle();
-          });
-      }
-      this.settle();
-    });
+    this.acks.add(teamId, entryId);
   }
 
   private settle(): void {
-    if (this.running > 0 || this.acking > 0 || this.ackScheduled) return;
-    for (const r of this.drained.splice(0)) r();
+    if (this.running === 0) for (const r of this.drained.splice(0)) r();
   }
 }

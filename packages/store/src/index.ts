@@ -23,6 +23,7 @@ export * from './broadcast-emails.writer.js';
 export * from './team-settings.store.js';
 export * from './webhooks.store.js';
 export * from './webhook-stream.store.js';
+export * from './webhooks.batcher.js';
 export * from './inbound.store.js';
 export * from './custom-events.store.js';
 export * from './dashboard-sessions.store.js';

@@ -35,6 +35,7 @@ import { WEBHOOK_CONSUMER_GROUP, type Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { pageHashes, readHashes } from './hash-records.js';
 import { TeamStore } from './team-store.js';
+import { TurnBatcher } from './webhooks.batcher.js';
 
 const nullable = (v: string | undefined): string | null => (v === undefined || v === '' ? null : v);
 const nullableMs = (v: string | undefined): number | null => (v === undefined || v === '' ? null : Number(v));
@@ -93,9 +94,11 @@ interface UnrecordedAttempt {
 }
 
 export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEventLogPort {
-  /** Attempts waiting for this turn's write, per team. */
-  private readonly unrecorded = new Map<string, UnrecordedAttempt[]>();
-  private recordScheduled = false;
+  /** Attempts waiting for their team's next write. */
+  private readonly unrecorded = new TurnBatcher<UnrecordedAttempt>(
+    (teamId, items) => this.writeAttempts(teamId, items),
+    RECORD_BATCH,
+  );
 
   constructor(
     redis: RedisClient,
@@ -289,11 +292,12 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
   }
 
   /**
-   * Attempts that end in the same turn of the event loop are recorded together: one script call
-   * per team (its keys share the team's slot) for up to RECORD_BATCH of them — one command, one
-   * socket write and one script run instead of one per attempt, which a burst's profile showed
-   * costing the dispatcher a tenth of its CPU in socket writes alone. Each call still resolves
-   * with its own attempt's outcome.
+   * Attempts are recorded in batches (TurnBatcher: those that end in the same turn of the event
+   * loop, or while the team's previous batch is being written): one script call per team (its
+   * keys share the team's slot) for up to RECORD_BATCH of them — one command, one socket write
+   * and one script run instead of one per attempt, which a burst's profile showed costing the
+   * dispatcher a tenth of its CPU in socket writes alone. Each call still resolves with its own
+   * attempt's outcome.
    */
   recordAttempt(
     teamId: string,
@@ -301,22 +305,9 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
     eventId: string,
     record: AttemptRecord,
   ): Promise<AttemptRecorded> {
-    return new Promise((resolve, reject) => {
-      const item = { endpointId, eventId, record, resolve, reject };
-      const list = this.unrecorded.get(teamId);
-      if (list) list.push(item);
-      else this.unrecorded.set(teamId, [item]);
-      if (this.recordScheduled) return;
-      this.recordScheduled = true;
-      setImmediate(() => {
-        this.recordScheduled = false;
-        const teams = [...this.unrecorded];
-        this.unrecorded.clear();
-        for (const [team, items] of teams)
-          for (let i = 0; i < items.length; i += RECORD_BATCH)
-            void this.writeAttempts(team, items.slice(i, i + RECORD_BATCH));
-      });
-    });
+    return new Promise((resolve, reject) =>
+      this.unrecorded.add(teamId, { endpointId, eventId, record, resolve, reject }),
+    );
   }
 
   private async writeAttempts(teamId: string, items: readonly UnrecordedAttempt[]): Promise<void> {
