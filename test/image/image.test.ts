@@ -69,6 +69,10 @@ interface ImageConfig {
   Healthcheck?: { Test: string[] };
 }
 
+interface Manifest {
+  dependencies?: Record<string, string>;
+}
+
 /** `buildah run` of `command` in the test's working container, with `env` on top of the image's. */
 function runArgs(env: Record<string, string>, command: readonly string[]): string[] {
   const vars = Object.entries(env).flatMap(([k, v]) => ['--env', `${k}=${v}`]);
@@ -259,8 +263,21 @@ describe('the image', () => {
       );
       expect(path, path).not.toMatch(/\.(ts|tsx|mts|cts)$/);
     }
+    // the tests' harness, and what only it depends on (dns2…), stayed out
     expect(existsSync(join(app, 'packages/testing'))).toBe(false);
     expect(existsSync(join(app, 'node_modules/@petrel/testing'))).toBe(false);
+    const dependencies = (dir: string) =>
+      Object.keys(
+        (JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8')) as Manifest).dependencies ?? {},
+      );
+    const others = new Set(
+      ['.', ...['apps', 'packages'].flatMap((d) => readdirSync(join(ROOT, d)).map((w) => `${d}/${w}`))]
+        .filter((dir) => dir !== 'packages/testing' && existsSync(join(ROOT, dir, 'package.json')))
+        .flatMap(dependencies),
+    );
+    const harnessOnly = dependencies('packages/testing').filter((d) => !others.has(d));
+    expect(harnessOnly).toContain('dns2');
+    for (const name of harnessOnly) expect(existsSync(join(app, 'node_modules', name)), name).toBe(false);
 
     // no package the lock marks dev-only (reachable from devDependencies alone)
     const lock = JSON.parse(readFileSync(join(app, 'package-lock.json'), 'utf8')) as {
