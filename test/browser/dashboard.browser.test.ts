@@ -3,7 +3,7 @@
  * stack: sign-in, the emails list, search and detail (timeline, sandboxed html), a broadcast created,
  * scheduled and deleted from the UI that sends nothing, a CSV import with its progress, a
  * webhook delivery replayed from the UI, mail received over SMTP into an inbox (threads by
- * folder and label, a thread's messages, a label, read state and archive from the UI), XSS
+ * folder and label, a thread's messages, a label, a reply, read state and archive from the UI), XSS
  * payloads that execute nothing (and CSP reports), an axe-core scan of every page, and sign-out ending the session. The emails page's screenshot
  * is written to docs/dashboard.png (shown in the README). Every test also ends with no console
  * error and no failed request (the favicon's among them) but the ones it expects, and an email's
@@ -462,7 +462,7 @@ describe('dashboard in a browser', () => {
     await expectAccessible('domain detail');
   });
 
-  it("files mail received over SMTP into an inbox's thread: folders, messages, a label, read state and archive from the UI", async () => {
+  it("files mail received over SMTP into an inbox's thread: folders, messages, a label, a reply, read state and archive from the UI", async () => {
     const t = Date.now();
     const address = `support.${t}@in.e2e.test`; // the stack's INBOUND_DOMAINS (helpers.ts)
     const customer = `ada.${t}@customer.example`;
@@ -535,6 +535,7 @@ describe('dashboard in a browser', () => {
     await page.getByRole('heading', { level: 1, name: 'Where is my order?' }).waitFor();
     await page.getByRole('heading', { name: 'Messages' }).waitFor();
     const frames = page.locator('iframe.html-frame');
+    await page.locator('iframe.html-frame >> nth=1').waitFor();
     await expect(frames.count()).resolves.toBe(2);
     await expect(frames.first().getAttribute('sandbox')).resolves.toBe('allow-same-origin');
     await page
@@ -553,6 +554,24 @@ describe('dashboard in a browser', () => {
     await page.getByRole('button', { name: 'Remove label Urgent' }).waitFor();
     const labelled = await stack.resend.inboxes.threads.get({ ...sel, threadId: order.id });
     expect(labelled.data?.labels).toEqual([{ id: urgent.data!.id, name: 'Urgent', color: '#B91C1C' }]);
+
+    // a reply from the UI: sent from the inbox's address to the customer, threaded, and listed
+    // as the thread's third message, outbound
+    await page.getByLabel('Reply', { exact: true }).fill('It left our warehouse today.');
+    await page.getByRole('button', { name: 'Send reply' }).click();
+    await page.getByText('Reply sent.').waitFor();
+    await page
+      .getByRole('heading', { level: 3, name: new RegExp(`^Sent ${address.replace(/\./g, '\\.')}`) })
+      .waitFor();
+    const sent = await waitUntil(
+      () => stack.sink.messages.find((m) => m.parsed.text?.includes('It left our warehouse today.')),
+      { timeoutMs: 20_000, message: 'the reply at the sink' },
+    );
+    expect(sent.parsed.subject).toBe('Re: Where is my order?');
+    expect(sent.parsed.inReplyTo).toBe(`<follow-${t}@customer.example>`);
+    expect(sent.envelope.to).toEqual([customer]);
+    const messages = await stack.resend.inboxes.threads.emails.list({ ...sel, threadId: order.id });
+    expect(messages.data?.data.map((m) => m.direction)).toEqual(['inbound', 'inbound', 'outbound']);
 
     // unread again, then archived: the SDK sees both
     await page.getByRole('button', { name: 'Mark as unread' }).click();
@@ -604,6 +623,7 @@ describe('dashboard in a browser', () => {
 
   it('has no serious accessibility violation on any page', async () => {
     for (const [hash, what] of [
+      ['#/inboxes', 'inboxes'],
       ['#/segments', 'segments'],
       ['#/topics', 'topics'],
       ['#/suppressions', 'suppressions'],
