@@ -156,6 +156,8 @@ const NOT_IN_DOCUMENT = [
   'GET /api-keys/:id',
   'GET /health',
   'GET /ready',
+  // the dashboard's icon, which browsers ask for at the site's root (no API operation)
+  'GET /favicon.ico',
   // the official SDK calls these (contacts of a segment; the legacy audience-scoped contacts;
   // segments.update), the document does not list them
   'GET /segments/:id/contacts',

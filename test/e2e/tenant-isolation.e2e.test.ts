@@ -148,7 +148,8 @@ describe('tenant isolation and key scopes (R19)', () => {
   });
 
   it('a sending_access key may only send: every other route → 401 restricted_api_key', async () => {
-    const PUBLIC = new Set(['GET /health', 'GET /ready']); // probes, no key needed
+    // probes, and the icon browsers fetch before any sign-in: no key needed
+    const PUBLIC = new Set(['GET /health', 'GET /ready', 'GET /favicon.ico']);
     // the dashboard's files and sign-in take no key (test/e2e/dashboard-api.e2e.test.ts covers them)
     const keyed = stack.routes.filter(
       (r) => !PUBLIC.has(`${r.method} ${r.path}`) && !isLinkRoute(r.path) && !isDashboardRoute(r.path),
