@@ -88,6 +88,9 @@ export class InboxesStore extends TeamStore implements InboxesPort {
 
   async create(teamId: string, inbox: InboxRecord): Promise<'created' | 'taken'> {
     const nowMs = Date.parse(inbox.created_at);
+    // the global route of an inbox at the team's own domain first (see inboxRoute): an entry
+    // whose inbox was never written is ignored on read, a missing one would lose its mail
+    if (inbox.domain_id !== '') await this.redis.hset(this.keys.inboxRoutes(), inbox.email_address, teamId);
     const res = await this.redis.petrelCreateInbox(
       this.keys.inbox(teamId, inbox.id),
       this.keys.inboxes(teamId),
@@ -121,6 +124,20 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     const ids = await this.redis.hmget(this.keys.inboxAddresses(teamId), ...mailboxes);
     const found = [...new Set(ids.filter((x): x is string => !!x))];
     return (await Promise.all(found.map((id) => this.find(teamId, id)))).filter((x): x is InboxRecord => !!x);
+  }
+
+  /**
+   * The team with an inbox at `mailbox` on one of its own domains, and that domain's id, read
+   * from the global route index and checked against the team's own address index; null when
+   * none (the inbound server's inbox rule, core's InboundRouter).
+   */
+  async inboxRoute(mailbox: string): Promise<{ teamId: string; domainId: string } | null> {
+    const teamId = await this.redis.hget(this.keys.inboxRoutes(), mailbox);
+    if (!teamId) return null;
+    const inboxId = await this.redis.hget(this.keys.inboxAddresses(teamId), mailbox);
+    if (!inboxId) return null;
+    const domainId = await this.redis.hget(this.keys.inbox(teamId, inboxId), 'domain_id');
+    return domainId ? { teamId, domainId } : null;
   }
 
   async list(teamId: string, page: PageRequest): Promise<Page<InboxRecord> | null> {
@@ -184,6 +201,8 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       this.eventJson('inbox.deleted', teamId, 'api', current),
     );
     if (res !== 1) return null;
+    if ((await this.redis.hget(this.keys.inboxRoutes(), current.email_address)) === teamId)
+      await this.redis.hdel(this.keys.inboxRoutes(), current.email_address);
     // the inbox is gone for every reader now; its threads go after, a batch at a time
     for (;;) {
       const ids = await this.redis.zrange(this.part(teamId, current.id, 'threads'), '0', '99');

@@ -64,6 +64,13 @@ export class Keys {
   returnPathDomains(): string {
     return `${this.prefix}:return-path-domains`;
   }
+  /**
+   * GLOBAL, used alone: inbox address (lower case) → the team whose inbox it is, for the inbound
+   * server to take mail for inboxes at teams' verified domains (inboxes.store.ts).
+   */
+  inboxRoutes(): string {
+    return `${this.prefix}:inbox-routes`;
+  }
   /** Domain record (hash; the DKIM private keys encrypted in it, see domains.store.ts). */
   domain(teamId: string, domainId: string): string {
     return `${this.prefix}:{${teamId}}:domain:${domainId}`;

@@ -60,6 +60,7 @@ export async function startInbound(
     bounceDomain: config.BOUNCE_DOMAIN,
     defaultTeamId,
     domainsStore: new DomainsStore(ctx.redis, ctx.keys),
+    inboxesStore: new InboxesStore(ctx.redis, ctx.keys),
   });
   const known = new Set(await ctx.redis.smembers(ctx.keys.teams()));
   for (const teamId of router.teamIds()) {

@@ -87,3 +87,57 @@ describe('InboundRouter', () => {
     expect(router.teamIds()).toEqual(['team-default', 'team-b', 'team-r']);
   });
 });
+
+describe('InboundRouter: inboxes at teams’ verified domains', () => {
+  const verified = { status: 'verified', receiving: 'enabled' };
+  const inboxes: Record<string, { teamId: string; domain: { status: string; receiving: string } | null }> = {
+    'support@acme.example': { teamId: 'team-a', domain: verified },
+    'sales@xn--bcher-kva.example': { teamId: 'team-c', domain: verified },
+    'pending@new.example': { teamId: 'team-a', domain: { status: 'pending', receiving: 'enabled' } },
+    'off@acme2.example': { teamId: 'team-a', domain: { status: 'verified', receiving: 'disabled' } },
+    'failed@acme3.example': { teamId: 'team-a', domain: { status: 'failed', receiving: 'enabled' } },
+    'gone@acme4.example': { teamId: 'team-a', domain: null },
+    // an inbox whose address a configured domain or a return path also serves: those win
+    'desk@in.acme.test': { teamId: 'team-z', domain: verified },
+    'desk@send.acme.test': { teamId: 'team-z', domain: verified },
+  };
+  const looked: string[] = [];
+  const withInboxes = new InboundRouter({
+    domains: [{ domain: 'in.acme.test' }],
+    bounceDomain: 'bounce.acme.test',
+    defaultTeamId: 'team-default',
+    returnPaths,
+    inboxes: {
+      inboxAt: async (address) => {
+        looked.push(address);
+        return inboxes[address] ?? null;
+      },
+    },
+  });
+
+  it.each<[string, InboundRoute | null]>([
+    // the inbox's own address, in any case, an IDN in either form
+    ['support@acme.example', { kind: 'receive', teamId: 'team-a' }],
+    ['Support@ACME.example', { kind: 'receive', teamId: 'team-a' }],
+    ['sales@BÜCHER.example', { kind: 'receive', teamId: 'team-c' }],
+    // another address of the same verified domain is not asked for
+    ['someone@acme.example', null],
+    // a domain not verified, with receiving off, failed or gone: nothing
+    ['pending@new.example', null],
+    ['off@acme2.example', null],
+    ['failed@acme3.example', null],
+    ['gone@acme4.example', null],
+    // the operator's configuration and the reports come first
+    ['desk@in.acme.test', { kind: 'receive', teamId: 'team-default' }],
+    ['desk@send.acme.test', { kind: 'bounce', returnPath: { domain: 'send.acme.test', teamId: 'team-a' } }],
+  ])('%s', async (address, route) => {
+    expect(await withInboxes.route(address)).toEqual(route);
+  });
+
+  it('asks for the inbox by its mailbox key, and not for configured or report addresses', async () => {
+    looked.length = 0;
+    for (const a of ['desk@in.acme.test', 'x@bounce.acme.test', 'Sales@Bücher.Example', 'no-at'])
+      await withInboxes.route(a);
+    expect(looked).toEqual(['sales@xn--bcher-kva.example']);
+  });
+});
