@@ -112,23 +112,11 @@ export class EmailSearch {
     const bound = String(this.clock.now() - this.retentionMs);
     const want = page.limit + 1;
     const chunk = others.length === 0 ? want : Math.max(COMBINED_CHUNK, want * 2);
-    const found: string[] = [];
-    while (found.length < want) {
-      const flat = await this.redis.petrelEmailSearchRange(
-        driver,
-        desc ? 'desc' : 'asc',
-        cursor?.score ?? '',
-        cursor?.id ?? '',
-        chunk,
-        bound,
-      );
-      if (flat.length === 0) break;
-      const ids: string[] = [];
-      for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
-      cursor = { id: flat[flat.length - 2]!, score: flat[flat.length - 1]! };
-      found.push(...(await membersOfAll(this.redis, others, ids)));
-      if (ids.length < chunk) break;
-    }
+    const found = await walkIndex(
+      this.redis,
+      { driver, others, desc, cursor, chunk, bound, want },
+      async (ids) => ids,
+    );
     if (desc) return { ids: found.slice(0, page.limit), hasMore: found.length > page.limit };
     // towards newer: the `limit` nearest the cursor, shown newest first
     return { ids: found.slice(0, page.limit).reverse(), hasMore: found.length > page.limit };
@@ -166,4 +154,44 @@ export async function membersOfAll(
     });
   }
   return ids.filter((_, i) => keep[i]);
+}
+
+/**
+ * Walks the sorted set `driver` from `cursor` (exclusive; `desc` towards lower scores) in chunks
+ * of `chunk` (petrelEmailSearchRange), keeps the ids present in every one of `others`, and hands
+ * each chunk's kept ids to `take`; stops once `want` items are taken or the set ends, scores
+ * below `bound` excluded. The items in walk order.
+ */
+export async function walkIndex<T>(
+  redis: RedisClient & StoreCommands,
+  o: {
+    driver: string;
+    others: readonly string[];
+    desc: boolean;
+    cursor: { score: string; id: string } | null;
+    chunk: number;
+    bound: string;
+    want: number;
+  },
+  take: (ids: string[]) => Promise<readonly T[]>,
+): Promise<T[]> {
+  let cursor = o.cursor;
+  const found: T[] = [];
+  while (found.length < o.want) {
+    const flat = await redis.petrelEmailSearchRange(
+      o.driver,
+      o.desc ? 'desc' : 'asc',
+      cursor?.score ?? '',
+      cursor?.id ?? '',
+      o.chunk,
+      o.bound,
+    );
+    if (flat.length === 0) break;
+    const ids: string[] = [];
+    for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
+    cursor = { id: flat[flat.length - 2]!, score: flat[flat.length - 1]! };
+    found.push(...(await take(await membersOfAll(redis, o.others, ids))));
+    if (ids.length < o.chunk) break;
+  }
+  return found;
 }

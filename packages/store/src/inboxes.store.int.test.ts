@@ -148,6 +148,49 @@ describe('InboxesStore', () => {
     expect(none!.items).toEqual([]);
   });
 
+  it('label and unread listings page filtered threads and follow every thread write', async () => {
+    const { store, teamId, inbox, file } = await setup();
+    const mails = Array.from({ length: 6 }, (_, i) => received({ subject: `Case ${i}` }));
+    const t: string[] = [];
+    for (const m of mails) t.push((await file(m))[0]!.threadId);
+    const label = { id: newId(), name: 'vip', color: '#112233', created_at: new Date().toISOString() };
+    await store.createLabel(teamId, inbox.id, label);
+    for (const i of [1, 3, 4]) await store.setThreadLabels(teamId, inbox.id, t[i]!, [label.id], 'api');
+    for (const i of [0, 2, 4]) await store.updateThread(teamId, inbox.id, t[i]!, { read: true }, 'api');
+    const list = async (q: {
+      labels?: string[];
+      read?: boolean;
+      limit: number;
+      after?: string;
+      before?: string;
+    }) => {
+      const p = await store.threads(teamId, inbox.id, q);
+      return p && { ids: p.items.map((x) => t.indexOf(x.id)), hasMore: p.hasMore };
+    };
+    const vip = [label.id];
+
+    expect(await list({ labels: vip, limit: 1 })).toEqual({ ids: [4], hasMore: true });
+    expect(await list({ labels: vip, limit: 1, after: t[4] })).toEqual({ ids: [3], hasMore: true });
+    expect(await list({ labels: vip, limit: 1, after: t[3] })).toEqual({ ids: [1], hasMore: false });
+    expect(await list({ labels: vip, limit: 1, before: t[1] })).toEqual({ ids: [3], hasMore: true });
+    expect(await list({ labels: vip, limit: 5, before: t[3] })).toEqual({ ids: [4], hasMore: false });
+    expect(await list({ read: false, limit: 10 })).toEqual({ ids: [5, 3, 1], hasMore: false });
+    expect(await list({ labels: vip, read: false, limit: 10 })).toEqual({ ids: [3, 1], hasMore: false });
+    expect(await list({ labels: vip, read: true, limit: 10 })).toEqual({ ids: [4], hasMore: false });
+    expect((await store.counts(teamId, inbox.id)).unread).toBe(3);
+
+    // a label taken off leaves the label's listing; a new message moves the thread up in it
+    await store.setThreadLabels(teamId, inbox.id, t[3]!, [], 'api');
+    await file(received({ subject: 'Re: Case 1', headers: { 'in-reply-to': mails[1]!.message_id } }));
+    expect(await list({ labels: vip, limit: 10 })).toEqual({ ids: [1, 4], hasMore: false });
+    // a deleted thread leaves the unread listing; a deleted label's listing goes with it
+    await store.deleteThread(teamId, inbox.id, t[5]!);
+    expect(await list({ read: false, limit: 10 })).toEqual({ ids: [1, 3], hasMore: false });
+    expect(await store.removeLabel(teamId, inbox.id, label.id)).toBe(true);
+    expect(await fx.redis.exists(fx.keys.inboxPart(teamId, inbox.id, `label:${label.id}`))).toBe(0);
+    expect(await list({ labels: vip, limit: 1, after: '0190b7c2-5a3e-7d41-9f2a-000000000000' })).toBeNull();
+  });
+
   it('search pages threads by their newest matching message: after, before and a date range', async () => {
     const { store, teamId, inbox, file } = await setup();
     const a1 = received({ subject: 'Fruit A', text: 'apple banana' });

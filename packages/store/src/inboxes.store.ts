@@ -6,7 +6,8 @@
  * |---|---|---|
  * | `threads` | zset | thread ids by their newest message (ms): the listing |
  * | `folder:<f>` | zset | the same, per folder (a one-folder list walks only its own) |
- * | `unread` | set | unread thread ids (the inbox's `unread`) |
+ * | `unread` | zset | the unread threads, by their newest message (the inbox's `unread`) |
+ * | `label:<l>` | zset | the threads carrying label `l`, by their newest message |
  * | `thread:<t>` | hash | the thread (`rev` versions it: every write is a compare-and-set), its assignee and `activity` (JSON list) |
  * | `thread:<t>:emails` | zset | its message ids by time |
  * | `message:<m>` | hash | a message's head (bodies stay in the received / sent email) |
@@ -48,7 +49,7 @@ import {
   type ThreadSearch,
 } from '@petrel/core';
 import { InboxDraftsStore } from './inboxes.drafts.store.js';
-import { membersOfAll } from './email-search.js';
+import { membersOfAll, walkIndex } from './email-search.js';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { execAll, pipeline, transaction } from './scripts.js';
@@ -223,7 +224,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     inboxId: string,
   ): Promise<{ unread: number; drafts: number; lastReceived: string | null }> {
     const pipe = pipeline(this.redis, 'InboxesStore.counts');
-    pipe.scard(this.part(teamId, inboxId, 'unread'));
+    pipe.zcard(this.part(teamId, inboxId, 'unread'));
     pipe.zcard(this.part(teamId, inboxId, 'drafts'));
     pipe.get(this.part(teamId, inboxId, 'last-received'));
     const [[, unread], [, drafts], [, last]] = (await pipe.exec()) as [unknown, unknown][] as [
@@ -259,7 +260,11 @@ export class InboxesStore extends TeamStore implements InboxesPort {
 
   async removeLabel(teamId: string, inboxId: string, labelId: string): Promise<boolean> {
     // Threads keep the id until their next label write; readers skip ids of deleted labels.
-    return (await this.redis.hdel(this.part(teamId, inboxId, 'labels'), labelId)) === 1;
+    const multi = transaction(this.redis, 'InboxesStore.removeLabel');
+    multi.hdel(this.part(teamId, inboxId, 'labels'), labelId);
+    multi.del(this.part(teamId, inboxId, `label:${labelId}`));
+    const [removed] = await execAll(multi);
+    return removed === 1;
   }
 
   // ------------------------------------------------------------------------------------------
@@ -316,9 +321,55 @@ export class InboxesStore extends TeamStore implements InboxesPort {
         hasMore: found.hasMore,
       };
     }
-    return this.walk(listing, q, async (ids) =>
-      (await this.readThreads(teamId, inboxId, ids)).map(withoutRev).filter(keep),
+    // the listings the filters name (the folder's or the inbox's, each label's, the unread one)
+    // all score a thread by its newest message: the smallest drives, the others are checked per
+    // candidate, and only the candidates in all of them are read
+    const indexes = [
+      listing,
+      ...(q.labels ?? []).map((l) => this.part(teamId, inboxId, `label:${l}`)),
+      ...(q.read === false ? [this.part(teamId, inboxId, 'unread')] : []),
+    ];
+    return this.walkIndexes(teamId, inboxId, indexes, q, keep);
+  }
+
+  /**
+   * A filtered page: walks the smallest of `indexes` from the cursor (placed by its score in the
+   * inbox's listing), keeps the ids present in the others (ZMSCORE), then the threads `keep`
+   * keeps; stops at the page's end, so a page costs the candidates of the most selective
+   * filter up to it, not the inbox's size.
+   */
+  private async walkIndexes(
+    teamId: string,
+    inboxId: string,
+    indexes: readonly string[],
+    q: PageRequest,
+    keep: (t: InboxThreadRecord) => boolean,
+  ): Promise<Page<InboxThreadRecord> | null> {
+    const cursorId = (q.after ?? q.before)?.toLowerCase();
+    const batch = pipeline(this.redis, 'InboxesStore.walkIndexes');
+    for (const k of indexes) batch.zcard(k);
+    if (cursorId) batch.zscore(this.part(teamId, inboxId, 'threads'), cursorId);
+    const replies = ((await batch.exec()) ?? []).map(([, v]) => v);
+    let cursor: { score: string; id: string } | null = null;
+    if (cursorId) {
+      const score = replies[indexes.length] as string | null;
+      if (score === null) return null;
+      cursor = { score, id: cursorId };
+    }
+    const order = indexes.map((k, i) => ({ k, n: Number(replies[i]) })).sort((a, b) => a.n - b.n);
+    if (order[0]!.n === 0) return { items: [], hasMore: false };
+    const driver = order[0]!.k;
+    const others = order.slice(1).map((o) => o.k);
+    const desc = !q.before;
+    const want = q.limit + 1;
+    const found = await walkIndex(
+      this.redis,
+      { driver, others, desc, cursor, chunk: Math.max(want * 2, 100), bound: '-inf', want },
+      async (ids) => (await this.readThreads(teamId, inboxId, ids)).map(withoutRev).filter(keep),
     );
+    // towards newer (`before`): the `limit` nearest the cursor, shown newest first
+    const items = found.slice(0, q.limit);
+    return { items: desc ? items : items.reverse(), hasMore: found.length > q.limit };
   }
 
   /**
@@ -657,7 +708,16 @@ export class InboxesStore extends TeamStore implements InboxesPort {
         const current = await this.activity(teamId, inboxId, before.id);
         extra = ['activity', JSON.stringify([...current, ...activity].slice(-MAX_ACTIVITY))];
       }
-      const ok = await this.writeThread(teamId, inboxId, after, stored.rev, events, undefined, extra);
+      const ok = await this.writeThread(
+        teamId,
+        inboxId,
+        after,
+        stored.rev,
+        events,
+        undefined,
+        extra,
+        removed,
+      );
       if (ok) {
         if (after.read !== before.read) await this.markMessagesRead(teamId, inboxId, after.id, after.read);
         return { before, after };
@@ -685,12 +745,16 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     const mids = await this.redis.zrange(this.part(teamId, inboxId, `thread:${threadId}:emails`), '0', '-1');
     const pipe = pipeline(this.redis, 'InboxesStore.deleteThread.read');
     for (const m of mids) pipe.hmget(this.part(teamId, inboxId, `message:${m}`), 'message_id', 'terms');
-    const heads = ((await pipe.exec()) ?? []).map(([, v]) => v as (string | null)[]);
+    pipe.hget(key, 'label_ids');
+    const replies = ((await pipe.exec()) ?? []).map(([, v]) => v);
+    const heads = replies.slice(0, mids.length) as (string | null)[][];
+    const labelIds = JSON.parse((replies[mids.length] as string | null) ?? '[]') as string[];
     const multi = transaction(this.redis, 'InboxesStore.deleteThread');
+    for (const l of labelIds) multi.zrem(this.part(teamId, inboxId, `label:${l}`), threadId);
     multi.del(key, this.part(teamId, inboxId, `thread:${threadId}:emails`));
     multi.zrem(this.part(teamId, inboxId, 'threads'), threadId);
     for (const f of INBOX_MESSAGE_FOLDERS) multi.zrem(this.part(teamId, inboxId, `folder:${f}`), threadId);
-    multi.srem(this.part(teamId, inboxId, 'unread'), threadId);
+    multi.zrem(this.part(teamId, inboxId, 'unread'), threadId);
     mids.forEach((m, i) => {
       multi.del(this.part(teamId, inboxId, `message:${m}`));
       const [header, terms] = heads[i] ?? [];
@@ -859,8 +923,13 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       terms: readonly string[];
     },
     extraPairs: readonly string[] = [],
+    lostLabels: readonly string[] = [],
   ): Promise<boolean> {
-    const keys = this.threadKeys(teamId, inboxId, t.id);
+    const keys = [
+      ...this.threadKeys(teamId, inboxId, t.id),
+      ...t.label_ids.map((l) => this.part(teamId, inboxId, `label:${l}`)),
+      ...lostLabels.map((l) => this.part(teamId, inboxId, `label:${l}`)),
+    ];
     const pairs = [...threadPairs(t), ...extraPairs];
     const argv: (string | number)[] = [
       t.id,
@@ -872,6 +941,8 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       EVENTS_STREAM_FIELD,
       events.length,
       pairs.length,
+      t.label_ids.length,
+      lostLabels.length,
       ...events,
       ...pairs,
     ];
