@@ -62,9 +62,13 @@ interface Snapshot {
 }
 
 export class DirectDeliveries {
+  /** Requests in flight (the window); attempts not yet recorded. */
   private running = 0;
+  private recording = 0;
   private readonly room: (() => void)[] = [];
   private readonly drained: (() => void)[] = [];
+  /** Batches whose deliveries are still being started or queued. */
+  private readonly feeding = new Set<Promise<void>>();
   /** Stream entries read and not acknowledged yet, per team: entry id → since when (ms). */
   private readonly held = new Map<string, Map<string, number>>();
   /** Acknowledgements, gathered per team (one XACK per batch). */
@@ -106,13 +110,47 @@ export class DirectDeliveries {
   /**
    * Takes a batch: attempts its ready deliveries (waiting for room when `concurrency` are in
    * flight), enqueues those that cannot go now, and acknowledges each entry once all of its
-   * deliveries are recorded or queued. Resolves once every delivery has started or been queued.
+   * deliveries are recorded or queued. Resolves once at most `concurrency` of them are left to
+   * start, so the caller reads and dispatches the next batch while this one's last deliveries
+   * start — the in-flight window never runs dry between two batches.
    */
-  async take(
+  take(
     teamId: string,
     entries: readonly StreamEvent[],
     ready: readonly ReadyDelivery[],
     readAtMs: number,
+  ): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      let answered = false;
+      const nearlyFed = (): void => {
+        if (answered) return;
+        answered = true;
+        resolve();
+      };
+      const feeding = this.feed(teamId, entries, ready, readAtMs, nearlyFed).then(
+        nearlyFed,
+        (err: unknown) => {
+          if (!answered) {
+            answered = true;
+            reject(err);
+          } else
+            log().error(
+              { err, teamId },
+              'webhook deliveries of a stream batch given up; they will be claimed again',
+            );
+        },
+      );
+      this.feeding.add(feeding);
+      void feeding.finally(() => this.feeding.delete(feeding));
+    });
+  }
+
+  private async feed(
+    teamId: string,
+    entries: readonly StreamEvent[],
+    ready: readonly ReadyDelivery[],
+    readAtMs: number,
+    nearlyFed: () => void,
   ): Promise<void> {
     let team = this.held.get(teamId);
     if (!team) this.held.set(teamId, (team = new Map()));
@@ -152,6 +190,7 @@ export class DirectDeliveries {
     try {
       for (; next < ready.length; next++) {
         const d = ready[next]!;
+        if (ready.length - next <= this.deps.concurrency) nearlyFed();
         while (this.running >= this.deps.concurrency) await new Promise<void>((r) => this.room.push(r));
         if (Date.now() - snap.at > ENDPOINTS_FRESH_MS) {
           snap.at = Date.now();
@@ -176,18 +215,34 @@ export class DirectDeliveries {
     for (const d of queued) finish(d, true);
   }
 
-  /** Resolves once no attempt is in flight and every acknowledgement was sent. */
+  /** Resolves once every batch taken was fed, every attempt recorded and every acknowledgement sent. */
   async drain(): Promise<void> {
-    while (this.running > 0) await new Promise<void>((r) => this.drained.push(r));
+    await Promise.all(this.feeding);
+    while (this.recording > 0) await new Promise<void>((r) => this.drained.push(r));
     await this.acks.settled();
   }
 
+  /**
+   * Starts one attempt. Its place in the window (and its endpoint's slot) is given back when the
+   * response is in, not when the attempt is recorded: the window bounds requests in flight, and
+   * the record rides the team's next batched write meanwhile.
+   */
   private start(d: ReadyDelivery, snap: Snapshot, done: (ok: boolean) => void): void {
     this.running += 1;
+    this.recording += 1;
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      this.deps.slots.release(d.endpoint.id);
+      this.running -= 1;
+      this.room.shift()?.();
+    };
+    const sender: WebhookSender = { send: (req) => this.deps.sender.send(req).finally(release) };
     const target = { teamId: d.teamId, endpointId: d.endpoint.id };
     deliverDispatched(
       d,
-      { log: this.deps.log, sender: this.deps.sender, queue: this.deps.queue, clock: this.clock },
+      { log: this.deps.log, sender, queue: this.deps.queue, clock: this.clock },
       this.deps.policy,
     )
       .then(
@@ -205,18 +260,13 @@ export class DirectDeliveries {
         },
       )
       .finally(() => {
-        this.deps.slots.release(d.endpoint.id);
-        this.running -= 1;
-        this.room.shift()?.();
-        this.settle();
+        release();
+        this.recording -= 1;
+        if (this.recording === 0) for (const r of this.drained.splice(0)) r();
       });
   }
 
   private ackLater(teamId: string, entryId: string): void {
     this.acks.add(teamId, entryId);
-  }
-
-  private settle(): void {
-    if (this.running === 0) for (const r of this.drained.splice(0)) r();
   }
 }
