@@ -1,7 +1,7 @@
 // Phase — webhook deliveries. N events (email.sent-shaped, ~600 bytes of data) are on one team's
 // events stream when the Petrel dispatcher (apps/webhooks/dist/main.js) starts; it reads them,
-// writes their event-log entries, enqueues one delivery per event and POSTs each, signed, to a
-// local HTTP receiver (in the bench process, answering 200 at once). Reported: signed deliveries
+// writes their event-log entries and POSTs each, signed, to a local HTTP receiver (in the bench
+// process, answering 200 at once) straight from the batch, records it and acknowledges it. Reported: signed deliveries
 // per second from the first arrival to the N-th distinct message (start-up not counted). Baseline, same run, same Redis, same
 // receiver and concurrency: a bare BullMQ worker (bench/lib/webhook-baseline.mjs) whose N jobs
 // carry the body, signing with `standardwebhooks` and POSTing with undici — no stream, no log, no
