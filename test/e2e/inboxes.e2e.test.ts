@@ -373,5 +373,16 @@ describe('inboxes (resend.inboxes.*)', () => {
       email: { direction: 'inbound', from: customer },
     });
     expect(receivedEvent.data.email).not.toHaveProperty('html');
+    // the SDK's InboxThreadFolderUpdatedEventData: `from` and `to`; archived by the API, back
+    // in the inbox by the new mail
+    const moves = events.filter(
+      (e) => e.type === 'inbox.thread.folder.updated' && e.data.thread_id === main.id,
+    );
+    expect(moves.map((e) => e.data)).toEqual([
+      expect.objectContaining({ source: 'api', from: 'inbox', to: 'archive', thread: expect.anything() }),
+      expect.objectContaining({ source: 'system', from: 'archive', to: 'inbox' }),
+    ]);
+    expect(moves[0]!.data).not.toHaveProperty('previous_folder');
+    expect(moves[0]!.data).not.toHaveProperty('folder');
   });
 });

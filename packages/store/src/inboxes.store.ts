@@ -33,10 +33,15 @@ import {
 } from '@petrel/contracts';
 import {
   UUID_RE,
-  inboxEventData,
-  inboxObject,
-  messageHead,
+  inboxChangedData,
+  inboxDeletedData,
+  threadAssignedData,
+  threadEmailData,
+  threadFolderData,
+  threadLabels,
+  threadLabelsData,
   threadSummary,
+  threadUnassignedData,
   type InboxEventSource,
   type InboxPatch,
   type InboxesPort,
@@ -102,7 +107,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       inbox.email_address,
       EVENTS_STREAM_MAXLEN,
       EVENTS_STREAM_FIELD,
-      this.eventJson('inbox.created', teamId, 'api', inbox, { inbox: inboxObject(inbox, NO_COUNTS) }),
+      this.eventJson('inbox.created', teamId, inboxChangedData('api', inbox, NO_COUNTS)),
       ...inboxPairs(inbox),
     );
     return res === 1 ? 'created' : 'taken';
@@ -167,9 +172,11 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     const agentOnly = Object.keys(patch).every((k) => k.startsWith('agent_'));
     const event = agentOnly
       ? ''
-      : this.eventJson('inbox.updated', teamId, source, next, {
-          inbox: inboxObject(next, await this.counts(teamId, next.id)),
-        });
+      : this.eventJson(
+          'inbox.updated',
+          teamId,
+          inboxChangedData(source, next, await this.counts(teamId, next.id)),
+        );
     const pairs = inboxPairs(next);
     const cleared = (['name', 'from_name', 'agent_instructions', 'agent_tone'] as const).filter(
       (k) => next[k] === null,
@@ -199,7 +206,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       current.email_address,
       EVENTS_STREAM_MAXLEN,
       EVENTS_STREAM_FIELD,
-      this.eventJson('inbox.deleted', teamId, 'api', current),
+      this.eventJson('inbox.deleted', teamId, inboxDeletedData('api', current.id)),
     );
     if (res !== 1) return null;
     if ((await this.redis.hget(this.keys.inboxRoutes(), current.email_address)) === teamId)
@@ -637,32 +644,19 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       const after = change(before);
       const labels = await this.labelMap(teamId, inboxId);
       const events: string[] = [];
-      const base = { thread_id: before.id, thread: threadSummary(after, labels) };
+      const summary = threadSummary(after, labels);
       if (after.assignee !== before.assignee) {
         events.push(
           after.assignee !== null
             ? this.eventJson(
                 'inbox.thread.assigned',
                 teamId,
-                source,
-                { id: inboxId },
-                {
-                  ...base,
-                  assignee_email: after.assignee,
-                  // the SDK's field names a person; an agent or system change has none
-                  assigned_by_email: null,
-                  previous_assignee_email: before.assignee,
-                },
+                threadAssignedData(source, inboxId, summary, after.assignee, before.assignee),
               )
             : this.eventJson(
                 'inbox.thread.unassigned',
                 teamId,
-                source,
-                { id: inboxId },
-                {
-                  ...base,
-                  previous_assignee_email: before.assignee,
-                },
+                threadUnassignedData(source, inboxId, summary, before.assignee),
               ),
         );
       }
@@ -671,35 +665,19 @@ export class InboxesStore extends TeamStore implements InboxesPort {
           this.eventJson(
             'inbox.thread.folder.updated',
             teamId,
-            source,
-            { id: inboxId },
-            {
-              ...base,
-              previous_folder: before.folder,
-              folder: after.folder,
-            },
+            threadFolderData(source, inboxId, summary, before.folder, after.folder),
           ),
         );
       }
       const added = after.label_ids.filter((l) => !before.label_ids.includes(l));
       const removed = before.label_ids.filter((l) => !after.label_ids.includes(l));
       if (added.length + removed.length > 0) {
-        const show = (ids: string[]) =>
-          ids.flatMap((id) => {
-            const l = labels.get(id);
-            return l ? [{ id: l.id, name: l.name, color: l.color }] : [];
-          });
+        const show = (ids: string[]) => threadLabels({ ...after, label_ids: ids }, labels);
         events.push(
           this.eventJson(
             'inbox.thread.labels.updated',
             teamId,
-            source,
-            { id: inboxId },
-            {
-              ...base,
-              added: show(added),
-              removed: show(removed),
-            },
+            threadLabelsData(source, inboxId, summary, show(added), show(removed)),
           ),
         );
       }
@@ -863,35 +841,18 @@ export class InboxesStore extends TeamStore implements InboxesPort {
           };
       const labels = await this.labelMap(teamId, inbox.id);
       const message: InboxMessageRecord = { ...m.message, thread_id: id };
-      const email = messageHead(message);
       const summary = threadSummary(thread, labels);
       const events: string[] = [];
-      if (created) {
-        events.push(
-          this.eventJson('inbox.thread.created', teamId, m.source, inbox, {
-            thread_id: id,
-            thread: summary,
-            email_id: message.id,
-            email,
-          }),
-        );
-      }
-      events.push(
-        this.eventJson(inbound ? 'inbox.email.received' : 'inbox.email.sent', teamId, m.source, inbox, {
-          thread_id: id,
-          thread: summary,
-          email_id: message.id,
-          email,
-        }),
-      );
+      const data = threadEmailData(m.source, inbox.id, summary, message);
+      if (created) events.push(this.eventJson('inbox.thread.created', teamId, data));
+      events.push(this.eventJson(inbound ? 'inbox.email.received' : 'inbox.email.sent', teamId, data));
       if (before && before.folder !== thread.folder) {
         events.push(
-          this.eventJson('inbox.thread.folder.updated', teamId, m.source, inbox, {
-            thread_id: id,
-            thread: summary,
-            previous_folder: before.folder,
-            folder: thread.folder,
-          }),
+          this.eventJson(
+            'inbox.thread.folder.updated',
+            teamId,
+            threadFolderData(m.source, inbox.id, summary, before.folder, thread.folder),
+          ),
         );
       }
       const ok = await this.writeThread(teamId, inbox.id, thread, stored?.rev ?? '', events, {
@@ -970,14 +931,9 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     return new Map((await this.labels(teamId, inboxId)).map((l) => [l.id, l]));
   }
 
-  private eventJson(
-    type: TeamEvent['type'],
-    teamId: string,
-    source: InboxEventSource,
-    inbox: { id: string },
-    extra: Record<string, unknown> = {},
-  ): string {
-    return teamEventJson(type, teamId, inboxEventData(source, inbox.id, extra), this.clock.now());
+  /** An `inbox.*` event with its `data` from core's builders (wire.ts: the SDK's shapes). */
+  private eventJson(type: TeamEvent['type'], teamId: string, data: Record<string, unknown>): string {
+    return teamEventJson(type, teamId, data, this.clock.now());
   }
 }
 

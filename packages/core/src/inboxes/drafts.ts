@@ -31,7 +31,7 @@ import {
 } from './draft-schemas.js';
 import type { InboxEventSource, InboxesPort } from './ports.js';
 import { labelMap, type InboxClock, type InboxIds } from './use-cases.js';
-import { inboxEventData, threadSummary } from './wire.js';
+import { inboxEventData, messageHead, threadSummary, type ThreadSummary } from './wire.js';
 
 export type InboxDraftType = 'standalone' | 'reply';
 
@@ -171,12 +171,31 @@ export function draftEventData(
   source: InboxEventSource,
   inboxId: string,
   d: InboxDraftRecord,
-  thread: { record: InboxThreadRecord; summary: ReturnType<typeof threadSummary> } | null,
-): Record<string, unknown> {
+  thread: { record: InboxThreadRecord; summary: ThreadSummary } | null,
+) {
   return inboxEventData(source, inboxId, {
-    ...(d.thread_id && { thread_id: d.thread_id }),
+    ...(d.thread_id !== null && { thread_id: d.thread_id }),
     draft_id: d.id,
     ...(thread && { thread: thread.summary }),
+    draft: draftHead(d),
+  });
+}
+
+/** `data` of inbox.draft.sent (`InboxDraftSentEventData`): the sent email's and the draft's. */
+export function draftSentData(
+  source: InboxEventSource,
+  inboxId: string,
+  d: InboxDraftRecord,
+  threadId: string,
+  thread: ThreadSummary | null,
+  message: InboxMessageRecord,
+) {
+  return inboxEventData(source, inboxId, {
+    thread_id: threadId,
+    ...(thread && { thread }),
+    email_id: message.id,
+    email: messageHead(message),
+    draft_id: d.id,
     draft: draftHead(d),
   });
 }

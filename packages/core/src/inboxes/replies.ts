@@ -31,11 +31,11 @@ import {
   type SendDraftInput,
   type SendFileInput,
 } from './draft-schemas.js';
-import { draftHead, findDraft, replyTarget, type DraftPorts, type InboxDraftRecord } from './drafts.js';
+import { draftSentData, findDraft, replyTarget, type DraftPorts, type InboxDraftRecord } from './drafts.js';
 import type { InboxEventSource, InboxesPort, NewInboxMessage } from './ports.js';
 import { findThread, labelMap, messageTerms, type InboxClock, type InboxIds } from './use-cases.js';
 import { ownMessageId, subjectKey } from './threading.js';
-import { inboxEventData, messageHead, threadSummary } from './wire.js';
+import { threadSummary } from './wire.js';
 
 /** A file of a message, as a forward sends it on. */
 export interface MessageFile {
@@ -524,14 +524,14 @@ export async function sendDraft(
   const labels = await labelMap(ports.inboxes, cmd.teamId, cmd.inbox.id);
   await ports.drafts.markDraftSent(cmd.teamId, cmd.inbox.id, done, DRAFT_LIMITS.sentDraftTtlMs, {
     type: 'inbox.draft.sent',
-    data: inboxEventData(cmd.source, cmd.inbox.id, {
-      thread_id: sent.threadId,
-      ...(thread && { thread: threadSummary(thread, labels) }),
-      email_id: sent.emailId,
-      email: messageHead(sent.message),
-      draft_id: d.id,
-      draft: draftHead(done),
-    }),
+    data: draftSentData(
+      cmd.source,
+      cmd.inbox.id,
+      done,
+      sent.threadId,
+      thread && threadSummary(thread, labels),
+      sent.message,
+    ),
   });
   return sent;
 }

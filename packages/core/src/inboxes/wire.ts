@@ -4,7 +4,13 @@
  * the `data` of the `inbox.*` events (`InboxEventData` and its kin: `source` and `inbox_id`
  * always, keys that do not apply left out, emails and drafts without html/text).
  */
-import type { InboxLabelRecord, InboxMessageRecord, InboxRecord, InboxThreadRecord } from '@petrel/contracts';
+import type {
+  InboxFolder,
+  InboxLabelRecord,
+  InboxMessageRecord,
+  InboxRecord,
+  InboxThreadRecord,
+} from '@petrel/contracts';
 import type { InboxEventSource } from './ports.js';
 
 export interface InboxCounts {
@@ -121,10 +127,96 @@ export function messageObject(m: InboxMessageRecord, bodies: { html: string | nu
 }
 
 /** `data` of an inbox.* event: `source`, `inbox_id`, then what the kind carries. */
-export function inboxEventData(
+export function inboxEventData<E extends object = Record<never, never>>(
   source: InboxEventSource,
   inboxId: string,
-  extra: Record<string, unknown> = {},
-): Record<string, unknown> {
+  extra: E = {} as E,
+): { source: InboxEventSource; inbox_id: string } & E {
   return { source, inbox_id: inboxId, ...extra };
+}
+
+// The builders below give each event kind's `data` its SDK shape (resend 6.38
+// `InboxEventData`, `InboxThreadEmailEventData`, `InboxThreadFolderUpdatedEventData`, …);
+// wire-events.test.ts type-checks each against the SDK's declaration.
+
+export type ThreadSummary = ReturnType<typeof threadSummary>;
+export type ThreadLabel = ReturnType<typeof threadLabels>[number];
+
+/** inbox.created / inbox.updated (`InboxEventData`). */
+export function inboxChangedData(source: InboxEventSource, i: InboxRecord, c: InboxCounts) {
+  return inboxEventData(source, i.id, { inbox: inboxObject(i, c) });
+}
+
+/** inbox.deleted (`InboxBaseEventData`). */
+export function inboxDeletedData(source: InboxEventSource, inboxId: string) {
+  return inboxEventData(source, inboxId);
+}
+
+/** inbox.thread.created, inbox.email.received, inbox.email.sent (`InboxThreadEmailEventData`). */
+export function threadEmailData(
+  source: InboxEventSource,
+  inboxId: string,
+  thread: ThreadSummary,
+  message: InboxMessageRecord,
+) {
+  return inboxEventData(source, inboxId, {
+    thread_id: thread.id,
+    thread,
+    email_id: message.id,
+    email: messageHead(message),
+  });
+}
+
+/**
+ * inbox.thread.folder.updated (`InboxThreadFolderUpdatedEventData`: `from` and `to`). The SDK
+ * types both as a `MoveThreadFolder`; a thread Petrel filed in `sent` (outbound only, a folder
+ * the SDK's `InboxMessageFolder` lists) reports `from: 'sent'` when it is moved.
+ */
+export function threadFolderData<F extends InboxFolder, T extends InboxFolder>(
+  source: InboxEventSource,
+  inboxId: string,
+  thread: ThreadSummary,
+  from: F,
+  to: T,
+) {
+  return inboxEventData(source, inboxId, { thread_id: thread.id, thread, from, to });
+}
+
+/** inbox.thread.labels.updated (`InboxThreadLabelsUpdatedEventData`). */
+export function threadLabelsData(
+  source: InboxEventSource,
+  inboxId: string,
+  thread: ThreadSummary,
+  added: ThreadLabel[],
+  removed: ThreadLabel[],
+) {
+  return inboxEventData(source, inboxId, { thread_id: thread.id, thread, added, removed });
+}
+
+/** inbox.thread.assigned (`InboxThreadAssignedEventData`). */
+export function threadAssignedData(
+  source: InboxEventSource,
+  inboxId: string,
+  thread: ThreadSummary,
+  assignee: string,
+  previous: string | null,
+) {
+  return inboxEventData(source, inboxId, {
+    thread_id: thread.id,
+    thread,
+    assignee_email: assignee,
+    // the SDK's field names a person; an API key, the agent or the system has none
+    assigned_by_email: null,
+    previous_assignee_email: previous,
+  });
+}
+
+/** inbox.thread.unassigned (`InboxThreadUnassignedEventData`). */
+export function threadUnassignedData(
+  source: InboxEventSource,
+  inboxId: string,
+  thread: ThreadSummary,
+  previous: string | null,
+) {
+  return inboxEventData(source, inboxId, { thread_id: thread.id, thread, previous_assignee_email: previous });
 }
