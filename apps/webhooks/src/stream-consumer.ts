@@ -20,7 +20,7 @@ import type { DirectDeliveries } from './direct-deliveries.js';
 
 const IDLE_MIN_MS = 5;
 const IDLE_MAX_MS = 100;
-/** How long one blocking read waits (then the team list is refreshed). */
+/** How long one blocking read waits at most (then the team list is refreshed). */
 const BLOCK_MS = 1_000;
 const TEAMS_REFRESH_MS = 1_000;
 const ERROR_PAUSE_MS = 1_000;
@@ -56,6 +56,8 @@ export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
       };
     });
   const clock = { now: () => Date.now() };
+  const touchAfterMs = deps.claimIdleMs / 4;
+  const blockMs = Math.max(1, Math.min(BLOCK_MS, Math.floor(deps.claimIdleMs / 4)));
 
   async function handle(teamId: string, claim: boolean, block = false): Promise<number> {
     const readAt = Date.now();
@@ -67,7 +69,7 @@ export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
     const entries = [
       ...claimed,
       ...(block
-        ? await deps.blockingStream.read(teamId, deps.consumer, deps.batch, BLOCK_MS)
+        ? await deps.blockingStream.read(teamId, deps.consumer, deps.batch, blockMs)
         : await deps.stream.read(teamId, deps.consumer, deps.batch)),
     ];
     if (entries.length === 0) return 0;
@@ -97,10 +99,11 @@ export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
         let read = 0;
         for (const teamId of teams) {
           if (stopped) break;
-          if (claim) {
-            const slow = deps.direct.heldSince(teamId, now - deps.claimIdleMs / 2);
-            await deps.stream.touch(teamId, deps.consumer, slow);
-          }
+          // entries still in hand are touched well before anyone may claim them: rounds come
+          // at least every claimIdle / 4 (the blocking read waits no longer), so none of them
+          // goes idle for more than about half of WEBHOOK_CLAIM_IDLE_MS
+          const slow = deps.direct.heldSince(teamId, now - touchAfterMs);
+          await deps.stream.touch(teamId, deps.consumer, slow);
           read += await handle(teamId, claim);
           if (claim) await deps.store.pruneTeam(teamId);
         }
