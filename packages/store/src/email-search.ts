@@ -158,9 +158,10 @@ export async function membersOfAll(
 
 /**
  * Walks the sorted set `driver` from `cursor` (exclusive; `desc` towards lower scores) in chunks
- * of `chunk` (petrelEmailSearchRange), keeps the ids present in every one of `others`, and hands
- * each chunk's kept ids to `take`; stops once `want` items are taken or the set ends, scores
- * below `bound` excluded. The items in walk order.
+ * of `chunk` (petrelEmailSearchRange; each next chunk twice the last, up to `maxChunk`), keeps
+ * the ids present in every one of `others`, and hands each chunk's kept ids to `take`; stops
+ * once `want` items are taken or the set ends, scores below `bound` excluded. The items in walk
+ * order.
  */
 export async function walkIndex<T>(
   redis: RedisClient & StoreCommands,
@@ -170,12 +171,14 @@ export async function walkIndex<T>(
     desc: boolean;
     cursor: { score: string; id: string } | null;
     chunk: number;
+    maxChunk?: number;
     bound: string;
     want: number;
   },
   take: (ids: string[]) => Promise<readonly T[]>,
 ): Promise<T[]> {
   let cursor = o.cursor;
+  let chunk = o.chunk;
   const found: T[] = [];
   while (found.length < o.want) {
     const flat = await redis.petrelEmailSearchRange(
@@ -183,7 +186,7 @@ export async function walkIndex<T>(
       o.desc ? 'desc' : 'asc',
       cursor?.score ?? '',
       cursor?.id ?? '',
-      o.chunk,
+      chunk,
       o.bound,
     );
     if (flat.length === 0) break;
@@ -191,7 +194,8 @@ export async function walkIndex<T>(
     for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
     cursor = { id: flat[flat.length - 2]!, score: flat[flat.length - 1]! };
     found.push(...(await take(await membersOfAll(redis, o.others, ids))));
-    if (ids.length < o.chunk) break;
+    if (ids.length < chunk) break;
+    if (o.maxChunk !== undefined && chunk < o.maxChunk) chunk = Math.min(chunk * 2, o.maxChunk);
   }
   return found;
 }

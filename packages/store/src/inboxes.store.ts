@@ -371,7 +371,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     const want = q.limit + 1;
     const found = await walkIndex(
       this.redis,
-      { driver, others, desc, cursor, chunk: Math.max(want * 2, 100), bound: '-inf', want },
+      { driver, others, desc, cursor, chunk: want, maxChunk: WALK_BATCH, bound: '-inf', want },
       async (ids) => (await this.readThreads(teamId, inboxId, ids)).map(withoutRev).filter(keep),
     );
     // towards newer (`before`): the `limit` nearest the cursor, shown newest first
