@@ -59,6 +59,9 @@ beforeAll(async () => {
         INBOX_AGENT_URL: `${model.url}${MODEL_PATH}`,
         INBOX_AGENT_MODEL: 'test-model',
         INBOX_AGENT_API_KEY: 'sk-test-agent',
+        // the agent's forwards leave from the inbox's address at the receiving domain, which no
+        // DNS here verifies (inbox-replies.e2e.test.ts covers a verified domain's DKIM)
+        ENFORCE_VERIFIED_DOMAINS: 'false',
       },
     }),
     startStack(),
@@ -314,6 +317,95 @@ describe('the inbox agent', () => {
       },
       { timeoutMs: 20_000, message: 'the agent moved the new thread to the trash' },
     );
+  });
+
+  it('forwards the message with its attachment to an address the instructions name, once, through the accept path', async () => {
+    const t = tag();
+    const address = `invoices.${t}@${DOMAIN}`;
+    const billing = `billing.${t}@acme.test`;
+    const inbox = ok(await stack.resend.inboxes.create({ emailAddress: address, fromName: 'Acme Inbox' }));
+    const sel = { inboxId: inbox.id };
+    ok(
+      await stack.resend.inboxes.agent.update({
+        ...sel,
+        instructions: `Forward invoices to ${billing}.`,
+        actions: ['forward_thread', 'archive'],
+      }),
+    );
+    answers.set(
+      `fwd.${t}`,
+      JSON.stringify({
+        actions: [
+          { type: 'forward_thread', to: [billing], note: `Invoice ${t} to pay.` },
+          { type: 'archive' },
+        ],
+      }),
+    );
+    const pdf = Buffer.from(`%PDF-1.4 invoice ${t}`);
+    const info = await mta(stack.smtpPorts.inbound!).sendMail({
+      from: `vendor.${t}@example.org`,
+      to: address,
+      subject: `Invoice ${t}`,
+      messageId: `<invoice.${t}@example.org>`,
+      text: `Our invoice is attached. key:fwd.${t}`,
+      attachments: [{ filename: 'invoice.pdf', content: pdf, contentType: 'application/pdf' }],
+    });
+    expect(info.response).toMatch(/^250 /);
+
+    const m = await waitUntil(
+      () => stack.sink.messages.find((x) => x.parsed.subject === `Fwd: Invoice ${t}`),
+      {
+        timeoutMs: 30_000,
+        message: 'the forward at the SMTP sink',
+      },
+    );
+    expect(m.envelope.to).toEqual([billing]);
+    expect(m.parsed.from).toMatchObject({ name: 'Acme Inbox', address });
+    expect(m.parsed.inReplyTo).toBe(`<invoice.${t}@example.org>`);
+    expect(m.parsed.text).toContain(`Invoice ${t} to pay.`);
+    expect(m.parsed.text).toContain('---------- Forwarded message ---------');
+    expect(m.parsed.text).toContain('Our invoice is attached.');
+    expect(
+      m.parsed.attachments.map((a) => [
+        a.filename,
+        a.mimeType,
+        Buffer.from(a.content as ArrayBuffer).toString(),
+      ]),
+    ).toEqual([['invoice.pdf', 'application/pdf', pdf.toString()]]);
+
+    // recorded with the forward's email id, and the forward joins the thread as sent by the agent
+    const thread = await onlyThread(stack, inbox.id);
+    await waitUntil(
+      async () =>
+        ok(await stack.resend.inboxes.threads.get({ ...sel, threadId: thread.id })).folder === 'archive',
+      { timeoutMs: 20_000, message: 'the agent archived the thread' },
+    );
+    const emails = ok(await stack.resend.inboxes.threads.emails.list({ ...sel, threadId: thread.id })).data;
+    expect(emails.map((e) => e.direction)).toEqual(['inbound', 'outbound']);
+    const forwardId = emails[1]!.id;
+    const events = await agentEvents(stack, thread.id);
+    expect(events.find((e) => e.type === 'inbox.email.sent')?.data).toMatchObject({
+      source: 'agent',
+      email_id: forwardId,
+      email: { direction: 'outbound', to: [billing] },
+    });
+    const teamId = events[0]!.teamId;
+    const activity = await new InboxesStore(redis, new Keys(stack.prefix)).activity(
+      teamId,
+      inbox.id,
+      thread.id,
+    );
+    expect(activity).toEqual([
+      expect.objectContaining({
+        source: 'agent',
+        action: 'forward_thread',
+        email_id: emails[0]!.id,
+        detail: { to: [billing], email_id: forwardId },
+      }),
+      expect.objectContaining({ action: 'archive', detail: { folder: 'archive' } }),
+    ]);
+    // one forward: the run is done once its activity is written
+    expect(stack.sink.messages.filter((x) => x.parsed.subject === `Fwd: Invoice ${t}`)).toHaveLength(1);
   });
 
   it('refuses every forbidden answer — an action the inbox does not allow, an unknown action, malformed JSON, a forward to an address the instructions do not name — and changes nothing', async () => {

@@ -1,7 +1,7 @@
 /**
  * The automation engine in a worker process: the BullMQ worker of the automation queue running
  * the automation processor over the Redis stores, the automation queue (next steps), and the
- * acceptance ports every producer shares (redisAcceptancePorts: records, outbox, send jobs), so a
+ * acceptance ports every producer shares (accept-ports.ts: records, outbox, send jobs), so a
  * send_email step's email enters exactly as a POST /emails one does.
  */
 import type { EnginePorts } from '@petrel/core';
@@ -10,23 +10,14 @@ import {
   AutomationsStore,
   ContactPropertiesStore,
   ContactsStore,
-  DomainsStore,
-  EmailsStore,
-  IdempotencyStore,
-  OutboxStore,
-  RateLimitStore,
-  TopicsStore,
-  redisAcceptancePorts,
-  redisPreparer,
   type Keys,
   type RedisClient,
   type TemplatesStore,
 } from '@petrel/store';
 import { AutomationQueue, SendQueues, createAutomationWorker, type QueueConnection } from '@petrel/queue';
-import { createAttachmentFetcher } from '@petrel/mailer';
-import { emailRetentionMs, emailStoreOptions } from '@petrel/config';
 import { log, metrics } from '@petrel/observability';
 import { automationProcessor } from './automation.processor.js';
+import { workerAcceptPorts } from './accept-ports.js';
 import type { WorkerConfig } from './config.js';
 
 /**
@@ -49,32 +40,18 @@ export async function startAutomationEngine(
     previousShards: config.QUEUE_SHARDS_PREVIOUS,
   });
   await Promise.all([queue.ready(), sendQueues.ready()]);
-  const idempotency = new IdempotencyStore(redis, keys, AUTOMATION_ACCEPT_LOCK_MS);
   const ports: EnginePorts = {
     automations: new AutomationsStore(redis, keys),
     runs: new AutomationRunsStore(redis, keys, config.AUTOMATION_RUN_RETENTION_DAYS * 86_400_000),
     queue,
     contacts: new ContactsStore(redis, keys),
     properties: new ContactPropertiesStore(redis, keys),
-    accept: redisAcceptancePorts({
-      emails: new EmailsStore(redis, keys, emailRetentionMs(config), emailStoreOptions(config)),
-      idempotency,
-      outbox: new OutboxStore(redis, keys, idempotency),
+    accept: workerAcceptPorts(config, {
+      redis,
+      keys,
+      templates: deps.templates,
       queues: sendQueues,
-      // the stages of POST /emails; a step's email carries no attachments: the fetcher only
-      // serves the stage's contract
-      preparer: redisPreparer({
-        templates: deps.templates,
-        topics: new TopicsStore(redis, keys),
-        attachments: createAttachmentFetcher({ allowPrivate: false }),
-        domains: new DomainsStore(redis, keys),
-        enforceVerifiedDomains: config.ENFORCE_VERIFIED_DOMAINS,
-        limits: new RateLimitStore(redis, keys),
-        dailyQuota: config.DAILY_QUOTA,
-        onDailyQuotaRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
-        maxRecipients: config.MAX_RECIPIENTS_PER_EMAIL,
-      }),
-      onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
+      acceptLockMs: AUTOMATION_ACCEPT_LOCK_MS,
     }),
     clock: Date,
     observer: {

@@ -1,7 +1,8 @@
 /**
  * The inbox agent in a worker process: the BullMQ worker of the agent queue running core's
- * runInboxAgent with the inbox store, the received emails' texts and the operator's model
- * (chat-completions.ts). Started only when INBOX_AGENT_URL is set. Every answer is logged and
+ * runInboxAgent with the inbox store, the messages' texts, the operator's model
+ * (chat-completions.ts) and the inbox's draft and forward use-cases (forwards through the accept
+ * path, accept-ports.ts). Started only when INBOX_AGENT_URL is set. Every answer is logged and
  * counted (`petrel_inbox_agent_answers_total{outcome}`); a refused one with why, since a model
  * proposing what it may not do can mean the message it read was written to steer it.
  */
@@ -15,10 +16,20 @@ import {
   type AgentRunResult,
   type InboxAgentPorts,
 } from '@petrel/core';
-import { emailRetentionMs, inboxAgentEndpoint } from '@petrel/config';
-import { InboundStore, InboxDraftsStore, InboxesStore, type Keys, type RedisClient } from '@petrel/store';
+import { emailRetentionMs, emailStoreOptions, inboxAgentEndpoint } from '@petrel/config';
+import {
+  EmailsStore,
+  InboundStore,
+  InboxDraftsStore,
+  InboxesStore,
+  inboxMessageContent,
+  type Keys,
+  type RedisClient,
+  type TemplatesStore,
+} from '@petrel/store';
 import { textFromHtml } from '@petrel/mailer';
 import {
+  SendQueues,
   UnrecoverableError,
   createInboxAgentWorker,
   parseJobData,
@@ -27,6 +38,7 @@ import {
 } from '@petrel/queue';
 import { log, metrics, withLogContext, zeroSeries } from '@petrel/observability';
 import { chatCompletionsModel } from './chat-completions.js';
+import { workerAcceptPorts } from './accept-ports.js';
 import type { WorkerConfig } from './config.js';
 
 export function inboxAgentProcessor(
@@ -66,30 +78,58 @@ export function inboxAgentProcessor(
   };
 }
 
+/**
+ * How long a forward's acceptance holds its Idempotency-Key: a forward carries the original's
+ * files (up to 25 MB), so longer than an automation step's. Short is still safe: a retry taking
+ * over a live claim recomputes the same email id.
+ */
+const AGENT_ACCEPT_LOCK_MS = 30_000;
+
 /** The agent's worker, or nothing when no model endpoint is configured. */
-export function startInboxAgent(
+export async function startInboxAgent(
   config: WorkerConfig,
-  deps: { redis: RedisClient; bullConnection: QueueConnection; keys: Keys },
-): { close(): Promise<void> } | null {
+  deps: { redis: RedisClient; bullConnection: QueueConnection; keys: Keys; templates: TemplatesStore },
+): Promise<{ close(): Promise<void> } | null> {
   const endpoint = inboxAgentEndpoint(config);
   if (!endpoint) return null;
   const { redis, keys } = deps;
-  const inbound = new InboundStore(redis, keys, emailRetentionMs(config));
   const inboxes = new InboxesStore(redis, keys);
+  const content = inboxMessageContent({
+    inbound: new InboundStore(redis, keys, emailRetentionMs(config)),
+    emails: new EmailsStore(redis, keys, emailRetentionMs(config), emailStoreOptions(config)),
+  });
+  const sendQueues = new SendQueues(redis, {
+    prefix: keys.bullPrefix(),
+    shards: config.QUEUE_SHARDS,
+    previousShards: config.QUEUE_SHARDS_PREVIOUS,
+  });
+  await sendQueues.ready();
+  const ids = { newId: () => newId() };
   const ports: InboxAgentPorts = {
     inboxes,
     texts: {
       async of(teamId, message) {
-        // an inbound message is its received email; outbound ones are not shown yet
-        const email = message.direction === 'inbound' ? await inbound.get(teamId, message.id) : null;
-        if (!email) return null;
-        return email.text ?? (email.html ? textFromHtml(email.html) : null);
+        const { text, html } = await content.bodies(teamId, message);
+        return text ?? (html ? textFromHtml(html) : null);
       },
     },
     model: chatCompletionsModel(endpoint),
-    // a forward needs the send path's ports here; until then an answer proposing one is refused
     mail: inboxAgentMail({
-      drafts: { inboxes, drafts: new InboxDraftsStore(redis, keys), clock: Date, ids: { newId } },
+      drafts: { inboxes, drafts: new InboxDraftsStore(redis, keys), clock: Date, ids },
+      // forwards go through the accept path of POST /emails, as the API's forwards do
+      send: {
+        inboxes,
+        accept: workerAcceptPorts(config, {
+          redis,
+          keys,
+          templates: deps.templates,
+          queues: sendQueues,
+          acceptLockMs: AGENT_ACCEPT_LOCK_MS,
+        }),
+        content,
+        clock: Date,
+        ids,
+      },
     }),
     clock: Date,
   };
@@ -106,5 +146,10 @@ export function startInboxAgent(
     log().warn({ jobId: job?.id, err: err.message }, 'inbox agent job failed'),
   );
   log().info({ url: endpoint.url, model: endpoint.model }, 'inbox agent started');
-  return { close: () => worker.close() };
+  return {
+    async close() {
+      await worker.close();
+      await sendQueues.close();
+    },
+  };
 }

@@ -203,7 +203,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
   // Automation runs: their own queue, AUTOMATION_CONCURRENCY jobs at a time (automation-engine.ts).
   const automations = await startAutomationEngine(config, { redis, bullConnection, keys, templates });
   // Inbox agent runs: their own queue, only with a model endpoint (inbox-agent.processor.ts).
-  const agent = startInboxAgent(config, { redis, bullConnection, keys });
+  const agent = await startInboxAgent(config, { redis, bullConnection, keys, templates });
 
   return {
     workers,

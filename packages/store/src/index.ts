@@ -38,3 +38,4 @@ export * from './email-search.js';
 export * from './email-stats.js';
 export * from './inboxes.store.js';
 export * from './inboxes.drafts.store.js';
+export * from './inboxes.content.js';

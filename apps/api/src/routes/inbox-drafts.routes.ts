@@ -15,7 +15,6 @@ import {
   forwardEmail,
   forwardSchema,
   newId,
-  parseInboundMessage,
   removeDraft,
   replySchema,
   replyToEmail,
@@ -27,12 +26,11 @@ import {
   type AttachmentFetcher,
   type EventIdempotencyPort,
   type InboxSendResult,
-  type MessageContent,
-  type MessageFile,
 } from '@petrel/core';
 import {
   InboxDraftsStore,
   InboxesStore,
+  inboxMessageContent,
   type EmailsStore,
   type InboundStore,
   type Keys,
@@ -58,38 +56,6 @@ export interface InboxDraftsDeps {
   fetcher: AttachmentFetcher;
 }
 
-/** Bodies and files of thread messages: a message's id is its received or sent email's. */
-export function messageContent(deps: Pick<InboxDraftsDeps, 'inbound' | 'emails'>): MessageContent {
-  return {
-    async bodies(teamId, m) {
-      if (m.direction === 'inbound') {
-        const r = await deps.inbound.get(teamId, m.id);
-        return { html: r?.html ?? null, text: r?.text ?? null };
-      }
-      const r = await deps.emails.get(teamId, m.id);
-      return { html: r?.content.html ?? null, text: r?.content.text || null };
-    },
-    async files(teamId, m): Promise<MessageFile[]> {
-      if (m.direction === 'inbound') {
-        if (m.attachments.length === 0) return [];
-        const raw = await deps.inbound.raw(teamId, m.id);
-        if (!raw) return [];
-        return (await parseInboundMessage(raw)).attachments.map((a) => ({
-          filename: a.filename,
-          content_type: a.contentType,
-          content: Buffer.from(a.content).toString('base64'),
-        }));
-      }
-      const sent = await deps.emails.getForSend(teamId, m.id);
-      return (sent?.attachments ?? []).map((a) => ({
-        filename: a.filename ?? null,
-        content_type: a.content_type ?? null,
-        ...(a.content ? { content: a.content } : {}),
-      }));
-    },
-  };
-}
-
 export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
   const inboxes = new InboxesStore(deps.redis, deps.keys);
   const drafts = new InboxDraftsStore(deps.redis, deps.keys);
@@ -98,7 +64,7 @@ export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
     drafts,
     accept: deps.accept,
     idempotency: deps.idempotency,
-    content: messageContent(deps),
+    content: inboxMessageContent(deps),
     fetcher: deps.fetcher,
     clock: Date,
     ids: { newId: () => newId() },

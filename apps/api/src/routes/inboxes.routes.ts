@@ -53,13 +53,13 @@ import {
 } from '@petrel/core';
 import {
   InboxesStore,
+  inboxMessageContent,
   type DomainsStore,
   type EmailsStore,
   type InboundStore,
   type Keys,
   type RedisClient,
 } from '@petrel/store';
-import { messageContent } from './inbox-drafts.routes.js';
 import { parseBody } from './parse-body.js';
 import { parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
@@ -168,7 +168,7 @@ export function inboxesRoutes(deps: InboxesDeps): RouteSpec[] {
     clock: Date,
     ids: { newId: () => newId() },
   };
-  const content = messageContent(deps);
+  const content = inboxMessageContent(deps);
   const team = (res: Response): string => res.locals.auth.teamId;
   const inboxOf = (req: Request, res: Response) => findInbox(store, team(res), pathParam(req, 'inbox'));
 

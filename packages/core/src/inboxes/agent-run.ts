@@ -18,6 +18,7 @@ import type { InboxAgentAction, InboxMessageRecord, InboxThreadActivity } from '
 import type { InboxesPort } from './ports.js';
 import { deterministicEmailId } from '../ids.js';
 import { createDraft, type DraftPorts } from './drafts.js';
+import { forwardEmail, type InboxSendPorts } from './replies.js';
 import { AGENT_PROMPT_LIMITS, agentPrompt, type ChatMessage } from './agent-prompt.js';
 import { decideAgentActions, parseAgentAnswer, type AgentRefusalReason } from './agent-answer.js';
 
@@ -208,14 +209,17 @@ const AGENT_DRAFT = 'inbox agent draft_reply';
 
 /**
  * The agent's mail actions over the inbox use-cases: `draft_reply` is createDraft (a reply draft
- * to the message, `source: agent`, its id derived from the message — never a send). Forwards
- * join when the worker has the send path's ports.
+ * to the message, `source: agent`, its id derived from the message — never a send);
+ * `forward_thread` is forwardEmail (the message with its files, the model's note above it,
+ * through the accept path POST /emails uses, under an Idempotency-Key derived from the message,
+ * so a repeated run replays the first forward instead of sending another). Each is absent
+ * without its ports.
  */
-export function inboxAgentMail(ports: { drafts?: DraftPorts }): AgentMail {
-  const { drafts } = ports;
-  if (!drafts) return {};
-  return {
-    async draftReply(cmd) {
+export function inboxAgentMail(ports: { drafts?: DraftPorts; send?: InboxSendPorts }): AgentMail {
+  const { drafts, send } = ports;
+  const mail: AgentMail = {};
+  if (drafts) {
+    mail.draftReply = async (cmd) => {
       const inbox = await drafts.inboxes.find(cmd.teamId, cmd.inboxId);
       const message = inbox && (await drafts.inboxes.message(cmd.teamId, inbox.id, cmd.emailId));
       if (!inbox || !message) throw new Error(`inbox ${cmd.inboxId}: message ${cmd.emailId} is gone`);
@@ -230,8 +234,32 @@ export function inboxAgentMail(ports: { drafts?: DraftPorts }): AgentMail {
         drafts,
       );
       return { draftId: draft.id };
-    },
-  };
+    };
+  }
+  if (send) {
+    mail.forward = async (cmd) => {
+      const inbox = await send.inboxes.find(cmd.teamId, cmd.inboxId);
+      if (!inbox) throw new Error(`inbox ${cmd.inboxId} is gone`);
+      const sent = await forwardEmail(
+        {
+          teamId: cmd.teamId,
+          inbox,
+          idempotencyKey: cmd.key,
+          source: 'agent',
+          now: new Date(send.clock.now()),
+          threadId: cmd.threadId,
+          emailId: cmd.emailId,
+          input: { to: [...cmd.to], ...(cmd.note !== null && { text: cmd.note }) },
+        },
+        send,
+      );
+      // refused by a stage (an unverified sending domain, a suppressed address, the quota):
+      // the run fails with the reason and changes nothing
+      if (sent.status !== 200) throw new Error(`forward_thread refused (${sent.status}): ${sent.body}`);
+      return { emailId: sent.emailId };
+    };
+  }
+  return mail;
 }
 
 /** Where the inbound side queues agent runs (packages/queue's InboxAgentQueue). */
