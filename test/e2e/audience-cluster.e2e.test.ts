@@ -6,7 +6,8 @@
  * contacts and suppressions through the API and read them at send time. A script, transaction or
  * pipeline that spanned two hash slots would fail here with CROSSSLOT. SMTP submission
  * (scenarios/smtp-submission.ts) accepts through the same commit. Inbound mail, bounces and
- * complaints (scenarios/inbound.ts) store and record through their scripts.
+ * complaints (scenarios/inbound.ts) store and record through their scripts; inboxes
+ * (scenarios/inboxes.ts) thread, search, label and reply through theirs.
  */
 import { afterAll, beforeAll, it } from 'vitest';
 import { startRedisCluster, type TestRedisCluster } from '@petrel/testing';
@@ -19,6 +20,7 @@ import { trackingScenarios } from './scenarios/tracking.js';
 import { SMTP_SUBMISSION_ENV, smtpSubmissionScenarios } from './scenarios/smtp-submission.js';
 import { INBOUND_TEST_ENV, inboundScenarios } from './scenarios/inbound.js';
 import { automationWelcomeScenario } from './scenarios/automations.js';
+import { inboxScenarios } from './scenarios/inboxes.js';
 
 let cluster: TestRedisCluster;
 let stack: Stack;
@@ -44,3 +46,4 @@ smtpSubmissionScenarios(() => stack);
 inboundScenarios(() => stack);
 it('automations: the welcome series on both branches (runs and their steps on the team slot)', () =>
   automationWelcomeScenario(stack));
+inboxScenarios(() => stack);

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
 import { mta } from './scenarios/inbound.js';
+import { inboxScenarios } from './scenarios/inboxes.js';
 
 let stack: Stack;
 beforeAll(async () => {
@@ -385,4 +386,9 @@ describe('inboxes (resend.inboxes.*)', () => {
     expect(moves[0]!.data).not.toHaveProperty('previous_folder');
     expect(moves[0]!.data).not.toHaveProperty('folder');
   });
+});
+
+// the scenario the Redis Cluster suite runs too (audience-cluster.e2e.test.ts)
+describe('the inbox scenario on one node', () => {
+  inboxScenarios(() => stack);
 });
