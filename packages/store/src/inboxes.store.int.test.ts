@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { InboundEmailRecord, TeamEvent } from '@petrel/contracts';
+import type { InboundEmailRecord, InboxThreadActivity, TeamEvent } from '@petrel/contracts';
 import { createInbox, fileReceivedEmail, newId, removeThread } from '@petrel/core';
 import { EVENTS_STREAM_FIELD } from './keys.js';
 import { useStoreRedis } from './redis.fixture.js';
@@ -41,14 +41,17 @@ function received(
   };
 }
 
-async function setup() {
+/** An inbox of a new team; `domainId` '' is an operator's receiving domain, else the team's own. */
+async function setup(opts: { address?: string; domainId?: string; teamId?: string } = {}) {
   const store = new InboxesStore(fx.redis, fx.keys);
-  const teamId = team();
+  const teamId = opts.teamId ?? team();
+  const address = opts.address ?? 'Support@in.test';
+  const domain = address.slice(address.indexOf('@') + 1).toLowerCase();
   const inbox = await createInbox(
-    { teamId, input: { email_address: 'Support@in.test', name: 'Support' } },
+    { teamId, input: { email_address: address, name: 'Support' } },
     {
       inboxes: store,
-      receiving: { of: () => Promise.resolve([{ domain: 'in.test', domainId: '' }]) },
+      receiving: { of: () => Promise.resolve([{ domain, domainId: opts.domainId ?? '' }]) },
       clock: Date,
       ids: { newId: () => newId() },
     },
@@ -56,6 +59,15 @@ async function setup() {
   const file = (e: InboundEmailRecord) =>
     fileReceivedEmail({ teamId, email: e }, { inboxes: store, ids: { newId: () => newId() } });
   return { store, teamId, inbox, file };
+}
+
+/** An inbox with one received thread (`subject`) and a label (`name`, #E93D82). */
+async function threadAndLabel(subject: string, name: string) {
+  const ctx = await setup();
+  const [r] = await ctx.file(received({ subject }));
+  const label = { id: newId(), name, color: '#E93D82', created_at: new Date().toISOString() };
+  await ctx.store.createLabel(ctx.teamId, ctx.inbox.id, label);
+  return { ...ctx, threadId: r!.threadId, label };
 }
 
 describe('InboxesStore', () => {
@@ -277,6 +289,221 @@ describe('InboxesStore', () => {
     });
     // a cursor thread without a match is no place in the listing
     expect(await search({ words: both, limit: 1, after: thread.c })).toBeNull();
+  });
+
+  it('inboxRoute: an inbox at its team’s own domain routes to the team; one at a receiving domain, a stale or a removed entry does not', async () => {
+    const own = await setup({ address: 'Help@Own-Domain.test', domainId: 'dom-own' });
+    expect(own.inbox.email_address).toBe('help@own-domain.test');
+    expect(await own.store.inboxRoute('help@own-domain.test')).toEqual({
+      teamId: own.teamId,
+      domainId: 'dom-own',
+    });
+    expect(await own.store.inboxRoute('nobody@own-domain.test')).toBeNull();
+    // an inbox at an operator's receiving domain (INBOUND_DOMAINS) is found by the domain's own
+    // rule, not this index
+    const operator = await setup({ address: 'desk@in.test' });
+    expect(await operator.store.inboxRoute(operator.inbox.email_address)).toBeNull();
+    // an entry whose inbox was never written (a create that stopped after the index) is ignored
+    await fx.redis.hset(fx.keys.inboxRoutes(), 'ghost@own-domain.test', own.teamId);
+    expect(await own.store.inboxRoute('ghost@own-domain.test')).toBeNull();
+    // another team's inbox at the same address takes the route; removing the first team's
+    // inbox then leaves the second team's entry alone
+    const other = await setup({ address: 'help@own-domain.test', domainId: 'dom-other' });
+    expect(await own.store.inboxRoute('help@own-domain.test')).toEqual({
+      teamId: other.teamId,
+      domainId: 'dom-other',
+    });
+    expect(await own.store.remove(own.teamId, own.inbox.id)).not.toBeNull();
+    expect(await own.store.inboxRoute('help@own-domain.test')).toEqual({
+      teamId: other.teamId,
+      domainId: 'dom-other',
+    });
+    expect(await other.store.remove(other.teamId, other.inbox.id)).not.toBeNull();
+    expect(await own.store.inboxRoute('help@own-domain.test')).toBeNull();
+    expect(await fx.redis.hexists(fx.keys.inboxRoutes(), 'help@own-domain.test')).toBe(0);
+  });
+
+  it('changeThread writes folder, read, labels and assignee with their events and activity in one step', async () => {
+    const { store, teamId, inbox, threadId, label } = await threadAndLabel('Refund please', 'refund');
+    const at = new Date(clockMs).toISOString();
+    const act = (action: string, detail: Record<string, unknown>): InboxThreadActivity => ({
+      at,
+      source: 'agent',
+      action,
+      email_id: threadId,
+      detail,
+    });
+    const before = (await events(teamId)).length;
+
+    const done = await store.changeThread(
+      teamId,
+      inbox.id,
+      threadId.toUpperCase(),
+      { folder: 'archive', read: true, label_ids: [label.id], assignee: 'ana@acme.test' },
+      'agent',
+      [act('add_labels', { label_ids: [label.id] }), act('archive', { folder: 'archive' })],
+    );
+    expect(done!.before).toMatchObject({ folder: 'inbox', read: false, label_ids: [], assignee: null });
+    expect(done!.after).toMatchObject({
+      folder: 'archive',
+      read: true,
+      label_ids: [label.id],
+      assignee: 'ana@acme.test',
+    });
+    expect(await store.thread(teamId, inbox.id, threadId)).toEqual(done!.after);
+    // the thread's messages follow its read state; its listings follow its folder and labels
+    const msgs = await store.messages(teamId, inbox.id, threadId, { limit: 10 });
+    expect(msgs!.items.map((m) => m.read)).toEqual([true]);
+    const archived = await store.threads(teamId, inbox.id, { folders: ['archive'], limit: 10 });
+    expect(archived!.items.map((t) => t.id)).toEqual([threadId]);
+    const byLabel = await store.threads(teamId, inbox.id, { labels: [label.id], limit: 10 });
+    expect(byLabel!.items.map((t) => t.id)).toEqual([threadId]);
+    expect((await store.counts(teamId, inbox.id)).unread).toBe(0);
+
+    const written = (await events(teamId)).slice(before);
+    expect(written.map((e) => e.type)).toEqual([
+      'inbox.thread.assigned',
+      'inbox.thread.folder.updated',
+      'inbox.thread.labels.updated',
+    ]);
+    const summary = {
+      object: 'inbox_thread',
+      id: threadId,
+      subject: 'Refund please',
+      folder: 'archive',
+      labels: [{ id: label.id, name: 'refund', color: '#E93D82' }],
+      read: true,
+    };
+    expect(written.map((e) => e.data)).toEqual([
+      {
+        source: 'agent',
+        inbox_id: inbox.id,
+        thread_id: threadId,
+        thread: summary,
+        assignee_email: 'ana@acme.test',
+        assigned_by_email: null,
+        previous_assignee_email: null,
+      },
+      {
+        source: 'agent',
+        inbox_id: inbox.id,
+        thread_id: threadId,
+        thread: summary,
+        from: 'inbox',
+        to: 'archive',
+      },
+      {
+        source: 'agent',
+        inbox_id: inbox.id,
+        thread_id: threadId,
+        thread: summary,
+        added: [{ id: label.id, name: 'refund', color: '#E93D82' }],
+        removed: [],
+      },
+    ]);
+    expect(await store.activity(teamId, inbox.id, threadId)).toEqual([
+      act('add_labels', { label_ids: [label.id] }),
+      act('archive', { folder: 'archive' }),
+    ]);
+
+    // unassigning: its own event, naming who it was; the activity grows at its end
+    const n = (await events(teamId)).length;
+    await store.changeThread(teamId, inbox.id, threadId, { assignee: null }, 'api', [
+      act('assign_thread', { assignee: null }),
+    ]);
+    const [unassigned, ...rest] = (await events(teamId)).slice(n);
+    expect(rest).toEqual([]);
+    expect(unassigned).toMatchObject({
+      type: 'inbox.thread.unassigned',
+      data: { source: 'api', previous_assignee_email: 'ana@acme.test' },
+    });
+    expect(unassigned!.data).not.toHaveProperty('assignee_email');
+    expect((await store.activity(teamId, inbox.id, threadId)).map((a) => a.action)).toEqual([
+      'add_labels',
+      'archive',
+      'assign_thread',
+    ]);
+
+    // a change that changes nothing publishes nothing; a thread that is not there is null
+    const m = (await events(teamId)).length;
+    expect(await store.changeThread(teamId, inbox.id, threadId, { folder: 'archive' }, 'api')).not.toBeNull();
+    expect(await events(teamId)).toHaveLength(m);
+    expect(await store.changeThread(teamId, inbox.id, newId(), { folder: 'spam' }, 'api')).toBeNull();
+    expect(await store.changeThread(teamId, inbox.id, 'not-a-uuid', { folder: 'spam' }, 'api')).toBeNull();
+  });
+
+  it('changeThread: concurrent changes of one thread all land, each with its event and activity once (compare-and-set, retried)', async () => {
+    const { store, teamId, inbox, threadId, label } = await threadAndLabel('Busy thread', 'busy');
+    const before = (await events(teamId)).length;
+    const changes = [
+      { folder: 'spam' as const },
+      { assignee: 'ana@acme.test' },
+      { label_ids: [label.id] },
+      { read: true },
+    ];
+    await Promise.all(
+      changes.map((change, i) =>
+        store.changeThread(teamId, inbox.id, threadId, change, 'api', [
+          {
+            at: new Date().toISOString(),
+            source: 'api',
+            action: `change${i}`,
+            email_id: null,
+            detail: change,
+          },
+        ]),
+      ),
+    );
+    expect(await store.thread(teamId, inbox.id, threadId)).toMatchObject({
+      folder: 'spam',
+      assignee: 'ana@acme.test',
+      label_ids: [label.id],
+      read: true,
+    });
+    const actions = (await store.activity(teamId, inbox.id, threadId)).map((a) => a.action);
+    expect(actions.sort()).toEqual(['change0', 'change1', 'change2', 'change3']);
+    const types = (await events(teamId)).slice(before).map((e) => e.type);
+    expect(types.sort()).toEqual([
+      'inbox.thread.assigned',
+      'inbox.thread.folder.updated',
+      'inbox.thread.labels.updated',
+    ]);
+  });
+
+  it('activity: empty for a thread without changes or an id that is none; keeps the newest 200', async () => {
+    const { store, teamId, inbox, file } = await setup();
+    const [r] = await file(received({}));
+    const threadId = r!.threadId;
+    expect(await store.activity(teamId, inbox.id, threadId)).toEqual([]);
+    expect(await store.activity(teamId, inbox.id, 'x'.repeat(36))).toEqual([]);
+    expect(await store.activity(teamId, inbox.id, newId())).toEqual([]);
+    const entry = (i: number): InboxThreadActivity => ({
+      at: new Date(Date.UTC(2030, 0, 1, 0, 0, i)).toISOString(),
+      source: 'api',
+      action: 'mark',
+      email_id: null,
+      detail: { i },
+    });
+    await store.changeThread(
+      teamId,
+      inbox.id,
+      threadId,
+      { read: true },
+      'api',
+      Array.from({ length: 150 }, (_, i) => entry(i)),
+    );
+    await store.changeThread(
+      teamId,
+      inbox.id,
+      threadId,
+      { read: false },
+      'api',
+      Array.from({ length: 60 }, (_, i) => entry(150 + i)),
+    );
+    const kept = await store.activity(teamId, inbox.id, threadId.toUpperCase());
+    expect(kept).toHaveLength(200);
+    expect(kept[0]).toEqual(entry(10));
+    expect(kept.at(-1)).toEqual(entry(209));
   });
 
   it('removing a thread moves it to the trash, then deletes it with its indexes', async () => {
