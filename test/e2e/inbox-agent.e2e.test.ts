@@ -125,6 +125,33 @@ async function onlyThread(on: Stack, inboxId: string) {
   });
 }
 
+/**
+ * An inbox whose agent may forward `what` to billing.<t>@acme.test and archive, and the model's
+ * answer for a message with `key:<key>`: forward there with a note, then archive.
+ */
+async function forwardingInbox(name: string, what: string) {
+  const t = tag();
+  const address = `${name}.${t}@${DOMAIN}`;
+  const billing = `billing.${t}@acme.test`;
+  const inbox = ok(await stack.resend.inboxes.create({ emailAddress: address, fromName: 'Acme Inbox' }));
+  const sel = { inboxId: inbox.id };
+  ok(
+    await stack.resend.inboxes.agent.update({
+      ...sel,
+      instructions: `Forward ${what} to ${billing}.`,
+      actions: ['forward_thread', 'archive'],
+    }),
+  );
+  const key = `${name}.${t}`;
+  answers.set(
+    key,
+    JSON.stringify({
+      actions: [{ type: 'forward_thread', to: [billing], note: 'Please handle this.' }, { type: 'archive' }],
+    }),
+  );
+  return { t, address, billing, inbox, sel, key };
+}
+
 describe('the inbox agent', () => {
   it('applies each action the inbox allows, records it on the thread and publishes it as the agent', async () => {
     const t = tag();
@@ -320,34 +347,14 @@ describe('the inbox agent', () => {
   });
 
   it('forwards the message with its attachment to an address the instructions name, once, through the accept path', async () => {
-    const t = tag();
-    const address = `invoices.${t}@${DOMAIN}`;
-    const billing = `billing.${t}@acme.test`;
-    const inbox = ok(await stack.resend.inboxes.create({ emailAddress: address, fromName: 'Acme Inbox' }));
-    const sel = { inboxId: inbox.id };
-    ok(
-      await stack.resend.inboxes.agent.update({
-        ...sel,
-        instructions: `Forward invoices to ${billing}.`,
-        actions: ['forward_thread', 'archive'],
-      }),
-    );
-    answers.set(
-      `fwd.${t}`,
-      JSON.stringify({
-        actions: [
-          { type: 'forward_thread', to: [billing], note: `Invoice ${t} to pay.` },
-          { type: 'archive' },
-        ],
-      }),
-    );
+    const { t, address, billing, inbox, sel, key } = await forwardingInbox('invoices', 'invoices');
     const pdf = Buffer.from(`%PDF-1.4 invoice ${t}`);
     const info = await mta(stack.smtpPorts.inbound!).sendMail({
       from: `vendor.${t}@example.org`,
       to: address,
       subject: `Invoice ${t}`,
       messageId: `<invoice.${t}@example.org>`,
-      text: `Our invoice is attached. key:fwd.${t}`,
+      text: `Our invoice is attached. key:${key}`,
       attachments: [{ filename: 'invoice.pdf', content: pdf, contentType: 'application/pdf' }],
     });
     expect(info.response).toMatch(/^250 /);
@@ -362,7 +369,7 @@ describe('the inbox agent', () => {
     expect(m.envelope.to).toEqual([billing]);
     expect(m.parsed.from).toMatchObject({ name: 'Acme Inbox', address });
     expect(m.parsed.inReplyTo).toBe(`<invoice.${t}@example.org>`);
-    expect(m.parsed.text).toContain(`Invoice ${t} to pay.`);
+    expect(m.parsed.text).toContain('Please handle this.');
     expect(m.parsed.text).toContain('---------- Forwarded message ---------');
     expect(m.parsed.text).toContain('Our invoice is attached.');
     expect(
@@ -406,6 +413,46 @@ describe('the inbox agent', () => {
     ]);
     // one forward: the run is done once its activity is written
     expect(stack.sink.messages.filter((x) => x.parsed.subject === `Fwd: Invoice ${t}`)).toHaveLength(1);
+  });
+
+  it('a forward its own rules refuse (more than 10 files) fails the run once, for good, and changes nothing', async () => {
+    const { t, address, inbox, sel, key } = await forwardingInbox('bulk', 'scans');
+    const calls = model.requests.length;
+    await mta(stack.smtpPorts.inbound!).sendMail({
+      from: `scanner.${t}@example.org`,
+      to: address,
+      subject: `Scans ${t}`,
+      text: `Eleven pages. key:${key}`,
+      attachments: Array.from({ length: 11 }, (_, i) => ({ filename: `page${i}.txt`, content: `page ${i}` })),
+    });
+    const thread = await onlyThread(stack, inbox.id);
+    const [email] = ok(await stack.resend.inboxes.threads.emails.list({ ...sel, threadId: thread.id })).data;
+    const queue = new Queue(INBOX_AGENT_QUEUE, {
+      connection: redis,
+      prefix: new Keys(stack.prefix).bullPrefix(),
+    });
+    try {
+      const job = await waitUntil(
+        async () => {
+          const j = await queue.getJob(inboxAgentJobId(inbox.id, email!.id));
+          return j && (await j.getState()) === 'failed' ? j : undefined;
+        },
+        { timeoutMs: 20_000, message: 'the agent run failed' },
+      );
+      // not retried: asking the model again cannot make the forward pass
+      expect(job.attemptsMade).toBe(1);
+      expect(job.failedReason).toBe(
+        "forward_thread refused (422): attachments: the files and the original's attachments: at most 10 files",
+      );
+    } finally {
+      await queue.close();
+    }
+    expect(model.requests.slice(calls).filter((r) => JSON.stringify(threadOf(r)).includes(key))).toHaveLength(
+      1,
+    );
+    expect(ok(await stack.resend.inboxes.threads.get({ ...sel, threadId: thread.id })).folder).toBe('inbox');
+    expect(await agentEvents(stack, thread.id)).toEqual([]);
+    expect(stack.sink.messages.filter((m) => m.parsed.subject === `Fwd: Scans ${t}`)).toEqual([]);
   });
 
   it('refuses every forbidden answer — an action the inbox does not allow, an unknown action, malformed JSON, a forward to an address the instructions do not name — and changes nothing', async () => {

@@ -9,6 +9,7 @@
 import { inboxAgentJobSchema, type InboxAgentJob } from '@petrel/contracts';
 import {
   AGENT_ANSWER_OUTCOMES,
+  AgentActionRefused,
   AgentModelError,
   inboxAgentMail,
   newId,
@@ -52,6 +53,13 @@ export function inboxAgentProcessor(
       try {
         result = await runInboxAgent(cmd, ports);
       } catch (err) {
+        if (err instanceof AgentActionRefused) {
+          log().warn(
+            { err: err.message, retryable: err.retryable, attempt: job.attemptsMade + 1 },
+            'inbox agent: an action was refused, nothing changed',
+          );
+          throw err.retryable ? err : new UnrecoverableError(err.message);
+        }
         if (!(err instanceof AgentModelError)) throw err;
         metrics.inboxAgentAnswers().inc({ outcome: 'model_error' });
         log().warn(

@@ -14,11 +14,16 @@
  *   forwards happen before that write, under ids derived from the message, so a repeated run
  *   finds them instead of making new ones.
  */
-import type { InboxAgentAction, InboxMessageRecord, InboxThreadActivity } from '@petrel/contracts';
+import {
+  PetrelError,
+  type InboxAgentAction,
+  type InboxMessageRecord,
+  type InboxThreadActivity,
+} from '@petrel/contracts';
 import type { InboxesPort } from './ports.js';
 import { deterministicEmailId } from '../ids.js';
 import { createDraft, type DraftPorts } from './drafts.js';
-import { forwardEmail, type InboxSendPorts } from './replies.js';
+import { forwardEmail, type InboxSendPorts, type InboxSendResult } from './replies.js';
 import { AGENT_PROMPT_LIMITS, agentPrompt, type ChatMessage } from './agent-prompt.js';
 import { decideAgentActions, parseAgentAnswer, type AgentRefusalReason } from './agent-answer.js';
 
@@ -40,6 +45,27 @@ export class AgentModelError extends Error {
     super(message);
   }
 }
+
+/**
+ * A mail action the use-case refused (a 4xx of the accept path or of the forward's own rules):
+ * the run changes nothing. `retryable`: a later attempt may pass (409: another run holds the
+ * action's Idempotency-Key; 429: a rate limit; 5xx); otherwise asking the model again cannot help.
+ */
+export class AgentActionRefused extends Error {
+  override name = 'AgentActionRefused';
+  constructor(
+    message: string,
+    readonly retryable: boolean,
+  ) {
+    super(message);
+  }
+}
+
+const refused = (action: InboxAgentAction, status: number, why: string) =>
+  new AgentActionRefused(
+    `${action} refused (${status}): ${why}`,
+    status === 409 || status === 429 || status >= 500,
+  );
 
 /** The plain text of a thread's message (its text part, else its html as text); null if unknown. */
 export interface MessageTexts {
@@ -240,22 +266,28 @@ export function inboxAgentMail(ports: { drafts?: DraftPorts; send?: InboxSendPor
     mail.forward = async (cmd) => {
       const inbox = await send.inboxes.find(cmd.teamId, cmd.inboxId);
       if (!inbox) throw new Error(`inbox ${cmd.inboxId} is gone`);
-      const sent = await forwardEmail(
-        {
-          teamId: cmd.teamId,
-          inbox,
-          idempotencyKey: cmd.key,
-          source: 'agent',
-          now: new Date(send.clock.now()),
-          threadId: cmd.threadId,
-          emailId: cmd.emailId,
-          input: { to: [...cmd.to], ...(cmd.note !== null && { text: cmd.note }) },
-        },
-        send,
-      );
-      // refused by a stage (an unverified sending domain, a suppressed address, the quota):
-      // the run fails with the reason and changes nothing
-      if (sent.status !== 200) throw new Error(`forward_thread refused (${sent.status}): ${sent.body}`);
+      let sent: InboxSendResult;
+      try {
+        sent = await forwardEmail(
+          {
+            teamId: cmd.teamId,
+            inbox,
+            idempotencyKey: cmd.key,
+            source: 'agent',
+            now: new Date(send.clock.now()),
+            threadId: cmd.threadId,
+            emailId: cmd.emailId,
+            input: { to: [...cmd.to], ...(cmd.note !== null && { text: cmd.note }) },
+          },
+          send,
+        );
+      } catch (err) {
+        // the forward's own rules (the original's files, the message gone)
+        if (err instanceof PetrelError) throw refused('forward_thread', err.statusCode, err.message);
+        throw err;
+      }
+      // refused by a stage of the accept path (an unverified sending domain, the quota)
+      if (sent.status !== 200) throw refused('forward_thread', sent.status, sent.body);
       return { emailId: sent.emailId };
     };
   }
