@@ -11,11 +11,7 @@ import { beforeEach, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
 import type { Stack } from '../helpers.js';
 import { INBOUND_DOMAIN, mta } from './inbound.js';
-
-function ok<T>(r: { data: T | null; error: unknown }): T {
-  expect(r.error).toBeNull();
-  return r.data!;
-}
+import { ok } from './inboxes-support.js';
 
 export function inboxScenarios(current: () => Stack): void {
   let stack: Stack;
