@@ -7,10 +7,16 @@
  * pipeline that spanned two hash slots would fail here with CROSSSLOT. SMTP submission
  * (scenarios/smtp-submission.ts) accepts through the same commit. Inbound mail, bounces and
  * complaints (scenarios/inbound.ts) store and record through their scripts; inboxes
- * (scenarios/inboxes.ts) thread, search, label and reply through theirs.
+ * (scenarios/inboxes*.ts) thread, search, label, reply, forward and draft through theirs — every
+ * `resend.inboxes.*` method of the SDK, which the last test checks against the SDK's classes.
  */
 import { afterAll, beforeAll, it } from 'vitest';
-import { startRedisCluster, type TestRedisCluster } from '@petrel/testing';
+import {
+  startDnsServer,
+  startRedisCluster,
+  type TestDnsServer,
+  type TestRedisCluster,
+} from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
 import { TOPIC_SENDING_PLAN, topicSendingScenarios } from './scenarios/topic-sending.js';
 import { broadcastApiScenarios } from './scenarios/broadcasts-api.js';
@@ -21,20 +27,35 @@ import { SMTP_SUBMISSION_ENV, smtpSubmissionScenarios } from './scenarios/smtp-s
 import { INBOUND_TEST_ENV, inboundScenarios } from './scenarios/inbound.js';
 import { automationWelcomeScenario } from './scenarios/automations.js';
 import { inboxScenarios } from './scenarios/inboxes.js';
+import { inboxApiScenarios } from './scenarios/inboxes-api.js';
+import { inboxRepliesEnv, inboxReplyScenarios } from './scenarios/inboxes-replies.js';
+import { everyInboxMethodCalled, recordingInboxCalls } from './scenarios/inboxes-support.js';
 
 let cluster: TestRedisCluster;
 let stack: Stack;
+let dns: TestDnsServer;
+/** The `resend.inboxes.*` methods the scenarios called (everyInboxMethodCalled). */
+const inboxCalls = new Set<string>();
 beforeAll(async () => {
   cluster = await startRedisCluster({ masters: 3, replicas: 1 });
+  dns = await startDnsServer();
   stack = await startStack({
     redis: cluster,
     plan: TOPIC_SENDING_PLAN,
-    env: { QUEUE_SHARDS: '6', ...WEBHOOK_TEST_ENV, ...SMTP_SUBMISSION_ENV, ...INBOUND_TEST_ENV },
+    env: {
+      QUEUE_SHARDS: '6',
+      ...WEBHOOK_TEST_ENV,
+      ...SMTP_SUBMISSION_ENV,
+      ...INBOUND_TEST_ENV,
+      ...inboxRepliesEnv(dns.address),
+    },
   });
+  stack.resend = recordingInboxCalls(stack.resend, inboxCalls);
 });
 afterAll(async () => {
   await stack?.stop();
   await cluster?.stop();
+  await dns?.stop();
 });
 
 topicSendingScenarios(() => stack);
@@ -47,3 +68,9 @@ inboundScenarios(() => stack);
 it('automations: the welcome series on both branches (runs and their steps on the team slot)', () =>
   automationWelcomeScenario(stack));
 inboxScenarios(() => stack);
+inboxApiScenarios(() => stack);
+inboxReplyScenarios(
+  () => stack,
+  () => dns,
+);
+everyInboxMethodCalled(inboxCalls);

@@ -6,7 +6,7 @@
  * can prove it drove every method the SDK has, and a method a new SDK adds fails it until a
  * scenario calls it.
  */
-import { expect } from 'vitest';
+import { expect, it } from 'vitest';
 import { Resend } from 'resend';
 import { Webhook as SvixWebhook } from 'svix';
 import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
@@ -121,5 +121,21 @@ export function recordingInboxCalls(resend: Resend, calls: Set<string>): Resend 
       const v: unknown = Reflect.get(t, prop, t);
       return prop === 'inboxes' && isResource(v) ? wrap(v, 'inboxes') : v;
     },
+  });
+}
+
+/**
+ * A test, registered after a suite's inbox scenarios, that every method path of
+ * {@link inboxMethodPaths} is in `calls` (filled by {@link recordingInboxCalls}).
+ */
+export function everyInboxMethodCalled(calls: ReadonlySet<string>): void {
+  it('inboxes: the scenarios above called every resend.inboxes.* method of the SDK', () => {
+    const all = inboxMethodPaths();
+    // the walk found the resource tree (29 methods in resend 6.x), not an empty object
+    expect(all).toEqual(
+      expect.arrayContaining(['inboxes.create', 'inboxes.agent.update', 'inboxes.threads.emails.forward']),
+    );
+    expect(all.length).toBeGreaterThanOrEqual(29);
+    expect(all.filter((path) => !calls.has(path))).toEqual([]);
   });
 }
