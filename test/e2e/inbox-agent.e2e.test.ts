@@ -13,6 +13,7 @@ import { InboxesStore, Keys, createRedis, type RedisClient } from '@petrel/store
 import { startHttpReceiver, waitUntil, type HttpReceiver, type RecordedRequest } from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
 import { mta } from './scenarios/inbound.js';
+import { inboxHook, type InboxHook } from './scenarios/inboxes-support.js';
 
 const DOMAIN = 'in.e2e.test'; // the default team's receiving domain (helpers.ts)
 const MODEL_PATH = '/v1/chat/completions';
@@ -21,6 +22,8 @@ let stack: Stack; // with the model endpoint
 let bare: Stack; // without one
 let model: HttpReceiver;
 let redis: RedisClient;
+/** A real endpoint for the events only the agent causes (assignments), checked signed. */
+let hook: InboxHook;
 /** Scripted answers: the `key:<k>` word of the newest message's text → the model's content. */
 const answers = new Map<string, string>();
 
@@ -67,8 +70,10 @@ beforeAll(async () => {
     startStack(),
   ]);
   redis = createRedis(stack.redis.url);
+  hook = await inboxHook(stack, ['inbox.thread.assigned', 'inbox.thread.unassigned']);
 });
 afterAll(async () => {
+  await hook?.stop();
   await redis?.quit();
   await Promise.all([stack?.stop(), bare?.stop()]);
   await model?.stop();
@@ -249,6 +254,12 @@ describe('the inbox agent', () => {
       assigned_by_email: null,
       previous_assignee_email: null,
     });
+    expect(await hook.signed('inbox.thread.assigned', thread.id)).toMatchObject({
+      source: 'agent',
+      inbox_id: inbox.id,
+      thread_id: thread.id,
+      assignee_email: 'ana@acme.test',
+    });
     expect(events.find((e) => e.type === 'inbox.thread.labels.updated')!.data).toMatchObject({
       added: [{ id: refund.id, name: 'Refund', color: '#E93D82' }],
       removed: [],
@@ -323,6 +334,11 @@ describe('the inbox agent', () => {
     );
     expect(unassigned.data).toMatchObject({ source: 'agent', previous_assignee_email: 'ana@acme.test' });
     expect(unassigned.data).not.toHaveProperty('assignee_email');
+    expect(await hook.signed('inbox.thread.unassigned', thread.id)).toMatchObject({
+      source: 'agent',
+      thread_id: thread.id,
+      previous_assignee_email: 'ana@acme.test',
+    });
     const activity = await store.activity(teamId, inbox.id, thread.id);
     expect(activity.map((a) => a.action)).toEqual([
       'draft_reply',
