@@ -28,6 +28,7 @@ import { INBOUND_TEST_ENV, inboundScenarios } from './scenarios/inbound.js';
 import { automationWelcomeScenario } from './scenarios/automations.js';
 import { inboxScenarios } from './scenarios/inboxes.js';
 import { inboxApiScenarios } from './scenarios/inboxes-api.js';
+import { inboxDomainScenarios } from './scenarios/inboxes-domains.js';
 import { inboxRepliesEnv, inboxReplyScenarios } from './scenarios/inboxes-replies.js';
 import { everyInboxMethodCalled, recordingInboxCalls } from './scenarios/inboxes-support.js';
 
@@ -70,6 +71,10 @@ it('automations: the welcome series on both branches (runs and their steps on th
 inboxScenarios(() => stack);
 inboxApiScenarios(() => stack);
 inboxReplyScenarios(
+  () => stack,
+  () => dns,
+);
+inboxDomainScenarios(
   () => stack,
   () => dns,
 );
