@@ -173,12 +173,22 @@ describe('BroadcastsStore: fan-out side', () => {
     await s.schedule(t, b.id, 1_000);
     const first = await s.startFanout(t, b.id, 1_000);
     expect(first).toMatchObject({ ok: true, startedMs: 1_000, cursor: null, record: { status: 'queued' } });
+    const c17 = { score: 17, contactId: 'c-17' };
+    expect(await s.checkpoint(t, b.id, { from: null, to: c17 }, { total: 3, enqueued: 2, skipped: 1 })).toBe(
+      'ok',
+    );
+    // a second run that started from the same place: its page is not counted again
+    expect(await s.checkpoint(t, b.id, { from: null, to: c17 }, { total: 3, enqueued: 2, skipped: 1 })).toBe(
+      'moved',
+    );
     expect(
-      await s.checkpoint(t, b.id, { score: 17, contactId: 'c-17' }, { total: 3, enqueued: 2, skipped: 1 }),
-    ).toBe(true);
-    expect(
-      await s.checkpoint(t, b.id, { score: 20, contactId: 'c-20' }, { total: 2, enqueued: 2, skipped: 0 }),
-    ).toBe(true);
+      await s.checkpoint(
+        t,
+        b.id,
+        { from: c17, to: { score: 20, contactId: 'c-20' } },
+        { total: 2, enqueued: 2, skipped: 0 },
+      ),
+    ).toBe('ok');
     const resumed = await s.startFanout(t, b.id, 9_999);
     expect(resumed).toMatchObject({
       ok: true,
@@ -204,8 +214,13 @@ describe('BroadcastsStore: fan-out side', () => {
     await s.startFanout(t, b.id, 1);
     expect(await s.cancel(t, b.id)).toMatchObject({ ok: true, record: { status: 'canceled' } });
     expect(
-      await s.checkpoint(t, b.id, { score: 1, contactId: 'c' }, { total: 1, enqueued: 1, skipped: 0 }),
-    ).toBe(false);
+      await s.checkpoint(
+        t,
+        b.id,
+        { from: null, to: { score: 1, contactId: 'c' } },
+        { total: 1, enqueued: 1, skipped: 0 },
+      ),
+    ).toBe('not_queued');
     expect(await s.finishFanout(t, b.id, 2)).toBe(false);
     expect((await s.get(t, b.id))?.counts).toEqual({ total: 0, enqueued: 0, skipped: 0 });
   });

@@ -23,7 +23,9 @@ import {
   type BroadcastReader,
   type BroadcastsPort,
   type CasResult,
+  type FanoutCheckpoint,
   type FanoutCursor,
+  type FanoutStep,
   type Page,
   type PageRequest,
 } from '@petrel/core';
@@ -192,18 +194,24 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
     return { ok: true, record: toBroadcast(r), startedMs: Number(r.started_ms), cursor };
   }
 
-  async checkpoint(teamId: string, id: string, cursor: FanoutCursor, add: BroadcastCounts): Promise<boolean> {
+  async checkpoint(
+    teamId: string,
+    id: string,
+    step: FanoutStep,
+    add: BroadcastCounts,
+  ): Promise<FanoutCheckpoint> {
     const key = this.key(teamId, id);
-    if (!key) return false;
+    if (!key) return 'not_queued';
     const res = await this.redis.petrelCheckpointBroadcast(
       key,
-      cursor.score,
-      cursor.contactId,
+      step.to.score,
+      step.to.contactId,
       add.total,
       add.enqueued,
       add.skipped,
+      step.from?.contactId ?? '',
     );
-    return res === 1;
+    return res === 1 ? 'ok' : res === 2 ? 'moved' : 'not_queued';
   }
 
   async finishFanout(teamId: string, id: string, nowMs: number): Promise<boolean> {

@@ -284,6 +284,15 @@ describe('runBroadcastFanout', () => {
     expect(w.emails.calls).toEqual([100, 100, 100, 100, 100]);
   });
 
+  it('two runs of one fan-out at once (a job taken for stalled while its run went on): each page counted once', async () => {
+    const w = world(1_000);
+    // both runs read pages before either checkpoints: the second run starts from the same cursor
+    const [a, b] = await Promise.all([runBroadcastFanout(job, w.ports), runBroadcastFanout(job, w.ports)]);
+    expect([a.kind, b.kind].sort()).toEqual(['sent', 'superseded']);
+    expect(w.broadcasts.get(TEAM, BROADCAST)!.counts).toEqual({ total: 1_000, enqueued: 1_000, skipped: 0 });
+    expect(w.emails.created.size).toBe(1_000);
+  });
+
   it('does nothing for a deleted, canceled or sent broadcast', async () => {
     const gone = world(10);
     gone.broadcasts.records.clear();

@@ -94,6 +94,8 @@ export type FanoutOutcome =
   | { kind: 'canceled' }
   /** Stopped at a checkpoint for a shutdown: the broadcast stays `queued`; run it again to go on. */
   | { kind: 'paused' }
+  /** Another run of the same fan-out moved the checkpoint first: this one stops, that one goes on. */
+  | { kind: 'superseded' }
   /** Nothing to do: the broadcast is gone, canceled before its time, or already sent. */
   | { kind: 'not_runnable'; reason: 'not_found' | 'status' };
 
@@ -172,7 +174,8 @@ export async function runBroadcastFanout(job: FanoutJob, ports: FanoutPorts): Pr
       });
     });
     if (emails.length > 0) await ports.emails.createAndEnqueue(teamId, broadcast, emails);
-    cursor = { score: last.score, contactId: last.id };
+    const step = { from: cursor, to: { score: last.score, contactId: last.id } };
+    cursor = step.to;
     // Every email of the page is counted, created now or by a run that died before this
     // checkpoint: the counts then say what the segment got, however often a page was redone.
     const add: BroadcastCounts = {
@@ -180,12 +183,14 @@ export async function runBroadcastFanout(job: FanoutJob, ports: FanoutPorts): Pr
       enqueued: emails.length,
       skipped: contacts.length - emails.length,
     };
-    const going = await ports.broadcasts.checkpoint(teamId, broadcastId, cursor, add);
+    const checkpoint = await ports.broadcasts.checkpoint(teamId, broadcastId, step, add);
+    // another run of this fan-out counted the page first (its emails are the same ids): it goes on
+    if (checkpoint === 'moved') return end({ kind: 'superseded' });
     run.pages += 1;
     run.counts.total += add.total;
     run.counts.enqueued += add.enqueued;
     run.counts.skipped += add.skipped;
-    if (!going) return end({ kind: 'canceled' });
+    if (checkpoint === 'not_queued') return end({ kind: 'canceled' });
     if (run.pages % logEvery === 0) ports.observer.progress(progress());
     if (!more) break;
     if (ports.shouldStop?.()) return end({ kind: 'paused' });

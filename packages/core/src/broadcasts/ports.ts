@@ -60,11 +60,24 @@ export interface BroadcastsPort {
     | { ok: true; record: BroadcastRecord; startedMs: number; cursor: FanoutCursor | null }
     | { ok: false; reason: 'not_found' | 'status' }
   >;
-  /** Records progress after a page (only while `queued`); false when it is no longer queued (canceled). */
-  checkpoint(teamId: string, id: string, cursor: FanoutCursor, add: BroadcastCounts): Promise<boolean>;
+  /**
+   * Records progress after a page, moving the cursor `step.from` → `step.to`, only while the
+   * broadcast is `queued` and its stored cursor is still `step.from` (compare-and-set): two runs of
+   * one fan-out (a job taken for stalled while its run went on, on a starved machine) cannot both
+   * count a page. `not_queued`: canceled; `moved`: another run checkpointed first.
+   */
+  checkpoint(teamId: string, id: string, step: FanoutStep, add: BroadcastCounts): Promise<FanoutCheckpoint>;
   /** queued → sent (fan-out finished), `sent_at` = now. */
   finishFanout(teamId: string, id: string, nowMs: number): Promise<boolean>;
 }
+
+/** A page's move of the fan-out cursor: from the checkpoint it started at (null: the first). */
+export interface FanoutStep {
+  from: FanoutCursor | null;
+  to: FanoutCursor;
+}
+
+export type FanoutCheckpoint = 'ok' | 'not_queued' | 'moved';
 
 /** The fan-out job of a broadcast (BullMQ, delayed until due; its id derives from the broadcast's). */
 export interface FanoutScheduler {

@@ -262,10 +262,10 @@ describe('cancelBroadcast', () => {
       await p.broadcasts.checkpoint(
         T,
         id,
-        { score: 1, contactId: 'c' },
+        { from: null, to: { score: 1, contactId: 'c' } },
         { total: 1, enqueued: 1, skipped: 0 },
       ),
-    ).toBe(false);
+    ).toBe('not_queued');
   });
 });
 

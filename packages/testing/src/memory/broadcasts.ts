@@ -10,7 +10,8 @@ import {
   type BroadcastContent,
   type BroadcastsPort,
   type CasResult,
-  type FanoutCursor,
+  type FanoutCheckpoint,
+  type FanoutStep,
   type FanoutScheduler,
   type Page,
   type PageRequest,
@@ -128,8 +129,8 @@ export class MemoryBroadcasts implements BroadcastsPort {
     return this.fanoutSide.startFanout(teamId, id.toLowerCase(), nowMs);
   }
 
-  checkpoint(teamId: string, id: string, cursor: FanoutCursor, add: BroadcastCounts): Promise<boolean> {
-    return this.fanoutSide.checkpoint(teamId, id.toLowerCase(), cursor, add);
+  checkpoint(teamId: string, id: string, step: FanoutStep, add: BroadcastCounts): Promise<FanoutCheckpoint> {
+    return this.fanoutSide.checkpoint(teamId, id.toLowerCase(), step, add);
   }
 
   finishFanout(teamId: string, id: string, nowMs: number): Promise<boolean> {

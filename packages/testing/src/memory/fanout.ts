@@ -12,7 +12,9 @@ import type {
   BroadcastReader,
   BroadcastEmailsWriter,
   BroadcastsPort,
+  FanoutCheckpoint,
   FanoutCursor,
+  FanoutStep,
   FanoutObserver,
   FanoutOutcome,
   FanoutProgress,
@@ -120,18 +122,24 @@ export class MemoryFanoutBroadcasts implements FanoutSide {
     };
   }
 
-  async checkpoint(teamId: string, id: string, cursor: FanoutCursor, add: BroadcastCounts) {
+  async checkpoint(
+    teamId: string,
+    id: string,
+    step: FanoutStep,
+    add: BroadcastCounts,
+  ): Promise<FanoutCheckpoint> {
     this.crashes.hit('checkpoint');
     const e = this.records.get(`${teamId}:${id}`);
-    if (!e || e.record.status !== 'queued') return false;
-    e.cursor = { ...cursor };
+    if (!e || e.record.status !== 'queued') return 'not_queued';
+    if ((e.cursor?.contactId ?? '') !== (step.from?.contactId ?? '')) return 'moved';
+    e.cursor = { ...step.to };
     const c = e.record.counts;
     e.record.counts = {
       total: c.total + add.total,
       enqueued: c.enqueued + add.enqueued,
       skipped: c.skipped + add.skipped,
     };
-    return true;
+    return 'ok';
   }
 
   async finishFanout(teamId: string, id: string, nowMs: number) {
