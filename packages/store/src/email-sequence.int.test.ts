@@ -145,7 +145,7 @@ describe('per-email sequence numbers', () => {
       keys.length,
       ...keys,
       ...[1, Date.now(), 60_000, '{"to":', '}', 1, 'status', 'queued'],
-      ...['b1', 'contact', '<b1@x>', '["c@example.test"]', first],
+      ...['b1', 'contact', '<b1@x>', '["c@example.test"]', first, ''],
     );
     await store.recordEvent('team', 'b1', 'sent', ev('email.sent', { email_id: 'b1' }));
     expect(sequences(await store.events('team', 'b1'))).toEqual([1, 2]);

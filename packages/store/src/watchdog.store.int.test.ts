@@ -88,7 +88,7 @@ describe('the unfinished index of a broadcast fan-out', () => {
         ...keys,
         fx.keys.unfinishedEmails('f', 'broadcast'),
         ...[1, created, 60_000, '{"to":', '}', 1, 'status', 'queued'],
-        ...['f1', 'contact', '<f1@x>', '["c@example.test"]', JSON.stringify(ev('email.queued'))],
+        ...['f1', 'contact', '<f1@x>', '["c@example.test"]', JSON.stringify(ev('email.queued')), ''],
       );
     expect(await call()).toBe(1);
     expect(await call()).toBe(0);
