@@ -158,20 +158,26 @@ function latencies(receiver) {
  * process and Redis), then the steady load fed by `feed(from, count)` every 100 ms: latencies.
  */
 async function measure(ctx, { label, cpu, child, receiver, n, steady }, feed) {
+  await ctx.redis.resetStats();
   const a = await cpuSnapshot({ [cpu]: child.pid }, ctx.redis.client);
   const seconds = await delivered(ctx, receiver, n, child, label);
   const b = await cpuSnapshot({ [cpu]: child.pid }, ctx.redis.client);
+  // Nothing XADDs during Petrel's burst but BullMQ's job events (the bench's events are written
+  // before it): 0 when every first attempt went straight from the stream, a few per delivery
+  // that went through a job (added, active, completed).
+  const xadd = (await ctx.redis.commandStats(100)).find((c) => c.cmd === 'xadd')?.calls ?? 0;
   const burst = {
     deliveries: n,
     seconds: round(seconds, 2),
     per_s: Math.round(n / seconds),
+    job_event_xadds: xadd,
     cpu_us_per_delivery: {
       [cpu]: round(((b.per[cpu] - a.per[cpu]) / n) * 1e6, 1),
       redis: round(((b.redis.self - a.redis.self) / n) * 1e6, 1),
     },
   };
   ctx.progress(
-    `  ${label.padEnd(8)} ${fmtInt(n)} signed deliveries in ${burst.seconds} s = ${fmtInt(burst.per_s)}/s (first to last arrival)`,
+    `  ${label.padEnd(8)} ${fmtInt(n)} signed deliveries in ${burst.seconds} s = ${fmtInt(burst.per_s)}/s (first to last arrival; ${fmtInt(xadd)} BullMQ job-event XADDs)`,
   );
   receiver.arrivals.clear();
   const perTick = steady.rate / 10;

@@ -17,7 +17,10 @@
  *
  * Concurrency: at most `concurrency` first attempts in flight (the stream consumer waits for room
  * before it starts the next, so a backlog is read no faster than it is delivered), and the
- * per-endpoint cap shared with the queued deliveries. Endpoints come from the batch's own read;
+ * per-endpoint cap shared with the queued deliveries: a first attempt that finds its endpoint
+ * full waits briefly for one of its slots (handed over before the queue worker may take it)
+ * before it falls back to the queue — otherwise every queued delivery holding a slot would push
+ * one more first attempt into the queue. Endpoints come from the batch's own read;
  * when a delivery starts more than ENDPOINTS_FRESH_MS after it they are read again, so a disable,
  * a deletion or a rotated secret applies within that bound, and an endpoint this process just
  * disabled gets no further direct attempt.
@@ -39,6 +42,10 @@ import { observeDelivery } from './delivery-metrics.js';
 
 /** How old a batch's read of the endpoints may be when one of its deliveries starts. */
 const ENDPOINTS_FRESH_MS = 250;
+/** How long a first attempt waits for a slot of its endpoint before it goes to the queue. */
+const SLOT_WAIT_MS = 100;
+/** How long an endpoint whose slot did not come in SLOT_WAIT_MS gets no further wait. */
+const ENDPOINT_SLOW_MS = 1_000;
 /** Most entries acknowledged by one XACK. */
 const ACK_BATCH = 1_000;
 
@@ -74,6 +81,8 @@ export class DirectDeliveries {
   /** Acknowledgements, gathered per team (one XACK per batch). */
   private readonly acks: TurnBatcher<string>;
   private readonly clock = { now: () => Date.now() };
+  /** Endpoints whose slot did not come in time: until when their first attempts do not wait. */
+  private readonly slowUntil = new Map<string, number>();
 
   constructor(private readonly deps: DirectDeliveriesDeps) {
     this.acks = new TurnBatcher(async (teamId, ids) => {
@@ -191,13 +200,10 @@ export class DirectDeliveries {
       for (; next < ready.length; next++) {
         const d = ready[next]!;
         if (ready.length - next <= this.deps.concurrency) nearlyFed();
-        while (this.running >= this.deps.concurrency) await new Promise<void>((r) => this.room.push(r));
-        if (Date.now() - snap.at > ENDPOINTS_FRESH_MS) {
-          snap.at = Date.now();
-          snap.byId = new Map((await this.deps.webhooks.all(teamId)).map((w) => [w.id, w]));
-        }
+        await this.takeRoom(teamId, snap);
         const endpoint = snap.byId.get(d.endpoint.id);
-        if (!endpoint || endpoint.status !== 'enabled' || !this.deps.slots.tryAcquire(endpoint.id)) {
+        if (!endpoint || endpoint.status !== 'enabled' || !(await this.slotFor(endpoint.id))) {
+          this.giveRoom();
           queued.push(d);
           continue;
         }
@@ -215,6 +221,49 @@ export class DirectDeliveries {
     for (const d of queued) finish(d, true);
   }
 
+  /**
+   * Takes a place in the window once one is free, reading the endpoints again first when the
+   * snapshot is stale. The check and the taking are one synchronous step after the last await:
+   * two batches being fed at once (the next is read while this one's last deliveries start)
+   * must not both see the same free place.
+   */
+  private async takeRoom(teamId: string, snap: Snapshot): Promise<void> {
+    for (;;) {
+      while (this.running >= this.deps.concurrency) await new Promise<void>((r) => this.room.push(r));
+      if (Date.now() - snap.at > ENDPOINTS_FRESH_MS) {
+        snap.at = Date.now();
+        snap.byId = new Map((await this.deps.webhooks.all(teamId)).map((w) => [w.id, w]));
+      }
+      if (this.running < this.deps.concurrency) break;
+    }
+    this.running += 1;
+  }
+
+  private giveRoom(): void {
+    this.running -= 1;
+    this.room.shift()?.();
+  }
+
+  /**
+   * A slot of the endpoint for a first attempt: at once, or after waiting at most SLOT_WAIT_MS
+   * for one — the slots are shared with the queued deliveries, and a 200-answering endpoint
+   * frees one within a round trip. An endpoint whose wait ran out is taken for slow and its
+   * first attempts go to the queue without waiting for ENDPOINT_SLOW_MS, so a slow endpoint
+   * holds the batch (and the other endpoints' deliveries behind it) at most SLOT_WAIT_MS in
+   * every ENDPOINT_SLOW_MS.
+   */
+  private async slotFor(endpointId: string): Promise<boolean> {
+    if (this.deps.slots.tryAcquire(endpointId)) return true;
+    const slowUntil = this.slowUntil.get(endpointId);
+    if (slowUntil !== undefined) {
+      if (Date.now() < slowUntil) return false;
+      this.slowUntil.delete(endpointId);
+    }
+    if (await this.deps.slots.acquire(endpointId, SLOT_WAIT_MS)) return true;
+    this.slowUntil.set(endpointId, Date.now() + ENDPOINT_SLOW_MS);
+    return false;
+  }
+
   /** Resolves once every batch taken was fed, every attempt recorded and every acknowledgement sent. */
   async drain(): Promise<void> {
     await Promise.all(this.feeding);
@@ -223,20 +272,18 @@ export class DirectDeliveries {
   }
 
   /**
-   * Starts one attempt. Its place in the window (and its endpoint's slot) is given back when the
+   * Starts one attempt, its window place and endpoint slot already taken. Its place in the window (and its endpoint's slot) is given back when the
    * response is in, not when the attempt is recorded: the window bounds requests in flight, and
    * the record rides the team's next batched write meanwhile.
    */
   private start(d: ReadyDelivery, snap: Snapshot, done: (ok: boolean) => void): void {
-    this.running += 1;
     this.recording += 1;
     let released = false;
     const release = (): void => {
       if (released) return;
       released = true;
       this.deps.slots.release(d.endpoint.id);
-      this.running -= 1;
-      this.room.shift()?.();
+      this.giveRoom();
     };
     const sender: WebhookSender = { send: (req) => this.deps.sender.send(req).finally(release) };
     const target = { teamId: d.teamId, endpointId: d.endpoint.id };

@@ -1,8 +1,15 @@
 /**
  * The per-endpoint concurrency cap of one dispatcher process: at most `limit` deliveries in
  * flight to one endpoint, so a slow endpoint holds at most `limit` of the process's slots and
- * the others keep flowing. A delivery that finds its endpoint full goes back to the delayed set
- * for a moment (its job is not an attempt) instead of waiting in a slot.
+ * the others keep flowing. A queued delivery that finds its endpoint full goes back to the
+ * delayed set for a moment (its job is not an attempt) instead of waiting in a slot.
+ *
+ * A first attempt made straight from the stream may instead wait a bounded time for a slot
+ * (`acquire`): the queued deliveries share the cap, and a first attempt that went to the queue
+ * whenever one of them held a slot would make one more queued delivery holding a slot — each
+ * job pushing the next first attempt to the queue. A waiting first attempt is handed the next
+ * slot released, and `tryAcquire` (the queue worker's) fails while one waits, so first attempts
+ * come first and the count never exceeds `limit`.
  *
  * Why per process and not a BullMQ group or a queue per endpoint: groups are BullMQ Pro, and a
  * queue per endpoint means a worker (and a blocking connection) per endpoint in every
@@ -11,19 +18,57 @@
  */
 export class EndpointSlots {
   private readonly inFlight = new Map<string, number>();
+  /** Per endpoint, the waiters of `acquire`, first come first served. */
+  private readonly waiting = new Map<string, (() => void)[]>();
 
   constructor(private readonly limit: number) {}
 
+  /** Takes a slot if one is free and nobody waits for one of this endpoint. */
   tryAcquire(endpointId: string): boolean {
+    if (this.waiting.has(endpointId)) return false;
     const n = this.inFlight.get(endpointId) ?? 0;
     if (n >= this.limit) return false;
     this.inFlight.set(endpointId, n + 1);
     return true;
   }
 
+  /** Takes a slot, waiting at most `waitMs` for one; false (and no slot) when none came in time. */
+  acquire(endpointId: string, waitMs: number): Promise<boolean> {
+    if (this.tryAcquire(endpointId)) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      let queue = this.waiting.get(endpointId);
+      if (!queue) this.waiting.set(endpointId, (queue = []));
+      const granted = (): void => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      queue.push(granted);
+      const timer = setTimeout(() => {
+        const q = this.waiting.get(endpointId);
+        const at = q?.indexOf(granted) ?? -1;
+        if (at >= 0) q!.splice(at, 1);
+        if (q && q.length === 0) this.waiting.delete(endpointId);
+        resolve(false);
+      }, waitMs);
+    });
+  }
+
   release(endpointId: string): void {
+    const queue = this.waiting.get(endpointId);
+    if (queue) {
+      // the slot passes to the first waiter: the count stays as it is
+      const next = queue.shift()!;
+      if (queue.length === 0) this.waiting.delete(endpointId);
+      next();
+      return;
+    }
     const n = (this.inFlight.get(endpointId) ?? 1) - 1;
     if (n <= 0) this.inFlight.delete(endpointId);
     else this.inFlight.set(endpointId, n);
+  }
+
+  /** Deliveries in flight to the endpoint (for tests and metrics). */
+  held(endpointId: string): number {
+    return this.inFlight.get(endpointId) ?? 0;
   }
 }
