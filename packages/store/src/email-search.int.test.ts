@@ -151,6 +151,50 @@ describe('email search indexes', () => {
     );
   });
 
+  it('indexes a batch whose emails share some terms and not others, each under every term it has and its own status', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, DAY, { statsRetentionMs: DAY });
+    const team = 'search-4';
+    await store.stage(
+      team,
+      [email('b0', { to: ['first@example.test'], subject: 'Order shipped' })],
+      new Date(T0),
+    );
+    // b0 again (a retried request: its record stays) with new ones sharing its subject words
+    await store.stage(
+      team,
+      [
+        email('b0', { to: ['first@example.test'], subject: 'Order shipped' }),
+        email('b1', {
+          to: ['second@example.test'],
+          subject: 'Order shipped',
+          tags: [{ name: 'k', value: 'v' }],
+        }),
+        email(
+          'b2',
+          { to: ['second@example.test', 'third@example.test'], subject: 'Refund issued' },
+          'scheduled',
+        ),
+        email('b3', {
+          to: ['third@example.test'],
+          subject: 'Order refund',
+          tags: [{ name: 'k', value: 'v' }],
+        }),
+      ],
+      new Date(T0 + 1),
+    );
+    const find = async (q: Record<string, string>) => (await pages(store, team, q, 10)).forward.flat();
+    expect(await find({ subject: 'order' })).toEqual(['b3', 'b1', 'b0']);
+    expect(await find({ subject: 'refund' })).toEqual(['b3', 'b2']);
+    expect(await find({ subject: 'order shipped' })).toEqual(['b1', 'b0']);
+    expect(await find({ to: 'second@example.test' })).toEqual(['b2', 'b1']);
+    expect(await find({ to: 'third@example.test' })).toEqual(['b3', 'b2']);
+    expect(await find({ tag: 'k=v' })).toEqual(['b3', 'b1']);
+    expect(await find({ status: 'queued' })).toEqual(['b3', 'b1', 'b0']);
+    expect(await find({ status: 'scheduled' })).toEqual(['b2']);
+    // b0 keeps its first score (its record's created_ms), not the retry's
+    expect(await fx.redis.zscore(store.search.termKey(team, 'subject:order'), 'b0')).toBe(String(T0));
+  });
+
   it('lists nothing older than the retention, trims the status indexes with the listing, and indexes a re-staged email once', async () => {
     let now = 1_700_000_000_000;
     const clock = { now: () => now };

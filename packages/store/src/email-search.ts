@@ -70,12 +70,23 @@ export class EmailSearch {
 
   private indexCall(teamId: string, entries: readonly IndexEntry[]): [string[], (string | number)[]] {
     const keys = this.statusKeys(teamId);
-    const args: (string | number)[] = [keys.length, this.retentionMs];
+    const args: (string | number)[] = [keys.length, this.retentionMs, entries.length];
+    for (const e of entries) keys.push(this.keys.email(teamId, e.id));
+    // each term key once (a batch's emails share most of theirs), named by position per email
+    const termPos = new Map<string, number>();
+    const termKeys: string[] = [];
     for (const e of entries) {
-      keys.push(this.keys.email(teamId, e.id));
-      for (const t of e.terms) keys.push(this.termKey(teamId, t));
       args.push(e.id, e.terms.length);
+      for (const t of e.terms) {
+        let pos = termPos.get(t);
+        if (pos === undefined) {
+          pos = termKeys.push(this.termKey(teamId, t));
+          termPos.set(t, pos);
+        }
+        args.push(pos);
+      }
     }
+    for (const k of termKeys) keys.push(k);
     return [keys, args];
   }
 
