@@ -51,6 +51,10 @@ export async function startSink() {
     stats: () => call('stats'),
     summary: (args) => call('summary', args),
     reset: () => call('reset'),
+    /** Realistic answers (sink-decision.mjs) on or off: { realistic, seed }. */
+    mode: (args) => call('mode', args),
+    /** Realistic mode: Message-ID → the answers its attempts got. */
+    attempts: () => call('attempts'),
 
     /**
      * Polls until the sink holds `count` messages. `onTick(stats)` runs at every poll (the CPU

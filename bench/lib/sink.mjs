@@ -4,7 +4,13 @@
 // when the Message-ID's left part is a UUIDv7 (Petrel's email ids, and the baseline's), its first
 // 48 bits are the acceptance millisecond, so acceptance-to-250 latency = receive − acceptance.
 // The parent queries it over IPC: { id, cmd, args } → { id, result } (see sink-client.mjs).
+//
+// Realistic mode (`mode({ realistic: true, seed })`): the first attempt of each Message-ID is
+// answered as `sinkDecision` (sink-decision.mjs) says — 250, a 421/451 temporary failure, a
+// 550 5.1.1 permanent one, or a 250 after SLOW_MS — and every later attempt of it 250. Messages
+// refused are not counted as received; `attempts()` lists every attempt with its answer.
 import { SMTPServer } from 'smtp-server';
+import { SLOW_MS, sinkDecision } from './sink-decision.mjs';
 
 const ID_RE = /(?:^|\n)message-id:[ \t]*<([^>\r\n]*)>/i;
 const V7_RE = /^([0-9a-f]{8})-([0-9a-f]{4})-7[0-9a-f]{3}-/i;
@@ -35,6 +41,32 @@ let dup = 0;
 let noId = 0;
 let bytes = 0;
 let connections = 0;
+/** Realistic mode's seed (null: every message gets 250 at once). */
+let seed = null;
+/** Realistic mode: Message-ID → answers given, in order. */
+const answered = new Map();
+
+/** The SMTP reply to a message's DATA: null for a 250 now, else { delayMs } or { code, message }. */
+function answerFor(id) {
+  if (seed === null || id === undefined) return null;
+  const before = answered.get(id);
+  const decision = before ? 'ok' : sinkDecision(id, seed);
+  if (before) before.push(decision);
+  else answered.set(id, [decision]);
+  switch (decision) {
+    case 'temp421':
+      return { code: 421, message: 'Service not available, try again later' };
+    case 'temp451':
+      return { code: 451, message: 'Requested action aborted: local error in processing' };
+    case 'perm550':
+      // smtp-server adds the enhanced code of 550: 5.1.1 (RFC 3463, bad destination mailbox)
+      return { code: 550, message: 'Recipient address rejected: user unknown' };
+    case 'slow':
+      return { delayMs: SLOW_MS };
+    default:
+      return null;
+  }
+}
 
 function acceptMsOf(id) {
   const m = V7_RE.exec(id);
@@ -73,21 +105,34 @@ const server = new SMTPServer({
       }
     });
     stream.on('end', () => {
-      const t = Date.now();
-      recv.push(t);
-      domains.push(id === undefined ? '' : id.slice(id.lastIndexOf('@') + 1));
-      if (id === undefined) {
-        noId++;
-        lat.push(NaN);
-      } else {
-        if (seen.has(id)) dup++;
-        else seen.add(id);
-        lat.push(t - acceptMsOf(id));
+      const answer = answerFor(id);
+      if (answer && answer.code) {
+        const err = new Error(answer.message);
+        err.responseCode = answer.code;
+        cb(err);
+        return;
       }
-      cb(null, 'OK: queued');
+      if (answer) setTimeout(() => received(id, cb), answer.delayMs);
+      else received(id, cb);
     });
   },
 });
+
+/** Records a message answered 250 and answers. */
+function received(id, cb) {
+  const t = Date.now();
+  recv.push(t);
+  domains.push(id === undefined ? '' : id.slice(id.lastIndexOf('@') + 1));
+  if (id === undefined) {
+    noId++;
+    lat.push(NaN);
+  } else {
+    if (seen.has(id)) dup++;
+    else seen.add(id);
+    lat.push(t - acceptMsOf(id));
+  }
+  cb(null, 'OK: queued');
+}
 
 function pct(sorted, p) {
   if (sorted.length === 0) return null;
@@ -150,7 +195,16 @@ const commands = {
     last: recv.n ? recv.a[recv.n - 1] : null,
   }),
   summary,
+  /** { realistic: boolean, seed }: realistic answers from now on (and what was answered forgotten). */
+  mode: ({ realistic = false, seed: s = 'bench' } = {}) => {
+    seed = realistic ? String(s) : null;
+    answered.clear();
+    return true;
+  },
+  /** Realistic mode: every Message-ID with the answers its attempts got, in order. */
+  attempts: () => Object.fromEntries(answered),
   reset: () => {
+    answered.clear();
     recv.clear();
     lat.clear();
     domains.length = 0;
