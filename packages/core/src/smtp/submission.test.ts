@@ -183,4 +183,31 @@ describe('BareLineEndingScanner', () => {
     expect(scan('a\r', 'b\r\n')).toBe('CR');
     expect(scan('a', '\nb')).toBe('LF');
   });
+  it('reports the first bare line ending, wherever the chunks split the data', () => {
+    // the definition, byte by byte: a CR not followed by LF, an LF not preceded by CR
+    const reference = (data: Uint8Array): 'CR' | 'LF' | undefined => {
+      for (let i = 0; i < data.length; i++) {
+        if (data[i] === 0x0d && data[i + 1] !== 0x0a) return 'CR';
+        if (data[i] === 0x0a && data[i - 1] !== 0x0d) return 'LF';
+      }
+      return undefined;
+    };
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1103515245 + 12345) % 2 ** 31) % n;
+    // mostly CRLF, dots and text; a bare CR or LF now and then
+    const tokens = [[0x0d, 0x0a], [0x0d, 0x0a], [0x2e], [0x61], [0x61], [0x61], [0x61], [0x0d], [0x0a]];
+    const outcomes = new Set<string | undefined>();
+    for (let round = 0; round < 2000; round++) {
+      const data = Uint8Array.from(Array.from({ length: 1 + random(8) }, () => tokens[random(9)]!).flat());
+      const s = new BareLineEndingScanner();
+      for (let at = 0; at < data.length;) {
+        const next = at + 1 + random(data.length - at);
+        s.push(data.subarray(at, next));
+        at = next;
+      }
+      expect(s.result(), JSON.stringify([...data])).toBe(reference(data));
+      outcomes.add(s.result());
+    }
+    expect(outcomes).toEqual(new Set(['CR', 'LF', undefined]));
+  });
 });
