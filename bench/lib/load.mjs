@@ -64,7 +64,7 @@ export async function cannon(
 }
 
 /** POSTs `n` emails in batches of `batchSize`, `concurrency` batches in flight. */
-export async function postBatches(api, { n, batchSize = 100, concurrency = 4, emailAt }) {
+export async function postBatches(api, { n, batchSize = 100, concurrency = 4, emailAt, withIds = false }) {
   const batches = Math.ceil(n / batchSize);
   const t0 = now();
   const results = await mapLimit(batches, concurrency, async (b) => {
@@ -73,9 +73,15 @@ export async function postBatches(api, { n, batchSize = 100, concurrency = 4, em
     for (let i = start; i < Math.min(n, start + batchSize); i++) body.push(emailAt(i));
     const res = await httpJson('POST', `${api.url}/emails/batch`, { body, headers: api.headers });
     if (res.status !== 200) throw new Error(`POST /emails/batch → ${res.status}: ${res.text.slice(0, 400)}`);
-    return res.body.data.length;
+    return res.body.data.map((d) => d.id);
   });
   const seconds = (now() - t0) / 1000;
-  const accepted = results.reduce((a, b) => a + b, 0);
-  return { accepted, seconds: round(seconds, 2), emails_per_s: round(accepted / seconds, 0) };
+  const ids = results.flat();
+  const accepted = ids.length;
+  return {
+    accepted,
+    seconds: round(seconds, 2),
+    emails_per_s: round(accepted / seconds, 0),
+    ...(withIds ? { ids } : {}),
+  };
 }

@@ -70,12 +70,16 @@ export async function startWebhookReceiver(respond = () => 200) {
 
 /**
  * Verifies every 2xx-answered request with `standardwebhooks` and counts them per message id
- * and per (type, email id): { received, bad_signatures, duplicate_ids, per_email: Map }.
+ * and per (type, email id): { received, bad_signatures, duplicate_ids, per_email: Map of email
+ * id → { [type]: count }, arrivals: Map of email id → { [type]: first arrival ms }, bounces: Map
+ * of email id → bounce type }.
  */
 export function checkWebhooks(requests, secret) {
   const wh = new Webhook(secret);
   const perId = new Map();
   const perEmail = new Map(); // email id → { [type]: count }
+  const arrivals = new Map();
+  const bounces = new Map();
   let bad = 0;
   for (const r of requests) {
     let payload;
@@ -94,10 +98,21 @@ export function checkWebhooks(requests, secret) {
     const counts = perEmail.get(emailId) ?? {};
     counts[payload.type] = (counts[payload.type] ?? 0) + 1;
     perEmail.set(emailId, counts);
+    const at = arrivals.get(emailId) ?? {};
+    at[payload.type] = Math.min(at[payload.type] ?? Infinity, r.at);
+    arrivals.set(emailId, at);
+    if (payload.data?.bounce) bounces.set(emailId, payload.data.bounce.type);
   }
   let dupIds = 0;
   for (const c of perId.values()) dupIds += c - 1;
-  return { received: requests.length, bad_signatures: bad, duplicate_ids: dupIds, per_email: perEmail };
+  return {
+    received: requests.length,
+    bad_signatures: bad,
+    duplicate_ids: dupIds,
+    per_email: perEmail,
+    arrivals,
+    bounces,
+  };
 }
 
 /** Creates the endpoint through the API (the Resend `POST /webhooks`); returns { id, secret }. */
