@@ -91,6 +91,8 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
     clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
     ids: { newEventId: () => newId() },
     retries: schedule.length,
+    // resend.dev test addresses are always simulated; SIMULATOR_DOMAIN adds the operator's own
+    simulatorDomain: config.SIMULATOR_DOMAIN,
     recipients: new RecipientStatesStore(redis, keys),
     suppressions: new SuppressionsStore(redis, keys),
     unsubscribe: unsubscribeLinks({

@@ -269,6 +269,17 @@ export const deliveryEnv = {
   DIRECT_MX_CACHE_TTL_S: z.coerce.number().int().min(0).max(86_400).default(300),
   /** The name in EHLO (RFC 5321 section 4.1.1.1: the sending host's FQDN); default the hostname. */
   DIRECT_HELO_NAME: z.string().min(1).optional(),
+  /**
+   * A domain of the operator's whose `delivered@`, `bounced@`, `complained@`, `suppressed@`,
+   * `delayed@` and `tempfail@` (with any `+label`) are simulated like Resend's `resend.dev`
+   * test addresses, which are always simulated: no SMTP connection is made for them.
+   */
+  SIMULATOR_DOMAIN: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+\.?$/, 'must be a domain name such as simulator.example.com')
+    .optional(),
 };
 
 /**

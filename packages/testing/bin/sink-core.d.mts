@@ -59,6 +59,8 @@ export interface SinkServer {
   port: number;
   book: PlanBook;
   connections(): number;
+  /** TCP connections accepted since the server started. */
+  connectionsAccepted(): number;
   stop(): Promise<void>;
 }
 

@@ -284,7 +284,9 @@ export async function startSinkServer(options) {
       wire?.forget(session.id);
     },
   });
+  let connectionsAccepted = 0;
   server.server.on('connection', (socket) => {
+    connectionsAccepted += 1;
     sockets.add(socket);
     socket.once('close', () => sockets.delete(socket));
   });
@@ -307,6 +309,7 @@ export async function startSinkServer(options) {
     port,
     book,
     connections: () => sockets.size,
+    connectionsAccepted: () => connectionsAccepted,
     stop() {
       stopped ??= new Promise((resolve) => {
         server.close(() => resolve(undefined));

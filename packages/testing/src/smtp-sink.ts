@@ -56,6 +56,8 @@ export interface SmtpSink {
   waitFor(count: number, timeoutMs?: number): Promise<SinkMessage[]>;
   /** Every accepted copy with this Message-ID (with or without <>); more than one is a duplicate. */
   byMessageId(messageId: string): SinkMessage[];
+  /** TCP connections accepted since the start (or the last clear), refused ones included. */
+  connectionCount(): number;
   /** How many RCPT TO this recipient has had. */
   attemptsFor(address: string): number;
   /** The next `n` connections get `reply` (421 by default) instead of the greeting. */
@@ -88,6 +90,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     },
   });
 
+  let connectionsAtClear = 0;
   return {
     url: `smtp://${host}:${server.port}`,
     host,
@@ -101,9 +104,11 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
         (m) => m.parsed.messageId !== undefined && bareId(m.parsed.messageId) === wanted,
       );
     },
+    connectionCount: () => server.connectionsAccepted() - connectionsAtClear,
     attemptsFor: (address) => server.book.attemptsFor(address),
     rejectConnections: (n, reply) => server.book.rejectConnections(n, reply),
     clear() {
+      connectionsAtClear = server.connectionsAccepted();
       arrivals.clear();
       server.book.reset();
     },

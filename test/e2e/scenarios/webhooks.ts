@@ -37,6 +37,19 @@ const svixHeaders = (r: RecordedRequest) => ({
   'svix-signature': String(r.headers['svix-signature']),
 });
 
+/** A delivery verified with the SDK's helper (`resend.webhooks.verify`); throws when forged. */
+export function sdkVerified(stack: Pick<Stack, 'resend'>, r: RecordedRequest, secret: string): Event {
+  return stack.resend.webhooks.verify({
+    payload: r.body,
+    headers: {
+      id: String(r.headers['svix-id']),
+      timestamp: String(r.headers['svix-timestamp']),
+      signature: String(r.headers['svix-signature']),
+    },
+    webhookSecret: secret,
+  }) as unknown as Event;
+}
+
 export function webhookScenarios(current: () => Stack): void {
   describe('webhooks', () => webhookTests(current));
 }
@@ -75,15 +88,7 @@ function webhookTests(current: () => Stack): void {
 
   /** Verifies a delivery with the SDK's helper and with svix; returns the parsed event. */
   function verified(r: RecordedRequest, secret: string): Event {
-    const event = stack.resend.webhooks.verify({
-      payload: r.body,
-      headers: {
-        id: String(r.headers['svix-id']),
-        timestamp: String(r.headers['svix-timestamp']),
-        signature: String(r.headers['svix-signature']),
-      },
-      webhookSecret: secret,
-    }) as unknown as Event;
+    const event = sdkVerified(stack, r, secret);
     expect(() => new SvixWebhook(secret).verify(r.body, svixHeaders(r))).not.toThrow();
     expect(r.headers['webhook-id']).toBe(r.headers['svix-id']);
     expect(r.headers['webhook-signature']).toBe(r.headers['svix-signature']);

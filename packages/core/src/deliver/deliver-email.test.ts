@@ -35,6 +35,7 @@ describe('deliverEmail', () => {
       'track',
       'decorate',
       'build-mime',
+      'simulate',
       'sign',
       'send',
       'record-and-publish',
@@ -49,6 +50,7 @@ describe('deliverEmail', () => {
       track: ['recipientHtml'],
       decorate: ['decoration'],
       'build-mime': ['messages'],
+      simulate: ['simulated'],
       send: ['result'],
     };
     const known = new Set<string>();
@@ -354,7 +356,7 @@ describe('deliverEmail', () => {
     const { deps, email } = setup();
     const reordered = DELIVERY_STAGES.filter((s) => s.name !== 'build-mime');
     await expect(deliverEmail(job(email), deps, reordered)).rejects.toThrow(
-      'delivery stage sign runs before messages is known',
+      'delivery stage simulate runs before messages is known',
     );
   });
 

@@ -16,12 +16,14 @@ import { render } from './stages/render.js';
 import { resolveContent } from './stages/resolve-content.js';
 import { send } from './stages/send.js';
 import { sign } from './stages/sign.js';
+import { simulate } from './stages/simulate.js';
 import { track } from './stages/track.js';
 
 /**
  * The delivery pipeline, in order; a feature grows it by one stage:
  * topic and suppression decisions refine decide-recipients' list, unsubscribe and tracking
- * headers join decorate, DKIM is the `sign` stage between build-mime and send (stages/sign.ts).
+ * headers join decorate, the test addresses are answered by `simulate` (stages/simulate.ts), DKIM
+ * is the `sign` stage between build-mime and send (stages/sign.ts).
  */
 export const DELIVERY_STAGES: readonly DeliverStage[] = [
   resolveContent,
@@ -30,6 +32,7 @@ export const DELIVERY_STAGES: readonly DeliverStage[] = [
   track,
   decorate,
   buildMime,
+  simulate,
   sign,
   send,
   recordAndPublish,

@@ -3,6 +3,8 @@ export { decideAttempt } from './attempt-decision.js';
 export type { AttemptCase, AttemptDecision, AttemptFacts, DecidedEvent } from './attempt-decision.js';
 export { emailEvent, emailEventData } from './email-event.js';
 export { bareAddress, envelopeRecipients, mailboxKey } from './recipients.js';
+export { RESEND_TEST_DOMAIN, SIMULATED_KINDS, simulatedKind } from './simulator.js';
+export type { SimulatedKind } from './simulator.js';
 export { recordedRecipientOutcomes } from './recipient-outcomes.js';
 export type { Bounce, RecipientOutcome } from './recipient-outcomes.js';
 export type { DeliverOutcome, DeliverStageName } from './outcome.js';
@@ -15,6 +17,7 @@ export type {
   DeliveryContext,
   DeliveryProducts,
   SignStage,
+  SimulatedRecipient,
 } from './stage.js';
 export {
   computeRetryDelay,

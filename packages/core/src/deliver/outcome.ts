@@ -13,6 +13,7 @@ export type DeliverStageName =
   | 'decorate'
   | 'build-mime'
   | 'sign'
+  | 'simulate'
   | 'send'
   | 'record-and-publish';
 

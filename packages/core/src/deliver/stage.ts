@@ -37,8 +37,21 @@ export interface DeliveryProducts {
    * when each must carry its own headers (a personal List-Unsubscribe link).
    */
   messages: OutgoingEmail[];
+  /**
+   * simulate: the test addresses taken out of the envelopes, each with the reply it simulates
+   * (simulator.ts); send reads them with the server's replies.
+   */
+  simulated: SimulatedRecipient[];
   /** send: what the SMTP server said. */
   result: SendResult;
+}
+
+/** A test address answered by the simulate stage instead of an SMTP server. */
+export interface SimulatedRecipient {
+  address: string;
+  result: SendResult;
+  /** `complained@`: once delivered, a complaint is recorded and the address suppressed. */
+  complaint: boolean;
 }
 
 /** Message-ID (fixed at acceptance, so a retry never becomes a second email) and Date. */
@@ -63,6 +76,11 @@ export interface DeliveryContext extends Partial<DeliveryProducts> {
 export interface DeliverDeps extends DeliverPorts {
   /** Length of the retry ladder: after this many temporary failures the email bounces. */
   retries: number;
+  /**
+   * SIMULATOR_DOMAIN: a domain of the operator's whose `delivered@`, `bounced@`… are simulated
+   * like Resend's `resend.dev` test addresses (simulator.ts).
+   */
+  simulatorDomain?: string | undefined;
 }
 
 /** The context as a stage needing `K` sees it: those products are there. */

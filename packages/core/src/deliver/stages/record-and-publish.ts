@@ -28,10 +28,24 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
       dropped: ctx.dropped ?? [],
     });
     const fields = { attempts: String(email.attempts + 1) };
-    if (decision.events.length === 0) {
+    // a simulated complained@ that got the message complains, as an ARF report would record it
+    const complainers =
+      decision.outcome.kind === 'delivered'
+        ? (ctx.simulated ?? []).filter((s) => s.complaint && s.result.kind === 'sent').map((s) => s.address)
+        : [];
+    const complaint = { feedbackType: 'abuse', arrivalDate: new Date(deps.clock.now()).toISOString() };
+    const events = [
+      ...decision.events,
+      ...complainers.map(() => ({
+        type: 'email.complained' as const,
+        status: 'complained' as const,
+        data: { complaint },
+      })),
+    ];
+    if (events.length === 0) {
       await deps.outcomes.setFields(job.teamId, email.id, fields);
     } else {
-      const items = decision.events.map((e) => ({
+      const items = events.map((e) => ({
         status: e.status,
         event: emailEvent(e.type, job.teamId, email, e.data, deps),
       }));
@@ -40,6 +54,13 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
     for (const address of hardBounced(ctx.result, ctx.recipients)) {
       try {
         await deps.suppressions.add(job.teamId, address, 'bounce', email.id);
+      } catch (err) {
+        deps.observer.onSideEffectError(`suppress ${address}`, err);
+      }
+    }
+    for (const address of complainers) {
+      try {
+        await deps.suppressions.add(job.teamId, address, 'complaint', email.id);
       } catch (err) {
         deps.observer.onSideEffectError(`suppress ${address}`, err);
       }

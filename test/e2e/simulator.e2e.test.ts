@@ -1,0 +1,207 @@
+/**
+ * Simulator e2e: Resend's test addresses (`delivered@`, `bounced@`, `complained@`,
+ * `suppressed@resend.dev`, each with a `+label`), Petrel's `delayed@` / `tempfail@`, and the same
+ * local parts on SIMULATOR_DOMAIN, sent through the official SDK against the whole stack: each
+ * ends in the state a real reply would give, with the same events on GET /emails/:id/events and
+ * on a real webhook receiver (signatures verified by the SDK), the suppression list updated as
+ * for a real bounce or complaint — and the SMTP sink never sees a connection for them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
+import { startStack, type Stack } from './helpers.js';
+import { WEBHOOK_TEST_ENV, sdkVerified } from './scenarios/webhooks.js';
+
+const SIMULATOR_DOMAIN = 'sim.petrel.test';
+const BOUNCE_REPLY = '550 5.1.1 The email account that you tried to reach does not exist';
+
+let stack: Stack;
+let rx: HttpReceiver;
+let secret: string;
+beforeAll(async () => {
+  stack = await startStack({ env: { ...WEBHOOK_TEST_ENV, SIMULATOR_DOMAIN } });
+  rx = await startHttpReceiver();
+  const { data, error } = await stack.resend.webhooks.create({
+    endpoint: rx.url,
+    events: [
+      'email.sent',
+      'email.delivered',
+      'email.delivery_delayed',
+      'email.bounced',
+      'email.complained',
+      'email.failed',
+      'email.suppressed',
+    ],
+  });
+  expect(error).toBeNull();
+  secret = data!.signing_secret;
+});
+afterAll(async () => {
+  await rx?.stop();
+  await stack?.stop();
+});
+
+let seq = 0;
+/** A fresh +label, so no test's suppression touches another's address. */
+const label = (local: string, domain = 'resend.dev'): string => `${local}+t${++seq}-${Date.now()}@${domain}`;
+
+async function send(to: string[]): Promise<string> {
+  const { data, error } = await stack.resend.emails.send({
+    from: 'Acme <sender@acme.test>',
+    to,
+    subject: 'Simulated',
+    html: '<p>hi</p>',
+  });
+  expect(error).toBeNull();
+  return data!.id;
+}
+
+async function lastEvent(id: string, want: string): Promise<void> {
+  await waitUntil(async () => (await stack.resend.emails.get(id)).data?.last_event === want, {
+    timeoutMs: 20_000,
+    message: `email ${id} ${want}`,
+  });
+}
+
+async function timeline(id: string): Promise<{ type: string; data: Record<string, any> }[]> {
+  const r = await stack.http(`/emails/${id}/events`);
+  expect(r.status).toBe(200);
+  return r.body.data;
+}
+
+/** The webhook deliveries about `id`, each verified with the SDK's helper (a forged one throws), once `count` arrived. */
+async function webhookEvents(
+  id: string,
+  count: number,
+): Promise<{ type: string; data: Record<string, any> }[]> {
+  const about = () =>
+    rx.requests
+      .map((r) => sdkVerified(stack, r, secret) as { type: string; data: Record<string, any> })
+      .filter((e) => e.data.email_id === id);
+  return waitUntil(() => (about().length >= count ? about() : null), {
+    timeoutMs: 20_000,
+    message: `${count} webhook deliveries about ${id}`,
+  });
+}
+
+const types = (events: { type: string }[]) => events.map((e) => e.type);
+const sorted = (list: string[]) => [...list].sort();
+
+describe('simulated addresses (SDK)', () => {
+  it('delivered+label@resend.dev: sent + delivered, on the API and the webhook', async () => {
+    const to = label('delivered');
+    const id = await send([to]);
+    await lastEvent(id, 'delivered');
+    expect(types(await timeline(id))).toEqual(['email.queued', 'email.sent', 'email.delivered']);
+    expect(sorted(types(await webhookEvents(id, 2)))).toEqual(['email.delivered', 'email.sent']);
+    expect((await stack.resend.suppressions.get(to)).error).toMatchObject({ statusCode: 404 });
+  });
+
+  it('bounced@resend.dev: a Permanent bounce with a 5.1.1 reason, and the address suppressed (bounce)', async () => {
+    const to = label('Bounced');
+    const id = await send([to]);
+    await lastEvent(id, 'bounced');
+    const bounced = (await timeline(id)).find((e) => e.type === 'email.bounced')!;
+    expect(bounced.data.bounce).toEqual({
+      type: 'Permanent',
+      subType: 'General',
+      message: BOUNCE_REPLY,
+      diagnosticCode: [`smtp; ${BOUNCE_REPLY}`],
+    });
+    const hook = await webhookEvents(id, 1);
+    expect(hook.find((e) => e.type === 'email.bounced')!.data.bounce.type).toBe('Permanent');
+    const suppression = await stack.resend.suppressions.get(to);
+    expect(suppression.data).toMatchObject({ origin: 'bounce', source_id: id });
+
+    // the next email to it is left out, as for any bounced address
+    const next = await send([to]);
+    await lastEvent(next, 'failed');
+    expect(types(await timeline(next))).toEqual(['email.queued', 'email.suppressed', 'email.failed']);
+  });
+
+  it('complained@: delivered, then complained, and the address suppressed (complaint)', async () => {
+    const to = label('complained');
+    const id = await send([to]);
+    await lastEvent(id, 'complained');
+    expect(types(await timeline(id))).toEqual([
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+      'email.complained',
+    ]);
+    expect(sorted(types(await webhookEvents(id, 3)))).toEqual([
+      'email.complained',
+      'email.delivered',
+      'email.sent',
+    ]);
+    expect((await stack.resend.suppressions.get(to)).data).toMatchObject({
+      origin: 'complaint',
+      source_id: id,
+    });
+  });
+
+  it('suppressed@: left out as a suppressed address is (email.suppressed, then email.failed)', async () => {
+    const id = await send([label('suppressed')]);
+    await lastEvent(id, 'failed');
+    expect(types(await timeline(id))).toEqual(['email.queued', 'email.suppressed', 'email.failed']);
+    expect(sorted(types(await webhookEvents(id, 2)))).toEqual(['email.failed', 'email.suppressed']);
+  });
+
+  it('delayed@: delivery_delayed on the first attempt, delivered on the retry', async () => {
+    const id = await send([label('delayed')]);
+    await lastEvent(id, 'delivered');
+    expect(types(await timeline(id))).toEqual([
+      'email.queued',
+      'email.delivery_delayed',
+      'email.sent',
+      'email.delivered',
+    ]);
+  });
+
+  it('tempfail@: delayed on every attempt, then a Temporary bounce (RetriesExhausted), nobody suppressed', async () => {
+    const to = label('tempfail');
+    const id = await send([to]);
+    await lastEvent(id, 'bounced');
+    const events = await timeline(id);
+    expect(types(events)).toEqual(['email.queued', 'email.delivery_delayed', 'email.bounced']);
+    expect(events[2]!.data.bounce).toMatchObject({ type: 'Temporary', subType: 'RetriesExhausted' });
+    expect((await stack.resend.suppressions.get(to)).error).toMatchObject({ statusCode: 404 });
+  });
+
+  it('the configured SIMULATOR_DOMAIN simulates the same local parts', async () => {
+    const delivered = await send([label('delivered', SIMULATOR_DOMAIN)]);
+    const bounced = await send([label('bounced', SIMULATOR_DOMAIN.toUpperCase())]);
+    await lastEvent(delivered, 'delivered');
+    await lastEvent(bounced, 'bounced');
+  });
+
+  it('none of them opened an SMTP connection', async () => {
+    await stack.drained();
+    expect(stack.sink.connectionCount()).toBe(0);
+    expect(stack.sink.messages).toHaveLength(0);
+  });
+});
+
+describe('mixed and lookalike recipients (SDK)', () => {
+  it('a real recipient gets the message; the test address stays out of the envelope, its outcome listed', async () => {
+    const bounced = label('bounced');
+    const id = await send(['ada@example.test', bounced]);
+    await lastEvent(id, 'delivered');
+    const [message] = await stack.sink.waitFor(1);
+    expect(message!.envelope.to).toEqual(['ada@example.test']);
+    // the counter counts: the one real recipient took a connection
+    expect(stack.sink.connectionCount()).toBeGreaterThan(0);
+    const got = await stack.http(`/emails/${id}`);
+    expect(got.body.recipients.map((r: { email: string; status: string }) => [r.email, r.status])).toEqual([
+      ['ada@example.test', 'delivered'],
+      [bounced, 'bounced'],
+    ]);
+    expect((await stack.resend.suppressions.get(bounced)).data).toMatchObject({ origin: 'bounce' });
+  });
+
+  it('a lookalike domain is real mail: it reaches the SMTP sink', async () => {
+    const id = await send(['delivered@resend.dev.evil.test']);
+    await lastEvent(id, 'delivered');
+    const [, message] = await stack.sink.waitFor(2);
+    expect(message!.envelope.to).toEqual(['delivered@resend.dev.evil.test']);
+  });
+});
