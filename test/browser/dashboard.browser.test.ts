@@ -109,9 +109,13 @@ beforeAll(async () => {
   context.on('console', (m) => {
     if (m.type() === 'error') problems.push(`console error: ${m.text()} (at ${m.location().url})`);
   });
-  context.on('requestfailed', (r) =>
-    problems.push(`request failed: ${r.method()} ${r.url()} ${r.failure()?.errorText ?? ''}`),
-  );
+  context.on('requestfailed', (r) => {
+    const error = r.failure()?.errorText ?? '';
+    // a request the page's own navigation (sign-in, reload) cancels is no failure of the server:
+    // Chromium reports it as net::ERR_ABORTED whenever it was still in flight
+    if (error === 'net::ERR_ABORTED') return;
+    problems.push(`request failed: ${r.method()} ${r.url()} ${error}`);
+  });
   context.on('response', (r) => {
     if (r.status() >= 400) problems.push(`HTTP ${r.status()}: ${r.request().method()} ${r.url()}`);
   });
