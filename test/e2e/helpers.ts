@@ -3,6 +3,7 @@
  * workers, scheduler) started in-process from source, with the official `resend` SDK as client.
  */
 import { randomBytes } from 'node:crypto';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
 import { SendQueues } from '@petrel/queue';
@@ -201,10 +202,16 @@ export async function startStack(
     },
     async stop() {
       if (queues) {
-        await queues.send.close();
-        await queues.redis.quit();
+        // After a failover a QUIT can wait on a node that is gone: bounded, then dropped.
+        const q = queues;
+        const closed = Promise.all([q.send.close(), q.redis.quit()]).catch(() => undefined);
+        if ((await Promise.race([closed, delay(5_000, 'late' as const, { ref: false })])) === 'late')
+          q.redis.disconnect();
       }
       await lifecycle.stop('test done');
+      // A closer left behind is a shutdown that hangs in production too: say which one.
+      if (lifecycle.timedOut.length)
+        console.warn(`stack stop: closers timed out: ${lifecycle.timedOut.join(', ')}`);
       await sink.stop();
       if (!opts.redis) await redis.stop();
     },

@@ -2,6 +2,10 @@
  * Graceful shutdown: on SIGTERM/SIGINT run the registered closers in reverse order of
  * registration (stop accepting first, close Redis last), then exit 0. A second signal or the
  * force timeout exits at once.
+ *
+ * Each closer has its own deadline: one that never settles (a QUIT queued for a Redis node that
+ * died in a failover, a job waiting on it) is logged by name and left behind, so the closers after
+ * it — Redis last — still run.
  */
 import { log } from './logger.js';
 
@@ -10,8 +14,19 @@ type Closer = { name: string; close: () => Promise<void> };
 export class Lifecycle {
   private readonly closers: Closer[] = [];
   private stopping: Promise<void> | undefined;
+  private readonly late: string[] = [];
 
-  constructor(private readonly forceTimeoutMs = 30_000) {}
+  constructor(
+    private readonly forceTimeoutMs = 30_000,
+    // A closer may drain in-flight work (a send waiting on its SMTP socket) as long as the whole
+    // shutdown may take; only one that outlives that is left behind.
+    private readonly closeTimeoutMs = forceTimeoutMs,
+  ) {}
+
+  /** The closers that missed their deadline during stop(), by name. */
+  get timedOut(): readonly string[] {
+    return this.late;
+  }
 
   /** Register something to close; closers run last-registered-first. */
   onStop(name: string, close: () => Promise<void>): void {
@@ -23,11 +38,19 @@ export class Lifecycle {
     this.stopping ??= (async () => {
       log().info({ reason }, 'shutting down');
       for (const c of [...this.closers].reverse()) {
+        let timer: NodeJS.Timeout | undefined;
+        const deadline = new Promise<'late'>((resolve) => {
+          timer = setTimeout(() => resolve('late'), this.closeTimeoutMs);
+        });
         try {
-          await c.close();
-          log().debug({ component: c.name }, 'closed');
+          if ((await Promise.race([c.close(), deadline])) === 'late') {
+            this.late.push(c.name);
+            log().error({ component: c.name, timeoutMs: this.closeTimeoutMs }, 'close timed out; going on');
+          } else log().debug({ component: c.name }, 'closed');
         } catch (err) {
           log().error({ err, component: c.name }, 'close failed');
+        } finally {
+          clearTimeout(timer);
         }
       }
       log().info('shutdown complete');
