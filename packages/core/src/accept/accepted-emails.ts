@@ -7,7 +7,7 @@
  * also the job id and part of the Message-ID, so nothing downstream can make it a second email.
  */
 import { domainToASCII } from 'node:url';
-import { deterministicEmailId, newEmailId } from '../ids.js';
+import { deterministicEmailId, newEmailId } from '../kernel/ids.js';
 import type { AcceptError, AcceptedEmail, Endpoint, PreparedEmail } from './ports.js';
 
 /**

@@ -4,7 +4,7 @@
  * no Redis code; packages/store implements them (ContactsStore, TopicsStore, SuppressionsStore,
  * RecipientStatesStore), packages/testing has in-memory versions.
  *
- * Addresses are matched as `mailboxKey` (deliver/recipients.ts): case folded, an IDN domain as
+ * Addresses are matched as `mailboxKey` (kernel/mailbox.ts): case folded, an IDN domain as
  * A-labels. A team has at most one contact per mailbox, and one suppression per mailbox.
  */
 import type {
@@ -16,19 +16,6 @@ import type {
   TeamEvent,
   TopicRecord,
 } from '@petrel/contracts';
-
-/** A page request over a creation-time listing, newest first (Resend's cursor pagination). */
-export interface PageRequest {
-  limit: number;
-  after?: string;
-  before?: string;
-}
-
-/** A page of results; null from a lister means the cursor names nothing. */
-export interface Page<T> {
-  items: T[];
-  hasMore: boolean;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Topics (TopicsStore)

@@ -30,7 +30,7 @@ import {
   type ContactRecord,
 } from '@petrel/contracts';
 import { acceptEmails, type AcceptPorts } from '../accept/accept-emails.js';
-import { deterministicEmailId } from '../ids.js';
+import { deterministicEmailId } from '../kernel/ids.js';
 import { updateContact, type ContactPorts } from '../audience/contacts/contacts.use-cases.js';
 import { evaluateCondition, resolveValue, type RunContext } from './condition.js';
 import { parseDuration } from './duration.js';

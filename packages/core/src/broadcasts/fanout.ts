@@ -28,7 +28,7 @@
 import type { BroadcastCounts } from '@petrel/contracts';
 import type { RecipientStates } from '../audience/ports.js';
 import { decideRecipient } from '../audience/recipient-decision.js';
-import { deterministicEmailId } from '../ids.js';
+import { deterministicEmailId } from '../kernel/ids.js';
 import { contactValues, placeholderFields, placeholderNeeds, renderPersonal } from './personalize.js';
 import type {
   BroadcastEmail,

@@ -12,13 +12,9 @@
  * An email stored before the fan-out kept contact values (its content reads the contact, the
  * record holds none) is rendered with the contact as it is now, as it was then.
  */
-import type {
-  ContactPropertyDefinitions,
-  ContactsReader,
-  EmailToDeliver,
-  UnsubscribeLinks,
-} from '../deliver/ports.js';
-import { bareAddress } from '../deliver/recipients.js';
+import type { ContactPropertyDefinitions, ContactsReader, UnsubscribeLinks } from '../deliver/ports.js';
+import type { EmailToDeliver } from '../emails/record.js';
+import { bareAddress } from '../kernel/mailbox.js';
 import type { BroadcastReader } from './ports.js';
 import {
   contactValues,

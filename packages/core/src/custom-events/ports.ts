@@ -7,7 +7,7 @@
 import type { CustomEventRecord, EventSchemaMap, ReceivedEventRecord } from '@petrel/contracts';
 import type { IdempotencyPort } from '../accept/ports.js';
 import type { ContactPorts } from '../audience/contacts/contacts.use-cases.js';
-import type { Page, PageRequest } from '../audience/ports.js';
+import type { Page, PageRequest } from '../kernel/page.js';
 import type { AutomationTriggers } from '../automations/ports.js';
 
 export type CreateCustomEventResult =

@@ -19,9 +19,9 @@ import {
 import { CUSTOM_EVENT_LIMITS } from '@petrel/contracts';
 import { checkIdempotencyKey, claimKey, releaseIfRefused } from '../accept/idempotency.js';
 import { EMAIL_TAKEN_MESSAGE, contactEmail, createContact } from '../audience/contacts/contacts.use-cases.js';
-import { UUID_RE, deterministicEmailId, newId } from '../ids.js';
+import { UUID_RE, deterministicEmailId, newId } from '../kernel/ids.js';
 import type { ReceivedEvent } from '../automations/ports.js';
-import type { Page, PageRequest } from '../audience/ports.js';
+import type { Page, PageRequest } from '../kernel/page.js';
 import { coercePayload } from './coerce-payload.js';
 import type { CustomEventsPort, SendEventPorts } from './ports.js';
 

@@ -13,7 +13,7 @@
  * A query is the AND of its terms: `subject=march invoice` finds subjects holding both words.
  */
 import { EMAIL_STATUSES, validationError, type EmailContent, type EmailStatus } from '@petrel/contracts';
-import { bareAddress, mailboxKey } from '../deliver/recipients.js';
+import { bareAddress, mailboxKey } from '../kernel/mailbox.js';
 
 export const SUBJECT_WORD_MAX = 40;
 export const SUBJECT_WORDS_MAX = 8;

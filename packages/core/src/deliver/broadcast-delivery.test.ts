@@ -3,7 +3,7 @@ import { emailToDeliver, memoryDeliverDeps, type MemoryDeliverDeps } from '@petr
 import { unsubscribeLinks } from '../audience/unsubscribe-token.js';
 import { broadcastEmailContent } from '../broadcasts/personal-content.js';
 import { deliverEmail } from './deliver-email.js';
-import type { EmailToDeliver } from './ports.js';
+import type { EmailToDeliver } from '../emails/record.js';
 
 const TEAM = 'team-1';
 const BROADCAST = 'b-1';

@@ -3,7 +3,8 @@ import { emailToDeliver, memoryDeliverDeps, type MemoryDeliverDeps } from '@petr
 import { parseTemplate } from '../templates/parse-template.js';
 import { DELIVERY_STAGES, deliverEmail } from './deliver-email.js';
 import { recordedRecipientOutcomes } from './recipient-outcomes.js';
-import type { EmailToDeliver, SendResult } from './ports.js';
+import type { SendResult } from './ports.js';
+import type { EmailToDeliver } from '../emails/record.js';
 import type { DeliverStageName } from './outcome.js';
 import type { DeliverStage } from './stage.js';
 import { decideRecipients as decideRecipientsStage } from './stages/decide-recipients.js';

@@ -1,8 +1,7 @@
 export { deliverEmail, DELIVERY_STAGES } from './deliver-email.js';
 export { decideAttempt } from './attempt-decision.js';
 export type { AttemptCase, AttemptDecision, AttemptFacts, DecidedEvent } from './attempt-decision.js';
-export { emailEvent, emailEventData } from './email-event.js';
-export { bareAddress, envelopeRecipients, mailboxKey } from './recipients.js';
+export { envelopeRecipients } from './recipients.js';
 export { RESEND_TEST_DOMAIN, SIMULATED_KINDS, simulatedKind } from './simulator.js';
 export type { SimulatedKind } from './simulator.js';
 export { recordedRecipientOutcomes } from './recipient-outcomes.js';

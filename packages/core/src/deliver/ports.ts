@@ -4,14 +4,7 @@
  * the mailer's MIME builder and pooled SMTP sender, and the observability package satisfy them
  * (wired by apps/worker); packages/testing has in-memory versions.
  */
-import type {
-  AttachmentInput,
-  ContactPropertyRecord,
-  ContactRecord,
-  EmailContent,
-  EmailEvent,
-  EmailStatus,
-} from '@petrel/contracts';
+import type { ContactPropertyRecord, ContactRecord, EmailContent } from '@petrel/contracts';
 import type { DomainTls } from '@petrel/contracts';
 import type { CompiledTemplate } from '../templates/parse-template.js';
 import type { DkimSigner, SendingDomains } from '../domains/domains-port.js';
@@ -19,8 +12,10 @@ import type { DeclaredVariable } from '../templates/render-template.js';
 import type { DeliverOutcome } from './outcome.js';
 import type { RecipientStates, SuppressionsWriter } from '../audience/ports.js';
 import type { BroadcastReader } from '../broadcasts/ports.js';
-import type { ContactValues } from '../broadcasts/personalize.js';
 import type { TrackingPorts } from '../tracking/ports.js';
+import type { Clock } from '../kernel/clock.js';
+import type { IdSource } from '../kernel/ids.js';
+import type { EmailRecordStore, EmailRecordWriter, EmailToDeliver } from '../emails/record.js';
 
 /** One send job: which email, and how many attempts at it failed before this one. */
 export interface DeliveryJob {
@@ -28,64 +23,6 @@ export interface DeliveryJob {
   emailId: string;
   /** Failed attempts before this one (0 on the first attempt). */
   attemptsMade: number;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Email records (the Redis EmailsStore implements it)
-
-/** The parts of an email record the delivery reads. */
-export interface EmailToDeliver {
-  id: string;
-  teamId: string;
-  /** ISO 8601 acceptance time. */
-  createdAt: string;
-  createdMs: number;
-  status: EmailStatus;
-  /** The Message-ID fixed at acceptance, `<id@domain>`. */
-  messageId: string;
-  content: Omit<EmailContent, 'attachments'>;
-  /** SMTP attempts recorded so far. */
-  attempts: number;
-  /** Set when the email is sent from a template: the id and the version pinned at acceptance. */
-  template: { id: string; versionId: string } | null;
-  broadcastId: string | null;
-  /** A broadcast's email: its contact, whose fields personalise the content at send time. */
-  contactId: string | null;
-  /**
-   * A broadcast's email: what its placeholders read of the contact at the fan-out (absent: none
-   * stored — no contact placeholders, or a record from before they were stored).
-   */
-  contactValues?: ContactValues | null;
-}
-
-/** An event to append to an email's timeline, with the status it moves the email to. */
-export interface StatusEvent {
-  status: EmailStatus;
-  event: EmailEvent;
-}
-
-/**
- * Writes to an email record. Appending an event also publishes it for the webhook dispatcher,
- * and moves the status only forward (a late write never undoes a later state).
- */
-export interface EmailRecordWriter {
-  /** Append `items` in order and set `fields`. */
-  recordEvents(
-    teamId: string,
-    emailId: string,
-    items: StatusEvent[],
-    fields?: Record<string, string>,
-  ): Promise<unknown>;
-  /** Set plain fields, no event. */
-  setFields(teamId: string, emailId: string, fields: Record<string, string>): Promise<unknown>;
-}
-
-export interface EmailRecordStore extends EmailRecordWriter {
-  /** The record and its attachments; null when it expired or was deleted. */
-  getForSend(
-    teamId: string,
-    emailId: string,
-  ): Promise<{ record: EmailToDeliver; attachments: AttachmentInput[] } | null>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -189,19 +126,7 @@ export interface MessageSender {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Time, ids, observation
-
-export interface Clock {
-  /** Wall time, epoch milliseconds: Date headers and event times. */
-  now(): number;
-  /** A monotonic reading in milliseconds, for durations. */
-  monotonicMs(): number;
-}
-
-export interface IdSource {
-  /** A fresh event id (UUIDv7, so timelines sort by time). */
-  newEventId(): string;
-}
+// Observation
 
 /** Logs and metrics, kept out of the use-case. Must not throw. */
 export interface DeliverObserver {

@@ -8,7 +8,7 @@
  */
 import type { EmailEvent } from '@petrel/contracts';
 import type { RejectedRecipient } from './ports.js';
-import { mailboxKey } from './recipients.js';
+import { mailboxKey } from '../kernel/mailbox.js';
 
 /** A bounce as Resend's `email.bounced` event data carries it. */
 export interface Bounce {

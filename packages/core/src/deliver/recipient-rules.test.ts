@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { emailToDeliver, memoryDeliverDeps } from '@petrel/testing';
 import { deliverEmail } from './deliver-email.js';
 import { recordedRecipientOutcomes } from './recipient-outcomes.js';
-import type { EmailToDeliver } from './ports.js';
+import type { EmailToDeliver } from '../emails/record.js';
 
 const TEAM = 'team-1';
 const job = (email: EmailToDeliver) => ({ teamId: TEAM, emailId: email.id, attemptsMade: 0 });

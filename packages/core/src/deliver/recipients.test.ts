@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { bareAddress, envelopeRecipients, mailboxKey } from './recipients.js';
+import { envelopeRecipients } from './recipients.js';
+import { bareAddress, mailboxKey } from '../kernel/mailbox.js';
 
 describe('bareAddress', () => {
   it.each([

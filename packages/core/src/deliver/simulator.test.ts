@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emailToDeliver, memoryDeliverDeps } from '@petrel/testing';
 import { deliverEmail } from './deliver-email.js';
-import type { EmailToDeliver } from './ports.js';
+import type { EmailToDeliver } from '../emails/record.js';
 import { recordedRecipientOutcomes } from './recipient-outcomes.js';
 import { SIMULATED_BOUNCE, simulatedKind } from './simulator.js';
 

@@ -8,7 +8,7 @@
  * events and suppressions a real reply would give.
  */
 import type { SendResult } from './ports.js';
-import { bareAddress } from './recipients.js';
+import { bareAddress } from '../kernel/mailbox.js';
 
 /** Resend's own test domain. */
 export const RESEND_TEST_DOMAIN = 'resend.dev';

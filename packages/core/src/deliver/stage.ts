@@ -10,10 +10,10 @@ import type {
   CompiledTemplateVersion,
   DeliverPorts,
   DeliveryJob,
-  EmailToDeliver,
   OutgoingEmail,
   SendResult,
 } from './ports.js';
+import type { EmailToDeliver } from '../emails/record.js';
 
 /** What the stages produce, in pipeline order. */
 export interface DeliveryProducts {

@@ -4,7 +4,7 @@
  * domain.* event to the team's events stream in the same script as the write.
  */
 import type { DkimAlgorithm, DomainRecordSet, DomainTls } from '@petrel/contracts';
-import type { Page, PageRequest } from '../audience/ports.js';
+import type { Page, PageRequest } from '../kernel/page.js';
 
 /** A new domain with every option resolved; the store adds id, keys, times and status. */
 export type NewDomain = Pick<

@@ -3,7 +3,7 @@
  * verified), the from-domain of an email, and the domains its identity headers name.
  */
 import type { DomainRecordSet } from '@petrel/contracts';
-import { parseAddress } from '../validation/address.js';
+import { parseAddress } from '../kernel/mailbox.js';
 import { normalizeDomainName } from './domain-schemas.js';
 
 /** The record keys of the sending capability (DKIM per key, SPF MX and TXT), see domain-records.ts. */

@@ -5,7 +5,7 @@
  * left behind does nothing.
  */
 import { notFound, validationError } from '@petrel/contracts';
-import { newEmailId } from '../ids.js';
+import { newEmailId } from '../kernel/ids.js';
 import type { ScheduledEmailPorts } from './ports.js';
 
 export interface CancelEmailCommand {

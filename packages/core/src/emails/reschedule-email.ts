@@ -4,7 +4,7 @@
  * already fired is refused instead of getting a record that disagrees with the queue.
  */
 import { notFound, validationError } from '@petrel/contracts';
-import { newEmailId } from '../ids.js';
+import { newEmailId } from '../kernel/ids.js';
 import { parseScheduledAt } from '../validation/index.js';
 import type { ScheduledEmailPorts } from './ports.js';
 

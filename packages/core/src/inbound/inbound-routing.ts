@@ -26,7 +26,7 @@
  * to unknown domains costs little.
  */
 import { domainToASCII } from 'node:url';
-import { mailboxKey } from '../deliver/recipients.js';
+import { mailboxKey } from '../kernel/mailbox.js';
 
 /** The team owning each return-path subdomain of the teams' sending domains. */
 export interface ReturnPathDomains {

@@ -8,7 +8,9 @@ import type { EmailEvent, InboundEmailRecord } from '@petrel/contracts';
 import type { SuppressionsWriter } from '../audience/ports.js';
 import type { InboxesPort } from '../inboxes/ports.js';
 import type { AgentRunQueue } from '../inboxes/agent-run.js';
-import type { Clock, EmailToDeliver, IdSource, StatusEvent } from '../deliver/ports.js';
+import type { Clock } from '../kernel/clock.js';
+import type { EmailToDeliver, StatusEvent } from '../emails/record.js';
+import type { IdSource } from '../kernel/ids.js';
 
 export interface InboundEmailsWriter {
   /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { SuppressionOrigin } from '@petrel/contracts';
-import type { EmailToDeliver, StatusEvent } from '../deliver/ports.js';
+import type { EmailToDeliver, StatusEvent } from '../emails/record.js';
 import { processReturnedMail } from './process-report.js';
 import type { ReportPorts } from './ports.js';
 

@@ -23,10 +23,10 @@
  * the address, RFC 6590). A report that matches no email is ignored (the caller logs it).
  */
 import { bounceSuppresses } from '../audience/bounce-suppression.js';
-import { emailEvent } from '../deliver/email-event.js';
-import type { EmailToDeliver } from '../deliver/ports.js';
+import { emailEvent } from '../emails/email-event.js';
+import type { EmailToDeliver } from '../emails/record.js';
 import type { Bounce } from '../deliver/recipient-outcomes.js';
-import { mailboxKey } from '../deliver/recipients.js';
+import { mailboxKey } from '../kernel/mailbox.js';
 import { arfOf, type ArfReport } from './arf.js';
 import { diagnosticReplyCode, dsnOf, type DsnReport } from './dsn.js';
 import { emailIdCandidates, type EmailReference } from './match-email.js';

@@ -9,7 +9,7 @@
  * lists what the Received `for` clauses name plus that team's envelope recipients.
  */
 import type { EmailEvent, InboundAttachment, InboundEmailRecord } from '@petrel/contracts';
-import { mailboxKey } from '../deliver/recipients.js';
+import { mailboxKey } from '../kernel/mailbox.js';
 import { parseInboundMessage } from './inbound-message.js';
 import { fileReceivedEmail } from '../inboxes/use-cases.js';
 import { queueAgentRuns } from '../inboxes/agent-run.js';

@@ -10,7 +10,7 @@
  * 4.5.3.1.1, ASCII only, so it survives any hop. Matching is case-insensitive (some MTAs fold
  * the case of the whole address).
  */
-import { UUID_RE } from '../ids.js';
+import { UUID_RE } from '../kernel/ids.js';
 
 /** The local part before the `+` of every return path. */
 export const BOUNCE_LOCAL_PART = 'bounces';

@@ -17,8 +17,8 @@
  */
 import { INBOX_AGENT_ACTIONS, type InboxAgentAction, type InboxLabelRecord } from '@petrel/contracts';
 import { z } from 'zod';
-import { mailboxKey } from '../deliver/recipients.js';
-import { parseAddress } from '../validation/address.js';
+import { mailboxKey } from '../kernel/mailbox.js';
+import { parseAddress } from '../kernel/mailbox.js';
 
 /** Bounds of an answer: more than any sensible triage of one message needs. */
 export const AGENT_ANSWER_LIMITS = {

@@ -21,7 +21,7 @@ import {
   type InboxThreadActivity,
 } from '@petrel/contracts';
 import type { InboxesPort } from './ports.js';
-import { deterministicEmailId } from '../ids.js';
+import { deterministicEmailId } from '../kernel/ids.js';
 import { createDraft, type DraftPorts } from './drafts.js';
 import { forwardEmail, type InboxSendPorts, type InboxSendResult } from './replies.js';
 import { AGENT_PROMPT_LIMITS, agentPrompt, type ChatMessage } from './agent-prompt.js';

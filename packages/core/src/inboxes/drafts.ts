@@ -18,8 +18,8 @@ import {
 import { checkIdempotencyKey, claimKey, releaseIfRefused } from '../accept/idempotency.js';
 import type { AttachmentFetcher } from '../accept/ports.js';
 import type { EventIdempotencyPort } from '../custom-events/ports.js';
-import { deterministicEmailId } from '../ids.js';
-import type { Page, PageRequest } from '../audience/ports.js';
+import { deterministicEmailId } from '../kernel/ids.js';
+import type { Page, PageRequest } from '../kernel/page.js';
 import { asList } from '../validation/fields.js';
 import { base64DecodedLength } from '../validation/attachments.js';
 import {

@@ -12,7 +12,7 @@ import type {
   InboxThreadActivity,
   InboxThreadRecord,
 } from '@petrel/contracts';
-import type { Page, PageRequest } from '../audience/ports.js';
+import type { Page, PageRequest } from '../kernel/page.js';
 import type { ThreadLookups } from './threading.js';
 
 /** Who made a change, as the `inbox.*` events say (`InboxEventSource`). */

@@ -19,7 +19,7 @@ import {
 } from '@petrel/contracts';
 import { acceptEmails, messageIdFor } from '../accept/accept-emails.js';
 import type { AcceptPorts, SenderScope } from '../accept/ports.js';
-import { bareAddress, mailboxKey } from '../deliver/recipients.js';
+import { bareAddress, mailboxKey } from '../kernel/mailbox.js';
 import { formatMailbox } from '../smtp/submission.js';
 import { asList } from '../validation/fields.js';
 import { base64DecodedLength } from '../validation/attachments.js';

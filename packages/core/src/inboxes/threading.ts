@@ -19,7 +19,7 @@
  * A duplicated Message-ID (a message delivered twice, or a client that reuses ids) joins the
  * thread that id already points to; the id keeps pointing at the thread it named first.
  */
-import { mailboxKey } from '../deliver/recipients.js';
+import { mailboxKey } from '../kernel/mailbox.js';
 
 /** How old a thread's last message may be for a prefix-only reply to join it (30 days). */
 export const SUBJECT_WINDOW_MS = 30 * 86_400_000;

@@ -15,8 +15,8 @@ import {
   type InboxRecord,
   type InboxThreadRecord,
 } from '@petrel/contracts';
-import { mailboxKey } from '../deliver/recipients.js';
-import { parseAddress } from '../validation/address.js';
+import { mailboxKey } from '../kernel/mailbox.js';
+import { parseAddress } from '../kernel/mailbox.js';
 import { routingDomain } from '../inbound/inbound-routing.js';
 import type { InboxEventSource, InboxesPort, NewInboxMessage, ReceivingDomains } from './ports.js';
 import type { CreateInboxInput, CreateLabelInput, UpdateInboxInput, UpdateLabelInput } from './schemas.js';

@@ -18,7 +18,7 @@
  *   as parsed; Reply-To as written.
  */
 import { OWNED_HEADERS, validationError, type SendEmailRequest } from '@petrel/contracts';
-import { mailboxKey } from '../deliver/recipients.js';
+import { mailboxKey } from '../kernel/mailbox.js';
 
 /** One mailbox of a parsed address header; `name` is `''` when there is none. */
 export interface SubmittedMailbox {

@@ -3,7 +3,7 @@
  * so they must be addresses a send would accept.
  */
 import { validationError } from '@petrel/contracts';
-import { parseAddress } from '../validation/index.js';
+import { parseAddress } from '../kernel/mailbox.js';
 
 export function checkTemplateAddresses(fields: {
   from?: string | null | undefined;

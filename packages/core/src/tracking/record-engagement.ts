@@ -11,8 +11,10 @@
  * when the write fails (it is reported, not retried).
  */
 import { PetrelError } from '@petrel/contracts';
-import { emailEventData } from '../deliver/email-event.js';
-import type { Clock, EmailToDeliver, IdSource, StatusEvent } from '../deliver/ports.js';
+import { emailEventData } from '../emails/email-event.js';
+import type { Clock } from '../kernel/clock.js';
+import type { EmailToDeliver, StatusEvent } from '../emails/record.js';
+import type { IdSource } from '../kernel/ids.js';
 import {
   verifyClickToken,
   verifyOpenToken,

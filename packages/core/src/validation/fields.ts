@@ -5,7 +5,7 @@
  */
 import { LIMITS, OWNED_HEADERS } from '@petrel/contracts';
 import { z } from 'zod';
-import { parseAddress, trimBlanks } from './address.js';
+import { parseAddress, trimBlanks } from '../kernel/mailbox.js';
 import { addIssue, headerSafe, requiredOr, stringWith, userKeyedMap } from './checks.js';
 import { HEADER_NAME_PATTERN, MSG, TAG_PATTERN, VALIDATION_RULES } from './rules.js';
 

@@ -1,7 +1,7 @@
 import { PetrelError, type EmailContent } from '@petrel/contracts';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseAddress } from './address.js';
+import { parseAddress } from '../kernel/mailbox.js';
 import { validateBatch } from './validate-batch.js';
 import { validateEmail } from './validate-email.js';
 

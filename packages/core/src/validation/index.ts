@@ -1,4 +1,3 @@
-export { parseAddress, type ParsedAddress } from './address.js';
 export { parseScheduledAt, type ParsedScheduledAt } from './scheduled-at.js';
 export { base64DecodedLength } from './attachments.js';
 export { validateEmail, type ValidateEmailOptions, type ValidateEmailResult } from './validate-email.js';

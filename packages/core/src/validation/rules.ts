@@ -5,6 +5,7 @@
  * e.g. `emails[3].to: at most 50 recipients`.
  */
 import { LIMITS, REQUIRED_RULE } from '@petrel/contracts';
+import { MAILBOX_LIMITS } from '../kernel/mailbox.js';
 
 export const VALIDATION_RULES = {
   /** `scheduled_at` may lie this far in the past (client clock skew, request transit). */
@@ -14,12 +15,8 @@ export const VALIDATION_RULES = {
   topicIdMaxLength: 256,
   templateIdMaxLength: 256,
   attachmentPathMaxLength: 2_048,
-  /** RFC 5322 line length: a whole `Name <address>` never needs more. */
-  addressInputMaxLength: 998,
-  /** RFC 5321 section 4.5.3.1: sizes in octets, measured on the wire form (A-label domain). */
-  addressMaxLength: 254,
-  localPartMaxLength: 64,
-  domainMaxLength: 253,
+  /** Address sizes (RFC 5321/5322), kept with the mailbox parser that checks them. */
+  ...MAILBOX_LIMITS,
 } as const;
 
 /** Tag name and value charset. */

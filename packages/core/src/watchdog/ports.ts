@@ -6,7 +6,9 @@
  */
 import type { SendLane } from '@petrel/contracts';
 import type { EmailRecordsPort } from '../emails/ports.js';
-import type { Clock, EmailToDeliver, IdSource } from '../deliver/ports.js';
+import type { Clock } from '../kernel/clock.js';
+import type { EmailToDeliver } from '../emails/record.js';
+import type { IdSource } from '../kernel/ids.js';
 import type { TeamDirectory } from '../housekeeping/ports.js';
 
 /** An unfinished email as the watchdog reads it: the record, its lane and the watchdog's mark. */

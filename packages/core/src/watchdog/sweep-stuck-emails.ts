@@ -8,7 +8,7 @@
  * failure only moves a status forward.
  */
 import { SEND_LANES, type SendLane } from '@petrel/contracts';
-import { emailEvent } from '../deliver/email-event.js';
+import { emailEvent } from '../emails/email-event.js';
 import type { UnfinishedEntry, WatchdogAction, WatchdogPorts, WatchedEmail } from './ports.js';
 import { decideStuck } from './stuck-decision.js';
 

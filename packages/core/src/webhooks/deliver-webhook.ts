@@ -20,7 +20,7 @@ import type {
 import type { ReadyDelivery } from './dispatch-events.js';
 import type { WebhookEndpoint, WebhookEventEntry } from './types.js';
 import { signatureHeaders, signingSecrets, webhookMessageId } from './signing.js';
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 
 export const WEBHOOK_USER_AGENT = 'Petrel-Webhooks/1.0';
 

@@ -6,7 +6,7 @@
  * period, a replay delivers a stored event again under its original message id.
  */
 import { fieldMessage, notFound, validationError } from '@petrel/contracts';
-import { newId } from '../ids.js';
+import { newId } from '../kernel/ids.js';
 import { WEBHOOK_MAX_ENDPOINTS_PER_TEAM } from './policy.js';
 import type { WebhookClock, WebhookDeliveryQueuePort, WebhookEventLogPort, WebhooksPort } from './ports.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas.js';

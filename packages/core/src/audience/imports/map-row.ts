@@ -11,7 +11,7 @@
  * number property a number (a boolean as 1/0).
  */
 import { AUDIENCE_LIMITS, type ContactPropertyType, type ContactPropertyValue } from '@petrel/contracts';
-import { parseAddress } from '../../validation/index.js';
+import { parseAddress } from '../../kernel/mailbox.js';
 import type { ImportedContact } from '../ports.js';
 import { DEFAULT_COLUMNS } from './options.js';
 import type { ImportColumnMap, ImportPropertyType } from './ports.js';

@@ -6,7 +6,7 @@
  */
 import { AUDIENCE_LIMITS } from '@petrel/contracts';
 import { z } from 'zod';
-import { parseAddress, trimBlanks } from '../../validation/address.js';
+import { parseAddress, trimBlanks } from '../../kernel/mailbox.js';
 import { addIssue, requiredOr } from '../../validation/checks.js';
 import { MSG } from '../../validation/rules.js';
 

@@ -7,7 +7,8 @@
  * returns the existing entry. `idOrEmail` is an address when it holds an `@`, else an id.
  */
 import type { SuppressionOrigin, SuppressionRecord } from '@petrel/contracts';
-import type { Page, PageRequest, SuppressionsWriter } from '../ports.js';
+import type { SuppressionsWriter } from '../ports.js';
+import type { Page, PageRequest } from '../../kernel/page.js';
 
 /** Which entries a batch removal names. */
 export type SuppressionRefs = { emails: readonly string[] } | { ids: readonly string[] };

@@ -3,7 +3,8 @@
  * script of each write); packages/testing has an in-memory version.
  */
 import type { Subscription, TopicRecord, TopicVisibility } from '@petrel/contracts';
-import type { Page, PageRequest, TopicsReader } from '../ports.js';
+import type { TopicsReader } from '../ports.js';
+import type { Page, PageRequest } from '../../kernel/page.js';
 
 /** A new topic with every optional field resolved. */
 export interface NewTopic {

@@ -11,7 +11,8 @@
 import type { EmailContent } from '@petrel/contracts';
 import { DROP_MESSAGES, decideRecipient, type DropReason } from '../../audience/recipient-decision.js';
 import type { RecipientOutcome } from '../recipient-outcomes.js';
-import { bareAddress, envelopeRecipients, mailboxKey } from '../recipients.js';
+import { envelopeRecipients } from '../recipients.js';
+import { bareAddress, mailboxKey } from '../../kernel/mailbox.js';
 import type { DeliverStage } from '../stage.js';
 import { failDelivery } from './fail.js';
 

@@ -5,7 +5,7 @@
  * `email.suppressed`). Nothing was sent, so an ordinary write suffices (a lost one is redone
  * when the job reruns).
  */
-import { emailEvent } from '../email-event.js';
+import { emailEvent } from '../../emails/email-event.js';
 import type { DeliverOutcome, DeliverStageName } from '../outcome.js';
 import { droppedEvents, RECIPIENTS_KEY } from '../recipient-outcomes.js';
 import type { DeliverDeps, DeliveryContext } from '../stage.js';

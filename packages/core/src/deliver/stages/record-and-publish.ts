@@ -10,7 +10,7 @@
  */
 import { bounceSuppresses } from '../../audience/bounce-suppression.js';
 import { decideAttempt } from '../attempt-decision.js';
-import { emailEvent } from '../email-event.js';
+import { emailEvent } from '../../emails/email-event.js';
 import type { SendResult } from '../ports.js';
 import type { DeliverStage } from '../stage.js';
 

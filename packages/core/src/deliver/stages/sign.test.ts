@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emailToDeliver, memoryDeliverDeps } from '@petrel/testing';
 import { deliverEmail, DELIVERY_STAGES } from '../deliver-email.js';
-import type { EmailToDeliver } from '../ports.js';
+import type { EmailToDeliver } from '../../emails/record.js';
 import type { DkimSigner, SendingDomain } from '../../domains/domains-port.js';
 
 const TEAM = 'team-1';

@@ -12,7 +12,7 @@
  * the complaint and suppresses the address (origin `complaint`), as an ARF report would.
  */
 import { DROP_MESSAGES } from '../../audience/recipient-decision.js';
-import { mailboxKey } from '../recipients.js';
+import { mailboxKey } from '../../kernel/mailbox.js';
 import { simulatedKind, simulatedReply } from '../simulator.js';
 import type { DeliverStage, SimulatedRecipient } from '../stage.js';
 import type { RecipientOutcome } from '../recipient-outcomes.js';

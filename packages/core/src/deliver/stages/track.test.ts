@@ -6,7 +6,7 @@ import {
   type MemoryDeliverDeps,
 } from '@petrel/testing';
 import { deliverEmail, DELIVERY_STAGES } from '../deliver-email.js';
-import type { EmailToDeliver } from '../ports.js';
+import type { EmailToDeliver } from '../../emails/record.js';
 import { verifyClickToken, verifyOpenToken } from '../../tracking/tracking-token.js';
 
 const TEAM = 'team-1';
