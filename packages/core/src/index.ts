@@ -27,3 +27,4 @@ export * from './domains/index.js';
 export * from './automations/index.js';
 export * from './dashboard/email-search.js';
 export * from './inboxes/index.js';
+export * from './metrics/index.js';
