@@ -178,6 +178,11 @@ const NOT_IN_DOCUMENT = [
   // the signed download link of a received email's raw message and attachments (no API key;
   // Resend serves these from its own storage)
   'GET /emails/receiving/downloads/:token',
+  // a sent email's attachment download and a shared email's page and its sandboxed frame
+  // (links without an API key: Resend serves these from its own storage and site)
+  'GET /emails/downloads/:token',
+  'GET /shared/:token',
+  'GET /shared/:token/html',
   // open pixel and click redirect of tracked emails: fetched by mail clients, not API operations
   'GET /t/o/:token',
   'GET /t/c/:token',
@@ -714,6 +719,40 @@ describe('routes served against the document', () => {
       'GET',
       '/emails/receiving/:emailId/attachments/:id',
       await stack.http(`/emails/receiving/${received.id}/attachments/${received.attachmentId}`),
+    );
+  });
+
+  it('sent emails: attachments list and get, share', async () => {
+    const sent = await stack.http(
+      '/emails',
+      json('POST', {
+        ...email(7, { to: ['contract-7@example.test'] }),
+        attachments: [
+          { filename: 'a.txt', content: Buffer.from('a').toString('base64') },
+          { content: Buffer.from('b').toString('base64'), content_id: 'img' },
+        ],
+      }),
+    );
+    expectDocumented('POST', '/emails', sent);
+    const id = (sent.body as { id: string }).id;
+    const listed = await stack.http(`/emails/${id}/attachments`);
+    expectDocumented('GET', '/emails/:emailId/attachments', listed);
+    expectDocumented(
+      'GET',
+      '/emails/:emailId/attachments',
+      await stack.http(`/emails/${id}/attachments?limit=1`),
+    );
+    for (const a of (listed.body as { data: { id: string }[] }).data)
+      expectDocumented(
+        'GET',
+        '/emails/:emailId/attachments/:id',
+        await stack.http(`/emails/${id}/attachments/${a.id}`),
+      );
+    expectDocumented('POST', '/emails/:id/share', await stack.http(`/emails/${id}/share`, json('POST')));
+    expectDocumented(
+      'POST',
+      '/emails/:id/share',
+      await stack.http(`/emails/${id}/share`, json('POST', { expires_in: '10m' })),
     );
   });
 

@@ -14,7 +14,15 @@ export interface TeamResources {
 }
 
 /** Path prefixes whose routes take no API key (the credential is in the URL). */
-export const LINK_ROUTE_PREFIXES = ['/unsubscribe/', '/t/o/', '/t/c/', '/emails/receiving/downloads/'];
+export const LINK_ROUTE_PREFIXES = [
+  '/unsubscribe/',
+  '/t/o/',
+  '/t/c/',
+  '/emails/receiving/downloads/',
+  // a shared email's page and a sent email's attachment download (email-share.routes.ts)
+  '/shared/',
+  '/emails/downloads/',
+];
 export const isLinkRoute = (path: string): boolean => LINK_ROUTE_PREFIXES.some((p) => path.startsWith(p));
 
 /** The dashboard's own routes: its files and its session, for a browser rather than an API key. */
@@ -177,6 +185,12 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
   ids.receiving = [received.id];
   ids.attachments = [received.attachmentId];
   ids.downloads = [received.token];
+  // the shared page of the scheduled email (its token is the credential)
+  ids.shared = [
+    ok(await r.emails.share(scheduled.id), 'share')
+      .url.split('/')
+      .pop()!,
+  ];
   return { ids };
 }
 

@@ -28,6 +28,9 @@ import {
   RateLimitStore,
   redisPreparer,
   RecipientStatesStore,
+  RequestLogsStore,
+  RequestLogWriter,
+  UsageStore,
   SegmentsStore,
   SuppressionsStore,
   TemplatesStore,
@@ -45,7 +48,13 @@ import {
   SendQueues,
   WebhookDeliveryQueue,
 } from '@petrel/queue';
-import { engagementTracker, newId, unsubscribeLinks, type Preparer } from '@petrel/core';
+import {
+  engagementTracker,
+  newId,
+  unsubscribeLinks,
+  type BroadcastEmailReadPorts,
+  type Preparer,
+} from '@petrel/core';
 import { vetNewEndpoint, type HostResolver } from '@petrel/core';
 import { lookup } from 'node:dns/promises';
 import { createAttachmentFetcher } from '@petrel/mailer';
@@ -55,6 +64,7 @@ import {
   emailRetentionMs,
   emailStoreOptions,
   publicUrl,
+  requestLogPolicy,
 } from '@petrel/config';
 import type { DnsPort } from '@petrel/core';
 import { domainsRoutes } from './routes/domains.routes.js';
@@ -67,6 +77,7 @@ import { templatesRoutes } from './routes/templates.routes.js';
 import { unsubscribeRoutes } from './routes/unsubscribe.routes.js';
 import { trackingRoutes } from './routes/tracking.routes.js';
 import { receivingDownloadRoutes, receivingRoutes, type ReceivingDeps } from './routes/receiving.routes.js';
+import { emailShareLinkRoutes, emailShareRoutes, type EmailShareDeps } from './routes/email-share.routes.js';
 import { topicsRoutes } from './routes/topics.routes.js';
 import { inboxesRoutes } from './routes/inboxes.routes.js';
 import { inboxDraftsRoutes } from './routes/inbox-drafts.routes.js';
@@ -83,7 +94,10 @@ import { eventsRoutes } from './routes/events.routes.js';
 import { automationsRoutes } from './routes/automations.routes.js';
 import { CspReports, defaultDashboardDist } from './dashboard/index.js';
 import { statsRoutes } from './routes/stats.routes.js';
+import { logsRoutes } from './routes/logs.routes.js';
+import { usageRoutes } from './routes/usage.routes.js';
 import { randomBytes } from 'node:crypto';
+import { oauthComponents } from './oauth/index.js';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -289,28 +303,43 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       publicUrl({ ...config, PORT: (server.address() as AddressInfo | null)?.port ?? config.PORT }),
     now: () => Date.now(),
   };
+  // third-party apps through OAuth 2.1 (docs/oauth.md): its endpoints and its Bearer tokens
+  const oauth = oauthComponents({ redis, keys, publicUrl: receiving.publicUrl });
   const accept = acceptancePorts({ emails, idempotency, outbox, queues, preparer });
+  // the team's request log (GET /logs): written in batches after the responses
+  const logPolicy = requestLogPolicy(config);
+  const requestLogWriter =
+    logPolicy.retentionMs > 0
+      ? new RequestLogWriter(redis, keys, logPolicy, {
+          onError: (err, lost) => log().warn({ err, lost }, 'request logs could not be written'),
+          onDropped: (lost) => log().warn({ lost }, 'request logs dropped: the buffer is full'),
+        })
+      : undefined;
+  // GET /emails/:id (and a shared page) of a broadcast's email renders it as the worker sent it,
+  // with the same links (the same key and public URL)
+  const broadcastEmails: BroadcastEmailReadPorts = {
+    broadcasts: ctx.broadcasts,
+    contacts,
+    contactProperties,
+    unsubscribe: {
+      url: (claims) =>
+        unsubscribeLinks({ secret: receiving.secret, publicUrl: receiving.publicUrl(), now: Date.now }).url(
+          claims,
+        ),
+    },
+  };
+  // sent emails' attachments and shared links: the links' key and public URL of the received ones
+  const sharing: EmailShareDeps = { ...receiving, emails, broadcastEmails };
   const app = createApp({
     apiKeys,
     domains: ctx.domains,
     emails,
     queues,
     accept,
-    // GET /emails/:id of a broadcast's email renders it as the worker sent it, with the same
-    // links (the same key and public URL)
-    broadcastEmails: {
-      broadcasts: ctx.broadcasts,
-      contacts,
-      contactProperties,
-      unsubscribe: {
-        url: (claims) =>
-          unsubscribeLinks({ secret: receiving.secret, publicUrl: receiving.publicUrl(), now: Date.now }).url(
-            claims,
-          ),
-      },
-    },
+    broadcastEmails,
     ready: () => pingRedis(redis),
     rateLimit: { limiter: ctx.limits, defaultRps: config.RATE_LIMIT_RPS },
+    ...(requestLogWriter && { requestLog: requestLogWriter }),
     dashboard: {
       ports: {
         keys: apiKeys,
@@ -326,10 +355,13 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       cspReports: new CspReports(),
     },
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
+    oauthTokens: oauth.tokens,
     batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,
     extraRoutes: [
       ...defaultRoutes(ctx),
+      ...oauth.apiRoutes,
       ...receivingRoutes(receiving),
+      ...emailShareRoutes(sharing),
       ...inboxesRoutes({
         redis,
         keys,
@@ -350,6 +382,13 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
         fetcher: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
       }),
       ...statsRoutes({ stats: new EmailStats(redis, keys), clock: Date }),
+      ...logsRoutes({ reader: new RequestLogsStore(redis, keys), policy: logPolicy, now: Date.now }),
+      ...usageRoutes({
+        reader: new UsageStore(redis, keys, ctx.limits),
+        // the same defaults the limits are enforced with (rate-limit middleware, daily-quota stage)
+        defaults: { rps: config.RATE_LIMIT_RPS, dailyQuota: config.DAILY_QUOTA },
+        now: Date.now,
+      }),
       ...eventsRoutes({
         events: ctx.customEvents,
         contacts,
@@ -362,7 +401,9 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       ...(ext.routes ? ext.routes(ctx) : []),
     ],
     unsubscribeRoutes: [
+      ...oauth.publicRoutes,
       ...receivingDownloadRoutes(receiving),
+      ...emailShareLinkRoutes(sharing),
       ...unsubscribeRoutes({
         contacts,
         topics,
@@ -416,6 +457,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       await ctx.fanoutQueue.close();
       await ctx.webhookQueue.close();
       await ctx.automationQueue.close();
+      await requestLogWriter?.close();
       await redis.quit().catch(() => undefined);
     },
   };

@@ -28,3 +28,4 @@ export * from './automations/index.js';
 export * from './dashboard/email-search.js';
 export * from './inboxes/index.js';
 export * from './metrics/index.js';
+export * from './share/index.js';

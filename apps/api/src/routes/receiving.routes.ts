@@ -147,11 +147,11 @@ export function receivingRoutes(deps: ReceivingDeps): RouteSpec[] {
 }
 
 /** A MIME type safe to echo in Content-Type; anything else is served as octet-stream. */
-const safeType = (t: string): string =>
+export const safeType = (t: string): string =>
   /^[a-z0-9!#$&^_.+-]+\/[a-z0-9!#$&^_.+-]+$/i.test(t) ? t : 'application/octet-stream';
 
 /** RFC 6266 / RFC 8187: an ASCII fallback and the UTF-8 name. */
-function disposition(filename: string): string {
+export function disposition(filename: string): string {
   const ascii = filename.replace(/[^\x20-\x7e]|["\\]/g, '_');
   return `attachment; filename="${ascii}"; filename*=UTF-8''${encodeURIComponent(filename)}`;
 }
@@ -160,7 +160,8 @@ function disposition(filename: string): string {
 export function receivingDownloadRoutes(deps: ReceivingDeps): RouteSpec[] {
   const download: RequestHandler = async (req, res) => {
     const claims = verifyDownloadToken(pathParam(req, 'token'), deps.secret, deps.now());
-    if (!claims) throw notFound('Download');
+    // a sent email's attachment link is served at its own path (sent-attachments.routes.ts)
+    if (!claims || claims.source === 'sent') throw notFound('Download');
     const raw = await deps.inbound.raw(claims.teamId, claims.emailId);
     if (!raw) throw notFound('Email');
     let body = raw;

@@ -23,6 +23,11 @@ export interface DownloadClaims {
   attachmentId: string | null;
   /** Expiry, epoch seconds. */
   expiresAt: number;
+  /**
+   * Which email the link reads: a received one (the default, and every token made before sent
+   * emails had links) or a sent one's attachment (GET /emails/:id/attachments).
+   */
+  source?: 'received' | 'sent';
 }
 
 interface Payload {
@@ -30,10 +35,13 @@ interface Payload {
   e: string;
   a: string | null;
   x: number;
+  /** 1: a sent email's attachment; absent: a received email. */
+  s?: 1;
 }
 
 export function signDownloadToken(c: DownloadClaims, secret: string): string {
   const payload: Payload = { t: c.teamId, e: c.emailId, a: c.attachmentId, x: c.expiresAt };
+  if (c.source === 'sent') payload.s = 1;
   return signToken(payload, secret, PURPOSE);
 }
 
@@ -44,19 +52,24 @@ export function verifyDownloadToken(token: string, secret: string, nowMs: number
   if (typeof p.t !== 'string' || typeof p.e !== 'string' || typeof p.x !== 'number') return null;
   if (p.a !== null && typeof p.a !== 'string') return null;
   if (p.x * 1000 < nowMs) return null;
-  return { teamId: p.t, emailId: p.e, attachmentId: p.a, expiresAt: p.x };
+  const source = p.s === 1 ? 'sent' : 'received';
+  return { teamId: p.t, emailId: p.e, attachmentId: p.a, expiresAt: p.x, source };
 }
 
-/** Builds download URLs under `publicUrl`, valid for `ttlS` from now. */
+/** The path of sent emails' attachment downloads (served without an API key). */
+export const SENT_DOWNLOAD_PATH = '/emails/downloads';
+
+/** Builds download URLs under `publicUrl` (at `path`, default received emails'), valid for `ttlS` from now. */
 export function inboundDownloadLinks(opts: {
   secret: string;
   publicUrl: string;
   now: () => number;
   ttlS?: number;
+  path?: string;
 }): {
   url(claims: Omit<DownloadClaims, 'expiresAt'>): { download_url: string; expires_at: string };
 } {
-  const base = `${opts.publicUrl.replace(/\/+$/, '')}${INBOUND_DOWNLOAD_PATH}/`;
+  const base = `${opts.publicUrl.replace(/\/+$/, '')}${opts.path ?? INBOUND_DOWNLOAD_PATH}/`;
   const ttl = opts.ttlS ?? INBOUND_DOWNLOAD_TTL_S;
   return {
     url(claims) {

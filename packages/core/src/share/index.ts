@@ -1,0 +1,2 @@
+export * from './email-share.js';
+export * from './sent-attachments.js';
