@@ -65,6 +65,7 @@ export default defineConfig({
           maxWorkers: GROUP0_WORKERS,
           include: [
             'packages/store/src/**/*.int.test.ts',
+            'packages/runtime/src/**/*.int.test.ts',
             'apps/api/src/acceptance-ports.int.test.ts',
             'apps/scheduler/src/outbox-relay.int.test.ts',
           ],

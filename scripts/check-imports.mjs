@@ -1,15 +1,18 @@
 #!/usr/bin/env node
 // The dependency graph, checked by a machine, so a layering mistake fails CI instead of a review:
-//  1. "may import": each workspace package imports only the packages listed in MAY_IMPORT, and
-//     an app imports packages (never another app, except the all-in-one launcher);
+//  1. "may import": each workspace package imports only the packages listed in MAY_IMPORT (so
+//     apps → runtime → store/queue/mailer → core → contracts), and an app imports packages
+//     (never another app, except the all-in-one launcher);
 //  2. the domain stays free of transports: packages/core and packages/contracts never import a
 //     transport or runtime library (FORBIDDEN_LIBRARIES), not even its types or a subpath;
 //  3. no deep imports (`@petrel/x/...`): packages meet only through their entry;
 //  4. no circular imports between the source files of any package or app.
+//  5. no circular imports between the top-level folders of packages/core (FOLDER_ACYCLIC): each
+//     feature folder may import the kernel and features below it, never one that imports it back.
 //
 // Usage: node scripts/check-imports.mjs [rootDir]   (rootDir defaults to the repository root)
 import { readFileSync, readdirSync, statSync, existsSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const MAY_IMPORT = {
@@ -21,6 +24,8 @@ export const MAY_IMPORT = {
   mailer: ['contracts', 'core'],
   observability: ['config'],
   testing: ['contracts', 'core'],
+  // the composition root: builds the stores, queues and mailer parts every app asks it for
+  runtime: ['contracts', 'config', 'core', 'store', 'queue', 'mailer', 'observability'],
 };
 
 /** Libraries the domain packages must not import: use-cases get ports, adapters live elsewhere. */
@@ -34,6 +39,12 @@ export const FORBIDDEN_LIBRARIES = [
   'smtp-server',
 ];
 const DOMAIN_PACKAGES = ['core', 'contracts'];
+
+/**
+ * Packages whose top-level folders under src/ form no cycle, so each feature can be read, tested
+ * and moved with only what it imports. Files at src/ itself (the barrel) are left to rule 4.
+ */
+export const FOLDER_ACYCLIC = ['core'];
 
 // Apps import packages, never another app — except the all-in-one launcher, which composes them.
 const APP_MAY_IMPORT_APPS = { petrel: ['api', 'worker', 'scheduler', 'smtp', 'webhooks'] };
@@ -108,6 +119,7 @@ export function checkImports(root) {
     }
   }
   errors.push(...findCycles(graph, root));
+  for (const pkg of FOLDER_ACYCLIC) errors.push(...findFolderCycles(graph, root, pkg));
   return { errors, files: graph.size };
 }
 
@@ -145,6 +157,87 @@ function findCycles(graph, root) {
     }
   }
   return errors;
+}
+
+/**
+ * Cycles between the top-level folders of `packages/<pkg>/src`: the strongly connected components
+ * (Tarjan) of the folder graph, each reported as one cycle with a file import for every step.
+ */
+function findFolderCycles(graph, root, pkg) {
+  const src = join(root, 'packages', pkg, 'src');
+  /** The top-level folder of a file under src/, or undefined for a file at src/ itself. */
+  const folderOf = (file) => {
+    const parts = relative(src, file).split(sep);
+    return parts.length > 1 && parts[0] !== '..' ? parts[0] : undefined;
+  };
+  /** folder -> folder -> one `file -> file` import that makes the edge */
+  const edges = new Map();
+  for (const [file, targets] of graph) {
+    const from = folderOf(file);
+    if (from === undefined) continue;
+    if (!edges.has(from)) edges.set(from, new Map());
+    for (const t of targets) {
+      const to = folderOf(t);
+      if (to === undefined || to === from || edges.get(from).has(to)) continue;
+      edges.get(from).set(to, `${relative(src, file)} -> ${relative(src, t)}`);
+    }
+  }
+  const index = new Map();
+  const low = new Map();
+  const onStack = new Set();
+  const stack = [];
+  const components = [];
+  const visit = (v) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v));
+    stack.push(v);
+    onStack.add(v);
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v), low.get(w)));
+      } else if (onStack.has(w)) low.set(v, Math.min(low.get(v), index.get(w)));
+    }
+    if (low.get(v) === index.get(v)) {
+      const component = [];
+      let w;
+      do {
+        w = stack.pop();
+        onStack.delete(w);
+        component.push(w);
+      } while (w !== v);
+      if (component.length > 1) components.push(component);
+    }
+  };
+  for (const v of [...edges.keys()].sort()) if (!index.has(v)) visit(v);
+  return components.map((component) => {
+    // the shortest way back to the component's first folder (breadth first, inside the component)
+    const members = new Set(component);
+    const start = [...component].sort()[0];
+    const previous = new Map([[start, null]]);
+    const queue = [start];
+    let last;
+    while (queue.length && last === undefined) {
+      const v = queue.shift();
+      for (const w of edges.get(v)?.keys() ?? []) {
+        if (!members.has(w)) continue;
+        if (w === start) {
+          last = v;
+          break;
+        }
+        if (!previous.has(w)) {
+          previous.set(w, v);
+          queue.push(w);
+        }
+      }
+    }
+    const path = [start];
+    for (let v = last; v !== start; v = previous.get(v)) path.splice(1, 0, v);
+    path.push(start);
+    const steps = path.slice(1).map((to, i) => edges.get(path[i]).get(to));
+    const among = [...component].sort().join(', ');
+    return `folder cycle in packages/${pkg}/src among ${among}: ${path.join(' -> ')} (${steps.join('; ')})`;
+  });
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

@@ -90,6 +90,48 @@ describe('check-imports', () => {
     ]);
   });
 
+  it('puts the runtime between the apps and the store: apps import it, packages below it do not', () => {
+    const root = tree({
+      'packages/runtime/src/index.ts':
+        "import { Keys } from '@petrel/store';\nimport { SendQueues } from '@petrel/queue';\n",
+      'packages/store/src/a.ts': "import { Runtime } from '@petrel/runtime';\n",
+      'packages/runtime/src/b.ts': "import { startApi } from '@petrel/api';\n",
+      'apps/api/src/main.ts': "import { runProcess } from '@petrel/runtime';\n",
+    });
+    expect(checkImports(root).errors).toEqual([
+      'packages/runtime/src/b.ts: packages/runtime may not import @petrel/api (an app)',
+      'packages/store/src/a.ts: packages/store may not import @petrel/runtime (not in its MAY_IMPORT list)',
+    ]);
+  });
+
+  it('refuses a cycle between the folders of packages/core even when no file imports itself back', () => {
+    const root = tree({
+      'packages/core/src/deliver/send.ts': "import { track } from '../tracking/track.js';\n",
+      'packages/core/src/tracking/track.ts': "import { record } from '../emails/record.js';\n",
+      'packages/core/src/emails/record.ts': "import { Ports } from '../deliver/ports.js';\n",
+      'packages/core/src/deliver/ports.ts': 'export type Ports = {};\n',
+    });
+    expect(checkImports(root).errors).toEqual([
+      'folder cycle in packages/core/src among deliver, emails, tracking: deliver -> tracking -> emails -> deliver ' +
+        '(deliver/send.ts -> tracking/track.ts; tracking/track.ts -> emails/record.ts; emails/record.ts -> deliver/ports.ts)',
+    ]);
+  });
+
+  it('lets every core folder import the kernel and the features below it, and the barrel import them all', () => {
+    const root = tree({
+      'packages/core/src/index.ts':
+        "export * from './kernel/index.js';\nexport * from './deliver/send.js';\n",
+      'packages/core/src/kernel/index.ts': 'export const clock = 1;\n',
+      'packages/core/src/emails/record.ts': "import { clock } from '../kernel/index.js';\n",
+      'packages/core/src/deliver/send.ts':
+        "import { clock } from '../kernel/index.js';\nimport { record } from '../emails/record.js';\n",
+      'packages/store/src/a/x.ts': "import { y } from '../b/y.js';\n",
+      'packages/store/src/b/y.ts': "import { x } from '../a/z.js';\n",
+      'packages/store/src/a/z.ts': 'export const x = 1;\n',
+    });
+    expect(checkImports(root).errors).toEqual([]);
+  });
+
   it('skips test and fixture files', () => {
     const root = tree({
       'packages/core/src/a.test.ts': "import { Redis } from 'ioredis';\n",

@@ -15,7 +15,7 @@ import {
   RecordingOutboxObserver,
 } from '@petrel/testing';
 import { useStoreRedis } from '../../../packages/store/src/redis.fixture.js';
-import { acceptancePorts } from './acceptance-ports.js';
+import { acceptancePorts } from '@petrel/runtime';
 
 const fx = useStoreRedis('acceptance');
 let queues: SendQueues;

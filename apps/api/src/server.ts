@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import {
   ApiKeysStore,
+  DomainClaimsStore,
   DomainKeyCipher,
   DomainsStore,
   createDomainDns,
@@ -16,6 +17,8 @@ import {
   BroadcastsStore,
   DashboardSessionsStore,
   EmailStats,
+  EmailMetricsStore,
+  BroadcastAnalyticsStore,
   ContactImportsStore,
   ContactPropertiesStore,
   ContactsStore,
@@ -70,7 +73,7 @@ import type { DnsPort } from '@petrel/core';
 import { domainsRoutes } from './routes/domains.routes.js';
 import { listenHttp, log, logConnectionError, metrics } from '@petrel/observability';
 import { createApp } from './app.js';
-import { acceptancePorts } from './acceptance-ports.js';
+import { acceptancePorts } from '@petrel/runtime';
 import type { ApiConfig } from './config.js';
 import type { RouteSpec } from './routes/route-table.js';
 import { templatesRoutes } from './routes/templates.routes.js';
@@ -78,6 +81,7 @@ import { unsubscribeRoutes } from './routes/unsubscribe.routes.js';
 import { trackingRoutes } from './routes/tracking.routes.js';
 import { receivingDownloadRoutes, receivingRoutes, type ReceivingDeps } from './routes/receiving.routes.js';
 import { emailShareLinkRoutes, emailShareRoutes, type EmailShareDeps } from './routes/email-share.routes.js';
+import { domainClaimPolicy, domainClaimsRoutes } from './routes/domain-claims.routes.js';
 import { topicsRoutes } from './routes/topics.routes.js';
 import { inboxesRoutes } from './routes/inboxes.routes.js';
 import { inboxDraftsRoutes } from './routes/inbox-drafts.routes.js';
@@ -94,6 +98,7 @@ import { eventsRoutes } from './routes/events.routes.js';
 import { automationsRoutes } from './routes/automations.routes.js';
 import { CspReports, defaultDashboardDist } from './dashboard/index.js';
 import { statsRoutes } from './routes/stats.routes.js';
+import { emailMetricsRoutes } from './routes/email-metrics.routes.js';
 import { logsRoutes } from './routes/logs.routes.js';
 import { usageRoutes } from './routes/usage.routes.js';
 import { randomBytes } from 'node:crypto';
@@ -362,6 +367,15 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       ...oauth.apiRoutes,
       ...receivingRoutes(receiving),
       ...emailShareRoutes(sharing),
+      ...domainClaimsRoutes({
+        domains: ctx.domains,
+        claims: new DomainClaimsStore(redis, keys, ctx.domains, emails),
+        dns: ctx.domainDns,
+        targets: domainDnsTargets(config),
+        dkim: dkimSettings(config),
+        policy: domainClaimPolicy(config),
+        clock: Date,
+      }),
       ...inboxesRoutes({
         redis,
         keys,
@@ -382,6 +396,15 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
         fetcher: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
       }),
       ...statsRoutes({ stats: new EmailStats(redis, keys), clock: Date }),
+      ...emailMetricsRoutes({
+        metrics: {
+          ...new EmailMetricsStore(redis, keys, emailStoreOptions(config).statsRetentionMs),
+          domains: ctx.domains,
+          broadcasts: ctx.broadcasts,
+          clock: Date,
+        },
+        analytics: { broadcasts: ctx.broadcasts, analytics: new BroadcastAnalyticsStore(redis, keys, retentionMs) },
+      }),
       ...logsRoutes({ reader: new RequestLogsStore(redis, keys), policy: logPolicy, now: Date.now }),
       ...usageRoutes({
         reader: new UsageStore(redis, keys, ctx.limits),

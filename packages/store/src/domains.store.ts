@@ -59,8 +59,12 @@ export const SENDING_DOMAIN_CACHE_MS = 30_000;
 const SENDING_DOMAIN_CACHE_ENTRIES = 10_000;
 
 export interface DomainsStoreOptions {
-  /** Encrypts new private keys and decrypts them for signing; without it: no create, no forSending. */
-  cipher?: DomainKeyCipher;
+  /**
+   * Encrypts new private keys and decrypts them for signing; without it: no create, no forSending.
+   * A function is called (once per use) only when a key is sealed or opened, so a process that
+   * never does pays no read of the secret.
+   */
+  cipher?: DomainKeyCipher | (() => Promise<DomainKeyCipher>);
   clock?: { now(): number };
   /** How long forSending reuses a read (default {@link SENDING_DOMAIN_CACHE_MS}). */
   sendingCacheMs?: number;
@@ -71,7 +75,7 @@ export interface DomainsStoreOptions {
 const DEFAULT_CHECK_INTERVAL_MS = 3_600_000;
 
 export class DomainsStore extends TeamStore implements DomainsPort, SendingDomains {
-  private readonly cipher: DomainKeyCipher | undefined;
+  private readonly cipher: DomainKeyCipher | (() => Promise<DomainKeyCipher>) | undefined;
   private readonly checkIntervalMs: number;
   private readonly sending: LRUCache<string, { value: SendingDomain | null }>;
 
@@ -90,7 +94,7 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
     input: NewDomain,
     event: DomainEventData,
   ): Promise<{ ok: true; domain: DomainRecordSet } | { ok: false; reason: 'name_taken' }> {
-    const cipher = this.requireCipher();
+    const cipher = await this.requireCipher();
     if (await this.redis.hexists(this.keys.domainNames(teamId), input.name))
       return { ok: false, reason: 'name_taken' };
     const nowMs = this.clock.now();
@@ -292,13 +296,12 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
     if (hit) return hit.value;
     const id = await this.redis.hget(this.keys.domainNames(teamId), name);
     const raw = id ? await this.redis.hgetall(this.keys.domain(teamId, id)) : {};
-    const value = raw.id ? this.sendingDomain(teamId, raw) : null;
+    const value = raw.id ? this.sendingDomain(teamId, raw, await this.requireCipher()) : null;
     this.sending.set(key, { value });
     return value;
   }
 
-  private sendingDomain(teamId: string, raw: Record<string, string>): SendingDomain {
-    const cipher = this.requireCipher();
+  private sendingDomain(teamId: string, raw: Record<string, string>, cipher: DomainKeyCipher): SendingDomain {
     const domain = toDomain(raw);
     const encrypted = JSON.parse(raw.private_keys || '{}') as Record<string, string>;
     // RSA first: a verifier that stops at the first signature it can check sees the usual kind
@@ -320,9 +323,9 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
     };
   }
 
-  private requireCipher(): DomainKeyCipher {
+  private async requireCipher(): Promise<DomainKeyCipher> {
     if (!this.cipher) throw new Error('DomainsStore: no key cipher configured (domainKeySecret)');
-    return this.cipher;
+    return typeof this.cipher === 'function' ? this.cipher() : this.cipher;
   }
 }
 

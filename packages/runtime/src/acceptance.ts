@@ -1,0 +1,65 @@
+/**
+ * The accept path of POST /emails as every producer runs it — the API, SMTP submission, the
+ * workers' automation emails and inbox-agent forwards: core's acceptance stages over the team's
+ * stores (`redisPreparer`), and the three-step commit over the records, the outbox and the send
+ * queues (`redisAcceptancePorts`, packages/store, which explains the steps), with this process's
+ * idempotency metric. Composed here once, so every producer is held to the same stages.
+ */
+import type { AcceptPorts, ClaimResult, Preparer } from '@petrel/core';
+import {
+  redisAcceptancePorts,
+  redisPreparer,
+  type DomainsStore,
+  type EmailsStore,
+  type IdempotencyStore,
+  type OutboxStore,
+  type RateLimitStore,
+  type TemplatesStore,
+  type TopicsStore,
+} from '@petrel/store';
+import type { SendQueues } from '@petrel/queue';
+import { createAttachmentFetcher } from '@petrel/mailer';
+import { allOf, metrics, zeroSeries } from '@petrel/observability';
+import { need, type RuntimeConfig } from './config.js';
+
+/** The acceptance stages of POST /emails over the team's stores. */
+export function acceptanceStages(
+  config: RuntimeConfig,
+  stores: {
+    templates: TemplatesStore;
+    topics: TopicsStore;
+    domains: DomainsStore;
+    limits: RateLimitStore;
+  },
+): Preparer {
+  return redisPreparer({
+    ...stores,
+    // SMTP submissions and the workers' emails carry their files as content: the fetcher only
+    // serves the stage's contract for them
+    attachments: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false }),
+    enforceVerifiedDomains: need(config, 'ENFORCE_VERIFIED_DOMAINS'),
+    dailyQuota: need(config, 'DAILY_QUOTA'),
+    onDailyQuotaRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
+    maxRecipients: config.MAX_RECIPIENTS_PER_EMAIL,
+  });
+}
+
+/** The ports of the accept-emails use-case, counting each Idempotency-Key outcome. */
+export function acceptancePorts(deps: {
+  emails: EmailsStore;
+  idempotency: IdempotencyStore;
+  outbox: OutboxStore;
+  queues: SendQueues;
+  /** The acceptance stages (`acceptanceStages`, or `acceptPreparer(...)` from core). */
+  preparer: Preparer;
+}): AcceptPorts {
+  // every outcome's series from start-up: the API, SMTP server and workers count into the same
+  // metric (a dashboard sums them)
+  zeroSeries(metrics.idempotency(), {
+    outcome: allOf<ClaimResult['outcome']>({ proceed: true, replay: true, mismatch: true, in_flight: true }),
+  });
+  return redisAcceptancePorts({
+    ...deps,
+    onIdempotency: (outcome) => metrics.idempotency().inc({ outcome }),
+  });
+}

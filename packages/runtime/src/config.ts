@@ -1,0 +1,37 @@
+/**
+ * What the runtime reads of a process's parsed configuration. Every app's config satisfies it:
+ * the fields only some apps parse are optional here, and a store that needs one of them asks
+ * for it with {@link need}, so a process whose config lacks the field fails at start-up with its
+ * name instead of running on a default chosen in a second place.
+ */
+export interface RuntimeConfig {
+  REDIS_URL?: string | undefined;
+  REDIS_KEY_PREFIX: string;
+  EMAIL_RETENTION_DAYS: number;
+  DASHBOARD_STATS_RETENTION_DAYS: number;
+  QUEUE_SHARDS?: number;
+  QUEUE_SHARDS_PREVIOUS?: number | 'unsharded' | undefined;
+  INBOUND_RETENTION_DAYS?: number | undefined;
+  IDEMPOTENCY_LOCK_MS?: number;
+  AUTOMATION_RUN_RETENTION_DAYS?: number;
+  DOMAIN_KEY_SECRET?: string | undefined;
+  DOMAIN_VERIFY_INTERVAL_S?: number;
+  UNSUBSCRIBE_SECRET?: string | undefined;
+  DNS_SERVERS?: string[] | undefined;
+  // the acceptance stages (POST /emails, SMTP submission, the workers' emails)
+  ENFORCE_VERIFIED_DOMAINS?: boolean;
+  DAILY_QUOTA?: number;
+  MAX_RECIPIENTS_PER_EMAIL?: number | undefined;
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS?: boolean;
+}
+
+/** `config[field]`, or a start-up error naming the field this process's config does not parse. */
+export function need<K extends keyof RuntimeConfig>(
+  config: RuntimeConfig,
+  field: K,
+): NonNullable<RuntimeConfig[K]> {
+  const value = config[field];
+  if (value === undefined || value === null)
+    throw new Error(`${field} is not part of this process's configuration, but a part it started needs it`);
+  return value as NonNullable<RuntimeConfig[K]>;
+}
