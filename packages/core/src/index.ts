@@ -29,3 +29,5 @@ export * from './dashboard/email-search.js';
 export * from './inboxes/index.js';
 export * from './metrics/index.js';
 export * from './share/index.js';
+export * from './logs/index.js';
+export * from './usage/index.js';

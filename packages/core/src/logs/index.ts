@@ -1,0 +1,3 @@
+export * from './log-id.js';
+export * from './redact.js';
+export * from './request-logs.js';
