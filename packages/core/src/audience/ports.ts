@@ -9,7 +9,9 @@
  */
 import type {
   ContactImportCounts,
+  ContactPropertyRecord,
   ContactPropertyValue,
+  ContactRecord,
   Subscription,
   SuppressionOrigin,
   SuppressionRecord,
@@ -112,4 +114,36 @@ export interface RecipientStates {
 /** Publishes a non-email event on the team's events stream (for the webhook dispatcher). */
 export interface TeamEventPublisher {
   publish(event: TeamEvent): Promise<void>;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What a send reads of the audience: unsubscribe links, the contact and its property definitions
+
+/**
+ * The links a recipient uses to leave a list (RFC 2369 `List-Unsubscribe`, RFC 8058 one-click):
+ * a signed per-recipient URL under the service's public address.
+ */
+export interface UnsubscribeLinks {
+  /**
+   * `issuedAtMs`: when the link's validity starts (default now). A broadcast's email passes its
+   * creation time, so its link is the same at every attempt and when GET /emails/:id renders it.
+   */
+  url(claims: {
+    teamId: string;
+    emailId: string;
+    recipient: string;
+    topicId: string | null;
+    issuedAtMs?: number;
+  }): string;
+}
+
+/** The contact a broadcast's email is personalised for, read at send time (ContactsStore). */
+export interface ContactsReader {
+  /** Null once the contact is deleted: the placeholders then render their fallbacks. */
+  get(teamId: string, contactId: string): Promise<ContactRecord | null>;
+}
+
+/** The team's contact property definitions, for their fallback values (ContactPropertiesStore). */
+export interface ContactPropertyDefinitions {
+  all(teamId: string): Promise<ContactPropertyRecord[]>;
 }

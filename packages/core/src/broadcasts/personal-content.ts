@@ -12,8 +12,7 @@
  * An email stored before the fan-out kept contact values (its content reads the contact, the
  * record holds none) is rendered with the contact as it is now, as it was then.
  */
-import type { ContactPropertyDefinitions, ContactsReader, UnsubscribeLinks } from '../deliver/ports.js';
-import type { EmailToDeliver } from '../emails/record.js';
+import type { ContactPropertyDefinitions, ContactsReader, UnsubscribeLinks } from '../audience/ports.js';
 import { bareAddress } from '../kernel/mailbox.js';
 import type { BroadcastReader } from './ports.js';
 import {
@@ -25,11 +24,15 @@ import {
   type PersonalSource,
 } from './personalize.js';
 
-/** What the render reads of the email record. */
-export type PersonalEmail = Pick<
-  EmailToDeliver,
-  'id' | 'teamId' | 'createdMs' | 'contactId' | 'contactValues'
-> & { content: { to: readonly string[] } };
+/** What the render reads of the email record (a part of emails/record.ts's EmailToDeliver). */
+export interface PersonalEmail {
+  id: string;
+  teamId: string;
+  createdMs: number;
+  contactId: string | null;
+  contactValues?: ContactValues | null;
+  content: { to: readonly string[] };
+}
 
 export interface PersonalContentPorts {
   unsubscribe: UnsubscribeLinks;

@@ -29,3 +29,4 @@ export {
   retryScheduleForWindow,
 } from './retry-policy.js';
 export type { RetryDelayOptions } from './retry-policy.js';
+export * from './verp.js';

@@ -4,13 +4,19 @@
  * the mailer's MIME builder and pooled SMTP sender, and the observability package satisfy them
  * (wired by apps/worker); packages/testing has in-memory versions.
  */
-import type { ContactPropertyRecord, ContactRecord, EmailContent } from '@petrel/contracts';
+import type { EmailContent } from '@petrel/contracts';
 import type { DomainTls } from '@petrel/contracts';
 import type { CompiledTemplate } from '../templates/parse-template.js';
 import type { DkimSigner, SendingDomains } from '../domains/domains-port.js';
 import type { DeclaredVariable } from '../templates/render-template.js';
 import type { DeliverOutcome } from './outcome.js';
-import type { RecipientStates, SuppressionsWriter } from '../audience/ports.js';
+import type {
+  ContactPropertyDefinitions,
+  ContactsReader,
+  RecipientStates,
+  SuppressionsWriter,
+  UnsubscribeLinks,
+} from '../audience/ports.js';
 import type { BroadcastReader } from '../broadcasts/ports.js';
 import type { TrackingPorts } from '../tracking/ports.js';
 import type { Clock } from '../kernel/clock.js';
@@ -142,35 +148,6 @@ export interface DeliverObserver {
 }
 
 // ---------------------------------------------------------------------------------------------
-
-/**
- * The links a recipient uses to leave a list (RFC 2369 `List-Unsubscribe`, RFC 8058 one-click):
- * a signed per-recipient URL under the service's public address.
- */
-export interface UnsubscribeLinks {
-  /**
-   * `issuedAtMs`: when the link's validity starts (default now). A broadcast's email passes its
-   * creation time, so its link is the same at every attempt and when GET /emails/:id renders it.
-   */
-  url(claims: {
-    teamId: string;
-    emailId: string;
-    recipient: string;
-    topicId: string | null;
-    issuedAtMs?: number;
-  }): string;
-}
-
-/** The contact a broadcast's email is personalised for, read at send time (ContactsStore). */
-export interface ContactsReader {
-  /** Null once the contact is deleted: the placeholders then render their fallbacks. */
-  get(teamId: string, contactId: string): Promise<ContactRecord | null>;
-}
-
-/** The team's contact property definitions, for their fallback values (ContactPropertiesStore). */
-export interface ContactPropertyDefinitions {
-  all(teamId: string): Promise<ContactPropertyRecord[]>;
-}
 
 export interface DeliverPorts {
   emails: EmailRecordStore;

@@ -25,8 +25,7 @@
  * global index); the adapter caches its answers, negative ones included, so a flood of RCPTs
  * to unknown domains costs little.
  */
-import { domainToASCII } from 'node:url';
-import { mailboxKey } from '../kernel/mailbox.js';
+import { addressDomain, mailboxKey, routingDomain } from '../kernel/mailbox.js';
 
 /** The team owning each return-path subdomain of the teams' sending domains. */
 export interface ReturnPathDomains {
@@ -62,16 +61,6 @@ export type InboundRoute =
 export interface ReceivingDomain {
   domain: string;
   teamId?: string | null | undefined;
-}
-
-/** A domain as matched: lower case, an IDN as A-labels. */
-export const routingDomain = (d: string): string => (domainToASCII(d.toLowerCase()) || d).toLowerCase();
-
-/** The domain of an address as matched, or null when it has no local part or no domain. */
-export function addressDomain(address: string): string | null {
-  const at = address.lastIndexOf('@');
-  if (at <= 0 || at === address.length - 1) return null;
-  return routingDomain(address.slice(at + 1));
 }
 
 export class InboundRouter {

@@ -1,4 +1,3 @@
-export * from './verp.js';
 export * from './report-fields.js';
 export * from './report-message.js';
 export * from './dsn.js';

@@ -13,7 +13,7 @@
  * exists, so a forged or foreign id matches nothing.
  */
 import { field } from './report-fields.js';
-import { emailIdOfMessageId, parseVerp } from './verp.js';
+import { emailIdOfMessageId, parseVerp } from '../deliver/verp.js';
 
 export interface EmailReference {
   /** Envelope recipients of the report (RCPT TO). */

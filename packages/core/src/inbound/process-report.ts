@@ -26,14 +26,13 @@ import { bounceSuppresses } from '../audience/bounce-suppression.js';
 import { emailEvent } from '../emails/email-event.js';
 import type { EmailToDeliver } from '../emails/record.js';
 import type { Bounce } from '../deliver/recipient-outcomes.js';
-import { mailboxKey } from '../kernel/mailbox.js';
+import { mailboxKey, routingDomain } from '../kernel/mailbox.js';
 import { arfOf, type ArfReport } from './arf.js';
 import { diagnosticReplyCode, dsnOf, type DsnReport } from './dsn.js';
 import { emailIdCandidates, type EmailReference } from './match-email.js';
-import { routingDomain } from './inbound-routing.js';
 import type { ReportPorts } from './ports.js';
 import { readReport } from './report-message.js';
-import { isBounceDomainAddress } from './verp.js';
+import { isBounceDomainAddress } from '../deliver/verp.js';
 
 export type ReportOutcome =
   | { kind: 'bounced'; teamId: string; emailId: string; bounce: Bounce; suppressed: string[] }

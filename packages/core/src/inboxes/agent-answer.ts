@@ -17,8 +17,7 @@
  */
 import { INBOX_AGENT_ACTIONS, type InboxAgentAction, type InboxLabelRecord } from '@petrel/contracts';
 import { z } from 'zod';
-import { mailboxKey } from '../kernel/mailbox.js';
-import { parseAddress } from '../kernel/mailbox.js';
+import { mailboxKey, parseAddress } from '../kernel/mailbox.js';
 
 /** Bounds of an answer: more than any sensible triage of one message needs. */
 export const AGENT_ANSWER_LIMITS = {

@@ -15,9 +15,7 @@ import {
   type InboxRecord,
   type InboxThreadRecord,
 } from '@petrel/contracts';
-import { mailboxKey } from '../kernel/mailbox.js';
-import { parseAddress } from '../kernel/mailbox.js';
-import { routingDomain } from '../inbound/inbound-routing.js';
+import { mailboxKey, parseAddress, routingDomain } from '../kernel/mailbox.js';
 import type { InboxEventSource, InboxesPort, NewInboxMessage, ReceivingDomains } from './ports.js';
 import type { CreateInboxInput, CreateLabelInput, UpdateInboxInput, UpdateLabelInput } from './schemas.js';
 import { INBOX_RULES } from './schemas.js';

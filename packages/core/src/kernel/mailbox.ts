@@ -252,3 +252,13 @@ export function mailboxKey(address: string): string {
   if (at < 0 || !NON_ASCII.test(domain)) return address.toLowerCase();
   return `${address.slice(0, at)}@${domainToASCII(domain) || domain}`.toLowerCase();
 }
+
+/** A domain as matched: lower case, an IDN as A-labels. */
+export const routingDomain = (d: string): string => (domainToASCII(d.toLowerCase()) || d).toLowerCase();
+
+/** The domain of an address as matched, or null when it has no local part or no domain. */
+export function addressDomain(address: string): string | null {
+  const at = address.lastIndexOf('@');
+  if (at <= 0 || at === address.length - 1) return null;
+  return routingDomain(address.slice(at + 1));
+}

@@ -6,8 +6,7 @@
  * properties of the right type, existing segments and topics.
  */
 import { fieldMessage, notFound, validationError } from '@petrel/contracts';
-import { parseAddress } from '../../kernel/mailbox.js';
-import { mailboxKey } from '../../kernel/mailbox.js';
+import { mailboxKey, parseAddress } from '../../kernel/mailbox.js';
 import { resolvePropertyValues, type PropertyInput } from './property-values.js';
 import type { ContactPatch, ContactPropertiesPort, ContactsPort } from './ports.js';
 import type { CreateContactInput, UpdateContactInput, UpdateContactTopicsInput } from './schemas.js';

@@ -14,7 +14,7 @@
 import type { OutgoingEmail } from '../ports.js';
 import type { DeliverStage } from '../stage.js';
 import { fromDomain } from '../../domains/sending.js';
-import { formatVerp } from '../../inbound/verp.js';
+import { formatVerp } from '../verp.js';
 
 export const sign: DeliverStage<'messages' | 'content'> = {
   name: 'sign',
