@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // The dependency graph, checked by a machine, so a layering mistake fails CI instead of a review:
-//  1. "may import": each workspace package imports only the packages listed in MAY_IMPORT, and
-//     an app imports packages (never another app, except the all-in-one launcher);
+//  1. "may import": each workspace package imports only the packages listed in MAY_IMPORT (so
+//     apps → runtime → store/queue/mailer → core → contracts), and an app imports packages
+//     (never another app, except the all-in-one launcher);
 //  2. the domain stays free of transports: packages/core and packages/contracts never import a
 //     transport or runtime library (FORBIDDEN_LIBRARIES), not even its types or a subpath;
 //  3. no deep imports (`@petrel/x/...`): packages meet only through their entry;
@@ -23,6 +24,8 @@ export const MAY_IMPORT = {
   mailer: ['contracts', 'core'],
   observability: ['config'],
   testing: ['contracts', 'core'],
+  // the composition root: builds the stores, queues and mailer parts every app asks it for
+  runtime: ['contracts', 'config', 'core', 'store', 'queue', 'mailer', 'observability'],
 };
 
 /** Libraries the domain packages must not import: use-cases get ports, adapters live elsewhere. */

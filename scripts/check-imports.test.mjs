@@ -90,6 +90,20 @@ describe('check-imports', () => {
     ]);
   });
 
+  it('puts the runtime between the apps and the store: apps import it, packages below it do not', () => {
+    const root = tree({
+      'packages/runtime/src/index.ts':
+        "import { Keys } from '@petrel/store';\nimport { SendQueues } from '@petrel/queue';\n",
+      'packages/store/src/a.ts': "import { Runtime } from '@petrel/runtime';\n",
+      'packages/runtime/src/b.ts': "import { startApi } from '@petrel/api';\n",
+      'apps/api/src/main.ts': "import { runProcess } from '@petrel/runtime';\n",
+    });
+    expect(checkImports(root).errors).toEqual([
+      'packages/runtime/src/b.ts: packages/runtime may not import @petrel/api (an app)',
+      'packages/store/src/a.ts: packages/store may not import @petrel/runtime (not in its MAY_IMPORT list)',
+    ]);
+  });
+
   it('refuses a cycle between the folders of packages/core even when no file imports itself back', () => {
     const root = tree({
       'packages/core/src/deliver/send.ts': "import { track } from '../tracking/track.js';\n",
