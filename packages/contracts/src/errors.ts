@@ -14,6 +14,10 @@ export const ERROR_STATUS = {
   missing_api_key: 401,
   restricted_api_key: 401,
   invalid_api_key: 403,
+  /** An OAuth access token whose scopes do not reach the endpoint (Resend's name). */
+  invalid_permission: 403,
+  /** An unknown, expired or revoked OAuth access token (RFC 6750 section 3.1: `invalid_token`, 401). */
+  invalid_access_token: 401,
   /** Petrel's dashboard: no valid session cookie (signed out, expired, or its key revoked). */
   invalid_session: 401,
   /** Petrel's dashboard: a write authenticated by the session cookie without its CSRF token. */

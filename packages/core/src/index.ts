@@ -31,3 +31,4 @@ export * from './metrics/index.js';
 export * from './share/index.js';
 export * from './logs/index.js';
 export * from './usage/index.js';
+export * from './oauth/index.js';

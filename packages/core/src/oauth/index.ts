@@ -1,0 +1,2 @@
+export * from './oauth-rules.js';
+export * from './oauth-grants.js';
