@@ -403,7 +403,10 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
           broadcasts: ctx.broadcasts,
           clock: Date,
         },
-        analytics: { broadcasts: ctx.broadcasts, analytics: new BroadcastAnalyticsStore(redis, keys, retentionMs) },
+        analytics: {
+          broadcasts: ctx.broadcasts,
+          analytics: new BroadcastAnalyticsStore(redis, keys, retentionMs),
+        },
       }),
       ...logsRoutes({ reader: new RequestLogsStore(redis, keys), policy: logPolicy, now: Date.now }),
       ...usageRoutes({

@@ -552,6 +552,14 @@ export const domainsEnv = {
   /** Give every new domain an Ed25519 key too (RFC 8463), a second signature beside RSA. */
   DKIM_ED25519: boolEnv.default(false),
   /**
+   * Domain claims (POST /domains/claim): how long after its TXT record is found a claim waits
+   * (`grace_period`), how far back the holder's sends from the domain block it
+   * (`recent_owner_activity`), and how long a claim may take before it is `expired`.
+   */
+  DOMAIN_CLAIM_GRACE_S: z.coerce.number().int().min(0).default(86_400),
+  DOMAIN_CLAIM_ACTIVITY_WINDOW_S: z.coerce.number().int().min(0).default(86_400),
+  DOMAIN_CLAIM_TTL_S: z.coerce.number().int().min(60).default(7 * 86_400),
+  /**
    * Host name the domains' MX records point at: the inbound SMTP server (SMTP_INBOUND_PORT on
    * port 25), where bounces to the return-path subdomain and received mail arrive.
    */

@@ -29,6 +29,7 @@ export * from './dashboard/email-search.js';
 export * from './inboxes/index.js';
 export * from './metrics/index.js';
 export * from './share/index.js';
+export * from './domain-claims/index.js';
 export * from './logs/index.js';
 export * from './usage/index.js';
 export * from './oauth/index.js';

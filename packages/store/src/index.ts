@@ -32,6 +32,7 @@ export * from './watchdog.store.js';
 export * from './automations.store.js';
 export * from './automations.runs.store.js';
 export * from './domains.store.js';
+export * from './domain-claims.store.js';
 export * from './domains.crypto.js';
 export * from './domains.dns.js';
 export * from './email-search.js';

@@ -83,6 +83,10 @@ export class Keys {
   domainNames(teamId: string): string {
     return `${this.prefix}:{${teamId}}:domain-names`;
   }
+  /** Domain claim (hash) of the team's placeholder domain `domainId` (domain-claims.store.ts). */
+  domainClaim(teamId: string, domainId: string): string {
+    return `${this.prefix}:{${teamId}}:domain-claim:${domainId}`;
+  }
   /** Team record (hash). */
   team(teamId: string): string {
     return `${this.prefix}:{${teamId}}:team`;

@@ -1,0 +1,2 @@
+export * from './claim-rules.js';
+export * from './claim-use-cases.js';
