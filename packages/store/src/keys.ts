@@ -393,6 +393,24 @@ export class Keys {
     return `${this.prefix}:{${teamId}}:daily-quota:${day}`;
   }
   /**
+   * The team's API request log (request-logs.store.ts): a stream of one entry per request (its
+   * summary: method, endpoint, status, user agent, time, the id's tag), newest last.
+   */
+  requestLogs(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:request-logs`;
+  }
+  /** The request and response bodies of each request log entry, under the same stream ids. */
+  requestLogBodies(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:request-log-bodies`;
+  }
+  /**
+   * A usage counter of the team (usage.store.ts): `counter` (`emails-sent`, `emails-received`,
+   * `automation-runs`) in `period`, a UTC day `YYYY-MM-DD` or month `YYYY-MM`.
+   */
+  usageCounter(teamId: string, counter: string, period: string): string {
+    return `${this.prefix}:{${teamId}}:usage:${counter}:${period}`;
+  }
+  /**
    * Redis stream of the team's email events, for the webhook dispatcher: per team, so it is
    * written in the same script (and slot) as the email's record and timeline.
    */
