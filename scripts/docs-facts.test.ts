@@ -5,8 +5,9 @@
  *
  * - the acceptance stages, in order: docs/architecture.md's `a` → `b` → … line equals the
  *   stages array of core's `acceptStages`, every one of which `redisPreparer` switches on;
- * - the Lua scripts: docs/architecture.md's table of files and scripts equals the registry
- *   (`SCRIPTS` of packages/store/src/scripts.ts and the `*.scripts.ts` files it merges);
+ * - the Lua scripts: docs/architecture.md's table of command files and script files equals the
+ *   registry (the `lua/*.lua` files `SCRIPTS` of packages/store/src/scripts.ts loads, each typed
+ *   in scripts.ts or a `*.scripts.ts` interface it extends);
  * - the metrics: docs/operations.md's table equals the metrics packages/observability defines
  *   (name, type, labels), and every `petrel_*` name in README.md and docs/ exists in the code;
  * - the configuration: README.md's table lists exactly the variables the apps parse, and names
@@ -88,35 +89,43 @@ describe('docs/architecture.md: the acceptance stages', () => {
 });
 
 describe('docs/architecture.md: the Lua scripts', () => {
-  it('the table of files and scripts is the registry', async () => {
-    const registrySource = read('packages/store/src/scripts.ts');
-    const code = new Map<string, string[]>();
-    for (const [, constant, file] of registrySource.matchAll(
-      /^import \{ (\w+_SCRIPTS)\b[^}]*\} from '\.\/([\w.-]+)\.js';$/gm,
-    )) {
-      const module = (await import(`../packages/store/src/${file}.ts`)) as Record<string, object>;
-      expect(registrySource, `scripts.ts merges ${constant}`).toContain(`...${constant},`);
-      code.set(`${file}.ts`, Object.keys(module[constant!]!));
-    }
-    const merged = new Set([...code.values()].flat());
-    code.set(
-      'scripts.ts',
-      Object.keys(SCRIPTS).filter((name) => !merged.has(name)),
-    );
-    // no script file outside the registry
-    const files = readdirSync(join(ROOT, 'packages/store/src')).filter((f) => f.endsWith('.scripts.ts'));
+  it('the table of command files and script files is the registry', () => {
+    const STORE = 'packages/store/src';
+    /** The `petrel…` members of the interface text `source` (an interface's methods and fields). */
+    const commands = (source: string) =>
+      [...source.matchAll(/^\s+(petrel\w+)[(:]/gm)].map(([, name]) => name!);
+    const registrySource = read(`${STORE}/scripts.ts`);
+    const own = registrySource.slice(registrySource.indexOf('export interface StoreCommands'));
+    const code = new Map<string, string[]>([['scripts.ts', commands(own.slice(0, own.indexOf('\n}\n')))]]);
+    for (const [, file] of registrySource.matchAll(
+      /^import type \{ \w+StoreCommands \} from '\.\/([\w.-]+)\.js';$/gm,
+    ))
+      code.set(`${file}.ts`, commands(read(`${STORE}/${file}.ts`)));
+    // every command file is in the registry's interface
+    const files = readdirSync(join(ROOT, STORE)).filter((f) => f.endsWith('.scripts.ts'));
     expect(files.sort()).toEqual([...code.keys()].filter((f) => f !== 'scripts.ts').sort());
 
+    // every script file is a typed command, and every command has its file
+    const luaFiles = readdirSync(join(ROOT, STORE, 'lua')).filter((f) => f.endsWith('.lua'));
+    const byCommand = new Map(luaFiles.map((f) => [f.replace(/-(\d+|n)\.lua$/, ''), f]));
+    expect([...byCommand.keys()].sort()).toEqual([...code.values()].flat().sort());
+    expect(Object.keys(SCRIPTS).sort()).toEqual([...byCommand.keys()].sort());
+    for (const [name, script] of Object.entries(SCRIPTS))
+      expect(byCommand.get(name), `${name}'s file names its key count`).toBe(
+        `${name}-${script.numberOfKeys ?? 'n'}.lua`,
+      );
+
     const docs = new Map(
-      tableRows(ARCHITECTURE, '| file (`packages/store/src/`) | Lua scripts |').map(([file, scripts]) => [
-        codeSpans(file!)[0]!,
-        codeSpans(scripts!),
-      ]),
+      tableRows(
+        ARCHITECTURE,
+        '| commands (`packages/store/src/`) | Lua scripts (`packages/store/src/lua/`) |',
+      ).map(([file, scripts]) => [codeSpans(file!)[0]!, codeSpans(scripts!)]),
     );
     const sorted = (m: Map<string, string[]>) =>
       Object.fromEntries([...m].map(([f, s]) => [f, [...s].sort()]).sort(([a], [b]) => (a! < b! ? -1 : 1)));
-    expect(sorted(docs)).toEqual(sorted(code));
-    expect([...docs.values()].flat()).toHaveLength(Object.keys(SCRIPTS).length);
+    expect(sorted(docs)).toEqual(
+      sorted(new Map([...code].map(([file, names]) => [file, names.map((n) => byCommand.get(n)!)]))),
+    );
   });
 });
 

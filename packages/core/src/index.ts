@@ -1,5 +1,6 @@
 export * from './validation/index.js';
 export * from './kernel/index.js';
+export * from './transitions/index.js';
 export * from './accept/accept-emails.js';
 export * from './accept/stages/index.js';
 export * from './templates/parse-template.js';

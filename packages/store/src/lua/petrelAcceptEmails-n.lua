@@ -1,0 +1,51 @@
+-- Acceptance, step 1 of 3 (docs/architecture.md, "Acceptance"): the records of a request and
+-- their outbox entries, in the team's slot.
+-- KEYS[1] the team's email index (zset), KEYS[2] the team's outbox (zset); KEYS[3..2+N] email
+-- records, then the same count of timeline keys. ARGV: count, createdMs, retentionMs,
+-- sharedCount, sharedCount name/value pairs (fields every record of the request has), then per
+-- email: id, eventJSON (the first event: `data.sequence` 1, and the shared fields start the
+-- record's `seq` counter at 1), outbox member, fieldCount, and fieldCount name/value pairs. Fields
+-- arrive flat (no JSON to decode here).
+-- An email whose record exists already (an idempotent retry) is left untouched; every email of
+-- the request gets its outbox entry (scored createdMs), so until step 3 removes it the relay
+-- can finish what a crash interrupted. Returns the number of records created.
+-- Optional KEYS[3+2N], KEYS[4+2N]: the team's unfinished indexes of the `send` and `broadcast`
+-- lanes; each created email enters its lane's, scored by when its job is due (the outbox
+-- member's due time, or createdMs), for the stuck-email watchdog.
+local n = tonumber(ARGV[1])
+local ns = tonumber(ARGV[4])
+local shared_from, shared_to = 5, 4 + ns * 2
+local p = 5 + ns * 2
+local index = {}
+local outbox = {}
+local unfinished = KEYS[3 + 2 * n]
+local pending_s, pending_b = {}, {}
+for i = 1, n do
+  local rec = KEYS[2 + i]
+  local tl = KEYS[2 + n + i]
+  local id, ev, member, nf = ARGV[p], ARGV[p + 1], ARGV[p + 2], tonumber(ARGV[p + 3])
+  local from, to = p + 4, p + 3 + nf * 2
+  p = to + 1
+  outbox[#outbox + 1] = ARGV[2]
+  outbox[#outbox + 1] = member
+  if redis.call('EXISTS', rec) == 0 then
+    redis.call('HSET', rec, 'id', id, unpack(ARGV, shared_from, shared_to))
+    if nf > 0 then redis.call('HSET', rec, unpack(ARGV, from, to)) end
+    redis.call('PEXPIRE', rec, ARGV[3])
+    redis.call('RPUSH', tl, ev)
+    redis.call('PEXPIRE', tl, ARGV[3])
+    index[#index + 1] = ARGV[2]
+    index[#index + 1] = id
+    if unfinished then
+      local lane, due = string.match(member, '^([^:]+):(%d+):')
+      local list = lane == 'broadcast' and pending_b or pending_s
+      list[#list + 1] = due == '0' and ARGV[2] or due
+      list[#list + 1] = id
+    end
+  end
+end
+if #pending_s > 0 then redis.call('ZADD', unfinished, unpack(pending_s)) end
+if #pending_b > 0 then redis.call('ZADD', KEYS[4 + 2 * n], unpack(pending_b)) end
+if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
+if #outbox > 0 then redis.call('ZADD', KEYS[2], unpack(outbox)) end
+return #index / 2

@@ -1,0 +1,3 @@
+-- KEYS[1] property, [2] property listing, [3] key → id. ARGV: id, key, createdMs, then the
+-- property's field/value args. Returns 1, or 0 when the key is taken.
+--- @include "create-named-record"

@@ -1,0 +1,6 @@
+-- KEYS[1] definition, [2] the team's definition listing, [3] the team's name index.
+-- ARGV: id, name, createdMs, then the definition's field/value pairs.
+-- The name is claimed in the same script, so two concurrent creates of one name cannot both
+-- win. Returns 1, or 0 when the name is taken. The same script as a contact
+-- property's (create-named-record).
+--- @include "create-named-record"
