@@ -25,6 +25,7 @@ import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
 import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
 import { email, startStack, type Stack } from './helpers.js';
 import { automationBody, receivedEmail } from './team-resources.js';
+import { connectApp, registerApp } from './oauth-flow.js';
 
 // ajv-formats is CommonJS: its default export arrives as the module object under some loaders.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ??
@@ -240,6 +241,14 @@ const NOT_IN_DOCUMENT = [
   'GET /emails/:id/events',
   // the dashboard's overview counters (a Petrel extension: sent, delivered, bounced… per hour)
   'GET /stats/emails',
+  // OAuth 2.1 (docs/oauth.md): the authorization and token endpoints and the server metadata
+  // (RFC 6749, RFC 8414: their own wire, not Resend's API), and the dashboard's consent page's
+  // two calls; oauth-grants.e2e.test.ts drives them
+  'GET /oauth/authorize',
+  'POST /oauth/token',
+  'GET /.well-known/oauth-authorization-server',
+  'GET /oauth/consent',
+  'POST /oauth/consent',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -919,6 +928,18 @@ describe('routes served against the document', () => {
     );
     expectDocumented('GET', '/webhooks/:id', await stack.http(`/webhooks/${id}`));
     expectDocumented('DELETE', '/webhooks/:id', await stack.http(`/webhooks/${id}`, json('DELETE')));
+  });
+
+  it('oauth grants: list, revoke', async () => {
+    const { grantId } = await connectApp(stack, await registerApp(stack), stack.key, 'full_access');
+    expectDocumented('GET', '/oauth/grants', await stack.http('/oauth/grants'));
+    expectDocumented(
+      'DELETE',
+      '/oauth/grants/:id',
+      await stack.http(`/oauth/grants/${grantId}`, json('DELETE')),
+    );
+    // a revoked grant as the list shows it (revoked_at and revoked_reason set)
+    expectDocumented('GET', '/oauth/grants', await stack.http('/oauth/grants?limit=1'));
   });
 
   it('error bodies: 404 and 422 against the schema the document declares for them', async () => {

@@ -7,6 +7,7 @@ import { expect } from 'vitest';
 import { waitUntil } from '@petrel/testing';
 import { email, type Stack } from './helpers.js';
 import { INBOUND_DOMAIN, mta } from './scenarios/inbound.js';
+import { connectApp, registerApp } from './oauth-flow.js';
 
 export interface TeamResources {
   /** By the fixed segment before a `:param` (`contacts`, `segments`…): the ids that address it. */
@@ -22,6 +23,11 @@ export const LINK_ROUTE_PREFIXES = [
   // a shared email's page and a sent email's attachment download (email-share.routes.ts)
   '/shared/',
   '/emails/downloads/',
+  // OAuth: the authorization endpoint (a browser), the token endpoint (an app's own credentials in
+  // the form) and the server's metadata (oauth.routes.ts)
+  '/oauth/authorize',
+  '/oauth/token',
+  '/.well-known/',
 ];
 export const isLinkRoute = (path: string): boolean => LINK_ROUTE_PREFIXES.some((p) => path.startsWith(p));
 
@@ -185,6 +191,8 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
   ids.receiving = [received.id];
   ids.attachments = [received.attachmentId];
   ids.downloads = [received.token];
+  // an app connected through OAuth: its grant (the team of the stack's key)
+  ids.grants = [(await connectApp(stack, await registerApp(stack), stack.key, 'sending_access')).grantId];
   // the shared page of the scheduled email (its token is the credential)
   ids.shared = [
     ok(await r.emails.share(scheduled.id), 'share')

@@ -66,6 +66,7 @@ async function snapshotA() {
     automation: await get(`/automations/${idOf('automations')}`),
     runs: await get(`/automations/${idOf('automations')}/runs`),
     domain: await get(`/domains/${idOf('domains')}`),
+    grants: await get('/oauth/grants'),
     ...(a.ids.broadcasts ? { broadcast: await get(`/broadcasts/${idOf('broadcasts')}`) } : {}),
   };
 }
@@ -143,6 +144,7 @@ describe('tenant isolation and key scopes (R19)', () => {
       '/events',
       '/automations',
       '/domains',
+      '/oauth/grants',
     ])
       expect((await bList(list)).data, list).toEqual([]);
   });

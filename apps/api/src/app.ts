@@ -16,6 +16,7 @@ import { emailsRoutes, type EmailsRouteDeps } from './routes/emails.routes.js';
 import { mountRoutes, type RouteSpec } from './routes/route-table.js';
 import { unsubscribeErrors } from './routes/unsubscribe.routes.js';
 import { dashboardRouter, type DashboardDeps, type SessionCookieAuth } from './dashboard/index.js';
+import type { OAuthBearerAuth } from './oauth/index.js';
 
 export interface AppDeps extends EmailsRouteDeps {
   apiKeys: ApiKeysStore;
@@ -35,6 +36,8 @@ export interface AppDeps extends EmailsRouteDeps {
   rateLimit?: RateLimitDeps;
   /** The web dashboard: its session endpoints and files under /dashboard, and cookie sessions. */
   dashboard?: DashboardDeps;
+  /** OAuth access tokens as Bearer credentials (docs/oauth.md); absent: API keys only. */
+  oauthTokens?: OAuthBearerAuth;
 }
 
 /** The only paths a sending_access key may use (Resend scopes it to sending), and only with POST. */
@@ -66,14 +69,14 @@ export function createApp(deps: AppDeps): express.Express {
 
   let sessions: SessionCookieAuth | undefined;
   if (deps.dashboard) {
-    const dashboard = dashboardRouter(deps.dashboard, (s) => authenticate(deps.apiKeys, s));
+    const dashboard = dashboardRouter(deps.dashboard, (s) => authenticate(deps.apiKeys, s, deps.oauthTokens));
     sessions = dashboard.sessions;
     app.use(dashboard.router);
   }
 
   const api = Router();
   // Authenticate before reading the body: an anonymous client cannot make us buffer anything.
-  api.use(authenticate(deps.apiKeys, sessions));
+  api.use(authenticate(deps.apiKeys, sessions, deps.oauthTokens));
   // The team's rate limit, before the body is read: a refused request costs one round trip.
   if (deps.rateLimit) api.use(rateLimit(deps.rateLimit));
   api.use(jsonBody((req) => (req.path === '/emails/batch' ? deps.batchBodyLimitBytes : deps.bodyLimitBytes)));

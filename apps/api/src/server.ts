@@ -103,6 +103,7 @@ import { logsRoutes } from './routes/logs.routes.js';
 import { usageRoutes } from './routes/usage.routes.js';
 import { randomBytes } from 'node:crypto';
 import { oauthComponents } from './oauth/index.js';
+import { oauthComponents } from './oauth/index.js';
 
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
@@ -310,6 +311,8 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
   };
   // third-party apps through OAuth 2.1 (docs/oauth.md): its endpoints and its Bearer tokens
   const oauth = oauthComponents({ redis, keys, publicUrl: receiving.publicUrl });
+  // third-party apps through OAuth 2.1 (docs/oauth.md): its endpoints and its Bearer tokens
+  const oauth = oauthComponents({ redis, keys, publicUrl: receiving.publicUrl });
   const accept = acceptancePorts({ emails, idempotency, outbox, queues, preparer });
   // the team's request log (GET /logs): written in batches after the responses
   const logPolicy = requestLogPolicy(config);
@@ -361,9 +364,11 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
     },
     bodyLimitBytes: config.API_BODY_LIMIT_BYTES,
     oauthTokens: oauth.tokens,
+    oauthTokens: oauth.tokens,
     batchBodyLimitBytes: config.API_BATCH_BODY_LIMIT_BYTES,
     extraRoutes: [
       ...defaultRoutes(ctx),
+      ...oauth.apiRoutes,
       ...oauth.apiRoutes,
       ...receivingRoutes(receiving),
       ...emailShareRoutes(sharing),
@@ -427,6 +432,7 @@ export async function startApi(config: ApiConfig, ext: ApiExtensions = {}): Prom
       ...(ext.routes ? ext.routes(ctx) : []),
     ],
     unsubscribeRoutes: [
+      ...oauth.publicRoutes,
       ...oauth.publicRoutes,
       ...receivingDownloadRoutes(receiving),
       ...emailShareLinkRoutes(sharing),

@@ -19,6 +19,7 @@ import { TemplateEdit, Templates } from './pages/templates';
 import { WebhookDetail, Webhooks } from './pages/webhooks';
 import { DomainDetail, Domains } from './pages/domains';
 import { ApiKeys } from './pages/api-keys';
+import { ConnectedApps, OAuthConsent } from './pages/oauth';
 import 'uplot/dist/uPlot.min.css';
 import './styles.css';
 
@@ -35,6 +36,7 @@ const NAV: readonly [string, string][] = [
   ['webhooks', 'Webhooks'],
   ['domains', 'Domains'],
   ['api-keys', 'API keys'],
+  ['connected-apps', 'Connected apps'],
 ];
 
 function useRoute(): Route {
@@ -75,6 +77,10 @@ function Content({ route }: { route: Route }) {
       return id ? <DomainDetail key={id} id={id} /> : <Domains />;
     case 'api-keys':
       return <ApiKeys />;
+    case 'connected-apps':
+      return <ConnectedApps />;
+    case 'oauth':
+      return <OAuthConsent query={route.query} />;
     default:
       return (
         <>

@@ -40,3 +40,4 @@ export * from './email-stats.js';
 export * from './inboxes.store.js';
 export * from './inboxes.drafts.store.js';
 export * from './inboxes.content.js';
+export * from './oauth.store.js';

@@ -437,4 +437,41 @@ export class Keys {
   inboxPart(teamId: string, inboxId: string, part: string): string {
     return `${this.prefix}:{${teamId}}:inbox:${inboxId}:${part}`;
   }
+
+  // -------------------------------------------------------------------------------------------
+  // OAuth (oauth.store.ts): the registered clients share one `{oauth-clients}` slot (a client
+  // and the listing are written in one MULTI); a team's grants and tokens are in the team's slot,
+  // so a token and its grant are read in one pipeline and a revocation is one script.
+
+  /** OAuth client record (hash: name, logo_uri, redirect_uris JSON, confidential, secret_hash). */
+  oauthClient(clientId: string): string {
+    return `${this.prefix}:{oauth-clients}:client:${clientId}`;
+  }
+  /** Sorted set of the registered OAuth client ids by registration time. */
+  oauthClients(): string {
+    return `${this.prefix}:{oauth-clients}:clients`;
+  }
+  /**
+   * GLOBAL, used alone: an authorization code's record (hash) by sha256 of the code, expiring
+   * with the code; deleted by its one exchange.
+   */
+  oauthCode(codeHash: string): string {
+    return `${this.prefix}:oauth-code:${codeHash}`;
+  }
+  /** A team's OAuth grant (hash: client_id, scopes, created_at, revoked_at, revoked_reason). */
+  oauthGrant(teamId: string, grantId: string): string {
+    return `${this.prefix}:{${teamId}}:oauth-grant:${grantId}`;
+  }
+  /** Sorted set of the team's OAuth grant ids by creation time. */
+  oauthGrants(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:oauth-grants`;
+  }
+  /** Hash client id → the team's active grant to it (one per client; removed on revocation). */
+  oauthGrantByClient(teamId: string): string {
+    return `${this.prefix}:{${teamId}}:oauth-grant-by-client`;
+  }
+  /** An access or refresh token's record (hash) by sha256 of the token, expiring with it. */
+  oauthToken(teamId: string, tokenHash: string): string {
+    return `${this.prefix}:{${teamId}}:oauth-token:${tokenHash}`;
+  }
 }

@@ -30,6 +30,7 @@ import type { CustomEventStoreCommands } from './custom-events.scripts.js';
 import type { RateLimitStoreCommands } from './rate-limit.scripts.js';
 import type { WatchdogStoreCommands } from './watchdog.scripts.js';
 import type { InboxStoreCommands } from './inboxes.scripts.js';
+import type { OAuthStoreCommands } from './oauth.scripts.js';
 import { EMAIL_FINISHED_RANK, STATUS_MACHINES } from '@petrel/core';
 import { loadLuaScripts, luaSet, machineValues, type LuaScript } from './lua-files.js';
 
@@ -66,7 +67,8 @@ export interface StoreCommands
     InboundStoreCommands,
     RateLimitStoreCommands,
     WatchdogStoreCommands,
-    InboxStoreCommands {
+    InboxStoreCommands,
+    OAuthStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;

@@ -8,21 +8,31 @@
  * expired or signed-out session → 401 invalid_session, a write without the session's CSRF
  * token → 403 invalid_csrf_token. A request with a Bearer key is never judged by its cookies,
  * so the SDK sees exactly the behaviour above.
+ *
+ * A Bearer token of the OAuth kind (`pto_…`, docs/oauth.md) is an access token a third-party app
+ * got through the team's consent: its scopes stand for the permission (full or sending access);
+ * an unknown, expired or revoked one → 401 invalid_access_token with the RFC 6750 section 3
+ * challenge, and one whose scopes do not reach the endpoint → 403 invalid_permission (Resend's
+ * name for an OAuth token that lacks the scope).
  */
 import type { NextFunction, Request, Response } from 'express';
 import { PetrelError } from '@petrel/contracts';
+import { isOAuthAccessToken } from '@petrel/core';
 import type { ApiKeysStore, AuthenticatedKey } from '@petrel/store';
 import { withLogContext } from '@petrel/observability';
 import type { SessionCookieAuth } from '../dashboard/session-auth.js';
+import type { OAuthBearerAuth } from '../oauth/token-auth.js';
 
 declare module 'express-serve-static-core' {
   interface Locals {
     auth: AuthenticatedKey;
+    /** What authenticated the request: an API key, the dashboard session, or an OAuth token. */
+    authVia: 'api_key' | 'session' | 'oauth';
     requestId: string;
   }
 }
 
-export function authenticate(store: ApiKeysStore, sessions?: SessionCookieAuth) {
+export function authenticate(store: ApiKeysStore, sessions?: SessionCookieAuth, oauth?: OAuthBearerAuth) {
   return async (req: Request, res: Response, next: NextFunction): Promise<void> => {
     const header = req.get('authorization');
     if (header === undefined && sessions?.present(req)) {
@@ -41,6 +51,7 @@ export function authenticate(store: ApiKeysStore, sessions?: SessionCookieAuth) 
       }
       const { teamId, keyId } = check.session;
       res.locals.auth = { teamId, keyId, permission: 'full_access' };
+      res.locals.authVia = 'session';
       return withLogContext({ teamId, keyId }, next);
     }
     const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
@@ -50,9 +61,24 @@ export function authenticate(store: ApiKeysStore, sessions?: SessionCookieAuth) 
         'Missing API key in the authorization header. Use `Authorization: Bearer <API_KEY>`.',
       );
     }
-    const key = await store.authenticate(match[1]!);
+    const token = match[1]!;
+    if (oauth && isOAuthAccessToken(token)) {
+      const granted = await oauth.authenticate(token);
+      if (!granted) {
+        res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+        throw new PetrelError(
+          'invalid_access_token',
+          'The OAuth access token is invalid, expired or revoked',
+        );
+      }
+      res.locals.auth = granted;
+      res.locals.authVia = 'oauth';
+      return withLogContext({ teamId: granted.teamId, keyId: granted.keyId }, next);
+    }
+    const key = await store.authenticate(token);
     if (!key) throw new PetrelError('invalid_api_key', 'API key is invalid');
     res.locals.auth = key;
+    res.locals.authVia = 'api_key';
     withLogContext({ teamId: key.teamId, keyId: key.keyId }, next);
   };
 }
@@ -60,6 +86,11 @@ export function authenticate(store: ApiKeysStore, sessions?: SessionCookieAuth) 
 /** Allow only full_access keys past this point. */
 export function requireFullAccess(_req: Request, res: Response, next: NextFunction): void {
   if (res.locals.auth.permission !== 'full_access') {
+    if (res.locals.authVia === 'oauth')
+      throw new PetrelError(
+        'invalid_permission',
+        'This OAuth token may only send emails: the endpoint needs the full_access scope',
+      );
     throw new PetrelError('restricted_api_key', 'This API key is restricted to only send emails');
   }
   next();

@@ -1,0 +1,199 @@
+/**
+ * The OAuth 2.1 authorization code flow with PKCE, driven over HTTP as a third-party app and a
+ * person in the dashboard would: register the app (the operator's use-case over the stack's
+ * Redis), GET /oauth/authorize, sign in to the dashboard, read and approve the consent page's
+ * request with the session cookie and CSRF token, take the code from the redirect, exchange it at
+ * POST /oauth/token. Used by oauth-grants.e2e.test.ts, the contract test and team-resources.ts.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { expect } from 'vitest';
+import { newId, registerOAuthClient, type OAuthClientRecord } from '@petrel/core';
+import { Keys, OAuthClientsStore, createRedis } from '@petrel/store';
+import type { Stack } from './helpers.js';
+
+export interface OAuthApp {
+  client: OAuthClientRecord;
+  /** A confidential client's secret; null for a public one. */
+  secret: string | null;
+  redirectUri: string;
+}
+
+/** Register an app as the operator's CLI does (the same use-case, on the stack's Redis). */
+export async function registerApp(
+  stack: Stack,
+  over: { name?: string; logo_uri?: string | null; redirect_uris?: string[]; confidential?: boolean } = {},
+): Promise<OAuthApp> {
+  const redis = createRedis(stack.redis.url);
+  try {
+    const redirectUris = over.redirect_uris ?? ['http://127.0.0.1:9/callback'];
+    const { client, secret } = await registerOAuthClient(
+      {
+        name: 'Mailer App',
+        logo_uri: 'https://mailer-app.example/logo.png',
+        ...over,
+        redirect_uris: redirectUris,
+      },
+      {
+        clients: new OAuthClientsStore(redis, new Keys(stack.prefix)),
+        newId: () => newId(),
+        randomSecret: () => randomBytes(32).toString('base64url'),
+        now: () => new Date(),
+      },
+    );
+    return { client, secret, redirectUri: redirectUris[0]! };
+  } finally {
+    await redis.quit();
+  }
+}
+
+/** A PKCE verifier and its S256 challenge (RFC 7636 section 4.1, 4.2). */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString('base64url');
+  return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
+}
+
+/** A browser on the dashboard's origin: a cookie jar, the CSRF header on writes, no Bearer key. */
+export interface DashboardBrowser {
+  request(
+    path: string,
+    init?: { method?: string; body?: unknown; csrf?: boolean },
+  ): Promise<{ status: number; body: any; headers: Headers }>;
+}
+
+export async function signInToDashboard(stack: Stack, apiKey: string): Promise<DashboardBrowser> {
+  const cookies = new Map<string, string>();
+  const browser: DashboardBrowser = {
+    async request(path, init = {}) {
+      const headers = new Headers();
+      if (cookies.size > 0) headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
+      const csrf = cookies.get('petrel_csrf');
+      if (init.csrf !== false && csrf) headers.set('x-csrf-token', csrf);
+      const res = await stack.http(path, {
+        key: null,
+        method: init.method ?? 'GET',
+        headers,
+        ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
+      });
+      for (const c of res.headers.getSetCookie()) {
+        const [pair] = c.split(';');
+        const eq = pair!.indexOf('=');
+        cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
+      }
+      return res;
+    },
+  };
+  const res = await browser.request('/dashboard/session', { method: 'POST', body: { api_key: apiKey } });
+  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  return browser;
+}
+
+export interface AuthorizeParams {
+  scope: string;
+  state?: string;
+  challenge: string;
+  redirectUri?: string;
+  method?: string;
+}
+
+/** The query of an authorization request of `app` (RFC 6749 section 4.1.1, RFC 7636 section 4.3). */
+export function authorizationQuery(app: OAuthApp, p: AuthorizeParams): Record<string, string> {
+  return {
+    response_type: 'code',
+    client_id: app.client.id,
+    redirect_uri: p.redirectUri ?? app.redirectUri,
+    scope: p.scope,
+    state: p.state ?? 'st-1',
+    code_challenge: p.challenge,
+    code_challenge_method: p.method ?? 'S256',
+  };
+}
+
+/** GET /oauth/authorize without following the redirect. */
+export async function startAuthorization(stack: Stack, query: Record<string, string>) {
+  const res = await fetch(`${stack.baseUrl}/oauth/authorize?${new URLSearchParams(query).toString()}`, {
+    redirect: 'manual',
+  });
+  return { status: res.status, location: res.headers.get('location'), text: await res.text() };
+}
+
+/**
+ * The person's side: /oauth/authorize sends the browser to the consent page, which reads the
+ * request and posts the decision; returns the URL the browser is sent back to the app with.
+ */
+export async function consent(
+  stack: Stack,
+  browser: DashboardBrowser,
+  query: Record<string, string>,
+  approve = true,
+): Promise<URL> {
+  const started = await startAuthorization(stack, query);
+  expect(started.status, started.text).toBe(302);
+  expect(started.location).toMatch(/^\/dashboard\/#\/oauth\/authorize\?/);
+  const pageQuery = started.location!.slice(started.location!.indexOf('?') + 1);
+  const shown = await browser.request(`/oauth/consent?${pageQuery}`);
+  expect(shown.status, JSON.stringify(shown.body)).toBe(200);
+  const decided = await browser.request('/oauth/consent', {
+    method: 'POST',
+    body: { ...Object.fromEntries(new URLSearchParams(pageQuery)), approve },
+  });
+  expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+  return new URL(decided.body.redirect_to as string);
+}
+
+/** POST /oauth/token with a form body (RFC 6749 section 4.1.3); `basic`: client id and secret. */
+export async function tokenRequest(
+  stack: Stack,
+  form: Record<string, string>,
+  basic?: { id: string; secret: string },
+): Promise<{ status: number; body: any; headers: Headers }> {
+  const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
+  if (basic)
+    headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}`;
+  const res = await fetch(`${stack.baseUrl}/oauth/token`, {
+    method: 'POST',
+    headers,
+    body: new URLSearchParams(form).toString(),
+  });
+  return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+export interface Connected {
+  grantId: string;
+  accessToken: string;
+  refreshToken: string;
+  scope: string;
+}
+
+/** The whole flow for `app` with the team of `apiKey`: the tokens the app ends up with. */
+export async function connectApp(
+  stack: Stack,
+  app: OAuthApp,
+  apiKey: string,
+  scope: string,
+): Promise<Connected> {
+  const browser = await signInToDashboard(stack, apiKey);
+  const { verifier, challenge } = pkce();
+  const back = await consent(stack, browser, authorizationQuery(app, { scope, challenge, state: 'conn' }));
+  expect(back.searchParams.get('state')).toBe('conn');
+  const code = back.searchParams.get('code');
+  expect(code, back.toString()).toBeTruthy();
+  const token = await tokenRequest(
+    stack,
+    {
+      grant_type: 'authorization_code',
+      code: code!,
+      redirect_uri: app.redirectUri,
+      client_id: app.client.id,
+      code_verifier: verifier,
+    },
+    app.secret ? { id: app.client.id, secret: app.secret } : undefined,
+  );
+  expect(token.status, JSON.stringify(token.body)).toBe(200);
+  const grantId = (token.body.access_token as string).split('.')[1]!;
+  return {
+    grantId,
+    accessToken: token.body.access_token,
+    refreshToken: token.body.refresh_token,
+    scope: token.body.scope,
+  };
+}

@@ -1,0 +1,396 @@
+/**
+ * OAuth 2.1 for third-party apps through the whole stack: the authorization code flow with PKCE
+ * over HTTP (authorize → consent with the dashboard session → code → token), the API called
+ * with the access token through the official SDK (scopes enforced), `oauthGrants.list` and
+ * `revoke` through the SDK, a revoked grant's tokens refused on the very next request, and the
+ * refusals the RFCs require (bad verifier, another redirect URI, a reused code or refresh token).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Resend } from 'resend';
+import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
+import { email, startStack, type Stack } from './helpers.js';
+import {
+  authorizationQuery,
+  connectApp,
+  consent,
+  pkce,
+  registerApp,
+  signInToDashboard,
+  startAuthorization,
+  tokenRequest,
+  type OAuthApp,
+} from './oauth-flow.js';
+
+let stack: Stack;
+let app: OAuthApp;
+let teamB: { full: string };
+let close: () => Promise<unknown>;
+
+beforeAll(async () => {
+  stack = await startStack();
+  app = await registerApp(stack);
+  const r = createRedis(stack.redis.url);
+  close = () => r.quit();
+  const store = new ApiKeysStore(r, new Keys(stack.prefix));
+  const team = await store.createTeam('team-b');
+  teamB = { full: (await store.create(team, { name: 'b-full' })).token };
+}, 60_000);
+afterAll(async () => {
+  await close?.();
+  await stack?.stop();
+});
+
+const sdk = (token: string) => new Resend(token, { baseUrl: stack.baseUrl });
+
+describe('the authorization code flow with PKCE', () => {
+  it('authorize → consent in the dashboard session → code → token; the SDK sends with a sending_access token', async () => {
+    const { verifier, challenge } = pkce();
+    const query = authorizationQuery(app, { scope: 'sending_access', challenge, state: 'xyz' });
+
+    const started = await startAuthorization(stack, query);
+    expect(started.status).toBe(302);
+    expect(started.location).toMatch(/^\/dashboard\/#\/oauth\/authorize\?/);
+    const pageQuery = started.location!.split('?')[1]!;
+    expect(Object.fromEntries(new URLSearchParams(pageQuery))).toEqual(query);
+
+    const browser = await signInToDashboard(stack, stack.key);
+    const shown = await browser.request(`/oauth/consent?${pageQuery}`);
+    expect(shown.body).toEqual({
+      object: 'oauth_consent',
+      client: { id: app.client.id, name: 'Mailer App', logo_uri: 'https://mailer-app.example/logo.png' },
+      redirect_uri: app.redirectUri,
+      scopes: [{ name: 'sending_access', description: 'Send emails on behalf of this team' }],
+    });
+    const decided = await browser.request('/oauth/consent', {
+      method: 'POST',
+      body: { ...query, approve: true },
+    });
+    expect(decided.status, JSON.stringify(decided.body)).toBe(200);
+    const back = new URL(decided.body.redirect_to);
+    expect(`${back.origin}${back.pathname}`).toBe(app.redirectUri);
+    expect(back.searchParams.get('state')).toBe('xyz');
+    const code = back.searchParams.get('code')!;
+    expect(code).toMatch(/^[\x21-\x7e]{20,}$/);
+
+    const token = await tokenRequest(stack, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: app.redirectUri,
+      client_id: app.client.id,
+      code_verifier: verifier,
+    });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect(token.headers.get('cache-control')).toBe('no-store');
+    expect(token.body.expires_in).toBeGreaterThan(0);
+    expect(token.body.expires_in).toBeLessThanOrEqual(3600);
+    expect(token.body).toMatchObject({
+      token_type: 'Bearer',
+      expires_in: expect.any(Number),
+      scope: 'sending_access',
+      access_token: expect.stringMatching(/^pto_/),
+      refresh_token: expect.stringMatching(/^ptr_/),
+    });
+
+    const client = sdk(token.body.access_token);
+    const sent = await client.emails.send({ ...email(1), to: ['oauth-sent@example.test'] } as never);
+    expect(sent.error).toBeNull();
+    await stack.settled([sent.data!.id]);
+    expect(stack.sink.byMessageId(`<${sent.data!.id}@acme.test>`)).toHaveLength(1);
+    // the email is the consenting team's: its own key reads it
+    expect((await stack.resend.emails.get(sent.data!.id)).data?.to).toEqual(['oauth-sent@example.test']);
+    // sending scope only: anything else is refused with Resend's error for a missing scope
+    expect((await client.apiKeys.list()).error).toMatchObject({
+      statusCode: 403,
+      name: 'invalid_permission',
+    });
+    expect((await client.emails.list()).error).toMatchObject({ statusCode: 403, name: 'invalid_permission' });
+  });
+
+  it('a full_access token reaches every endpoint; a confidential client is held to its secret', async () => {
+    const confidential = await registerApp(stack, {
+      name: 'Dashboard Sync',
+      logo_uri: null,
+      confidential: true,
+    });
+    expect(confidential.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    const browser = await signInToDashboard(stack, stack.key);
+    const { verifier, challenge } = pkce();
+    const back = await consent(
+      stack,
+      browser,
+      authorizationQuery(confidential, { scope: 'full_access sending_access', challenge }),
+    );
+    const form = {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: confidential.redirectUri,
+      client_id: confidential.client.id,
+      code_verifier: verifier,
+    };
+    const noSecret = await tokenRequest(stack, form);
+    expect(noSecret.status).toBe(400);
+    expect(noSecret.body).toMatchObject({ error: 'invalid_client' });
+    const wrong = await tokenRequest(stack, form, { id: confidential.client.id, secret: 'not-the-secret' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toMatchObject({ error: 'invalid_client' });
+    // a refused client authentication did not use the code up
+    const token = await tokenRequest(stack, form, {
+      id: confidential.client.id,
+      secret: confidential.secret!,
+    });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+    expect(token.body.scope).toBe('full_access sending_access');
+    const client = sdk(token.body.access_token);
+    const keys = await client.apiKeys.list();
+    expect(keys.error).toBeNull();
+    expect(keys.data!.data.map((k) => k.name)).toContain('bootstrap');
+    // a grant's apps cannot manage grants
+    expect((await client.oauthGrants.list()).error).toMatchObject({
+      statusCode: 403,
+      name: 'invalid_permission',
+    });
+  });
+
+  it('refresh rotates the tokens: the new pair works, the used refresh token is refused', async () => {
+    const connected = await connectApp(stack, app, stack.key, 'sending_access');
+    const refresh = {
+      grant_type: 'refresh_token',
+      refresh_token: connected.refreshToken,
+      client_id: app.client.id,
+    };
+    const next = await tokenRequest(stack, refresh);
+    expect(next.status, JSON.stringify(next.body)).toBe(200);
+    expect(next.body.refresh_token).not.toBe(connected.refreshToken);
+    expect((await sdk(next.body.access_token).emails.send(email(2) as never)).error).toBeNull();
+    const again = await tokenRequest(stack, refresh);
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ error: 'invalid_grant' });
+    // no widening on refresh (RFC 6749 section 6)
+    const wider = await tokenRequest(stack, {
+      ...refresh,
+      refresh_token: next.body.refresh_token,
+      scope: 'full_access',
+    });
+    expect(wider.status).toBe(400);
+    expect(wider.body).toMatchObject({ error: 'invalid_scope' });
+  });
+});
+
+describe('oauthGrants.list / revoke', () => {
+  it("lists the grant with its client and scopes; a revoked grant's tokens are refused on the next request", async () => {
+    const connected = await connectApp(stack, app, stack.key, 'sending_access');
+    const client = sdk(connected.accessToken);
+    expect((await client.emails.send(email(3) as never)).error).toBeNull();
+
+    const listed = await stack.resend.oauthGrants.list();
+    expect(listed.error).toBeNull();
+    expect(listed.data!.object).toBe('list');
+    const grant = listed.data!.data.find((g) => g.id === connected.grantId);
+    expect(grant).toEqual({
+      id: connected.grantId,
+      client_id: app.client.id,
+      scopes: ['sending_access'],
+      created_at: expect.any(String),
+      revoked_at: null,
+      revoked_reason: null,
+      client: { name: 'Mailer App', logo_uri: 'https://mailer-app.example/logo.png' },
+    });
+    expect(Number.isNaN(Date.parse(grant!.created_at))).toBe(false);
+
+    const revoked = await stack.resend.oauthGrants.revoke(connected.grantId);
+    expect(revoked.error).toBeNull();
+    expect(revoked.data).toEqual({
+      object: 'oauth_grant',
+      id: connected.grantId,
+      revoked_at: expect.any(String),
+      revoked_reason: 'revoked_by_team',
+    });
+    // at once: the very next request with the token is refused
+    const refused = await client.emails.send(email(4) as never);
+    expect(refused.error).toMatchObject({ statusCode: 401, name: 'invalid_access_token' });
+    const raw = await stack.http('/emails', {
+      method: 'POST',
+      key: connected.accessToken,
+      body: JSON.stringify(email(5)),
+    });
+    expect(raw.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    const refresh = await tokenRequest(stack, {
+      grant_type: 'refresh_token',
+      refresh_token: connected.refreshToken,
+      client_id: app.client.id,
+    });
+    expect(refresh.body).toMatchObject({ error: 'invalid_grant' });
+
+    const after = (await stack.resend.oauthGrants.list()).data!.data.find((g) => g.id === connected.grantId);
+    expect(after).toMatchObject({ revoked_at: revoked.data!.revoked_at, revoked_reason: 'revoked_by_team' });
+    // revoking again answers as it was
+    expect((await stack.resend.oauthGrants.revoke(connected.grantId)).data).toEqual(revoked.data);
+    // consenting again makes a new grant
+    const reconnected = await connectApp(stack, app, stack.key, 'sending_access');
+    expect(reconnected.grantId).not.toBe(connected.grantId);
+    expect((await sdk(reconnected.accessToken).emails.send(email(6) as never)).error).toBeNull();
+  });
+
+  it("another team's grant id is unknown (404) and its list is its own", async () => {
+    const connected = await connectApp(stack, app, stack.key, 'sending_access');
+    const b = sdk(teamB.full);
+    expect((await b.oauthGrants.revoke(connected.grantId)).error).toMatchObject({
+      statusCode: 404,
+      name: 'not_found',
+    });
+    expect((await b.oauthGrants.list()).data!.data).toEqual([]);
+    expect((await sdk(connected.accessToken).emails.send(email(7) as never)).error).toBeNull();
+    // B's own consent to the same app is B's grant, with B's tokens
+    const ofB = await connectApp(stack, app, teamB.full, 'full_access');
+    expect((await b.oauthGrants.list()).data!.data.map((g) => g.id)).toEqual([ofB.grantId]);
+    expect((await sdk(ofB.accessToken).domains.list()).data!.data).toEqual([]);
+  });
+
+  it('bad input: a clear 4xx naming the parameter', async () => {
+    const limit = await stack.http('/oauth/grants?limit=0');
+    expect(limit.status).toBe(422);
+    expect(limit.body.message).toMatch(/^limit: /);
+    const unknown = await stack.http('/oauth/grants/no-such-grant', { method: 'DELETE' });
+    expect(unknown.status).toBe(404);
+  });
+});
+
+describe('refusals', () => {
+  const exchange = (code: string, verifier: string, redirectUri = app.redirectUri) =>
+    tokenRequest(stack, {
+      grant_type: 'authorization_code',
+      code,
+      redirect_uri: redirectUri,
+      client_id: app.client.id,
+      code_verifier: verifier,
+    });
+
+  async function freshCode(): Promise<{ code: string; verifier: string }> {
+    const browser = await signInToDashboard(stack, stack.key);
+    const { verifier, challenge } = pkce();
+    const back = await consent(
+      stack,
+      browser,
+      authorizationQuery(app, { scope: 'sending_access', challenge }),
+    );
+    return { code: back.searchParams.get('code')!, verifier };
+  }
+
+  it('a wrong PKCE verifier is refused and uses the code up', async () => {
+    const { code, verifier } = await freshCode();
+    const bad = await exchange(code, pkce().verifier);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: 'invalid_grant' });
+    expect((await exchange(code, verifier)).body).toMatchObject({ error: 'invalid_grant' });
+    const missing = await freshCode();
+    const none = await tokenRequest(stack, {
+      grant_type: 'authorization_code',
+      code: missing.code,
+      redirect_uri: app.redirectUri,
+      client_id: app.client.id,
+    });
+    expect(none.status).toBe(400);
+  });
+
+  it('another redirect URI at the token endpoint is refused', async () => {
+    const { code, verifier } = await freshCode();
+    const res = await exchange(code, verifier, 'http://127.0.0.1:9/other');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ error: 'invalid_request' });
+  });
+
+  it('a code is exchanged once: its reuse is refused', async () => {
+    const { code, verifier } = await freshCode();
+    const first = await Promise.all([exchange(code, verifier), exchange(code, verifier)]);
+    expect(first.map((r) => r.status).sort()).toEqual([200, 400]);
+    const reused = await exchange(code, verifier);
+    expect(reused.status).toBe(400);
+    expect(reused.body).toMatchObject({ error: 'invalid_grant' });
+  });
+
+  it('an unregistered redirect URI or unknown client is shown to the person, never redirected to', async () => {
+    const { challenge } = pkce();
+    for (const query of [
+      authorizationQuery(app, { scope: 'sending_access', challenge, redirectUri: 'https://evil.example/cb' }),
+      { ...authorizationQuery(app, { scope: 'sending_access', challenge }), client_id: 'no-such-app' },
+    ]) {
+      const res = await startAuthorization(stack, query);
+      expect(res.status).toBe(400);
+      expect(res.location).toBeNull();
+      expect(res.text).toMatch(/redirect_uri: is not one of the redirect URIs|client_id: no application/);
+    }
+  });
+
+  it.each([
+    [{ code_challenge: '' }, 'invalid_request', /code_challenge: is required/],
+    [{ code_challenge_method: 'plain' }, 'invalid_request', /code_challenge_method: must be S256/],
+    [{ scope: 'admin' }, 'invalid_scope', /scope: unknown scope "admin"/],
+    [{ response_type: 'token' }, 'unsupported_response_type', /response_type: must be code/],
+  ])('%j goes back to the app with %s', async (over, error, description) => {
+    const query = {
+      ...authorizationQuery(app, { scope: 'sending_access', challenge: pkce().challenge }),
+      ...over,
+    };
+    const res = await startAuthorization(stack, query);
+    expect(res.status).toBe(302);
+    const back = new URL(res.location!);
+    expect(`${back.origin}${back.pathname}`).toBe(app.redirectUri);
+    expect(back.searchParams.get('error')).toBe(error);
+    expect(back.searchParams.get('error_description')).toMatch(description);
+    expect(back.searchParams.get('state')).toBe('st-1');
+  });
+
+  it('only a dashboard session consents, with its CSRF token; a denial goes back as access_denied', async () => {
+    const query = authorizationQuery(app, { scope: 'full_access', challenge: pkce().challenge });
+    const withKey = await stack.http('/oauth/consent', {
+      method: 'POST',
+      body: JSON.stringify({ ...query, approve: true }),
+    });
+    expect(withKey.status).toBe(403);
+    expect(withKey.body).toMatchObject({ name: 'invalid_permission' });
+    const browser = await signInToDashboard(stack, stack.key);
+    const noCsrf = await browser.request('/oauth/consent', {
+      method: 'POST',
+      body: { ...query, approve: true },
+      csrf: false,
+    });
+    expect(noCsrf.status).toBe(403);
+    expect(noCsrf.body).toMatchObject({ name: 'invalid_csrf_token' });
+    const badBody = await browser.request('/oauth/consent', {
+      method: 'POST',
+      body: { ...query, approve: 'yes' },
+    });
+    expect(badBody.status).toBe(422);
+    expect(badBody.body.message).toMatch(/^approve: /);
+    const before = (await stack.resend.oauthGrants.list()).data!.data.length;
+    const denied = await consent(stack, browser, query, false);
+    expect(denied.searchParams.get('error')).toBe('access_denied');
+    expect(denied.searchParams.get('code')).toBeNull();
+    expect((await stack.resend.oauthGrants.list()).data!.data).toHaveLength(before);
+  });
+
+  it('the token endpoint speaks RFC 6749 errors: form bodies only, known grant types', async () => {
+    const json = await fetch(`${stack.baseUrl}/oauth/token`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ grant_type: 'authorization_code' }),
+    });
+    expect(json.status).toBe(400);
+    expect(await json.json()).toMatchObject({ error: 'invalid_request' });
+    // only the code and refresh grants (no client credentials or password grant for apps)
+    const other = await tokenRequest(stack, {
+      grant_type: 'client_credentials',
+      client_id: app.client.id,
+      client_secret: 'x',
+    });
+    expect(other.status).toBe(400);
+    expect(other.body).toMatchObject({ error: 'unauthorized_client' });
+    const meta = await stack.http('/.well-known/oauth-authorization-server', { key: null });
+    expect(meta.body).toMatchObject({
+      issuer: expect.stringMatching(/^http/),
+      token_endpoint: expect.stringMatching(/\/oauth\/token$/),
+      code_challenge_methods_supported: ['S256'],
+      scopes_supported: ['full_access', 'sending_access'],
+    });
+  });
+});
