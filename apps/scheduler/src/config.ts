@@ -1,5 +1,7 @@
 import {
   dataEnv,
+  deliveryEnv,
+  directCareEnv,
   dnsEnv,
   domainsEnv,
   loadConfig,
@@ -8,6 +10,7 @@ import {
   queueEnv,
   redisEnv,
   watchdogEnv,
+  webhookEnv,
   workerEnv,
 } from '@petrel/config';
 import { z } from '@petrel/config';
@@ -21,6 +24,11 @@ export const schedulerConfigShape = {
   ...dnsEnv,
   ...domainsEnv,
   ...watchdogEnv,
+  // the daily TLS-RPT reports (tls-reports.ts): TLS_RPT_*, the test-only MTA_STS_CA_FILE, and
+  // the EHLO name as the reports' submitter
+  ...directCareEnv,
+  DIRECT_HELO_NAME: deliveryEnv.DIRECT_HELO_NAME,
+  WEBHOOK_ALLOW_PRIVATE_NETWORKS: webhookEnv.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
   /** The workers' retry ladder and time scale: the watchdog leaves an email alone within them. */
   RETRY_SCHEDULE_S: workerEnv.RETRY_SCHEDULE_S,
   RETRY_TIME_SCALE: workerEnv.RETRY_TIME_SCALE,

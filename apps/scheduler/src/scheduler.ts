@@ -30,6 +30,7 @@ import { startPreviousShardsWatch } from './previous-shards.js';
 import { outboxRelayObserver, startOutboxRelay } from './outbox-relay.js';
 import { startBroadcastFanout } from './broadcast-fanout.js';
 import { startDomainVerify } from './domain-verify.js';
+import { startTlsReportsFor } from './tls-reports.js';
 import { domainDnsTargets } from '@petrel/config';
 import { queuedImportsPort, sendJobsPort, startWatchdog } from './watchdog.js';
 import type { SchedulerConfig } from './config.js';
@@ -134,6 +135,8 @@ export async function startScheduler(config: SchedulerConfig) {
     },
     config.DOMAIN_VERIFY_INTERVAL_S * 1000,
   );
+  // TLS-RPT (RFC 8460): the daily reports of what direct delivery counted (tls-reports.ts).
+  const tlsReports = startTlsReportsFor(config, { redis, keys, queues });
   const previousShards =
     config.QUEUE_SHARDS_PREVIOUS === undefined
       ? undefined
@@ -148,6 +151,7 @@ export async function startScheduler(config: SchedulerConfig) {
       await outboxRelay.stop();
       await housekeeping.stop();
       await domainVerify.stop();
+      await tlsReports?.stop();
       await sampler.stop();
       await queues.close();
       await redis.quit().catch(() => undefined);

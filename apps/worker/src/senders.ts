@@ -6,13 +6,17 @@
  *   one sender: a receiving host's limits are per sending IP, not per lane, so its adaptive
  *   concurrency limit must count every send to it.
  */
+import { readFileSync } from 'node:fs';
 import {
   createDirectDns,
   createDirectSender,
+  createMtaSts,
   createSmtpSender,
+  createSourcePools,
   DEFERRAL_REASONS,
   type SmtpSender,
 } from '@petrel/mailer';
+import { TlsRptStore, WarmupStore, type Keys, type RedisClient } from '@petrel/store';
 import { log, metrics } from '@petrel/observability';
 import { SEND_LANES, type SendLane } from '@petrel/contracts';
 import type { WorkerConfig } from './config.js';
@@ -23,10 +27,27 @@ export interface LaneSenders {
   all: SmtpSender[];
 }
 
-export function createLaneSenders(config: WorkerConfig): LaneSenders {
+/**
+ * `store` holds what the workers share (TLS-RPT counters, warm-up counters); without it (unit
+ * tests) neither is kept.
+ */
+export function createLaneSenders(
+  config: WorkerConfig,
+  store?: { redis: RedisClient; keys: Keys },
+): LaneSenders {
   if (config.DELIVERY_MODE === 'direct') {
-    const sender = createDirectSender({
-      dns: createDirectDns({ servers: config.DNS_SERVERS, mxTtlMs: config.DIRECT_MX_CACHE_TTL_S * 1000 }),
+    const dns = createDirectDns({
+      servers: config.DNS_SERVERS,
+      mxTtlMs: config.DIRECT_MX_CACHE_TTL_S * 1000,
+    });
+    const stsCa =
+      config.MTA_STS_CA_FILE !== undefined ? readFileSync(config.MTA_STS_CA_FILE, 'utf8') : undefined;
+    const tlsRpt =
+      config.TLS_RPT && store
+        ? new TlsRptStore(store.redis, store.keys, { periodMs: config.TLS_RPT_DAY_S * 1000 })
+        : undefined;
+    const direct = createDirectSender({
+      dns,
       port: config.DIRECT_SMTP_PORT,
       maxConnectionsPerHost: config.DIRECT_MAX_CONNECTIONS_PER_HOST,
       recoverAfter: config.DIRECT_RECOVERY_SUCCESSES,
@@ -36,7 +57,36 @@ export function createLaneSenders(config: WorkerConfig): LaneSenders {
       connectionTimeoutMs: config.SMTP_CONNECTION_TIMEOUT_MS,
       socketTimeoutMs: config.SMTP_SOCKET_TIMEOUT_MS,
       ...(config.DIRECT_HELO_NAME !== undefined && { heloName: config.DIRECT_HELO_NAME }),
+      ...(config.MTA_STS && {
+        mtaSts: createMtaSts({
+          dns,
+          httpsPort: config.MTA_STS_HTTPS_PORT,
+          ...(stsCa !== undefined && { extraCa: stsCa }),
+        }),
+        ...(stsCa !== undefined && { stsCa }),
+      }),
+      ...(config.SENDING_POOLS.length > 0 &&
+        store && {
+          pools: createSourcePools({
+            pools: config.SENDING_POOLS,
+            ...(config.WARMUP_SCHEDULE !== undefined && { schedule: config.WARMUP_SCHEDULE }),
+            dayMs: config.WARMUP_DAY_S * 1000,
+            counter: new WarmupStore(store.redis, store.keys),
+            observer: {
+              used(pool, address, cap) {
+                metrics.poolSends().inc({ pool, address });
+                metrics.poolWarmupCap().set({ pool, address }, cap ?? -1);
+              },
+              warmupDeferred: (pool) => metrics.poolWarmupDeferrals().inc({ pool }),
+            },
+          }),
+        }),
       observer: {
+        tls(domain, policy, session) {
+          const mode = policy.type === 'sts' ? stsMode(policy.lines) : 'none';
+          metrics.directTlsSessions().inc({ mode, result: session.ok ? 'success' : session.resultType });
+          tlsRpt?.record(domain, policy, session);
+        },
         limit: (destination, limit) => metrics.directConcurrencyLimit().set({ destination }, limit),
         deferral: (destination, reason) => metrics.directDeferrals().inc({ destination, reason }),
         forget(destination) {
@@ -54,6 +104,15 @@ export function createLaneSenders(config: WorkerConfig): LaneSenders {
       },
       'direct delivery: mail goes to each recipient domain MX',
     );
+    const sender: SmtpSender = {
+      send: (msg) => direct.send(msg),
+      verify: () => direct.verify(),
+      async close() {
+        await direct.close();
+        // the counts of the last second go to Redis before the worker's connection closes
+        await tlsRpt?.close();
+      },
+    };
     return { byLane: new Map(SEND_LANES.map((lane) => [lane, sender])), all: [sender] };
   }
   // startWorker checked it is set
@@ -70,4 +129,10 @@ export function createLaneSenders(config: WorkerConfig): LaneSenders {
     ]),
   );
   return { byLane, all: [...byLane.values()] };
+}
+
+/** The `mode:` line of an MTA-STS policy (a metrics label). */
+function stsMode(lines: readonly string[]): string {
+  const line = lines.find((l) => /^mode\s*:/i.test(l));
+  return line?.split(':')[1]?.trim().toLowerCase() ?? 'none';
 }

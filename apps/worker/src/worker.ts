@@ -73,7 +73,7 @@ export async function startWorker(config: WorkerConfig, ext: WorkerExtensions = 
   const keys = new Keys(config.REDIS_KEY_PREFIX);
   const emails = new EmailsStore(redis, keys, emailRetentionMs(config), emailStoreOptions(config));
   // Relay: one SMTP pool per lane; direct: one MX sender shared by the lanes (senders.ts).
-  const senders = createLaneSenders(config);
+  const senders = createLaneSenders(config, { redis, keys });
   const schedule = retrySchedule(config.RETRY_SCHEDULE_S);
   const retentionMs = emailRetentionMs(config);
   const templates = new TemplatesStore(redis, keys, retentionMs);

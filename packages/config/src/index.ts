@@ -4,6 +4,7 @@
  * reads the environment.
  */
 import { z } from 'zod';
+import { isIP } from 'node:net';
 
 /** A boolean variable: 1/true/yes/on or 0/false/no/off (empty is false). */
 export const boolEnv = z
@@ -530,6 +531,100 @@ export const watchdogEnv = {
    * seconds: longer than an acceptance and the outbox relay take (OUTBOX_GRACE_MS).
    */
   WATCHDOG_STUCK_AFTER_S: z.coerce.number().int().min(1).default(900),
+};
+
+/** One sending IP pool of SENDING_POOLS. */
+const sendingPool = z.object({
+  addresses: z
+    .array(z.string().refine((a) => isIP(a) !== 0, 'must be an IPv4 or IPv6 address'))
+    .min(1, 'must list at least one local address'),
+  teams: z.array(z.string().min(1)).default([]),
+  domains: z.array(z.string().regex(DOMAIN_NAME, 'must be a domain name, e.g. example.com')).default([]),
+});
+
+/**
+ * Direct delivery's care for the receiving side (DELIVERY_MODE=direct only): MTA-STS (RFC 8461),
+ * TLS-RPT (RFC 8460) and sending IP pools with their warm-up. Read by the worker (delivery) and
+ * the scheduler (the daily TLS-RPT reports). The settings marked test-only exist so the e2e tests
+ * can run a policy server and a report day on the loopback; production leaves them unset.
+ */
+export const directCareEnv = {
+  /** Look up and apply recipient domains' MTA-STS policies (RFC 8461). */
+  MTA_STS: boolEnv.default(true),
+  /** Test-only: the HTTPS port of `mta-sts.<domain>` (RFC 8461 fixes 443). */
+  MTA_STS_HTTPS_PORT: port.min(1).default(443),
+  /**
+   * Test-only: a PEM file of a CA trusted besides the system's, for the policy fetch and the MX
+   * certificate checks (a local test CA).
+   */
+  MTA_STS_CA_FILE: z.string().min(1).optional(),
+  /** Count TLS sessions per policy domain and send the daily reports (RFC 8460). */
+  TLS_RPT: boolEnv.default(true),
+  /** `organization-name` of the reports. */
+  TLS_RPT_ORG_NAME: z.string().min(1).default('Petrel'),
+  /** `contact-info` of the reports: where a domain's operators can reach yours. */
+  TLS_RPT_CONTACT: z.string().min(1).optional(),
+  /**
+   * From address of the reports sent by email (a `mailto:` rua), through the send path of
+   * TLS_RPT_TEAM_ID; without both, `mailto:` rua are skipped (https: ones still get theirs).
+   */
+  TLS_RPT_FROM: z.string().email().optional(),
+  /** The team whose send path (and sending domain) the emailed reports go through. */
+  TLS_RPT_TEAM_ID: z.string().min(1).optional(),
+  /** How often the scheduler looks for finished report days to send, in seconds. */
+  TLS_RPT_INTERVAL_S: z.coerce.number().int().min(1).default(3600),
+  /** Test-only: the length of a report "day" in seconds (RFC 8460 reports cover 24 h). */
+  TLS_RPT_DAY_S: z.coerce.number().int().min(1).max(86_400).default(86_400),
+  /**
+   * Sending IP pools, JSON: `{"<name>": {"addresses": ["203.0.113.5"], "teams": ["<teamId>"],
+   * "domains": ["acme.com"]}}`. An email uses the pool of its from-domain (or a parent domain),
+   * else its team's, else the pool named `default`, else the machine's default address.
+   */
+  SENDING_POOLS: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return [];
+      let json: unknown;
+      try {
+        json = JSON.parse(v);
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'must be JSON: {"<pool>": {"addresses": [...]}}' });
+        return z.NEVER;
+      }
+      const parsed = z
+        .record(
+          z.string().regex(/^[a-z0-9_-]{1,40}$/i, 'pool names are 1-40 letters, digits, _ or -'),
+          sendingPool,
+        )
+        .safeParse(json);
+      if (!parsed.success) {
+        for (const issue of parsed.error.issues)
+          ctx.addIssue({ code: 'custom', message: `${issue.path.join('.')}: ${issue.message}` });
+        return z.NEVER;
+      }
+      return Object.entries(parsed.data).map(([name, p]) => ({ name, ...p }));
+    }),
+  /**
+   * Daily cap per destination provider of a pool address on its day 1, 2, 3… of use
+   * (comma-separated); past the last day no cap. Unset: packages/core's DEFAULT_WARMUP_SCHEDULE
+   * (50, 100, 200, 400, 750, 1500, 3000, 6000, 10 000, 20 000, 40 000, 70 000, 100 000). `off`: no warm-up.
+   */
+  WARMUP_SCHEDULE: z
+    .string()
+    .optional()
+    .transform((v, ctx) => {
+      if (v === undefined || v.trim() === '') return undefined;
+      if (v.trim().toLowerCase() === 'off') return [];
+      const caps = v.split(',').map((s) => Number(s.trim()));
+      if (!caps.every((n) => Number.isInteger(n) && n >= 1)) {
+        ctx.addIssue({ code: 'custom', message: 'must be comma-separated whole numbers ≥ 1 (or off)' });
+        return z.NEVER;
+      }
+      return caps;
+    }),
+  /** Test-only: the length of a warm-up "day" in seconds. */
+  WARMUP_DAY_S: z.coerce.number().int().min(1).max(86_400).default(86_400),
 };
 
 /**

@@ -34,3 +34,4 @@ export * from './domain-claims/index.js';
 export * from './logs/index.js';
 export * from './usage/index.js';
 export * from './oauth/index.js';
+export * from './direct/index.js';

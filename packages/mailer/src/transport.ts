@@ -62,6 +62,8 @@ export interface SmtpSenderOptions {
    * plaintext when the server refuses the STARTTLS command (a failed handshake still fails).
    */
   starttls?: 'require' | 'opportunistic';
+  /** Local address the connections are opened from (a sending IP pool's, direct delivery). */
+  localAddress?: string;
 }
 
 /** A message ready for the wire, as {@link buildMessage} returns it. */
@@ -80,6 +82,11 @@ export interface OutgoingMessage {
    * `enforced` defers the email rather than send it to an MX in plaintext. Default opportunistic.
    */
   tls?: 'opportunistic' | 'enforced';
+  /**
+   * Whose email it is, read in direct delivery only: the sending IP pool is chosen by the team
+   * and the from-domain (packages/core sending-pools.ts).
+   */
+  origin?: { teamId: string; from: string };
 }
 
 export interface SmtpSender {
@@ -107,6 +114,7 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
     socketTimeout: opts.socketTimeoutMs,
     tls: opts.tls,
     ...(opts.name !== undefined && { name: opts.name }),
+    ...(opts.localAddress !== undefined && { localAddress: opts.localAddress }),
     ...(opts.starttls === 'require' && { requireTLS: true }),
     ...(opts.starttls === 'opportunistic' && { opportunisticTLS: true }),
     // the message is prebuilt bytes: nothing may be fetched from disk or the network

@@ -273,8 +273,56 @@ export const metrics = {
     () =>
       new client.Counter({
         name: 'petrel_direct_deferrals_total',
-        help: 'Direct delivery attempts deferred, by destination MX host and reason (throttled, connection, tls_required, slot_timeout, temporary, dns)',
+        help: 'Direct delivery attempts deferred, by destination MX host and reason (throttled, connection, tls_required, slot_timeout, temporary, dns, mta_sts, warmup)',
         labelNames: ['destination', 'reason'],
+        registers: [registry],
+      }),
+  ),
+  // MTA-STS and TLS-RPT (direct delivery): `result` is `success` or an RFC 8460 result type.
+  directTlsSessions: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_direct_tls_sessions_total',
+        help: 'Sessions to MX hosts under an MTA-STS policy, by policy mode and TLS-RPT result (success or an RFC 8460 result type)',
+        labelNames: ['mode', 'result'],
+        registers: [registry],
+      }),
+  ),
+  tlsReportsSent: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_tls_reports_total',
+        help: 'Daily TLS-RPT reports (RFC 8460) by outcome (sent, skipped: no rua, failed: retried next run)',
+        labelNames: ['outcome'],
+        registers: [registry],
+      }),
+  ),
+  // Sending IP pools: `pool` is a SENDING_POOLS name, `address` one of its addresses (bounded by
+  // the configuration).
+  poolSends: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_pool_sends_total',
+        help: 'Domain deliveries started from a sending pool address',
+        labelNames: ['pool', 'address'],
+        registers: [registry],
+      }),
+  ),
+  poolWarmupCap: once(
+    () =>
+      new client.Gauge({
+        name: 'petrel_pool_warmup_cap',
+        help: "Today's warm-up cap per destination provider of a pool address (-1: warmed up, no cap)",
+        labelNames: ['pool', 'address'],
+        registers: [registry],
+      }),
+  ),
+  poolWarmupDeferrals: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_pool_warmup_deferrals_total',
+        help: 'Domain deliveries deferred because every address of the pool reached its warm-up cap for the provider',
+        labelNames: ['pool'],
         registers: [registry],
       }),
   ),

@@ -41,3 +41,5 @@ export * from './inboxes.store.js';
 export * from './inboxes.drafts.store.js';
 export * from './inboxes.content.js';
 export * from './oauth.store.js';
+export * from './tls-rpt.store.js';
+export * from './warmup.store.js';

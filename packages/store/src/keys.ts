@@ -474,4 +474,40 @@ export class Keys {
   oauthToken(teamId: string, tokenHash: string): string {
     return `${this.prefix}:{${teamId}}:oauth-token:${tokenHash}`;
   }
+
+  // -------------------------------------------------------------------------------------------
+  // TLS-RPT (tls-rpt.store.ts): per reporting period, everything under the period's own tag, so
+  // a flush of many domains is one transaction; the report run reads one period at a time.
+
+  /** GLOBAL, used alone: sorted set of the periods with counters not yet reported (score = period). */
+  tlsRptPeriods(): string {
+    return `${this.prefix}:tlsrpt-periods`;
+  }
+  /** Set of the policy domains with counters in the period. */
+  tlsRptDomains(period: number): string {
+    return `${this.prefix}:{tlsrpt-${period}}:domains`;
+  }
+  /** Hash of a domain's session counters in the period (`ok|<policy>`, `ko|<policy>|<type>|…`). */
+  tlsRptCounts(period: number, domain: string): string {
+    return `${this.prefix}:{tlsrpt-${period}}:counts:${domain}`;
+  }
+  /** Hash policy key → the policy (JSON) the domain's sessions of the period went by. */
+  tlsRptPolicies(period: number, domain: string): string {
+    return `${this.prefix}:{tlsrpt-${period}}:policies:${domain}`;
+  }
+  /** The claim of the domain's report for the period (SET NX): each report goes once. */
+  tlsRptSent(period: number, domain: string): string {
+    return `${this.prefix}:{tlsrpt-${period}}:sent:${domain}`;
+  }
+
+  // Sending pools' warm-up (warmup.store.ts): everything of one source address under its tag.
+
+  /** When the source address was first used (ms, SET NX). */
+  warmupSince(address: string): string {
+    return `${this.prefix}:{warmup-${address}}:since`;
+  }
+  /** Emails sent from the address to a provider on one warm-up day (INCR, expiring). */
+  warmupCount(address: string, provider: string, day: number): string {
+    return `${this.prefix}:{warmup-${address}}:day-${day}:${provider}`;
+  }
 }

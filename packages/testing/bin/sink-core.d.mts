@@ -48,6 +48,10 @@ export interface SinkEnvelope {
   to: string[];
   /** The client declared SMTPUTF8 (RFC 6531) in MAIL FROM. */
   smtpUtf8: boolean;
+  /** The client's address as the sink saw it (the connection's source address). */
+  peer?: string;
+  /** The session was upgraded with STARTTLS. */
+  secure?: boolean;
   /**
    * With `recordWire`: the same addresses exactly as the client wrote them in MAIL FROM and
    * RCPT TO (A-labels stay A-labels).
@@ -78,6 +82,8 @@ export declare function startSinkServer(options: {
   replyDelayMs?: number;
   /** Announce SMTPUTF8 (RFC 6531) in the EHLO reply; default true. */
   smtpUtf8?: boolean;
+  /** Offer STARTTLS with this key and certificate (PEM); without it STARTTLS is not offered. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
   /** Record MAIL FROM / RCPT TO as written on the wire ({@link SinkEnvelope.wire}); default false. */
   recordWire?: boolean;
   onMessage: (raw: Buffer, envelope: SinkEnvelope) => unknown;

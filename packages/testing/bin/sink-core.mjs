@@ -187,6 +187,7 @@ function createWireLog() {
  *   replyDelayMs?: number;
  *   smtpUtf8?: boolean;
  *   recordWire?: boolean;
+ *   tls?: { key: string | Buffer; cert: string | Buffer };
  *   onMessage: (
  *     raw: Buffer,
  *     envelope: { from: string; to: string[]; smtpUtf8: boolean; wire?: { from: string; to: string[] } },
@@ -209,8 +210,10 @@ export async function startSinkServer(options) {
     logger: wire?.logger ?? false,
     // RFC 6531: announced by default, as smtp-server does; off to play a server without it
     hideSMTPUTF8: options.smtpUtf8 === false,
-    disabledCommands: ['STARTTLS'],
-    hideSTARTTLS: true,
+    // STARTTLS only for a sink given a certificate (an MX with TLS, good or bad certificate)
+    ...(options.tls
+      ? { key: options.tls.key, cert: options.tls.cert }
+      : { disabledCommands: ['STARTTLS'], hideSTARTTLS: true }),
     authOptional: true,
     allowInsecureAuth: true,
     disableReverseLookup: true,
@@ -263,6 +266,9 @@ export async function startSinkServer(options) {
           from: session.envelope.mailFrom ? session.envelope.mailFrom.address : '',
           to: session.envelope.rcptTo.map((rcpt) => rcpt.address),
           smtpUtf8: session.envelope.smtpUtf8 === true,
+          // the client's address (a sending pool's source address) and whether STARTTLS was used
+          peer: session.remoteAddress,
+          secure: session.secure === true,
           ...(onWire && { wire: onWire }),
         };
         Promise.resolve()

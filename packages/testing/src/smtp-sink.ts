@@ -39,6 +39,8 @@ export interface SmtpSinkOptions {
    * reach `lo` on Linux: several sinks on one port, as MX hosts behind one DIRECT_SMTP_PORT.
    */
   host?: string;
+  /** Offer STARTTLS with this key and certificate (PEM): an MX with TLS, its certificate good or bad. */
+  tls?: { key: string | Buffer; cert: string | Buffer };
 }
 
 /** A running in-process sink. */
@@ -81,6 +83,7 @@ export async function startSmtpSink(opts: SmtpSinkOptions = {}): Promise<SmtpSin
     ...(opts.plan !== undefined && { plan: opts.plan }),
     ...(opts.smtpUtf8 !== undefined && { smtpUtf8: opts.smtpUtf8 }),
     ...(opts.host !== undefined && { host: opts.host }),
+    ...(opts.tls !== undefined && { tls: opts.tls }),
     // tests read the addresses as sent (envelope.wire); the sink process leaves this off
     recordWire: true,
     async onMessage(raw, envelope) {

@@ -87,6 +87,11 @@ export interface OutgoingEmail {
    * means a delivery straight to the recipient's MX must not go on without STARTTLS.
    */
   tls?: DomainTls;
+  /**
+   * The email's team and From (the send stage sets them): direct delivery chooses the sending
+   * IP pool by them.
+   */
+  origin?: { teamId: string; from: string };
 }
 
 /** A message that can never be built (unsafe header, invalid address…) is not retried. */

@@ -27,21 +27,46 @@
  * `tls: 'enforced'` on the message (the from-domain's setting) requires the upgrade: a host
  * without STARTTLS is skipped with a `tls_required` deferral and, failing all, the email is
  * deferred (soft fail) with that reason — never sent in plaintext. Enforced TLS means
- * encrypted, not authenticated: the certificate is not checked either (that needs MTA-STS,
- * RFC 8461, or DANE, RFC 7672).
+ * encrypted, not authenticated: the certificate is not checked either (that is MTA-STS's).
+ *
+ * MTA-STS (RFC 8461, `mtaSts`): a recipient domain with a policy in `enforce` mode gets its mail
+ * only through MX hosts its policy lists, over STARTTLS with a certificate valid for the MX name
+ * (RFC 8461 section 4.2): an unlisted host is never connected to, a host whose certificate does
+ * not validate is left, and with no host left the email is deferred (`mta_sts`) — never sent in
+ * plaintext or to another host. In `testing` mode the same checks run and what fails is only
+ * reported: the email then goes as without a policy. Every session under a policy, and every
+ * policy that could not be fetched, is reported to `observer.tls` (TLS-RPT, RFC 8460).
+ *
+ * Sending pools (`pools`): the connection's local address is the email's pool's, under its
+ * warm-up cap (source-pools.ts); over the cap the delivery is deferred (`warmup`).
  */
 import { hostname } from 'node:os';
 import { isIP } from 'node:net';
-import type { ConnectionOptions } from 'node:tls';
+import { rootCertificates, type ConnectionOptions } from 'node:tls';
 import { LRUCache } from 'lru-cache';
-import { combineSendResults } from '@petrel/core';
+import {
+  combineSendResults,
+  stsCandidates,
+  type StsPolicy,
+  type TlsRptPolicy,
+  type TlsRptSession,
+} from '@petrel/core';
 import type { SendResult } from '../classify.js';
 import { createSmtpSender, type OutgoingMessage, type SmtpSender } from '../transport.js';
 import { DestinationGate } from './aimd.js';
 import type { DirectDns } from './dns.js';
 import { groupByDomain } from './group.js';
 import { MAX_MX_HOSTS, routeFor } from './mx-route.js';
-import { deferralReason, feedbackOf, isTlsFailure, triesNextHost, type DeferralReason } from './outcome.js';
+import {
+  deferralReason,
+  feedbackOf,
+  isTlsFailure,
+  tlsResultType,
+  triesNextHost,
+  type DeferralReason,
+} from './outcome.js';
+import type { MtaSts } from './mta-sts.js';
+import type { SourcePools } from './source-pools.js';
 
 /** Metrics hooks; each must not throw. */
 export interface DirectObserver {
@@ -51,6 +76,8 @@ export interface DirectObserver {
   deferral(destination: string, reason: DeferralReason): void;
   /** A destination was dropped (idle or over the cap): its metrics series can go. */
   forget(destination: string): void;
+  /** A session (or a policy fetch) under an MTA-STS policy of `domain`, for TLS-RPT. */
+  tls?(domain: string, policy: TlsRptPolicy, session: TlsRptSession): void;
 }
 
 export interface DirectSenderOptions {
@@ -79,6 +106,12 @@ export interface DirectSenderOptions {
   observer?: DirectObserver;
   /** Called after every email with its combined outcome and wall time. Must not throw. */
   onResult?: (result: SendResult, ms: number) => void;
+  /** MTA-STS policies (RFC 8461); absent: none are looked up. */
+  mtaSts?: MtaSts;
+  /** Extra trusted CA (PEM) for the MX certificate checks of MTA-STS (test-only MTA_STS_CA_FILE). */
+  stsCa?: string;
+  /** Sending IP pools and their warm-up; absent: the machine's default address. */
+  pools?: SourcePools;
 }
 
 /** The sender, with a view of its destinations for tests and diagnostics. */
@@ -112,7 +145,12 @@ function clip(text: string): string {
 const smtpUrl = (address: string, port: number): string =>
   isIP(address) === 6 ? `smtp://[${address}]:${port}` : `smtp://${address}:${port}`;
 
-type TlsPolicy = NonNullable<OutgoingMessage['tls']>;
+/** `sts`: STARTTLS required and the certificate validated for the MX name (RFC 8461 section 4.2). */
+type TlsPolicy = NonNullable<OutgoingMessage['tls']> | 'sts';
+
+function reportPolicy(policy: StsPolicy): TlsRptPolicy {
+  return { type: 'sts', lines: policy.lines, mxHost: policy.mx };
+}
 
 export function createDirectSender(opts: DirectSenderOptions): DirectSender {
   const observer = opts.observer ?? NO_OBSERVER;
@@ -151,8 +189,10 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
     return gate;
   }
 
-  function poolFor(host: string, address: string, tls: TlsPolicy): SmtpSender {
-    const key = `${address}|${tls}|${host}`;
+  const stsCa = opts.stsCa !== undefined ? [...rootCertificates, opts.stsCa] : undefined;
+
+  function poolFor(host: string, address: string, tls: TlsPolicy, local: string | undefined): SmtpSender {
+    const key = `${address}|${tls}|${host}|${local ?? ''}`;
     let pool = pools.get(key);
     if (!pool) {
       pool = createSmtpSender({
@@ -162,12 +202,13 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
         socketTimeoutMs: opts.socketTimeoutMs,
         ...(opts.greetingTimeoutMs !== undefined && { greetingTimeoutMs: opts.greetingTimeoutMs }),
         name: heloName,
-        starttls: tls === 'enforced' ? 'require' : 'opportunistic',
-        tls: {
-          rejectUnauthorized: false,
-          ...(isIP(host) === 0 && { servername: host }),
-          ...opts.tls,
-        },
+        starttls: tls === 'opportunistic' ? 'opportunistic' : 'require',
+        ...(local !== undefined && { localAddress: local }),
+        tls:
+          tls === 'sts'
+            ? // RFC 8461 section 4.2: a certificate valid for the MX host name, by the web PKI
+              { ...opts.tls, rejectUnauthorized: true, servername: host, ...(stsCa && { ca: stsCa }) }
+            : { rejectUnauthorized: false, ...(isIP(host) === 0 && { servername: host }), ...opts.tls },
       });
       pools.set(key, pool);
     }
@@ -179,8 +220,13 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
   }
 
   /** One attempt at one address of one host, under the host's concurrency limit. */
-  async function attempt(host: string, address: string, msg: OutgoingMessage): Promise<SendResult> {
-    const tls: TlsPolicy = msg.tls ?? 'opportunistic';
+  async function attempt(
+    host: string,
+    address: string,
+    msg: OutgoingMessage,
+    tls: TlsPolicy,
+    local: string | undefined,
+  ): Promise<SendResult> {
     const gate = gateFor(host);
     const ticket = await gate.acquire(opts.slotWaitMs);
     if (ticket === null) {
@@ -194,7 +240,7 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
     }
     let result: SendResult;
     try {
-      result = await poolFor(host, address, tls).send(msg);
+      result = await poolFor(host, address, tls, local).send(msg);
     } catch (err) {
       // SmtpSender#send never rejects for an SMTP outcome; a bug must still free the slot
       gate.release(ticket, 'neutral');
@@ -203,6 +249,7 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
     gate.release(ticket, feedbackOf(result));
     if (result.kind === 'soft_fail' || (result.kind === 'hard_fail' && triesNextHost(result))) {
       const enforced = tls === 'enforced';
+      if (tls === 'sts' && isTlsFailure(result)) return result;
       deferred(host, deferralReason(result, enforced));
       if (enforced && isTlsFailure(result)) {
         // a refused STARTTLS is a 5xx reply: still the host's setup, never the recipient's fault
@@ -229,9 +276,45 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
       deferred('(dns)', 'dns');
       return { kind: 'soft_fail', detail: clip(route.detail) };
     }
+    const sts = opts.mtaSts ? await opts.mtaSts.lookup(domain) : {};
+    const policy = sts.policy;
+    const report = (session: TlsRptSession, under: TlsRptPolicy): void => {
+      if (observer.tls) safe(() => observer.tls!(domain, under, session));
+    };
+    if (sts.failure) {
+      // RFC 8460 section 4.3.2.3: a policy that could not be had is a failure of its own
+      report(
+        { ok: false, resultType: sts.failure.resultType, mx: `mta-sts.${domain}` },
+        policy ? reportPolicy(policy) : { type: 'no-policy-found', lines: [], mxHost: [] },
+      );
+    }
+    const candidates = stsCandidates(policy, route.hosts);
+    for (const host of candidates.unlisted) {
+      // the MX is not one the domain's policy names: in enforce mode it is never connected to
+      report({ ok: false, resultType: 'validation-failure', mx: host }, reportPolicy(policy!));
+    }
+    if (policy?.mode === 'enforce' && candidates.hosts.length === 0) {
+      deferred(route.hosts[0] ?? domain, 'mta_sts');
+      return {
+        kind: 'soft_fail',
+        detail: clip(
+          `MTA-STS policy of ${domain} (enforce) lists none of its MX hosts (${route.hosts.join(', ')}): not delivered to any`,
+        ),
+      };
+    }
+    let local: string | undefined;
+    if (opts.pools && candidates.hosts.length > 0) {
+      const pick = await opts.pools.pick(msg.origin ?? {}, candidates.hosts[0]!);
+      if (pick.kind === 'warmup') {
+        deferred(candidates.hosts[0]!, 'warmup');
+        return { kind: 'soft_fail', detail: clip(pick.detail), retryAfterMs: pick.retryAfterMs };
+      }
+      if (pick.kind === 'address') local = pick.address;
+    }
     const failures: { where: string; result: SendResult }[] = [];
     let unresolved = 0;
-    for (const host of route.hosts.slice(0, MAX_MX_HOSTS)) {
+    const hosts = candidates.hosts.slice(0, MAX_MX_HOSTS);
+    for (const host of hosts) {
       const lookup = await opts.dns.addresses(host);
       if (lookup.kind !== 'addresses') {
         if (lookup.kind === 'none') unresolved += 1;
@@ -239,13 +322,48 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
         failures.push({ where: host, result: { kind: 'soft_fail', detail: lookup.detail } });
         continue;
       }
+      const listed = policy !== undefined && !candidates.unlisted.includes(host);
       for (const address of lookup.addresses.slice(0, MAX_ADDRESSES_PER_HOST)) {
-        const result = await attempt(host, address, msg);
+        let result: SendResult;
+        if (listed) {
+          result = await attempt(host, address, msg, 'sts', local);
+          if (isTlsFailure(result)) {
+            report(
+              {
+                ok: false,
+                resultType: tlsResultType(result),
+                mx: host,
+                receivingIp: address,
+                ...(local && { sendingIp: local }),
+              },
+              reportPolicy(policy),
+            );
+            if (policy.mode === 'enforce') {
+              // never downgraded: the next listed host, or the email deferred
+              deferred(host, 'mta_sts');
+              failures.push({
+                where: `${host} [${address}]`,
+                result: {
+                  kind: 'soft_fail',
+                  command: 'STARTTLS',
+                  detail: `MTA-STS policy of ${domain} (enforce): ${result.kind === 'sent' ? '' : result.detail}`,
+                },
+              });
+              continue;
+            }
+            // testing mode: reported, then delivered as without a policy
+            result = await attempt(host, address, msg, msg.tls ?? 'opportunistic', local);
+          } else if (!triesNextHost(result)) {
+            report({ ok: true }, reportPolicy(policy));
+          }
+        } else {
+          result = await attempt(host, address, msg, msg.tls ?? 'opportunistic', local);
+        }
         if (!triesNextHost(result)) return result;
         failures.push({ where: `${host} [${address}]`, result });
       }
     }
-    if (unresolved === route.hosts.length) {
+    if (unresolved === hosts.length && hosts.length === route.hosts.length) {
       // RFC 5321 section 5.1: no address for any host (nor the domain itself) — no route
       return {
         kind: 'hard_fail',

@@ -19,10 +19,18 @@ export type AddressLookup =
   | { kind: 'none'; detail: string }
   | { kind: 'temporary'; detail: string };
 
+export type TxtLookup =
+  | { kind: 'records'; records: string[] }
+  /** NXDOMAIN or NODATA: the name has no TXT record. */
+  | { kind: 'none' }
+  | { kind: 'temporary'; detail: string };
+
 /** The lookups direct delivery makes; tests may pass their own. */
 export interface DirectDns {
   mx(domain: string): Promise<MxLookup>;
   addresses(host: string): Promise<AddressLookup>;
+  /** TXT records (MTA-STS `_mta-sts`, TLS-RPT `_smtp._tls`), each one's strings joined. */
+  txt(name: string): Promise<TxtLookup>;
 }
 
 export interface DirectDnsOptions {
@@ -119,5 +127,23 @@ export function createDirectDns(opts: DirectDnsOptions): DirectDns {
     return none;
   }
 
-  return { mx, addresses };
+  const txtCache = new LRUCache<string, TxtLookup>({ max, ttl: Math.max(1, opts.mxTtlMs) });
+
+  async function txt(name: string): Promise<TxtLookup> {
+    const cached = txtCache.get(name);
+    if (cached) return cached;
+    let lookup: TxtLookup;
+    try {
+      // RFC 7208 section 3.3 / RFC 8461 section 3.1: a record's strings are one text, concatenated
+      lookup = { kind: 'records', records: (await resolver.resolveTxt(name)).map((parts) => parts.join('')) };
+    } catch (err) {
+      const code = errorCode(err);
+      if (code !== NODATA && code !== NXDOMAIN) return { kind: 'temporary', detail: code };
+      lookup = { kind: 'none' };
+    }
+    if (cacheable) txtCache.set(name, lookup);
+    return lookup;
+  }
+
+  return { mx, addresses, txt };
 }

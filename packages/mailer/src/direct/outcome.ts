@@ -3,6 +3,7 @@
  * reply itself (sent / soft / hard) is classify.ts's, unchanged: this only reads its result.
  */
 import type { Feedback } from './aimd.js';
+import type { TlsRptResultType } from '@petrel/core';
 import type { SendResult } from '../classify.js';
 
 /** Why an attempt at a destination did not deliver now; a bounded set (a metrics label). */
@@ -18,7 +19,11 @@ export type DeferralReason =
   /** Any other temporary reply (4xx at MAIL, RCPT, DATA). */
   | 'temporary'
   /** An MX or address lookup failed temporarily (SERVFAIL, timeout); destination `(dns)`. */
-  | 'dns';
+  | 'dns'
+  /** MTA-STS enforce: the MX is not in the policy, or its certificate did not validate. */
+  | 'mta_sts'
+  /** Every address of the email's sending pool reached its warm-up cap for the provider today. */
+  | 'warmup';
 
 export const DEFERRAL_REASONS: readonly DeferralReason[] = [
   'throttled',
@@ -27,6 +32,8 @@ export const DEFERRAL_REASONS: readonly DeferralReason[] = [
   'slot_timeout',
   'temporary',
   'dns',
+  'mta_sts',
+  'warmup',
 ];
 
 /** The steps nodemailer names before the first transaction command: failing there is the host's. */
@@ -67,10 +74,13 @@ export function triesNextHost(result: SendResult): boolean {
 
 /**
  * The failure is the TLS upgrade's: the STARTTLS command refused (ETLS; classify.ts starts a
- * setup error's detail with its code) or the handshake itself failed (node's ERR_SSL_… /
- * ERR_TLS_… codes, which nodemailer reports as a socket error).
+ * setup error's detail with its code), the handshake itself failed (node's ERR_SSL_… /
+ * ERR_TLS_… codes, which nodemailer reports as a socket error), or — only when certificates are
+ * checked (MTA-STS) — the certificate did not validate (OpenSSL's X509 verify codes, which node
+ * passes on as the error code: DEPTH_ZERO_SELF_SIGNED_CERT, CERT_HAS_EXPIRED…).
  */
-const TLS_ERROR = /^ETLS\b|\bERR_(?:SSL|TLS)_/;
+const TLS_ERROR =
+  /^ETLS\b|\bERR_(?:SSL|TLS)_|\b(?:DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|UNABLE_TO_VERIFY_LEAF_SIGNATURE|UNABLE_TO_GET_ISSUER_CERT(?:_LOCALLY)?|CERT_HAS_EXPIRED|CERT_NOT_YET_VALID|CERT_UNTRUSTED|CERT_REJECTED|CERT_SIGNATURE_FAILURE)\b/;
 
 export function isTlsFailure(result: SendResult): boolean {
   return result.kind !== 'sent' && (command(result) === 'STARTTLS' || TLS_ERROR.test(result.detail));
@@ -81,4 +91,26 @@ export function deferralReason(result: SendResult, tlsEnforced: boolean): Deferr
   if (tlsEnforced && isTlsFailure(result)) return 'tls_required';
   if (isThrottleReply(result)) return 'throttled';
   return triesNextHost(result) ? 'connection' : 'temporary';
+}
+
+/**
+ * The RFC 8460 section 4.3.2 result type of a failed TLS setup with an MX, from node's TLS error
+ * codes and messages (nodemailer passes them on in the detail): a name mismatch, an expired
+ * certificate, an untrusted chain, STARTTLS not offered — anything else a validation failure.
+ */
+export function tlsResultType(result: SendResult): TlsRptResultType {
+  const detail = result.kind === 'sent' ? '' : result.detail;
+  if (/ALTNAME|does not match certificate|Hostname\/IP does not match/i.test(detail))
+    return 'certificate-host-mismatch';
+  if (/CERT_HAS_EXPIRED|certificate has expired|CERT_NOT_YET_VALID/i.test(detail))
+    return 'certificate-expired';
+  if (
+    /SELF_SIGNED|self[- ]signed|UNABLE_TO_VERIFY|unable to (?:verify|get)|CERT_UNTRUSTED|CERT_REJECTED/i.test(
+      detail,
+    )
+  )
+    return 'certificate-not-trusted';
+  if (/STARTTLS/i.test(detail) && /not supported|not offered|does not support|EREQUIRETLS|ETLS/i.test(detail))
+    return 'starttls-not-supported';
+  return 'validation-failure';
 }

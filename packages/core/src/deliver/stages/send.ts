@@ -12,10 +12,11 @@ export const send: DeliverStage<'messages'> = {
   name: 'send',
   needs: ['messages'],
   async run(ctx, deps) {
+    const origin = { teamId: ctx.job.teamId, from: ctx.content?.from ?? '' };
     const results = await Promise.all(
       ctx.messages.map(async (message) => {
         const started = deps.clock.monotonicMs();
-        const result = await deps.smtp.send(message);
+        const result = await deps.smtp.send({ ...message, origin });
         deps.observer.onSmtpResult(result, (deps.clock.monotonicMs() - started) / 1000);
         return result;
       }),

@@ -1,0 +1,3 @@
+export * from './mta-sts.js';
+export * from './tls-rpt.js';
+export * from './sending-pools.js';
