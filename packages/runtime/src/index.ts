@@ -5,3 +5,4 @@ export * from './queues.js';
 export * from './acceptance.js';
 export * from './process.js';
 export { lazily, memoAsync, type Built, type Factories } from './lazy.js';
+export * from './host-resolver.js';

@@ -1,0 +1,98 @@
+/**
+ * The dependencies of the routes that take more than a store or two, built from the process's
+ * context (api-routes.ts lists the routes).
+ */
+import { dkimSettings, domainDnsTargets, emailRetentionMs, emailStoreOptions } from '@petrel/config';
+import {
+  BroadcastAnalyticsStore,
+  DomainClaimsStore,
+  EmailMetricsStore,
+  RequestLogsStore,
+  UsageStore,
+} from '@petrel/store';
+import { createAttachmentFetcher } from '@petrel/mailer';
+import type { ApiContext } from './api-context.js';
+import { domainClaimPolicy } from './routes/domain-claims.routes.js';
+
+/** Received emails' reads and downloads, sent emails' attachments and shares: one key, one URL. */
+export const links = (ctx: ApiContext) => ({
+  inbound: ctx.stores.inbound,
+  secret: ctx.secret,
+  publicUrl: ctx.publicUrl,
+  now: () => Date.now(),
+});
+
+export const sharing = (ctx: ApiContext) => ({
+  ...links(ctx),
+  emails: ctx.stores.emails,
+  broadcastEmails: ctx.broadcastEmails,
+});
+
+/** Contacts, their segments and topic choices, segments (and legacy audiences). */
+export const audience = ({ stores: s }: ApiContext) => ({
+  contacts: s.contacts,
+  segments: s.segments,
+  properties: s.contactProperties,
+  topics: s.topics,
+});
+
+export const domains = (ctx: ApiContext) => ({
+  domains: ctx.stores.domains,
+  dns: ctx.domainDns,
+  targets: domainDnsTargets(ctx.config),
+  dkim: dkimSettings(ctx.config),
+  clock: Date,
+});
+
+export const domainClaims = (ctx: ApiContext) => ({
+  ...domains(ctx),
+  claims: new DomainClaimsStore(ctx.rt.redis, ctx.rt.keys, ctx.stores.domains, ctx.stores.emails),
+  policy: domainClaimPolicy(ctx.config),
+});
+
+export const inboxes = ({ rt, stores: s, config, defaultTeamId }: ApiContext) => ({
+  redis: rt.redis,
+  keys: rt.keys,
+  domains: s.domains,
+  inbound: s.inbound,
+  emails: s.emails,
+  inboundDomains: config.INBOUND_DOMAINS,
+  defaultTeamId,
+  agentRunner: config.INBOX_AGENT_URL !== undefined,
+});
+
+export const inboxDrafts = ({ rt, stores: s, config, accept, sendIdempotency }: ApiContext) => ({
+  redis: rt.redis,
+  keys: rt.keys,
+  accept,
+  idempotency: sendIdempotency,
+  inbound: s.inbound,
+  emails: s.emails,
+  fetcher: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
+});
+
+export const emailMetrics = ({ rt, stores: s, config }: ApiContext) => ({
+  metrics: {
+    ...new EmailMetricsStore(rt.redis, rt.keys, emailStoreOptions(config).statsRetentionMs),
+    domains: s.domains,
+    broadcasts: s.broadcasts,
+    clock: Date,
+  },
+  analytics: {
+    broadcasts: s.broadcasts,
+    analytics: new BroadcastAnalyticsStore(rt.redis, rt.keys, emailRetentionMs(config)),
+  },
+});
+
+export const logs = (ctx: ApiContext) => ({
+  reader: new RequestLogsStore(ctx.rt.redis, ctx.rt.keys),
+  policy: ctx.requestLogPolicy,
+  now: Date.now,
+});
+
+export const usage = ({ rt, stores: s, config }: ApiContext) => ({
+  reader: new UsageStore(rt.redis, rt.keys, s.limits),
+  // the same defaults the limits are enforced with (rate-limit middleware, daily-quota stage)
+  defaults: { rps: config.RATE_LIMIT_RPS, dailyQuota: config.DAILY_QUOTA },
+  now: Date.now,
+});
