@@ -1,0 +1,130 @@
+/**
+ * Sending IP pools and warm-up in direct delivery, through the official `resend` SDK and the
+ * whole stack: MX hosts from a local DNS server, a sink that records each connection's peer
+ * address, and pools of loopback source addresses (SENDING_POOLS). An email uses its
+ * from-domain's pool, else the `default` pool — the sink sees those addresses; a new address
+ * has a daily cap per destination provider (WARMUP_SCHEDULE, with a short test "day",
+ * WARMUP_DAY_S): what exceeds it is deferred, not failed, and goes out once the next day's cap
+ * allows it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
+import { Keys, createRedis, type RedisClient } from '@petrel/store';
+import { startStack, type Stack } from './helpers.js';
+
+const DAY_S = 4;
+let dns: TestDnsServer;
+let mx: SmtpSink;
+let stack: Stack;
+let redis: RedisClient;
+
+beforeAll(async () => {
+  dns = await startDnsServer();
+  mx = await startSmtpSink({ host: '127.0.0.3' });
+  dns.add({ name: 'pools-a.test', type: 'MX', value: 'mx.pools-a.test', priority: 10 });
+  dns.add({ name: 'mx.pools-a.test', type: 'A', value: '127.0.0.3' });
+  dns.add({ name: 'warm-b.test', type: 'MX', value: 'mx.warm-b.test', priority: 10 });
+  dns.add({ name: 'mx.warm-b.test', type: 'A', value: '127.0.0.3' });
+  stack = await startStack({
+    env: {
+      DELIVERY_MODE: 'direct',
+      DIRECT_SMTP_PORT: String(mx.port),
+      DNS_SERVERS: dns.address,
+      DIRECT_HELO_NAME: 'mta.e2e.test',
+      SENDING_POOLS: JSON.stringify({
+        acme: { addresses: ['127.0.0.7', '127.0.0.8'], domains: ['acme-pool.e2e.test'] },
+        warm: { addresses: ['127.0.0.10'], domains: ['warm.e2e.test'] },
+        default: { addresses: ['127.0.0.9'] },
+      }),
+      // day 0: 2 emails per provider and address; day 1: 100
+      WARMUP_SCHEDULE: '2,100',
+      WARMUP_DAY_S: String(DAY_S),
+      // a deferral waits for the next warm-up day, not a fraction of it
+      RETRY_SCHEDULE_S: '1,1,1,1,1,1,1,1',
+      RETRY_TIME_SCALE: '1',
+    },
+  });
+  redis = createRedis(stack.redis.url);
+});
+
+afterAll(async () => {
+  await redis?.quit();
+  await stack?.stop();
+  await Promise.all([mx?.stop(), dns?.stop()]);
+});
+
+async function send(from: string, to: string, subject: string): Promise<string> {
+  const { data, error } = await stack.resend.emails.send({ from, to, subject, text: subject });
+  expect(error).toBeNull();
+  return data!.id;
+}
+
+async function delivered(ids: readonly string[]): Promise<void> {
+  await waitUntil(
+    async () =>
+      (await Promise.all(ids.map(async (id) => (await stack.resend.emails.get(id)).data?.last_event))).every(
+        (e) => e === 'delivered',
+      ),
+    { timeoutMs: 30_000, message: `${ids.length} emails to be delivered` },
+  );
+}
+
+const peerOf = (to: string): string | undefined =>
+  mx.messages.find((m) => m.envelope.to.includes(to))?.envelope.peer;
+
+describe('sending IP pools', () => {
+  it("opens the connection from the from-domain's pool, else from the default pool", async () => {
+    const ids = [
+      await send('News <news@acme-pool.e2e.test>', 'one@pools-a.test', 'pool 1'),
+      await send('news@acme-pool.e2e.test', 'two@pools-a.test', 'pool 2'),
+      await send('someone@elsewhere.e2e.test', 'three@pools-a.test', 'default pool'),
+    ];
+    await delivered(ids);
+    // round robin over the pool's two addresses
+    expect(new Set([peerOf('one@pools-a.test'), peerOf('two@pools-a.test')])).toEqual(
+      new Set(['127.0.0.7', '127.0.0.8']),
+    );
+    expect(peerOf('three@pools-a.test')).toBe('127.0.0.9');
+
+    const metrics = await (await fetch(stack.metricsUrl)).text();
+    expect(metrics).toMatch(/petrel_pool_sends_total\{[^}]*pool="acme"[^}]*address="127\.0\.0\.7"[^}]*\} 1/);
+    expect(metrics).toMatch(
+      /petrel_pool_sends_total\{[^}]*pool="default"[^}]*address="127\.0\.0\.9"[^}]*\} 1/,
+    );
+    expect(metrics).toMatch(/petrel_pool_warmup_cap\{[^}]*pool="default"[^}]*\} 2/);
+  });
+
+  it("defers what exceeds a new address's daily cap for a provider, and sends it on a later day", async () => {
+    const to = Array.from({ length: 5 }, (_, i) => `user${i}@warm-b.test`);
+    const ids = await Promise.all(to.map((address, i) => send('team@warm.e2e.test', address, `warm ${i}`)));
+    await delivered(ids);
+
+    const received = mx.messages.filter((m) => to.includes(m.envelope.to[0]!));
+    expect(received.map((m) => m.envelope.to[0]).sort()).toEqual(to);
+    expect(received.every((m) => m.envelope.peer === '127.0.0.10')).toBe(true);
+    // the address's first warm-up day ends DAY_S after its first use: at most its cap (2) before
+    const since = Number(await redis.get(new Keys(stack.prefix).warmupSince('127.0.0.10')));
+    expect(since).toBeGreaterThan(0);
+    expect(received.filter((m) => m.receivedAt < since + DAY_S * 1000)).toHaveLength(2);
+
+    // the other three were deferred (a retryable delay), never bounced
+    const events = await stack.teamEvents('email.');
+    const delayed = events.filter(
+      (e) => e.type === 'email.delivery_delayed' && ids.includes((e.data as { email_id: string }).email_id),
+    );
+    expect(new Set(delayed.map((e) => (e.data as { email_id: string }).email_id)).size).toBe(3);
+    expect(JSON.stringify(delayed[0]?.data)).toContain(
+      "warm-up: every address of sending pool warm reached today's cap (2)",
+    );
+    expect(
+      events.some(
+        (e) => e.type === 'email.bounced' && ids.includes((e.data as { email_id: string }).email_id),
+      ),
+    ).toBe(false);
+    const metrics = await (await fetch(stack.metricsUrl)).text();
+    expect(metrics).toMatch(/petrel_pool_warmup_deferrals_total\{[^}]*pool="warm"[^}]*\} [3-9]/);
+    expect(metrics).toMatch(
+      /petrel_direct_deferrals_total\{[^}]*destination="mx\.warm-b\.test"[^}]*reason="warmup"[^}]*\} [3-9]/,
+    );
+  });
+});
