@@ -772,6 +772,61 @@ describe('routes served against the document', () => {
     );
   });
 
+  it('email metrics, broadcast recipients and clicked links', async () => {
+    const sent = await stack.http('/emails', json('POST', email(900, { subject: 'Contract metrics' })));
+    expect(sent.status).toBe(200);
+    for (const q of [
+      '',
+      '?dimensions=period&granularity=hourly&timezone=America/New_York',
+      '?dimensions=period,domain&metrics=sent,delivered,delivery_rate',
+      `?dimensions=email&email_id=${(sent.body as { id: string }).id}`,
+    ]) {
+      expectDocumented('GET', '/emails/metrics', await stack.http(`/emails/metrics${q}`));
+    }
+    const segment = (await stack.http('/segments', json('POST', { name: 'Contract analytics segment' })))
+      .body as { id: string };
+    const contact = await stack.http(
+      '/contacts',
+      json('POST', { email: 'reader@contract.test', segments: [{ id: segment.id }] }),
+    );
+    expect(contact.status).toBeLessThan(300);
+    const created = await stack.http(
+      '/broadcasts',
+      json('POST', {
+        segment_id: segment.id,
+        from: 'news@acme.test',
+        subject: 'Hi',
+        html: '<p>x</p>',
+        send: true,
+      }),
+    );
+    expect(created.status).toBeLessThan(300);
+    const id = (created.body as { id: string }).id;
+    const recipients = await waitUntil(
+      async () => {
+        const r = await stack.http(`/broadcasts/${id}/recipients?type=sent`);
+        return (r.body as { data?: unknown[] }).data?.length === 1 ? r : null;
+      },
+      { timeoutMs: 30_000, message: 'the broadcast sent' },
+    );
+    expectDocumented('GET', '/broadcasts/:id/recipients', recipients);
+    expectDocumented(
+      'GET',
+      '/broadcasts/:id/recipients',
+      await stack.http(`/broadcasts/${id}/recipients?type=clicked`),
+    );
+    expectDocumented(
+      'GET',
+      '/broadcasts/:id/clicked-links',
+      await stack.http(`/broadcasts/${id}/clicked-links`),
+    );
+    expectDocumented(
+      'GET',
+      '/emails/metrics',
+      await stack.http(`/emails/metrics?dimensions=broadcast,period`),
+    );
+  });
+
   it('events: create, list, get by id and name, update, send, remove', async () => {
     const name = `contract.${randomUUID()}`;
     const created = await stack.http(

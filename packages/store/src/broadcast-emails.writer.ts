@@ -20,6 +20,7 @@
 import type { BroadcastRecord } from '@petrel/contracts';
 import {
   emailSearchTerms,
+  fromDomain,
   messageIdFor,
   newId,
   type BroadcastEmail,
@@ -31,6 +32,8 @@ import { EmailSearch } from './email-search.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { TeamStore } from './team-store.js';
+import { pipeline } from './scripts.js';
+import { queueReceivedCounts } from './email-metrics.store.js';
 
 /**
  * Emails per script call: a script blocks Redis while it runs, so a page is written in chunks
@@ -45,6 +48,8 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
     private readonly queues: SendJobEnqueuer,
     private readonly retentionMs: number,
     clock: { now(): number } = Date,
+    /** How long the hourly counters are kept (DASHBOARD_STATS_RETENTION_DAYS): `received` goes there. */
+    private readonly statsRetentionMs: number = retentionMs,
   ) {
     super(redis, keys, clock);
     this.search = new EmailSearch(this.redis, keys, retentionMs, clock);
@@ -60,6 +65,8 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
     if (emails.length === 0) return 0;
     const nowMs = this.clock.now();
     const createdAt = new Date(nowMs).toISOString();
+    // the sending domain (GET /emails/metrics counts per domain)
+    const domain = fromDomain(broadcast.from) ?? '';
     // content = head + the email's own part (`to` and subject) + tail: what every email of the
     // broadcast shares is built once
     const head = `{"from":${JSON.stringify(broadcast.from)},"to":`;
@@ -81,6 +88,7 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
       'lane', 'broadcast',
       'scheduled_at', '',
       'broadcast_id', broadcast.id,
+      'from_domain', domain,
     ]; // prettier-ignore
     // by recipient (and status) only: every email of a broadcast has the broadcast's subject, and
     // a subject's words would cost the fan-out a write per word per contact
@@ -125,6 +133,20 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
       // BullMQ encodes the jobs of another
       writes.push(
         this.redis.petrelCreateBroadcastEmails(keys.length, ...keys, ...args).then(async (n) => {
+          // GET /emails/metrics's `received` (records created by this chunk: a redone page counts none)
+          if (n > 0) {
+            const batch = pipeline(this.redis, 'BroadcastEmails.received');
+            queueReceivedCounts(
+              batch,
+              this.keys,
+              teamId,
+              nowMs,
+              this.statsRetentionMs,
+              new Map([[domain, n]]),
+              broadcast.id,
+            );
+            await batch.exec();
+          }
           // the list page's search indexes, before the jobs (email-search.ts)
           await this.search.index(
             teamId,

@@ -16,12 +16,19 @@ import {
 import { EVENTS_STREAM_MAXLEN, Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { outboxMember } from './outbox.store.js';
-import { defineScripts, pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
+import {
+  defineScripts,
+  pipeline,
+  transaction,
+  type QueuedStoreCommands,
+  type StoreCommands,
+} from './scripts.js';
 import type { ChainableCommander } from 'ioredis';
 import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
-import { emailSearchTerms, type ContactValues } from '@petrel/core';
+import { emailSearchTerms, fromDomain, type ContactValues } from '@petrel/core';
 import { EmailSearch } from './email-search.js';
 import { statsBucket } from './email-stats.js';
+import { queueEventCounts, queueReceivedCounts } from './email-metrics.store.js';
 
 /**
  * What every email store is built with besides its retention. Required, not defaulted: a process
@@ -107,8 +114,14 @@ export class EmailsStore {
       'seq', '1',
     ]; // prettier-ignore
     const args: (string | number)[] = [n, createdMs, this.retentionMs, shared.length / 2, ...shared];
+    // the sending domain of each email (GET /emails/metrics counts per domain), read once per from
+    const domains = new Map<string, string>();
+    const received = new Map<string, number>();
     for (let i = 0; i < n; i++) {
       const e = emails[i]!;
+      let domain = domains.get(e.content.from);
+      if (domain === undefined) domains.set(e.content.from, (domain = fromDomain(e.content.from) ?? ''));
+      received.set(domain, (received.get(domain) ?? 0) + 1);
       keys[2 + i] = this.keys.email(teamId, e.id);
       keys[2 + n + i] = this.keys.emailEvents(teamId, e.id);
       const { attachments, ...rest } = e.content;
@@ -119,6 +132,7 @@ export class EmailsStore {
         'message_id', e.messageId,
         'content', JSON.stringify(rest),
         'scheduled_at', e.content.scheduled_at ?? '',
+        'from_domain', domain,
       ]; // prettier-ignore
       if (attachments.length > 0) fields.push('attachments', JSON.stringify(attachments));
       if (e.template) fields.push('template_id', e.template.id, 'template_version_id', e.template.versionId);
@@ -137,6 +151,8 @@ export class EmailsStore {
       teamId,
       emails.map((e) => ({ id: e.id, terms: emailSearchTerms(e.content) })),
     );
+    // GET /emails/metrics's `received`, per request and sending domain
+    queueReceivedCounts(batch, this.keys, teamId, createdMs, this.dashboard.statsRetentionMs, received);
     const [[err, created] = [], [indexErr] = []] = (await batch.exec()) ?? [];
     if (err) throw err;
     // the records are in (the outbox relay sends them whatever the client does next): an index
@@ -244,7 +260,10 @@ export class EmailsStore {
       this.dashboard.statsRetentionMs,
     );
     args.push(stats.expireAtMs);
-    const res = await this.redis.petrelRecordEmailEvents(
+    // the metrics' counters and a broadcast's indexes in the same MULTI (email-metrics.store.ts):
+    // an event is recorded and counted together, or neither
+    const tx = transaction(this.redis, 'EmailsStore.recordEvents');
+    tx.petrelRecordEmailEvents(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
       this.keys.events(teamId),
@@ -254,6 +273,9 @@ export class EmailsStore {
       ...this.search.statusKeys(teamId),
       ...args,
     );
+    queueEventCounts(tx, this.keys, teamId, emailId, items, stats, this.retentionMs);
+    const [[err, res] = []] = (await tx.exec()) ?? [];
+    if (err) throw err;
     return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
   }
 

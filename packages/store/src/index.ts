@@ -37,6 +37,8 @@ export * from './domains.crypto.js';
 export * from './domains.dns.js';
 export * from './email-search.js';
 export * from './email-stats.js';
+export * from './email-metrics.store.js';
+export * from './broadcast-analytics.store.js';
 export * from './inboxes.store.js';
 export * from './inboxes.drafts.store.js';
 export * from './inboxes.content.js';

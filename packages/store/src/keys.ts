@@ -225,6 +225,22 @@ export class Keys {
   broadcast(teamId: string, broadcastId: string): string {
     return `${this.prefix}:{${teamId}}:broadcast:${broadcastId}`;
   }
+  /**
+   * A broadcast's recipients by what happened to them (broadcast-analytics.store.ts): a sorted
+   * set, every score 0, of `<group>:<emailId>` (groups: RECIPIENT_GROUPS of core), written by
+   * petrelCountEmailEvents as the broadcast's emails are sent and tracked.
+   */
+  broadcastRecipients(teamId: string, broadcastId: string): string {
+    return `${this.prefix}:{${teamId}}:broadcast:${broadcastId}:recipients`;
+  }
+  /** The broadcast's clicked links (sorted set, every score 0: URLs in order). */
+  broadcastLinks(teamId: string, broadcastId: string): string {
+    return `${this.prefix}:{${teamId}}:broadcast:${broadcastId}:links`;
+  }
+  /** The clicks of the broadcast's links (hash `c:<url>` every click, `u:<url>` unique). */
+  broadcastLinkClicks(teamId: string, broadcastId: string): string {
+    return `${this.prefix}:{${teamId}}:broadcast:${broadcastId}:link-clicks`;
+  }
   /** Sorted set of the team's broadcast ids by creation time. */
   broadcasts(teamId: string): string {
     return `${this.prefix}:{${teamId}}:broadcasts`;

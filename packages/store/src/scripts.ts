@@ -33,6 +33,7 @@ import type { InboxStoreCommands } from './inboxes.scripts.js';
 import type { OAuthStoreCommands } from './oauth.scripts.js';
 import { EMAIL_FINISHED_RANK, STATUS_MACHINES } from '@petrel/core';
 import { loadLuaScripts, luaSet, machineValues, type LuaScript } from './lua-files.js';
+import { EMAIL_METRICS_LUA_VALUES, type EmailMetricsStoreCommands } from './email-metrics.fields.js';
 
 type Arg = string | number;
 
@@ -45,6 +46,7 @@ type Arg = string | number;
 export const LUA_VALUES: Readonly<Record<string, string>> = {
   ...machineValues(STATUS_MACHINES),
   'email.counted': luaSet(COUNTED_STATUSES),
+  ...EMAIL_METRICS_LUA_VALUES,
   'email.finishedRank': String(EMAIL_FINISHED_RANK),
 };
 
@@ -61,6 +63,7 @@ export interface StoreCommands
     BroadcastStoreCommands,
     WebhookStoreCommands,
     EmailSearchStoreCommands,
+    EmailMetricsStoreCommands,
     AutomationStoreCommands,
     DomainStoreCommands,
     CustomEventStoreCommands,

@@ -159,7 +159,7 @@ describe('foldMetrics', () => {
     const res = foldMetrics(
       q,
       [
-        cell('2026-07-01T01:00:00Z', { sent: 3, delivered: 2, unique_opened: 1 }),
+        cell('2026-07-01T01:00:00Z', { received: 4, sent: 3, delivered: 2, unique_opened: 1 }),
         cell('2026-07-01T05:00:00Z', { sent: 1, delivered: 1 }),
         cell('2026-07-02T05:00:00Z', { sent: 50 }), // outside the range
       ],

@@ -29,13 +29,15 @@ export type CountedMetric = (typeof COUNTED_METRICS)[number];
 /**
  * Metrics computed from two counters of the same row: numerator / denominator as a fraction
  * between 0 and 1 (4 decimals), 0 when the denominator is 0. Opens and clicks count each email
- * once (`unique_*`), as a rate of people is meant.
+ * once (`unique_*`), as a rate of people is meant. Delivery and bounce rates are over the emails
+ * accepted (`received`), not `sent`: a server that refuses the message during the SMTP
+ * transaction (a 5xx bounce) means it was never sent, and a rate over `sent` could pass 1.
  */
 export const RATE_METRICS = {
-  delivery_rate: ['delivered', 'sent'],
+  delivery_rate: ['delivered', 'received'],
   open_rate: ['unique_opened', 'delivered'],
   click_rate: ['unique_clicked', 'delivered'],
-  bounce_rate: ['bounced', 'sent'],
+  bounce_rate: ['bounced', 'received'],
   complaint_rate: ['complained', 'delivered'],
   unsubscribe_rate: ['unsubscribed', 'delivered'],
 } as const satisfies Record<string, readonly [CountedMetric, CountedMetric]>;

@@ -1,0 +1,188 @@
+import { describe, expect, it } from 'vitest';
+import type { EmailEvent, EmailStatus } from '@petrel/contracts';
+import { parseRecipientsQuery } from '@petrel/core';
+import { useStoreRedis } from './redis.fixture.js';
+import { EmailsStore } from './emails.store.js';
+import { EmailMetricsStore } from './email-metrics.store.js';
+import { BroadcastAnalyticsStore } from './broadcast-analytics.store.js';
+import { HOUR_MS } from './email-stats.js';
+
+const fx = useStoreRedis('metrics');
+
+// now: the hourly hashes expire a retention after their hour, in real time
+const NOW = Date.now();
+const HOUR = Math.floor(NOW / HOUR_MS) * HOUR_MS;
+const BROADCAST = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
+
+function email(id: string, from: string, broadcastId?: string) {
+  return {
+    id,
+    content: {
+      from,
+      to: [`${id}@example.test`],
+      cc: [],
+      bcc: [],
+      reply_to: [],
+      subject: 's',
+      html: '<p>x</p>',
+      headers: {},
+      tags: [],
+      attachments: [],
+    },
+    status: 'queued' as const,
+    lane: 'send' as const,
+    dueMs: 0,
+    messageId: `<${id}@x.test>`,
+    ...(broadcastId && { broadcastId }),
+    event: ev(id, 'email.queued', broadcastId),
+  };
+}
+function ev(
+  emailId: string,
+  type: EmailEvent['type'],
+  broadcastId?: string,
+  extra: Record<string, unknown> = {},
+): EmailEvent {
+  return {
+    id: `${emailId}-${type}`,
+    type,
+    created_at: new Date(NOW).toISOString(),
+    teamId: 't',
+    data: { email_id: emailId, ...(broadcastId && { broadcast_id: broadcastId }), ...extra },
+  };
+}
+const item = (
+  emailId: string,
+  status: EmailStatus,
+  broadcastId?: string,
+  extra: Record<string, unknown> = {},
+) => ({
+  status,
+  event: ev(emailId, `email.${status}` as EmailEvent['type'], broadcastId, extra),
+});
+
+describe('email metrics counters', () => {
+  it('counts events per team, sending domain and broadcast in the hour they are recorded, and indexes a broadcast’s recipients and links', async () => {
+    const team = 'team-counts';
+    const emails = new EmailsStore(fx.redis, fx.keys, 3_600_000, {
+      statsRetentionMs: 3_600_000,
+      clock: { now: () => NOW },
+    });
+    const ids = [
+      '0190a1b2-0000-7000-8000-000000000001',
+      '0190a1b2-0000-7000-8000-000000000002',
+      '0190a1b2-0000-7000-8000-000000000003',
+    ];
+    await emails.stage(team, [email(ids[0]!, 'A <a@One.test>'), email(ids[1]!, 'b@two.test')], new Date(NOW));
+    await emails.stage(team, [email(ids[2]!, 'c@one.test', BROADCAST)], new Date(NOW));
+    for (const id of ids)
+      await emails.recordEvents(team, id, [
+        item(id, 'sent', id === ids[2] ? BROADCAST : undefined),
+        item(id, 'delivered', id === ids[2] ? BROADCAST : undefined),
+      ]);
+    await emails.recordEvents(team, ids[1]!, [
+      item(ids[1]!, 'bounced', undefined, { bounce: { type: 'Permanent' } }),
+    ]);
+    const link = 'https://shop.test/a?b=1';
+    for (let i = 0; i < 3; i++) {
+      await emails.recordEvents(team, ids[2]!, [item(ids[2]!, 'opened', BROADCAST)]);
+      await emails.recordEvents(team, ids[2]!, [item(ids[2]!, 'clicked', BROADCAST, { click: { link } })]);
+    }
+    // a record that is gone counts nothing
+    await emails.recordEvents(team, 'missing', [item('missing', 'sent')]);
+
+    const metrics = new EmailMetricsStore(fx.redis, fx.keys, 3_600_000);
+    const [team1] = await metrics.counters.read(team, [HOUR], 'team');
+    expect(team1!.counts).toEqual({
+      received: 3,
+      sent: 3,
+      delivered: 3,
+      bounced: 1,
+      bounced_permanent: 1,
+      opened: 3,
+      unique_opened: 1,
+      clicked: 3,
+      unique_clicked: 1,
+    });
+    const byDomain = await metrics.counters.read(team, [HOUR], 'domain');
+    expect(Object.fromEntries(byDomain.map((c) => [c.domain, c.counts.delivered]))).toEqual({
+      'one.test': 2,
+      'two.test': 1,
+    });
+    const byBroadcast = await metrics.counters.read(team, [HOUR], 'broadcast');
+    expect(byBroadcast).toEqual([
+      expect.objectContaining({
+        broadcast: BROADCAST,
+        counts: expect.objectContaining({ sent: 1, delivered: 1, opened: 3, unique_opened: 1 }),
+      }),
+    ]);
+    expect(await metrics.counters.read(team, [HOUR + HOUR_MS], 'team')).toEqual([]);
+
+    const analytics = new BroadcastAnalyticsStore(fx.redis, fx.keys, 3_600_000);
+    const clicked = await analytics.recipients(team, BROADCAST, parseRecipientsQuery({ type: 'clicked' }), {
+      limit: 10,
+    });
+    expect(clicked.items).toEqual([
+      expect.objectContaining({
+        emailId: ids[2],
+        email: `${ids[2]}@example.test`,
+        clicks: 3,
+        links: [{ url: link, clicks: 3 }],
+      }),
+    ]);
+    expect(
+      (await analytics.recipients(team, BROADCAST, parseRecipientsQuery({ type: 'bounced' }), { limit: 10 }))
+        .items,
+    ).toEqual([]);
+    expect(await analytics.links(team, BROADCAST, { limit: 10 })).toEqual({
+      items: [{ url: link, clicks: 3, uniqueClicks: 1 }],
+      hasMore: false,
+    });
+
+    const [timeline] = await metrics.emails.timelines(team, [ids[1]!, 'not-an-email']).then((t) => t);
+    expect(timeline).toMatchObject({ id: ids[1], from: 'b@two.test' });
+    expect(timeline!.events.map((e) => e.type)).toEqual([
+      'email.queued',
+      'email.sent',
+      'email.delivered',
+      'email.bounced',
+    ]);
+  });
+
+  it('pages a broadcast group by cursor in both directions, and filters by address', async () => {
+    const team = 'team-pages';
+    const emails = new EmailsStore(fx.redis, fx.keys, 3_600_000, {
+      statsRetentionMs: 3_600_000,
+      clock: { now: () => NOW },
+    });
+    const ids = Array.from({ length: 7 }, (_, i) => `0190a1b2-0000-7000-8000-00000000001${i}`);
+    await emails.stage(
+      team,
+      ids.map((id) => email(id, 'x@one.test', BROADCAST)),
+      new Date(NOW),
+    );
+    for (const id of ids) await emails.recordEvents(team, id, [item(id, 'sent', BROADCAST)]);
+    const analytics = new BroadcastAnalyticsStore(fx.redis, fx.keys, 3_600_000);
+    const sent = parseRecipientsQuery({ type: 'sent' });
+    const p1 = await analytics.recipients(team, BROADCAST, sent, { limit: 3 });
+    expect(p1.items.map((r) => r.emailId)).toEqual(ids.slice(0, 3));
+    expect(p1.hasMore).toBe(true);
+    const p3 = await analytics.recipients(team, BROADCAST, sent, { limit: 3, afterId: ids[5] });
+    expect(p3).toMatchObject({ hasMore: false, items: [expect.objectContaining({ emailId: ids[6] })] });
+    const back = await analytics.recipients(team, BROADCAST, sent, { limit: 3, beforeId: ids[5] });
+    expect(back.items.map((r) => r.emailId)).toEqual(ids.slice(2, 5));
+    expect(back.hasMore).toBe(true);
+    const one = await analytics.recipients(
+      team,
+      BROADCAST,
+      parseRecipientsQuery({ type: 'sent', email: `${ids[4]}@EXAMPLE.test` }),
+      { limit: 3 },
+    );
+    expect(one.items.map((r) => r.emailId)).toEqual([ids[4]]);
+    // delivered: nobody yet
+    expect(
+      (await analytics.recipients(team, BROADCAST, parseRecipientsQuery({ type: 'delivered' }), { limit: 3 }))
+        .items,
+    ).toEqual([]);
+  });
+});

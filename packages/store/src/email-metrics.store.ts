@@ -1,0 +1,172 @@
+/**
+ * The counters of GET /emails/metrics (docs/architecture.md, "Email metrics"), kept at write
+ * time in the team's hourly hash (email-stats.ts) under the fields of email-metrics.fields.ts:
+ *  - events: `petrelCountEmailEvents`, queued in the same MULTI as `petrelRecordEmailEvents`
+ *    ({@link queueEventCounts}), counts each event's metrics (core's `eventMetrics`) for the team,
+ *    the email's sending domain and its broadcast, and writes a broadcast's recipient and link
+ *    indexes (broadcast-analytics.store.ts);
+ *  - acceptance: `received`, per request, in the acceptance pipeline ({@link queueReceivedCounts}).
+ * Reading a range is one HGETALL per hour (pipelined): its cost follows the hours and the
+ * distinct domains and broadcasts of those hours, not the emails.
+ */
+import type { ChainableCommander } from 'ioredis';
+import {
+  COUNTED_METRICS,
+  eventMetrics,
+  type CountedMetric,
+  type EmailMetricsPorts,
+  type MetricsCell,
+  type TimelineEvent,
+} from '@petrel/core';
+import type { EmailEvent, EmailStatus } from '@petrel/contracts';
+import type { Keys } from './keys.js';
+import type { RedisClient } from './redis.js';
+import { pipeline, type QueuedStoreCommands } from './scripts.js';
+import { statsBucket } from './email-stats.js';
+import { METRIC_FIELD } from './email-metrics.fields.js';
+
+const COUNTED = new Set<string>(COUNTED_METRICS);
+/** Hours per pipeline when reading a long range. */
+const READ_CHUNK = 500;
+
+/**
+ * Queue the counting of `items` (the events recorded for one email) on `batch`, right after
+ * its `petrelRecordEmailEvents`. `broadcastTtlMs`: how long a broadcast's indexes are kept
+ * after their last write (the email retention: they list emails).
+ */
+export function queueEventCounts(
+  batch: QueuedStoreCommands,
+  keys: Keys,
+  teamId: string,
+  emailId: string,
+  items: readonly { status: EmailStatus; event: EmailEvent }[],
+  hour: { key: string; expireAtMs: number },
+  broadcastTtlMs: number,
+): void {
+  const argv: (string | number)[] = [];
+  let broadcastId = '';
+  for (const { status, event } of items) {
+    const metrics = eventMetrics(status, event.data);
+    if (metrics.length === 0) continue;
+    const click = event.data.click as { link?: unknown } | undefined;
+    argv.push(metrics.join(','), status === 'clicked' && typeof click?.link === 'string' ? click.link : '');
+    if (typeof event.data.broadcast_id === 'string') broadcastId = event.data.broadcast_id;
+  }
+  if (argv.length === 0) return;
+  batch.petrelCountEmailEvents(
+    keys.email(teamId, emailId),
+    hour.key,
+    keys.broadcastRecipients(teamId, broadcastId),
+    keys.broadcastLinks(teamId, broadcastId),
+    keys.broadcastLinkClicks(teamId, broadcastId),
+    hour.expireAtMs,
+    broadcastId,
+    broadcastTtlMs,
+    ...argv,
+  );
+}
+
+/**
+ * Queue `received` for emails just accepted: `perDomain` counts them by sending domain ('' when
+ * the from address has none we can read), `broadcastId` when they are a broadcast's.
+ */
+export function queueReceivedCounts(
+  batch: ChainableCommander,
+  keys: Keys,
+  teamId: string,
+  nowMs: number,
+  statsRetentionMs: number,
+  perDomain: ReadonlyMap<string, number>,
+  broadcastId?: string,
+): void {
+  const hour = statsBucket(keys, teamId, nowMs, statsRetentionMs);
+  let total = 0;
+  for (const [domain, n] of perDomain) {
+    total += n;
+    if (domain) batch.hincrby(hour.key, `${METRIC_FIELD.domain}${domain}:received`, n);
+  }
+  if (total === 0) return;
+  batch.hincrby(hour.key, `${METRIC_FIELD.team}received`, total);
+  if (broadcastId) batch.hincrby(hour.key, `${METRIC_FIELD.broadcast}${broadcastId}:received`, total);
+  batch.pexpireat(hour.key, hour.expireAtMs);
+}
+
+/** The cells of one hour's hash at the breakdown `by`. */
+export function hourCells(
+  hourMs: number,
+  hash: Record<string, string>,
+  by: 'team' | 'domain' | 'broadcast',
+): MetricsCell[] {
+  const prefix = METRIC_FIELD[by];
+  const cells = new Map<string, MetricsCell>();
+  for (const [field, value] of Object.entries(hash)) {
+    if (!field.startsWith(prefix)) continue;
+    const rest = field.slice(prefix.length);
+    const cut = rest.lastIndexOf(':');
+    const name = by === 'team' ? '' : rest.slice(0, cut);
+    const metric = by === 'team' ? rest : rest.slice(cut + 1);
+    if (!COUNTED.has(metric) || (by !== 'team' && cut <= 0)) continue;
+    let cell = cells.get(name);
+    if (!cell) {
+      cell = {
+        hourMs,
+        domain: by === 'domain' ? name : '',
+        broadcast: by === 'broadcast' ? name : '',
+        email: '',
+        counts: {},
+      };
+      cells.set(name, cell);
+    }
+    cell.counts[metric as CountedMetric] = Number(value);
+  }
+  return [...cells.values()];
+}
+
+/** The store side of core's EmailMetricsPorts: the hourly counters and the emails' timelines. */
+export class EmailMetricsStore implements Pick<EmailMetricsPorts, 'counters' | 'emails'> {
+  readonly counters: EmailMetricsPorts['counters'];
+  readonly emails: EmailMetricsPorts['emails'];
+
+  constructor(redis: RedisClient, keys: Keys, statsRetentionMs: number) {
+    this.counters = {
+      retentionMs: statsRetentionMs,
+      async read(teamId, hours, by) {
+        const cells: MetricsCell[] = [];
+        for (let i = 0; i < hours.length; i += READ_CHUNK) {
+          const chunk = hours.slice(i, i + READ_CHUNK);
+          const batch = pipeline(redis, 'EmailMetrics.read');
+          for (const h of chunk) batch.hgetall(keys.emailStats(teamId, h));
+          const replies = (await batch.exec()) ?? [];
+          chunk.forEach((h, j) => {
+            const [err, hash] = replies[j] ?? [];
+            if (err) throw err;
+            cells.push(...hourCells(h, (hash ?? {}) as Record<string, string>, by));
+          });
+        }
+        return cells;
+      },
+    };
+    this.emails = {
+      async timelines(teamId, ids) {
+        if (ids.length === 0) return [];
+        const batch = pipeline(redis, 'EmailMetrics.timelines');
+        for (const id of ids) {
+          batch.hget(keys.email(teamId, id), 'content');
+          batch.lrange(keys.emailEvents(teamId, id), 0, -1);
+        }
+        const replies = (await batch.exec()) ?? [];
+        const out: { id: string; from: string; events: TimelineEvent[] }[] = [];
+        ids.forEach((id, i) => {
+          const [cErr, content] = replies[2 * i] ?? [];
+          const [eErr, events] = replies[2 * i + 1] ?? [];
+          if (cErr) throw cErr;
+          if (eErr) throw eErr;
+          if (typeof content !== 'string') return; // not this team's, or gone
+          const from = (JSON.parse(content) as { from?: string }).from ?? '';
+          out.push({ id, from, events: (events as string[]).map((e) => JSON.parse(e) as TimelineEvent) });
+        });
+        return out;
+      },
+    };
+  }
+}
