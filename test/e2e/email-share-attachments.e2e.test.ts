@@ -7,7 +7,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keys, createRedis, type RedisClient } from '@petrel/store';
+import { ApiKeysStore, Keys, createRedis, type RedisClient } from '@petrel/store';
 import { waitUntil } from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
 import { receivedEmail } from './team-resources.js';
@@ -123,6 +123,28 @@ describe('sent email attachments', () => {
     // a sent email's link is not a received email's, and back
     const receivedPath = invoice!.download_url.replace('/emails/downloads/', '/emails/receiving/downloads/');
     expect((await anonymous(receivedPath)).status).toBe(404);
+  });
+
+  it("another team's key gets 404 for the email's attachments and share", async () => {
+    const sent = await stack.resend.emails.send({
+      from: 'hello@acme.test',
+      to: 'isolated@example.test',
+      subject: 'Mine',
+      text: 'x',
+      attachments: [{ filename: 'a.txt', content: Buffer.from('a').toString('base64') }],
+    });
+    const emailId = sent.data!.id;
+    const [own] = (await stack.resend.emails.attachments.list({ emailId })).data!.data;
+    const store = new ApiKeysStore(redis, new Keys(stack.prefix));
+    const other = (await store.create(await store.createTeam('other'), { name: 'other' })).token;
+    for (const [method, path] of [
+      ['GET', `/emails/${emailId}/attachments`],
+      ['GET', `/emails/${emailId}/attachments/${own!.id}`],
+      ['POST', `/emails/${emailId}/share`],
+    ] as const) {
+      const res = await stack.http(path, { method, key: other, ...(method === 'POST' && { body: '{}' }) });
+      expect(res, `${method} ${path}`).toMatchObject({ status: 404, body: { name: 'not_found' } });
+    }
   });
 
   it('an email without attachments lists none; unknown ids and bad cursors are clear 4xx', async () => {
