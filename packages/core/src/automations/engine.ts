@@ -31,6 +31,7 @@ import {
 } from '@petrel/contracts';
 import { acceptEmails, type AcceptPorts } from '../accept/accept-emails.js';
 import { deterministicEmailId } from '../kernel/ids.js';
+import { AUTOMATION_RUN_MACHINE, guardAllows } from '../transitions/index.js';
 import { updateContact, type ContactPorts } from '../audience/contacts/contacts.use-cases.js';
 import { evaluateCondition, resolveValue, type RunContext } from './condition.js';
 import { parseDuration } from './duration.js';
@@ -122,7 +123,11 @@ export async function dispatchEvent(
     const drop = () => ports.runs.dropWait(teamId, event.contactId, event.name, w.runId, w.stepKey);
     const run = await ports.runs.getRun(teamId, w.runId);
     const step = run?.graph.steps.find((s) => s.key === w.stepKey);
-    if (!run || run.status !== 'running' || step?.type !== 'wait_for_event') {
+    if (
+      !run ||
+      !guardAllows(AUTOMATION_RUN_MACHINE.guards.active, run.status) ||
+      step?.type !== 'wait_for_event'
+    ) {
       await drop();
       continue;
     }
@@ -217,7 +222,7 @@ async function runFound(
   lastAttempt: boolean,
 ): Promise<StepOutcome> {
   if (!run) return done('run_gone');
-  if (run.status !== 'running') return done(`run_${run.status}`);
+  if (!guardAllows(AUTOMATION_RUN_MACHINE.guards.active, run.status)) return done(`run_${run.status}`);
   const step = run.graph.steps[job.index];
   if (!step || step.key !== job.stepKey) return done('step_gone');
   const rec = run.steps[step.key];

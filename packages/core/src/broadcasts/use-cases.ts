@@ -18,6 +18,7 @@
 import type { BroadcastRecord, BroadcastStatus } from '@petrel/contracts';
 import { fieldMessage, notFound, validationError, type PetrelError } from '@petrel/contracts';
 import type { SegmentsReader } from '../audience/contacts/ports.js';
+import { BROADCAST_MACHINE, guardAllows } from '../transitions/index.js';
 import type { TopicsReader } from '../audience/ports.js';
 import { parseScheduledAt } from '../validation/scheduled-at.js';
 import { asList } from '../validation/fields.js';
@@ -174,7 +175,8 @@ export async function updateBroadcast(
   const { teamId, id, input } = cmd;
   const current = await ports.broadcasts.get(teamId, id);
   if (!current) throw notFound('Broadcast');
-  if (current.status !== 'draft') throw statusRefusal(current.status, 'updated');
+  if (!guardAllows(BROADCAST_MACHINE.guards.editable, current.status))
+    throw statusRefusal(current.status, 'updated');
   const patch: Partial<BroadcastContent> = {};
   const segment = requestedSegment(input);
   if (segment) patch.segment_id = await existingSegment(teamId, segment, ports);

@@ -5,6 +5,7 @@
  */
 import { notFound, validationError } from '@petrel/contracts';
 import { newEmailId } from '../kernel/ids.js';
+import { EMAIL_MACHINE, guardAllows } from '../transitions/index.js';
 import { parseScheduledAt } from '../validation/index.js';
 import type { ScheduledEmailPorts } from './ports.js';
 
@@ -25,7 +26,7 @@ export async function rescheduleEmail(
   if (!when.ok) throw validationError(`scheduled_at: ${when.message}`);
   const rec = await ports.emails.get(teamId, cmd.emailId);
   if (!rec) throw notFound('Email');
-  if (rec.status !== 'scheduled') {
+  if (!guardAllows(EMAIL_MACHINE.guards.reschedulable, rec.status)) {
     throw validationError(`Only scheduled emails can be rescheduled; this email is ${rec.status}`);
   }
   const moved = await ports.jobs.reschedule(rec.lane, rec.id, Date.parse(when.iso) - now.getTime());

@@ -20,14 +20,11 @@
  * sending (deliverEmail), and the job id is the email id, so a job that exists is kept.
  */
 import type { EmailStatus } from '@petrel/contracts';
+import { EMAIL_MACHINE } from '../transitions/index.js';
 import type { JobState } from './ports.js';
 
 /** Statuses of an email whose SMTP transaction has not happened yet. */
-export const UNFINISHED_STATUSES: ReadonlySet<EmailStatus> = new Set([
-  'scheduled',
-  'queued',
-  'delivery_delayed',
-]);
+export const UNFINISHED_STATUSES: ReadonlySet<EmailStatus> = new Set(EMAIL_MACHINE.guards.unfinished);
 
 export interface StuckInput {
   status: EmailStatus;

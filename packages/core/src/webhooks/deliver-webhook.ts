@@ -21,6 +21,7 @@ import type { ReadyDelivery } from './dispatch-events.js';
 import type { WebhookEndpoint, WebhookEventEntry } from './types.js';
 import { signatureHeaders, signingSecrets, webhookMessageId } from './signing.js';
 import { newId } from '../kernel/ids.js';
+import { guardAllows, WEBHOOK_ENDPOINT_MACHINE, WEBHOOK_EVENT_MACHINE } from '../transitions/index.js';
 
 export const WEBHOOK_USER_AGENT = 'Petrel-Webhooks/1.0';
 
@@ -67,10 +68,11 @@ export async function deliverWebhook(
 ): Promise<DeliveryResult> {
   const { teamId, endpointId, eventId } = cmd;
   const { endpoint, entry } = await ports.log.beginAttempt(teamId, endpointId, eventId);
-  if (!endpoint || endpoint.status !== 'enabled')
+  if (!endpoint || !guardAllows(WEBHOOK_ENDPOINT_MACHINE.guards.delivering, endpoint.status))
     return { kind: 'skipped', reason: endpoint ? 'endpoint_disabled' : 'endpoint_gone' };
   if (!entry) return { kind: 'skipped', reason: 'event_gone' };
-  if (entry.status === 'success' || entry.status === 'failed') return { kind: 'skipped', reason: 'finished' };
+  if (guardAllows(WEBHOOK_EVENT_MACHINE.guards.finished, entry.status))
+    return { kind: 'skipped', reason: 'finished' };
   return attemptWebhook({ teamId, endpoint, entry }, ports, policy);
 }
 

@@ -22,6 +22,7 @@ import type {
   WebhooksPort,
 } from './ports.js';
 import { newWebhookEventEntry, type WebhookEndpoint, type WebhookEventEntry } from './types.js';
+import { guardAllows, WEBHOOK_ENDPOINT_MACHINE } from '../transitions/index.js';
 
 const DELIVERABLE: ReadonlySet<string> = new Set(WEBHOOK_EVENT_TYPES);
 
@@ -50,7 +51,9 @@ export async function dispatchWebhookEvents(
   const none = { deliveries: 0, ready: [] };
   const deliverable = cmd.events.filter((e) => DELIVERABLE.has(e.type));
   if (deliverable.length === 0) return none;
-  const endpoints = (await ports.webhooks.all(cmd.teamId)).filter((w) => w.status === 'enabled');
+  const endpoints = (await ports.webhooks.all(cmd.teamId)).filter((w) =>
+    guardAllows(WEBHOOK_ENDPOINT_MACHINE.guards.delivering, w.status),
+  );
   const entries: NewWebhookEvent[] = [];
   const targets: WebhookEndpoint[] = [];
   for (const event of deliverable) {

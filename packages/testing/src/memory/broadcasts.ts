@@ -6,6 +6,8 @@
  */
 import type { BroadcastCounts, BroadcastRecord, BroadcastStatus, SegmentRecord } from '@petrel/contracts';
 import {
+  BROADCAST_MACHINE,
+  guardAllows,
   newId,
   type BroadcastContent,
   type BroadcastsPort,
@@ -36,17 +38,17 @@ export class MemoryBroadcasts implements BroadcastsPort {
     return this.entries.get(`${teamId}:${id.toLowerCase()}`);
   }
 
-  /** Moves `id` to `to` if its status is one of `from`. */
+  /** Changes `id` if its status is one the guard (core's broadcast table) accepts. */
   private cas(
     teamId: string,
     id: string,
-    from: readonly BroadcastStatus[],
+    guard: readonly BroadcastStatus[],
     change: (e: Entry) => void,
     method: string,
   ): CasResult {
     const e = this.entry(teamId, id);
     if (!e) return { ok: false, reason: 'not_found' };
-    if (!from.includes(e.record.status)) return { ok: false, reason: 'status', status: e.record.status };
+    if (!guardAllows(guard, e.record.status)) return { ok: false, reason: 'status', status: e.record.status };
     change(e);
     this.writes.push(method);
     return { ok: true, record: structuredClone(e.record) };
@@ -91,7 +93,7 @@ export class MemoryBroadcasts implements BroadcastsPort {
     return this.cas(
       teamId,
       id,
-      ['draft'],
+      BROADCAST_MACHINE.guards.editable,
       (e) => Object.assign(e.record, structuredClone(defined)),
       'update',
     );
@@ -101,7 +103,7 @@ export class MemoryBroadcasts implements BroadcastsPort {
     return this.cas(
       teamId,
       id,
-      ['draft'],
+      BROADCAST_MACHINE.guards.schedulable,
       (e) => {
         e.record.status = 'scheduled';
         e.record.scheduled_at = new Date(dueMs).toISOString();
@@ -111,14 +113,20 @@ export class MemoryBroadcasts implements BroadcastsPort {
   }
 
   async cancel(teamId: string, id: string): Promise<CasResult> {
-    return this.cas(teamId, id, ['scheduled', 'queued'], (e) => (e.record.status = 'canceled'), 'cancel');
+    return this.cas(
+      teamId,
+      id,
+      BROADCAST_MACHINE.guards.cancellable,
+      (e) => (e.record.status = 'canceled'),
+      'cancel',
+    );
   }
 
   async remove(teamId: string, id: string): Promise<CasResult> {
     return this.cas(
       teamId,
       id,
-      ['draft', 'scheduled'],
+      BROADCAST_MACHINE.guards.deletable,
       (e) => this.entries.delete(`${teamId}:${e.record.id}`),
       'remove',
     );

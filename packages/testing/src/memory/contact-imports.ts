@@ -17,7 +17,7 @@ import type {
   ImportReferences,
   ImportedContact,
 } from '@petrel/core';
-import { mailboxKey } from '@petrel/core';
+import { CONTACT_IMPORT_MACHINE, guardAllows, mailboxKey } from '@petrel/core';
 import type { ContactPropertyType, Subscription } from '@petrel/contracts';
 
 const clone = <T>(v: T): T => structuredClone(v);
@@ -56,7 +56,7 @@ export class MemoryContactImports implements ContactImportRuns, ContactImportInt
   async claim(teamId: string, importId: string, runId: string): Promise<ContactImportRecord | null> {
     const r = this.records.get(this.key(teamId, importId));
     if (!r) return null;
-    if (r.status === 'queued' || r.status === 'in_progress') {
+    if (guardAllows(CONTACT_IMPORT_MACHINE.guards.unfinished, r.status)) {
       r.status = 'in_progress';
       r.owner = runId;
     }

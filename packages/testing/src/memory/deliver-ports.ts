@@ -5,13 +5,7 @@
  * a scripted SMTP sender, a clock that only moves when told, sequential ids, and an observer that
  * remembers what it saw.
  */
-import {
-  EMAIL_STATUSES,
-  type AttachmentInput,
-  type EmailContent,
-  type EmailEvent,
-  type EmailStatus,
-} from '@petrel/contracts';
+import { type AttachmentInput, type EmailContent, type EmailEvent } from '@petrel/contracts';
 import type {
   BuildResult,
   Clock,
@@ -31,13 +25,12 @@ import type {
   StatusEvent,
   TemplateVersions,
 } from '@petrel/core';
+import { canMove, EMAIL_MACHINE } from '@petrel/core';
 
 import { MemoryAudienceState, readableUnsubscribeLinks } from './recipient-states.js';
 import { MemoryContactProperties, MemoryContacts } from './contacts.js';
 import { MemoryBroadcastReader } from './fanout.js';
 import { memoryTracking, type MemoryTrackingSettings } from './tracking.js';
-
-const rank = (s: EmailStatus) => EMAIL_STATUSES.indexOf(s);
 
 /** An email record as the worker loads it, with a plain send's defaults. */
 export function emailToDeliver(
@@ -120,7 +113,7 @@ export class MemoryDeliveryRecords implements EmailRecordStore {
     for (const { status, event } of items) {
       e.timeline.push(event);
       this.published.push(event);
-      if (rank(status) > rank(e.record.status)) {
+      if (canMove(EMAIL_MACHINE, e.record.status, status)) {
         e.record = { ...e.record, status };
         moved = true;
       }

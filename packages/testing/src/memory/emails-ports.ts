@@ -3,16 +3,17 @@
  * (reschedule, cancel): the Redis store's forward-only status rule and its atomic
  * cancel-if-scheduled, and delayed jobs keyed by lane and email id as BullMQ keeps them.
  */
-import { EMAIL_STATUSES, type EmailEvent, type EmailStatus } from '@petrel/contracts';
-import type {
-  EmailRecordsPort,
-  ScheduledEmailPorts,
-  ScheduledEmailView,
-  SendJobsPort,
-  SendLane,
+import type { EmailEvent, EmailStatus } from '@petrel/contracts';
+import {
+  canMove,
+  EMAIL_MACHINE,
+  guardAllows,
+  type EmailRecordsPort,
+  type ScheduledEmailPorts,
+  type ScheduledEmailView,
+  type SendJobsPort,
+  type SendLane,
 } from '@petrel/core';
-
-const rank = (s: EmailStatus) => EMAIL_STATUSES.indexOf(s);
 
 export interface MemoryEmail extends ScheduledEmailView {
   teamId: string;
@@ -52,7 +53,7 @@ export class MemoryEmailRecords implements EmailRecordsPort {
     const e = this.find(teamId, id);
     if (!e) return 'missing' as const;
     e.events.push(event);
-    if (rank(status) <= rank(e.status)) return 'kept' as const;
+    if (!canMove(EMAIL_MACHINE, e.status, status)) return 'kept' as const;
     e.status = status;
     return 'moved' as const;
   }
@@ -60,7 +61,7 @@ export class MemoryEmailRecords implements EmailRecordsPort {
   async cancelScheduled(teamId: string, id: string, event: EmailEvent) {
     const e = this.find(teamId, id);
     if (!e) return 'missing' as const;
-    if (e.status !== 'scheduled') return 'not_scheduled' as const;
+    if (!guardAllows(EMAIL_MACHINE.guards.cancellable, e.status)) return 'not_scheduled' as const;
     e.status = 'canceled';
     e.events.push(event);
     return 'canceled' as const;

@@ -20,6 +20,7 @@ import type {
   FanoutProgress,
   SegmentMembersPager,
 } from '@petrel/core';
+import { BROADCAST_MACHINE, guardAllows } from '@petrel/core';
 
 /** Throws `Error('crash: <what>')` at the `n`-th call (1-based) of `what`, once. */
 export class CrashPlan {
@@ -101,7 +102,7 @@ export class MemoryFanoutBroadcasts implements FanoutSide {
   /** As POST /broadcasts/:id/cancel: scheduled | queued → canceled. */
   cancel(teamId: string, id: string): boolean {
     const e = this.records.get(`${teamId}:${id}`);
-    if (!e || (e.record.status !== 'scheduled' && e.record.status !== 'queued')) return false;
+    if (!e || !guardAllows(BROADCAST_MACHINE.guards.cancellable, e.record.status)) return false;
     e.record.status = 'canceled';
     return true;
   }
@@ -110,10 +111,12 @@ export class MemoryFanoutBroadcasts implements FanoutSide {
     this.crashes.hit('startFanout');
     const e = this.records.get(`${teamId}:${id}`);
     if (!e) return { ok: false as const, reason: 'not_found' as const };
+    if (!guardAllows(BROADCAST_MACHINE.guards.startable, e.record.status))
+      return { ok: false as const, reason: 'status' as const };
     if (e.record.status === 'scheduled') {
       e.record.status = 'queued';
       e.startedMs = nowMs;
-    } else if (e.record.status !== 'queued') return { ok: false as const, reason: 'status' as const };
+    }
     return {
       ok: true as const,
       record: structuredClone(e.record),
@@ -130,7 +133,7 @@ export class MemoryFanoutBroadcasts implements FanoutSide {
   ): Promise<FanoutCheckpoint> {
     this.crashes.hit('checkpoint');
     const e = this.records.get(`${teamId}:${id}`);
-    if (!e || e.record.status !== 'queued') return 'not_queued';
+    if (!e || !guardAllows(BROADCAST_MACHINE.guards.fanningOut, e.record.status)) return 'not_queued';
     if ((e.cursor?.contactId ?? '') !== (step.from?.contactId ?? '')) return 'moved';
     e.cursor = { ...step.to };
     const c = e.record.counts;
@@ -145,7 +148,7 @@ export class MemoryFanoutBroadcasts implements FanoutSide {
   async finishFanout(teamId: string, id: string, nowMs: number) {
     this.crashes.hit('finishFanout');
     const e = this.records.get(`${teamId}:${id}`);
-    if (!e || e.record.status !== 'queued') return false;
+    if (!e || !guardAllows(BROADCAST_MACHINE.guards.fanningOut, e.record.status)) return false;
     e.record.status = 'sent' satisfies BroadcastStatus;
     e.record.sent_at = new Date(nowMs).toISOString();
     return true;

@@ -5,7 +5,10 @@
  */
 import { webhookDeliveryJobId } from '@petrel/contracts';
 import {
+  guardAllows,
   newWebhookEventEntry,
+  WEBHOOK_ENDPOINT_MACHINE,
+  WEBHOOK_EVENT_MACHINE,
   type AddedWebhookEvent,
   type AttemptRecord,
   type AttemptRecorded,
@@ -71,7 +74,7 @@ export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
       const k = this.entryKey(teamId, e.endpointId, e.id);
       const existing = this.entries.get(k);
       if (existing)
-        return existing.status === 'pending' || existing.status === 'attempting' ? 'due' : 'finished';
+        return guardAllows(WEBHOOK_EVENT_MACHINE.guards.due, existing.status) ? 'due' : 'finished';
       this.entries.set(k, newWebhookEventEntry(e));
       return 'new';
     });
@@ -89,8 +92,8 @@ export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
     const e = this.entries.get(this.entryKey(teamId, endpointId, eventId));
     if (!e) return { endpoint, entry: null };
     const before = { ...e };
-    if (endpoint?.status === 'enabled') {
-      if (e.status !== 'success' && e.status !== 'failed') e.status = 'attempting';
+    if (guardAllows(WEBHOOK_ENDPOINT_MACHINE.guards.delivering, endpoint?.status)) {
+      if (!guardAllows(WEBHOOK_EVENT_MACHINE.guards.finished, e.status)) e.status = 'attempting';
     } else if (e.status !== 'success') Object.assign(e, { status: 'failed', next_attempt_ms: null });
     return { endpoint, entry: before };
   }
@@ -116,7 +119,7 @@ export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
       return 'recorded';
     }
     w.failing_since_ms ??= r.health.sinceMs;
-    if (r.health.kind === 'disable' && w.status === 'enabled') {
+    if (r.health.kind === 'disable' && guardAllows(WEBHOOK_ENDPOINT_MACHINE.guards.delivering, w.status)) {
       Object.assign(w, { status: 'disabled', disabled_reason: r.health.reason });
       return 'disabled';
     }

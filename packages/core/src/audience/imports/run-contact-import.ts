@@ -18,6 +18,7 @@
  */
 import type { ContactImportCounts } from '@petrel/contracts';
 import type { ContactsImporter, ImportedContact } from '../ports.js';
+import { CONTACT_IMPORT_MACHINE, guardAllows } from '../../transitions/index.js';
 import { CsvFormatError, csvRecords } from './csv-records.js';
 import { ColumnMapError, compileColumnMap, mapRow, type CompiledColumnMap } from './map-row.js';
 import {
@@ -67,7 +68,7 @@ export async function runContactImport(
   const policy = { ...CONTACT_IMPORT_POLICY, ...ports.policy };
   const record = await ports.imports.claim(teamId, importId, runId, clock.now());
   if (!record) return { outcome: 'missing' };
-  if (record.status === 'completed' || record.status === 'failed') return { outcome: 'already_done' };
+  if (guardAllows(CONTACT_IMPORT_MACHINE.guards.finished, record.status)) return { outcome: 'already_done' };
 
   const resumeAt = record.rowsDone;
   if (resumeAt > 0) ports.observer?.resumed?.({ importId, rowsDone: resumeAt });
