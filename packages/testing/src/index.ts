@@ -2,7 +2,12 @@
 // the product imports this package.
 export { freePort } from './free-port.js';
 export { uniquePrefix } from './unique-prefix.js';
-export { waitUntil, type WaitUntilOptions } from './wait.js';
+export {
+  waitUntil,
+  waitWhileProgressing,
+  type WaitUntilOptions,
+  type WaitWhileProgressingOptions,
+} from './wait.js';
 export { gcraBounds } from './gcra-bounds.js';
 export { startRedis, type StartRedisOptions, type TestRedis } from './redis.js';
 export { findRedisServer } from './redis-local.js';

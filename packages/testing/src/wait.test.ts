@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { waitUntil } from './wait.js';
+import { waitUntil, waitWhileProgressing } from './wait.js';
 
 describe('waitUntil', () => {
   it('resolves with the first truthy value, treating throws as not yet', async () => {
@@ -24,5 +24,31 @@ describe('waitUntil', () => {
         { timeoutMs: 30, intervalMs: 5, message: 'redis' },
       ),
     ).rejects.toThrow(/waiting for redis \(last error: still down\)/);
+  });
+});
+
+describe('waitWhileProgressing', () => {
+  it('waits past stallMs as long as progress moves', async () => {
+    let done = 0;
+    const started = Date.now();
+    const value = await waitWhileProgressing(() => done >= 8 && 'drained', {
+      progress: () => (Date.now() - started > 10 * (done + 1) ? ++done : done),
+      stallMs: 40,
+      intervalMs: 5,
+    });
+    expect(value).toBe('drained');
+  });
+
+  it('gives up once progress stands still for stallMs, saying where it stopped', async () => {
+    let polls = 0;
+    await expect(
+      waitWhileProgressing(() => false, {
+        progress: () => Math.min(++polls, 3),
+        stallMs: 30,
+        timeoutMs: 5_000,
+        intervalMs: 5,
+        message: 'the backlog',
+      }),
+    ).rejects.toThrow('the backlog: no progress for 30 ms (progress stuck at 3)');
   });
 });

@@ -6,6 +6,8 @@ export interface WaitUntilOptions {
   intervalMs?: number;
   /** Says what was awaited, for the timeout error. */
   message?: string;
+  /** A throw for which this returns true ends the wait at once instead of counting as "not yet". */
+  rethrow?: (err: unknown) => boolean;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -16,7 +18,7 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
  */
 export async function waitUntil<T>(
   fn: () => T | Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 50, message = 'condition' }: WaitUntilOptions = {},
+  { timeoutMs = 10_000, intervalMs = 50, message = 'condition', rethrow }: WaitUntilOptions = {},
 ): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
@@ -25,6 +27,7 @@ export async function waitUntil<T>(
       const value = await fn();
       if (value) return value as NonNullable<T>;
     } catch (err) {
+      if (rethrow?.(err)) throw err;
       lastError = err;
     }
     if (Date.now() >= deadline) {
@@ -33,4 +36,48 @@ export async function waitUntil<T>(
     }
     await sleep(Math.min(intervalMs, Math.max(0, deadline - Date.now())));
   }
+}
+
+class StalledError extends Error {}
+
+/** Options of {@link waitWhileProgressing}. */
+export interface WaitWhileProgressingOptions extends WaitUntilOptions {
+  /** A count that grows while the awaited work advances (emails delivered, jobs done). */
+  progress: () => number | Promise<number>;
+  /** Give up once `progress` has not moved for this long. */
+  stallMs: number;
+}
+
+/**
+ * Polls `fn` like {@link waitUntil}, but judges liveness instead of speed: it gives up when
+ * `progress` has stood still for `stallMs` (the work is stuck), or at `timeoutMs` overall. A
+ * backlog that drains slowly on a loaded machine is waited for; one that stopped draining fails.
+ */
+export async function waitWhileProgressing<T>(
+  fn: () => T | Promise<T>,
+  {
+    progress,
+    stallMs,
+    timeoutMs = 300_000,
+    intervalMs = 250,
+    message = 'condition',
+  }: WaitWhileProgressingOptions,
+): Promise<NonNullable<T>> {
+  let last = await progress();
+  let movedAt = Date.now();
+  return waitUntil(
+    async () => {
+      const value = await fn();
+      if (value) return value;
+      const now = await progress();
+      if (now !== last) {
+        last = now;
+        movedAt = Date.now();
+      } else if (Date.now() - movedAt > stallMs) {
+        throw new StalledError(`${message}: no progress for ${stallMs} ms (progress stuck at ${now})`);
+      }
+      return value;
+    },
+    { timeoutMs, intervalMs, message, rethrow: (err) => err instanceof StalledError },
+  );
 }
