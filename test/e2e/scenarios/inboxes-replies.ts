@@ -233,6 +233,13 @@ function inboxReplyTests(current: () => Stack, dns: () => TestDnsServer): void {
       ]);
       expect(files).toEqual([['invoice.pdf', pdf.toString()]]);
       expect(await dkim(m.raw)).toEqual([`${DOMAIN}: pass`]);
+      // the thread's copy names the attachment by the sent email's attachment id, which downloads
+      const copy = ok(await stack.resend.inboxes.threads.emails.get({ inboxId, threadId, emailId: fwd.id }));
+      const sent = ok(
+        await stack.resend.emails.attachments.get({ emailId: fwd.id, id: copy.attachments[0]!.id }),
+      );
+      expect(sent).toMatchObject({ filename: 'invoice.pdf', size: pdf.length });
+      expect(Buffer.from(await (await fetch(sent.download_url)).arrayBuffer()).equals(pdf)).toBe(true);
 
       // an email of another thread of the inbox
       const other = await receive({ subject: `Other ${t}`, messageId: `<other.${t}@customer.test>` });

@@ -23,6 +23,7 @@ import { bareAddress, mailboxKey } from '../kernel/mailbox.js';
 import { formatMailbox } from '../smtp/submission.js';
 import { asList } from '../validation/fields.js';
 import { base64DecodedLength } from '../validation/attachments.js';
+import { sentAttachmentId } from '../share/sent-attachments.js';
 import {
   DRAFT_LIMITS,
   DRAFT_RULES,
@@ -316,7 +317,8 @@ async function sendAndFile(
       message_id: messageId,
       references: refs.references,
       attachments: e.attachments.map((a, i) => ({
-        id: `${emailId.slice(0, 8)}-${i}`,
+        // the sent email's attachment ids: GET /emails/:id/attachments/:attachmentId serves them
+        id: sentAttachmentId(emailId, i),
         filename: a.filename ?? null,
         size: a.content ? base64DecodedLength(a.content) : null,
       })),
