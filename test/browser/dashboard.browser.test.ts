@@ -19,6 +19,7 @@ import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing
 import { startStack, type Stack } from '../e2e/helpers.js';
 import { mta } from '../e2e/scenarios/inbound.js';
 import { launchChromium, seriousAxeViolations, type LaunchedBrowser } from './chromium.js';
+import { authorizationQuery, pkce, registerApp, tokenRequest } from '../e2e/oauth-flow.js';
 import { inkIn } from './screenshot.js';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
@@ -623,6 +624,43 @@ describe('dashboard in a browser', () => {
     expect(Number(await send.getByRole('cell').nth(1).textContent())).toBeGreaterThanOrEqual(4);
     expect(Number(await send.getByRole('cell').nth(2).textContent())).toBeGreaterThanOrEqual(4);
     await expectAccessible('overview');
+  });
+
+  it('approves an OAuth app on the consent page, back to the app with a code; revokes it under Connected apps', async () => {
+    const callback = `${receiver.url}/oauth-callback`;
+    const app = await registerApp(stack, { name: 'Browser App', redirect_uris: [callback] });
+    const { verifier, challenge } = pkce();
+    const query = authorizationQuery(app, { scope: 'sending_access', challenge, state: 'in-browser' });
+    await page.goto(`${stack.baseUrl}/oauth/authorize?${new URLSearchParams(query).toString()}`);
+    await page.getByRole('heading', { name: 'Browser App wants to use this team' }).waitFor();
+    await page.getByText('Send emails on behalf of this team').waitFor();
+    await expectAccessible('oauth consent');
+    await page.getByRole('button', { name: 'Allow' }).click();
+    await page.waitForURL((u) => u.toString().startsWith(callback));
+    const back = new URL(page.url());
+    expect(back.searchParams.get('state')).toBe('in-browser');
+    const token = await tokenRequest(stack, {
+      grant_type: 'authorization_code',
+      code: back.searchParams.get('code')!,
+      redirect_uri: callback,
+      client_id: app.client.id,
+      code_verifier: verifier,
+    });
+    expect(token.status, JSON.stringify(token.body)).toBe(200);
+
+    await go('#/connected-apps');
+    const row = page.getByRole('row').filter({ hasText: 'Browser App' });
+    await row.getByRole('button', { name: 'Revoke' }).waitFor();
+    await expectAccessible('connected apps');
+    await row.getByRole('button', { name: 'Revoke' }).click();
+    await row.getByRole('button', { name: 'Confirm revoke' }).click();
+    await row.getByText('revoked', { exact: true }).waitFor();
+    const refused = await fetch(`${stack.baseUrl}/emails`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token.body.access_token}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(refused.status).toBe(401);
   });
 
   it('has no serious accessibility violation on any page', async () => {

@@ -8,12 +8,25 @@
  *   team limits [--rps <n>|default] [--daily-quota <n>|default] [--team <id>]
  *                                        (requests per second, emails per UTC day; 0 = none,
  *                                         default = RATE_LIMIT_RPS / DAILY_QUOTA)
+ *   oauth-clients list | oauth-clients delete <clientId>
+ *   oauth-clients create --name <n> --redirect-uri <url> [--redirect-uri <url>…] [--logo <url>] [--confidential]
+ *                                        (a third-party app for OAuth: docs/oauth.md; a confidential
+ *                                         client's secret is printed once)
  *
  * Uses REDIS_URL, or the embedded Redis of `npm start` (started for the command if not running).
  */
 import { parseArgs } from 'node:util';
 import { API_KEY_PERMISSIONS, isApiKeyPermission } from '@petrel/contracts';
-import { ApiKeysStore, Keys, RateLimitStore, TeamSettingsStore, createRedis } from '@petrel/store';
+import {
+  ApiKeysStore,
+  Keys,
+  OAuthClientsStore,
+  RateLimitStore,
+  TeamSettingsStore,
+  createRedis,
+} from '@petrel/store';
+import { newId, registerOAuthClient } from '@petrel/core';
+import { randomBytes } from 'node:crypto';
 import { initLogger, logConnectionError } from '@petrel/observability';
 import { loadPetrelConfig } from './config.js';
 import { startEmbeddedRedis } from './embedded-redis.js';
@@ -25,7 +38,10 @@ const USAGE = `usage: npm run petrel -- <command>
   keys create --name <name> [--team <id>] [--permission full_access|sending_access]
   keys revoke <keyId> [--team <id>]
   team tracking [--open on|off] [--click on|off] [--team <id>]
-  team limits [--rps <n>|default] [--daily-quota <n>|default] [--team <id>]`;
+  team limits [--rps <n>|default] [--daily-quota <n>|default] [--team <id>]
+  oauth-clients list
+  oauth-clients create --name <name> --redirect-uri <url> [--redirect-uri <url>…] [--logo <url>] [--confidential]
+  oauth-clients delete <clientId>`;
 
 /** A limit option: a whole number (0 = none), `default` (null: the deployment's), or undefined. */
 function limitOption(name: string, value: string | undefined): number | null | undefined {
@@ -55,6 +71,9 @@ async function main(): Promise<number> {
       click: { type: 'string' },
       rps: { type: 'string' },
       'daily-quota': { type: 'string' },
+      'redirect-uri': { type: 'string', multiple: true },
+      logo: { type: 'string' },
+      confidential: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -141,6 +160,40 @@ async function main(): Promise<number> {
           `team:        ${team}\nrps:         ${show(now.rps, config.RATE_LIMIT_RPS, 'per second')}\n` +
             `daily quota: ${show(now.dailyQuota, config.DAILY_QUOTA, 'emails per UTC day')}`,
         );
+        return 0;
+      }
+      case 'oauth-clients list':
+        for (const c of await new OAuthClientsStore(redis, new Keys(config.REDIS_KEY_PREFIX)).list()) {
+          const kind = c.confidential ? 'confidential' : 'public';
+          console.log(`${c.id}\t${c.name}\t${kind}\t${c.redirect_uris.join(' ')}\t${c.logo_uri ?? '-'}`);
+        }
+        return 0;
+      case 'oauth-clients create': {
+        // the same rules as every registration (core's registerOAuthClient): 422-style messages
+        const { client, secret } = await registerOAuthClient(
+          {
+            name: values.name,
+            redirect_uris: values['redirect-uri'] ?? [],
+            ...(values.logo !== undefined && { logo_uri: values.logo }),
+            confidential: values.confidential ?? false,
+          },
+          {
+            clients: new OAuthClientsStore(redis, new Keys(config.REDIS_KEY_PREFIX)),
+            newId: () => newId(),
+            randomSecret: () => randomBytes(32).toString('base64url'),
+            now: () => new Date(),
+          },
+        );
+        console.log(`client_id:     ${client.id}\nname:          ${client.name}`);
+        console.log(`redirect_uris: ${client.redirect_uris.join(' ')}`);
+        if (secret) console.log(`client_secret: ${secret}\n(the secret is shown only now)`);
+        return 0;
+      }
+      case 'oauth-clients delete': {
+        if (!arg) throw new Error('oauth-clients delete needs a client id');
+        if (!(await new OAuthClientsStore(redis, new Keys(config.REDIS_KEY_PREFIX)).delete(arg)))
+          throw new Error(`no OAuth client ${arg}`);
+        console.log(`deleted ${arg}`);
         return 0;
       }
       default:
