@@ -8,6 +8,7 @@ import type { ApiKeysStore } from '@petrel/store';
 import { authenticate, requireFullAccess } from './middleware/auth.js';
 import { errorHandler } from './middleware/errors.js';
 import { rateLimit, type RateLimitDeps } from './middleware/rate-limit.js';
+import { requestLog, type RequestLogSink } from './middleware/request-log.js';
 import { requestContext } from './middleware/request-context.js';
 import { securityHeaders } from './middleware/security-headers.js';
 import { jsonBody } from './middleware/json-body.js';
@@ -34,6 +35,8 @@ export interface AppDeps extends EmailsRouteDeps {
   domains?: DomainLookup;
   /** Per-team request rate (RATE_LIMIT_RPS and the teams' own limits); absent: none. */
   rateLimit?: RateLimitDeps;
+  /** The team's request log (GET /logs): each finished request with an API key; absent: none. */
+  requestLog?: RequestLogSink;
   /** The web dashboard: its session endpoints and files under /dashboard, and cookie sessions. */
   dashboard?: DashboardDeps;
   /** OAuth access tokens as Bearer credentials (docs/oauth.md); absent: API keys only. */
@@ -77,6 +80,8 @@ export function createApp(deps: AppDeps): express.Express {
   const api = Router();
   // Authenticate before reading the body: an anonymous client cannot make us buffer anything.
   api.use(authenticate(deps.apiKeys, sessions, deps.oauthTokens));
+  // Logged from here on (a 429 included); written after the response (middleware/request-log.ts).
+  if (deps.requestLog) api.use(requestLog(deps.requestLog));
   // The team's rate limit, before the body is read: a refused request costs one round trip.
   if (deps.rateLimit) api.use(rateLimit(deps.rateLimit));
   api.use(jsonBody((req) => (req.path === '/emails/batch' ? deps.batchBodyLimitBytes : deps.bodyLimitBytes)));

@@ -12,6 +12,7 @@ import {
   metricsEnv,
   queueEnv,
   redisEnv,
+  requestLogEnv,
   webhookEnv,
   smtpInboundEnv,
 } from '@petrel/config';
@@ -26,6 +27,7 @@ export const apiConfigShape = {
   ...dnsEnv,
   ...domainsEnv,
   ...limitsEnv,
+  ...requestLogEnv,
   ...webhookEnv,
   ...dashboardEnv,
   ...automationEnv,

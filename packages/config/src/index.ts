@@ -522,6 +522,33 @@ export const limitsEnv = {
   MAX_RECIPIENTS_PER_EMAIL: z.coerce.number().int().min(100).max(100_000).optional(),
 };
 
+/**
+ * The API's request log (`GET /logs`): how long and how much of it each team keeps. Every entry
+ * holds up to two bodies of REQUEST_LOG_BODY_MAX_BYTES, so a team's log takes at most about
+ * REQUEST_LOG_MAX_ENTRIES × (2 × REQUEST_LOG_BODY_MAX_BYTES + 200 B) of Redis memory.
+ */
+export const requestLogEnv = {
+  /** Days a request stays in its team's log; 0: no request is logged. */
+  REQUEST_LOG_RETENTION_DAYS: z.coerce.number().int().min(0).max(365).default(30),
+  /** Requests kept per team (the oldest go first; trimmed in whole stream nodes, so about this many). */
+  REQUEST_LOG_MAX_ENTRIES: z.coerce.number().int().min(100).max(1_000_000).default(10_000),
+  /** JSON bytes kept of each request and response body (the rest is cut, with a marker). */
+  REQUEST_LOG_BODY_MAX_BYTES: z.coerce.number().int().min(256).max(1_048_576).default(8192),
+};
+
+/** The request log's policy from the configuration (core's RequestLogPolicy). */
+export function requestLogPolicy(config: {
+  REQUEST_LOG_RETENTION_DAYS: number;
+  REQUEST_LOG_MAX_ENTRIES: number;
+  REQUEST_LOG_BODY_MAX_BYTES: number;
+}): { retentionMs: number; maxEntries: number; bodyMaxBytes: number } {
+  return {
+    retentionMs: config.REQUEST_LOG_RETENTION_DAYS * 86_400_000,
+    maxEntries: config.REQUEST_LOG_MAX_ENTRIES,
+    bodyMaxBytes: config.REQUEST_LOG_BODY_MAX_BYTES,
+  };
+}
+
 /** The stuck-email watchdog of the scheduler. */
 export const watchdogEnv = {
   /** How often the watchdog samples the oldest unfinished email and sweeps stuck ones, in seconds. */

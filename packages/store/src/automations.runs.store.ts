@@ -20,6 +20,7 @@ import type { AutomationRunsPort, NewRun, RunState, RunStepState, WaitOutcome } 
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { TeamStore } from './team-store.js';
+import { countUsage } from './usage.store.js';
 import { execAll, pipeline, transaction } from './scripts.js';
 import { pageOf } from './automations.store.js';
 import { pageIndex } from './page-index.js';
@@ -111,6 +112,8 @@ export class AutomationRunsStore extends TeamStore implements AutomationRunsPort
       ...['created_at', iso, 'started_at', iso, 'completed_at', '', 'open', 1],
       ...['event', JSON.stringify(run.event), 'graph', JSON.stringify(run.graph)],
     );
+    // GET /usage's automation runs this month
+    if (res === 1) await countUsage(this.redis, k, teamId, 'automation-runs', 1, nowMs);
     return res === 1;
   }
 

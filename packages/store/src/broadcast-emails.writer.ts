@@ -32,6 +32,7 @@ import { EmailSearch } from './email-search.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { TeamStore } from './team-store.js';
+import { countUsage } from './usage.store.js';
 import { pipeline } from './scripts.js';
 import { queueReceivedCounts } from './email-metrics.store.js';
 
@@ -133,6 +134,8 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
       // BullMQ encodes the jobs of another
       writes.push(
         this.redis.petrelCreateBroadcastEmails(keys.length, ...keys, ...args).then(async (n) => {
+          // GET /usage's emails sent (records created by this chunk: a redone page counts none)
+          await countUsage(this.redis, this.keys, teamId, 'emails-sent', n, this.clock.now());
           // GET /emails/metrics's `received` (records created by this chunk: a redone page counts none)
           if (n > 0) {
             const batch = pipeline(this.redis, 'BroadcastEmails.received');

@@ -28,6 +28,7 @@ import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
 import { emailSearchTerms, fromDomain, type ContactValues } from '@petrel/core';
 import { EmailSearch } from './email-search.js';
 import { statsBucket } from './email-stats.js';
+import { queueUsageCount } from './usage.store.js';
 import { queueEventCounts, queueReceivedCounts } from './email-metrics.store.js';
 
 /**
@@ -151,6 +152,9 @@ export class EmailsStore {
       teamId,
       emails.map((e) => ({ id: e.id, terms: emailSearchTerms(e.content) })),
     );
+    // GET /usage's emails sent today and this month (a crash-interrupted request retried with its
+    // Idempotency-Key counts twice: the count errs high, never low)
+    queueUsageCount(batch, this.keys, teamId, 'emails-sent', n, createdMs);
     // GET /emails/metrics's `received`, per request and sending domain
     queueReceivedCounts(batch, this.keys, teamId, createdMs, this.dashboard.statsRetentionMs, received);
     const [[err, created] = [], [indexErr] = []] = (await batch.exec()) ?? [];

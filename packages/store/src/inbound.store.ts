@@ -30,6 +30,7 @@ import { pageIndex } from './page-index.js';
 import type { RedisClient } from './redis.js';
 import { pipeline } from './scripts.js';
 import { TeamStore } from './team-store.js';
+import { countUsage } from './usage.store.js';
 import { sequencedEventJson } from './email-event-json.js';
 import type { EmailsStore } from './emails.store.js';
 
@@ -83,6 +84,8 @@ export class InboundStore extends TeamStore implements InboundEmailsWriter {
       compressed,
       ...fields,
     );
+    // GET /usage's emails received today and this month
+    await countUsage(this.redis, this.keys, teamId, 'emails-received', 1, createdMs);
   }
 
   async get(teamId: string, id: string): Promise<InboundEmailRecord | null> {

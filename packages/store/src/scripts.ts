@@ -30,6 +30,7 @@ import type { CustomEventStoreCommands } from './custom-events.scripts.js';
 import type { RateLimitStoreCommands } from './rate-limit.scripts.js';
 import type { WatchdogStoreCommands } from './watchdog.scripts.js';
 import type { InboxStoreCommands } from './inboxes.scripts.js';
+import type { RequestLogStoreCommands } from './request-logs.scripts.js';
 import type { OAuthStoreCommands } from './oauth.scripts.js';
 import { EMAIL_FINISHED_RANK, STATUS_MACHINES } from '@petrel/core';
 import { loadLuaScripts, luaSet, machineValues, type LuaScript } from './lua-files.js';
@@ -71,6 +72,7 @@ export interface StoreCommands
     RateLimitStoreCommands,
     WatchdogStoreCommands,
     InboxStoreCommands,
+    RequestLogStoreCommands,
     OAuthStoreCommands {
   petrelClaimIdempotencyKey(key: string, ...argv: Arg[]): Promise<string[]>;
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
