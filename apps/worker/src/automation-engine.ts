@@ -1,24 +1,16 @@
 /**
  * The automation engine in a worker process: the BullMQ worker of the automation queue running
  * the automation processor over the Redis stores, the automation queue (next steps), and the
- * acceptance ports every producer shares (accept-ports.ts: records, outbox, send jobs), so a
+ * accept path every producer shares (the runtime's: records, outbox, send jobs), so a
  * send_email step's email enters exactly as a POST /emails one does.
  */
 import type { EnginePorts } from '@petrel/core';
-import {
-  AutomationRunsStore,
-  AutomationsStore,
-  ContactPropertiesStore,
-  ContactsStore,
-  type Keys,
-  type RedisClient,
-  type TemplatesStore,
-} from '@petrel/store';
-import { AutomationQueue, SendQueues, createAutomationWorker, type QueueConnection } from '@petrel/queue';
+import { createAutomationWorker } from '@petrel/queue';
 import { log, metrics } from '@petrel/observability';
+import type { Runtime } from '@petrel/runtime';
 import { automationProcessor } from './automation.processor.js';
-import { workerAcceptPorts } from './accept-ports.js';
 import type { WorkerConfig } from './config.js';
+import { jobWorkerOptions } from './job-workers.js';
 
 /**
  * How long a step's acceptance holds its Idempotency-Key. A step's email has no remote
@@ -30,29 +22,17 @@ export const AUTOMATION_ACCEPT_LOCK_MS = 5_000;
 
 export async function startAutomationEngine(
   config: WorkerConfig,
-  deps: { redis: RedisClient; bullConnection: QueueConnection; keys: Keys; templates: TemplatesStore },
+  rt: Runtime,
 ): Promise<{ close(): Promise<void> }> {
-  const { redis, keys } = deps;
-  const queue = new AutomationQueue(redis, { prefix: keys.bullPrefix() });
-  const sendQueues = new SendQueues(redis, {
-    prefix: keys.bullPrefix(),
-    shards: config.QUEUE_SHARDS,
-    previousShards: config.QUEUE_SHARDS_PREVIOUS,
-  });
-  await Promise.all([queue.ready(), sendQueues.ready()]);
+  const { stores: s, queues } = rt;
+  await queues.automation.ready();
   const ports: EnginePorts = {
-    automations: new AutomationsStore(redis, keys),
-    runs: new AutomationRunsStore(redis, keys, config.AUTOMATION_RUN_RETENTION_DAYS * 86_400_000),
-    queue,
-    contacts: new ContactsStore(redis, keys),
-    properties: new ContactPropertiesStore(redis, keys),
-    accept: workerAcceptPorts(config, {
-      redis,
-      keys,
-      templates: deps.templates,
-      queues: sendQueues,
-      acceptLockMs: AUTOMATION_ACCEPT_LOCK_MS,
-    }),
+    automations: s.automations,
+    runs: s.automationRuns,
+    queue: queues.automation,
+    contacts: s.contacts,
+    properties: s.contactProperties,
+    accept: await rt.acceptance({ lockMs: AUTOMATION_ACCEPT_LOCK_MS }),
     clock: Date,
     observer: {
       runStarted: () => metrics.automationRunsStarted().inc(),
@@ -64,13 +44,10 @@ export async function startAutomationEngine(
   metrics.automationRunsStarted();
   metrics.automationRunsCompleted();
   metrics.automationRunsFailed();
-  const worker = createAutomationWorker(automationProcessor(ports), {
-    connection: deps.bullConnection,
-    prefix: keys.bullPrefix(),
-    concurrency: config.AUTOMATION_CONCURRENCY,
-    lockDuration: config.WORKER_LOCK_DURATION_MS,
-    stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
-  });
+  const worker = createAutomationWorker(
+    automationProcessor(ports),
+    jobWorkerOptions(config, rt, config.AUTOMATION_CONCURRENCY),
+  );
   worker.on('error', (err) => log().error({ err }, 'automation worker error'));
   worker.on('failed', (job, err) =>
     log().warn({ jobId: job?.id, err: err.message }, 'automation job failed'),
@@ -78,10 +55,5 @@ export async function startAutomationEngine(
   worker.on('stalled', (jobId) =>
     log().warn({ jobId }, 'automation job stalled (its worker stopped); it runs again, safely'),
   );
-  return {
-    async close() {
-      await worker.close();
-      await Promise.all([queue.close(), sendQueues.close()]);
-    },
-  };
+  return { close: () => worker.close() };
 }

@@ -1,0 +1,62 @@
+/**
+ * The ports of core's deliver-email use-case over this process's runtime: the email records and
+ * their outcomes, templates, the recipients' states, the links the email carries (unsubscribe,
+ * open/click tracking, signed with the deployment's links key), DKIM signing with the from-domain's
+ * keys. The SMTP sender and the observer are the lane's (send-lanes.ts).
+ */
+import { performance } from 'node:perf_hooks';
+import { newId, trackingLinks, unsubscribeLinks, type DeliverDeps } from '@petrel/core';
+import { publicUrl } from '@petrel/config';
+import { createDkimSigner } from '@petrel/mailer';
+import { log } from '@petrel/observability';
+import type { Runtime } from '@petrel/runtime';
+import type { WorkerConfig } from './config.js';
+import { mimeBuilderFor } from './mime-builder.js';
+import { outcomeWriter } from './outcome-writer.js';
+
+export type LaneIndependentDeliverDeps = Omit<DeliverDeps, 'smtp' | 'observer'>;
+
+export async function deliveryPorts(
+  config: WorkerConfig,
+  rt: Runtime,
+  /** The retry ladder's length. */
+  retries: number,
+): Promise<LaneIndependentDeliverDeps> {
+  if (!config.PUBLIC_URL) {
+    log().warn(
+      { publicUrl: publicUrl(config) },
+      'PUBLIC_URL is unset: unsubscribe links in emails point to the API on localhost',
+    );
+  }
+  const s = rt.stores;
+  // open/click links are signed with the unsubscribe links' key (tokens of each kind never pass
+  // for the other)
+  const links = {
+    secret: await rt.secret('unsubscribe'),
+    publicUrl: publicUrl(config),
+    now: () => Date.now(),
+  };
+  return {
+    emails: s.emails,
+    outcomes: outcomeWriter(s.emails),
+    templates: s.templates,
+    mime: mimeBuilderFor(config.BOUNCE_DOMAIN),
+    clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+    ids: { newEventId: () => newId() },
+    retries,
+    // resend.dev test addresses are always simulated; SIMULATOR_DOMAIN adds the operator's own
+    simulatorDomain: config.SIMULATOR_DOMAIN,
+    recipients: s.recipientStates,
+    suppressions: s.suppressions,
+    unsubscribe: unsubscribeLinks(links),
+    // read only for broadcast emails: a plain send makes no extra round trip
+    broadcasts: s.broadcasts,
+    contacts: s.contacts,
+    contactProperties: s.contactProperties,
+    // the team's tracking switches cached a few seconds (read for every email)
+    tracking: { settings: s.teamSettings, links: trackingLinks(links) },
+    // DKIM: the from-domain's keys decrypted once per process (cached 30 s), signed in-process
+    domains: s.domains,
+    signer: createDkimSigner(),
+  };
+}

@@ -1,0 +1,84 @@
+/**
+ * The send workers of one process: a BullMQ Worker per queue of each lane (transactional,
+ * broadcast; QUEUE_SHARDS queues each, and the previous layout's while QUEUE_SHARDS changes), each
+ * running core's deliver-email use-case over its lane's SMTP sender. Retries use the `smtp-retry`
+ * backoff strategy: the configured ladder with jitter, honouring "try again in N seconds" hints.
+ */
+import type { DeliverStage } from '@petrel/core';
+import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
+import { createSendWorkers, type QueueConnection, type Worker } from '@petrel/queue';
+import { log, metrics, zeroSeries } from '@petrel/observability';
+import type { WorkerConfig } from './config.js';
+import type { LaneIndependentDeliverDeps } from './delivery-ports.js';
+import { deliverEmailProcessor } from './deliver-email.processor.js';
+import { deliverObserver } from './deliver-observer.js';
+import { SoftFailError } from './job-result.js';
+import { smtpRetryBackoff } from './retry-backoff.js';
+import type { LaneSenders } from './senders.js';
+
+export function startSendLanes(
+  config: WorkerConfig,
+  deps: {
+    ports: LaneIndependentDeliverDeps;
+    senders: LaneSenders;
+    schedule: number[];
+    connection: QueueConnection;
+    prefix: string;
+    stages: readonly DeliverStage[] | undefined;
+  },
+): Worker<SendJob>[] {
+  // Every process consumes every shard. createSendWorkers splits WORKER_CONCURRENCY over a lane's
+  // queues, so a process still runs at most that many jobs of a lane at once, and
+  // WORKER_SEND_RATE likewise, so it stays the lane's rate across processes.
+  const workers = SEND_LANES.flatMap((lane) => {
+    // Metrics name the lane's queues by their base name, whatever the shards.
+    const queue = LANE_QUEUE[lane];
+    zeroSeries(metrics.jobsProcessed(), { queue: [queue], result: ['completed', 'stalled'] });
+    const smtp = deps.senders.byLane.get(lane)!;
+    return createSendWorkers(
+      lane,
+      deliverEmailProcessor({ ...deps.ports, smtp, observer: deliverObserver(lane) }, deps.stages),
+      {
+        connection: deps.connection,
+        prefix: deps.prefix,
+        shards: config.QUEUE_SHARDS,
+        previousShards: config.QUEUE_SHARDS_PREVIOUS,
+        concurrency: lane === 'broadcast' ? config.WORKER_BROADCAST_CONCURRENCY : config.WORKER_CONCURRENCY,
+        sendRate: config.WORKER_SEND_RATE,
+        lockDuration: config.WORKER_LOCK_DURATION_MS,
+        stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+        maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+        settings: { backoffStrategy: smtpRetryBackoff(deps.schedule, config.RETRY_TIME_SCALE) },
+      },
+    ).map((w) => {
+      w.on('failed', (job, err) => {
+        if (!(err instanceof SoftFailError))
+          log().warn({ jobId: job?.id, err: err.message }, 'send job failed');
+      });
+      w.on('completed', () => metrics.jobsProcessed().inc({ queue, result: 'completed' }));
+      w.on('error', (err) => log().error({ err }, 'worker error'));
+      w.on('stalled', (jobId) => {
+        metrics.jobsProcessed().inc({ queue, result: 'stalled' });
+        log().warn(
+          { jobId },
+          'send job stalled (its worker stopped without finishing it); put back to be retried',
+        );
+      });
+      return w;
+    });
+  });
+  log().info(
+    {
+      concurrency: config.WORKER_CONCURRENCY,
+      broadcastConcurrency: config.WORKER_BROADCAST_CONCURRENCY,
+      delivery: config.DELIVERY_MODE,
+      // relay: connections per lane; direct: the ceiling per MX host
+      pool: config.DELIVERY_MODE === 'relay' ? config.SMTP_POOL_SIZE : config.DIRECT_MAX_CONNECTIONS_PER_HOST,
+      shards: config.QUEUE_SHARDS,
+      ...(config.QUEUE_SHARDS_PREVIOUS !== undefined && { previousShards: config.QUEUE_SHARDS_PREVIOUS }),
+      queues: workers.length,
+    },
+    'send workers started',
+  );
+  return workers;
+}
