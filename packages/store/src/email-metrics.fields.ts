@@ -17,16 +17,3 @@ export const EMAIL_METRICS_LUA_VALUES: Readonly<Record<string, string>> = {
   'metrics.domainField': `'${METRIC_FIELD.domain}'`,
   'metrics.broadcastField': `'${METRIC_FIELD.broadcast}'`,
 };
-
-type Arg = string | number;
-
-export interface EmailMetricsStoreCommands {
-  petrelCountEmailEvents(
-    record: string,
-    hour: string,
-    recipients: string,
-    links: string,
-    linkClicks: string,
-    ...argv: Arg[]
-  ): Promise<number>;
-}

@@ -23,6 +23,7 @@ import type { BroadcastStoreCommands } from './broadcasts.scripts.js';
 import type { InboundStoreCommands } from './inbound.scripts.js';
 import type { WebhookStoreCommands } from './webhooks.scripts.js';
 import type { EmailSearchStoreCommands } from './email-search.scripts.js';
+import type { EmailMetricsStoreCommands } from './email-metrics.scripts.js';
 import { COUNTED_STATUSES } from './email-stats.statuses.js';
 import type { AutomationStoreCommands } from './automations.scripts.js';
 import type { DomainStoreCommands } from './domains.scripts.js';
@@ -34,7 +35,7 @@ import type { RequestLogStoreCommands } from './request-logs.scripts.js';
 import type { OAuthStoreCommands } from './oauth.scripts.js';
 import { EMAIL_FINISHED_RANK, STATUS_MACHINES } from '@petrel/core';
 import { loadLuaScripts, luaSet, machineValues, type LuaScript } from './lua-files.js';
-import { EMAIL_METRICS_LUA_VALUES, type EmailMetricsStoreCommands } from './email-metrics.fields.js';
+import { EMAIL_METRICS_LUA_VALUES } from './email-metrics.fields.js';
 
 type Arg = string | number;
 

@@ -1,0 +1,380 @@
+// Phase — metrics. GET /emails/metrics on a large account, and what counting costs per email.
+//
+// 1. Two teams of one Petrel, filled through the store's own write paths — EmailsStore.stage
+//    (records, `received`) and EmailsStore.recordEvents (each email's sent + delivered, or a
+//    bounce for 2 %; an open for 25 %, a click for 5 %: the counting script behind each) — with
+//    event times spread evenly over the last 29 days, 5 sending domains, 1 email in 10 a
+//    broadcast's (10 broadcasts per team, created through the API): 10k emails and 1M (--quick:
+//    500 and 50k). Then four queries through the API process, requests to the two teams
+//    alternating: totals of the default 7 days; daily periods of 29 days in America/New_York;
+//    hourly periods × domain over 7 days; broadcasts over 29 days. p99 of 300 requests each.
+//    Target: p99 at 1M ≤ 1.5 × p99 at 10k — the answer reads one hash per hour of the range,
+//    whose size follows the domains and broadcasts of that hour, not the emails.
+// 2. The write cost of counting: K emails (--quick: 500) recorded as delivered through the
+//    record script alone (what recordEvents ran before the counters: petrelRecordEmailEvents) and
+//    K through recordEvents (the record script + petrelCountEmailEvents in one MULTI), in
+//    alternating blocks of 500, 16 calls in flight; Redis CPU (INFO cpu) and this process's CPU
+//    per email of each.
+import {
+  ApiKeysStore,
+  EmailsStore,
+  EVENTS_STREAM_MAXLEN,
+  Keys,
+  createRedis,
+  defineScripts,
+  statsBucket,
+  statusRank,
+} from '@petrel/store';
+import { PETREL_PREFIX, startPetrelApi } from '../lib/stacks.mjs';
+import { fmtInt, httpJson, now, percentile, round } from '../lib/util.mjs';
+
+export const name = 'metrics';
+export const order = 91;
+export const title =
+  'GET /emails/metrics p99 at 1M emails vs 10k; Redis and client CPU per email of the counters';
+
+const SMALL = 10_000;
+const SMALL_QUICK = 500;
+const TARGET = 1.5;
+const PER_CALL = 100;
+const IN_FLIGHT = 16;
+const SAMPLES = 300;
+const WARMUP = 20;
+const DOMAINS = 5;
+const BROADCASTS = 10;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const SPAN = 29 * DAY;
+const COST_BLOCK = 500;
+
+const idOf = (team, i) => `0190${String(i).padStart(8, '0')}-${team.slice(0, 4)}-7000-8000-000000000000`;
+
+function newEmail(team, i, broadcastId) {
+  const id = idOf(team, i);
+  return {
+    id,
+    content: {
+      from: `Bench <bench@d${i % DOMAINS}.bench.example>`,
+      to: [`reader${i % 1000}@rcpt.example`],
+      cc: [],
+      bcc: [],
+      reply_to: [],
+      subject: 'Weekly digest',
+      html: '<p>Hello</p>',
+      headers: {},
+      tags: [],
+      attachments: [],
+    },
+    status: 'queued',
+    lane: broadcastId ? 'broadcast' : 'send',
+    dueMs: 0,
+    messageId: `<${id}@bench.example>`,
+    ...(broadcastId && { broadcastId }),
+    event: {
+      id: `q-${id}`,
+      type: 'email.queued',
+      created_at: new Date().toISOString(),
+      data: { email_id: id },
+    },
+  };
+}
+
+const event = (id, type, at, broadcastId, extra = {}) => ({
+  id: `${type}-${id}`,
+  type,
+  created_at: new Date(at).toISOString(),
+  teamId: 'bench',
+  data: { email_id: id, ...(broadcastId && { broadcast_id: broadcastId }), ...extra },
+});
+
+/** Fill a team with `n` emails and their events, times spread over the last SPAN. */
+async function fill(ctx, redis, keys, team, n, broadcasts) {
+  const t0 = Date.now() - SPAN;
+  let next = 0;
+  let shown = now();
+  const started = now();
+  const lane = async () => {
+    // each lane its own store: its counters' clock is the time of the email it writes
+    const clock = { t: 0, now: () => clock.t };
+    const store = new EmailsStore(redis, keys, 31 * DAY, { statsRetentionMs: 31 * DAY, clock });
+    for (;;) {
+      const start = next;
+      if (start >= n) return;
+      next = Math.min(n, start + PER_CALL);
+      clock.t = t0 + Math.floor((start / n) * SPAN);
+      const emails = [];
+      for (let i = start; i < next; i++)
+        emails.push(newEmail(team.id, i, i % 10 === 0 ? broadcasts[i % BROADCASTS] : undefined));
+      await store.stage(team.id, emails, new Date(clock.t));
+      for (const e of emails) {
+        const i = Number(e.id.slice(4, 12));
+        const b = e.broadcastId;
+        const at = clock.t;
+        if (i % 50 === 7) {
+          await store.recordEvents(team.id, e.id, [
+            {
+              status: 'bounced',
+              event: event(e.id, 'email.bounced', at, b, { bounce: { type: 'Permanent' } }),
+            },
+          ]);
+          continue;
+        }
+        await store.recordEvents(team.id, e.id, [
+          { status: 'sent', event: event(e.id, 'email.sent', at, b) },
+          { status: 'delivered', event: event(e.id, 'email.delivered', at, b) },
+        ]);
+        if (i % 4 === 1)
+          await store.recordEvents(team.id, e.id, [
+            { status: 'opened', event: event(e.id, 'email.opened', at, b) },
+          ]);
+        if (i % 20 === 3)
+          await store.recordEvents(team.id, e.id, [
+            {
+              status: 'clicked',
+              event: event(e.id, 'email.clicked', at, b, {
+                click: { link: `https://shop.example/${i % 3}` },
+              }),
+            },
+          ]);
+      }
+      if (now() - shown > 3_000) {
+        shown = now();
+        ctx.progress(
+          `  filled ${fmtInt(next)} / ${fmtInt(n)} emails (${fmtInt((next / (now() - started)) * 1000)} emails/s)`,
+        );
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  return round((now() - started) / 1000, 1);
+}
+
+async function timedGet(api, path, token) {
+  const t = now();
+  const res = await httpJson('GET', `${api.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
+  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.text.slice(0, 200)}`);
+  return now() - t;
+}
+
+const stats = (times) => {
+  const s = [...times].sort((a, b) => a - b);
+  return { p50: round(percentile(s, 50), 2), p99: round(percentile(s, 99), 2) };
+};
+
+async function measure(ctx, api, teams) {
+  const start = new Date(Date.now() - SPAN).toISOString();
+  const week = new Date(Date.now() - 7 * DAY).toISOString();
+  const queries = {
+    totals: '/emails/metrics',
+    daily_tz: `/emails/metrics?dimensions=period&timezone=America/New_York&start_date=${start}`,
+    hourly_domain: `/emails/metrics?dimensions=period,domain&granularity=hourly&start_date=${week}`,
+    broadcast: `/emails/metrics?dimensions=broadcast&start_date=${start}`,
+  };
+  const small = {};
+  const large = {};
+  for (const [k, q] of Object.entries(queries)) {
+    const ts = [];
+    const tl = [];
+    for (let i = 0; i < WARMUP + SAMPLES; i++) {
+      const a = await timedGet(api, q, teams.small.token);
+      const b = await timedGet(api, q, teams.large.token);
+      if (i < WARMUP) continue;
+      ts.push(a);
+      tl.push(b);
+    }
+    small[k] = stats(ts);
+    large[k] = stats(tl);
+    ctx.progress(
+      `  ${k.padEnd(13)} p50 / p99: ${small[k].p50} / ${small[k].p99} ms at ${fmtInt(teams.small.n)} emails, ` +
+        `${large[k].p50} / ${large[k].p99} ms at ${fmtInt(teams.large.n)}`,
+    );
+  }
+  return { small, large };
+}
+
+async function redisCpu(redis) {
+  const info = await redis.info('cpu');
+  const get = (k) => Number((info.match(new RegExp(`^${k}:([\\d.]+)`, 'm')) || [])[1] || 0);
+  return get('used_cpu_sys') + get('used_cpu_user');
+}
+
+/** Redis and client CPU per email of recording sent + delivered, without and with the counters. */
+async function writeCost(ctx, redis, keys, teamId, k) {
+  const store = new EmailsStore(redis, keys, DAY, { statsRetentionMs: DAY });
+  const scripts = defineScripts(redis);
+  const ids = Array.from({ length: 2 * k }, (_, i) => idOf('cost', i));
+  for (let i = 0; i < ids.length; i += PER_CALL)
+    await store.stage(
+      teamId,
+      ids.slice(i, i + PER_CALL).map((id, j) => newEmail('cost', i + j)),
+      new Date(),
+    );
+  const head = (ev) => JSON.stringify({ ...ev, data: { ...ev.data, sequence: 0 } }).slice(0, -3);
+  // what EmailsStore.recordEvents sent before the counters: the record script alone
+  const recordOnly = async (id) => {
+    const at = Date.now();
+    const hour = statsBucket(keys, teamId, at, DAY);
+    await scripts.petrelRecordEmailEvents(
+      keys.email(teamId, id),
+      keys.emailEvents(teamId, id),
+      keys.events(teamId),
+      keys.unfinishedEmails(teamId, 'send'),
+      keys.unfinishedEmails(teamId, 'broadcast'),
+      hour.key,
+      ...store.search.statusKeys(teamId),
+      EVENTS_STREAM_MAXLEN,
+      0,
+      'sent',
+      statusRank('sent'),
+      head(event(id, 'email.sent', at)),
+      'delivered',
+      statusRank('delivered'),
+      head(event(id, 'email.delivered', at)),
+      hour.expireAtMs,
+    );
+  };
+  const withCounts = (id) => {
+    const at = Date.now();
+    return store.recordEvents(teamId, id, [
+      { status: 'sent', event: event(id, 'email.sent', at) },
+      { status: 'delivered', event: event(id, 'email.delivered', at) },
+    ]);
+  };
+  const totals = { before: { redis: 0, client: 0, n: 0 }, after: { redis: 0, client: 0, n: 0 } };
+  for (let b = 0; b < k; b += COST_BLOCK) {
+    for (const [mode, fn, offset] of [
+      ['before', recordOnly, 0],
+      ['after', withCounts, k],
+    ]) {
+      const block = ids.slice(offset + b, offset + Math.min(k, b + COST_BLOCK));
+      const r0 = await redisCpu(redis);
+      const c0 = process.cpuUsage();
+      let next = 0;
+      await Promise.all(
+        Array.from({ length: IN_FLIGHT }, async () => {
+          while (next < block.length) await fn(block[next++]);
+        }),
+      );
+      const c = process.cpuUsage(c0);
+      totals[mode].redis += (await redisCpu(redis)) - r0;
+      totals[mode].client += (c.user + c.system) / 1e6;
+      totals[mode].n += block.length;
+    }
+  }
+  const per = (t) => ({
+    redis_us: round((t.redis / t.n) * 1e6, 1),
+    client_us: round((t.client / t.n) * 1e6, 1),
+  });
+  const out = { before: per(totals.before), after: per(totals.after), emails: k };
+  ctx.progress(
+    `  recording sent + delivered, µs per email: Redis ${out.before.redis_us} → ${out.after.redis_us}, ` +
+      `client ${out.before.client_us} → ${out.after.client_us} (record script alone → with the counters; ${fmtInt(k)} emails each)`,
+  );
+  return out;
+}
+
+export async function run(ctx) {
+  const largeN = ctx.opts.quick ? 100 * SMALL_QUICK : 1_000_000;
+  const smallN = ctx.opts.quick ? SMALL_QUICK : SMALL;
+  await ctx.redis.reset();
+  const api = await startPetrelApi(ctx);
+  const redis = createRedis(ctx.redis.url);
+  try {
+    const keys = new Keys(PETREL_PREFIX);
+    const apiKeys = new ApiKeysStore(redis, keys);
+    const team = async (label, n) => {
+      const id = await apiKeys.createTeam(`bench-${label}`);
+      const token = (await apiKeys.create(id, { name: label })).token;
+      const post = async (path, body) => {
+        const res = await httpJson('POST', `${api.url}${path}`, {
+          body,
+          headers: { authorization: `Bearer ${token}` },
+        });
+        if (res.status >= 300) throw new Error(`POST ${path}: ${res.status} ${res.text.slice(0, 200)}`);
+        return JSON.parse(res.text);
+      };
+      const segment = await post('/segments', { name: 'bench' });
+      const broadcasts = [];
+      for (let i = 0; i < BROADCASTS; i++) {
+        const b = await post('/broadcasts', {
+          segment_id: segment.id,
+          name: `Bench ${i}`,
+          from: `news@d${i % DOMAINS}.bench.example`,
+          subject: 'Hi',
+          html: '<p>x</p>',
+        });
+        broadcasts.push(b.id);
+      }
+      return { id, n, token, broadcasts };
+    };
+    const teams = { small: await team('small', smallN), large: await team('large', largeN) };
+    const fillSmallS = await fill(ctx, redis, keys, teams.small, smallN, teams.small.broadcasts);
+    const fillLargeS = await fill(ctx, redis, keys, teams.large, largeN, teams.large.broadcasts);
+    const { small, large: big } = await measure(ctx, api, teams);
+    const ratios = Object.fromEntries(
+      Object.keys(small).map((k) => [k, round(big[k].p99 / small[k].p99, 2)]),
+    );
+    const worst = Math.max(...Object.values(ratios));
+    ctx.progress(
+      `  p99 ratio ${fmtInt(largeN)} / ${fmtInt(smallN)}: ${Object.entries(ratios)
+        .map(([k, r]) => `${k} ${r}×`)
+        .join(', ')} (target ≤ ${TARGET}×)`,
+    );
+    const cost = await writeCost(ctx, redis, keys, (await team('cost', 0)).id, ctx.opts.quick ? 500 : 5_000);
+    return {
+      petrel: big.daily_tz.p99,
+      baseline: small.daily_tz.p99,
+      baseline_is: `the same query at ${fmtInt(smallN)} emails`,
+      ratio: ratios.daily_tz,
+      unit: 'ms p99',
+      target: { ratio_max: TARGET },
+      met: worst <= TARGET,
+      ratios,
+      queries: { small, large: big },
+      write_cost: cost,
+      setup: {
+        small: smallN,
+        large: largeN,
+        fill_s: { small: fillSmallS, large: fillLargeS },
+        samples: SAMPLES,
+      },
+    };
+  } finally {
+    await redis.quit().catch(() => undefined);
+    await api.stop();
+    await ctx.redis.reset();
+  }
+}
+
+export function rows(r) {
+  const n = fmtInt(r.setup.large);
+  return [
+    ...Object.keys(r.ratios).map((k) => ({
+      phase: 'metrics',
+      metric: `GET /emails/metrics ${k} p99 ms at ${n} emails vs ${fmtInt(r.setup.small)}`,
+      petrel: `${r.queries.large[k].p99}`,
+      baseline: `${r.queries.small[k].p99} (${fmtInt(r.setup.small)} emails)`,
+      ratio: r.ratios[k],
+      target: `≤ ${TARGET.toFixed(1)}×`,
+      met: r.ratios[k] <= TARGET,
+    })),
+    {
+      phase: 'metrics',
+      metric: 'recording sent + delivered: Redis µs per email, with the counters vs without',
+      petrel: `${r.write_cost.after.redis_us}`,
+      baseline: `${r.write_cost.before.redis_us} (record script alone)`,
+      ratio: round(r.write_cost.after.redis_us / r.write_cost.before.redis_us, 2),
+      target: '',
+      met: null,
+    },
+    {
+      phase: 'metrics',
+      metric: 'recording sent + delivered: client µs per email, with the counters vs without',
+      petrel: `${r.write_cost.after.client_us}`,
+      baseline: `${r.write_cost.before.client_us} (record script alone)`,
+      ratio: round(r.write_cost.after.client_us / r.write_cost.before.client_us, 2),
+      target: '',
+      met: null,
+    },
+  ];
+}
