@@ -372,7 +372,8 @@ describe('the metrics the dashboard, the alerts and the autoscaler query', () =>
       // a second or more apart (after the watchdog's round, after the worker's start); most of
       // the burst of 50 at the end is refused
       api: { PORT: String(apiPort), BOOTSTRAP_API_KEY: key, RATE_LIMIT_RPS: '5' },
-      worker: { SMTP_URL: sink.url },
+      // a sending pool: its metrics (the dashboard's pool panels) are exported at zero from the start
+      worker: { SMTP_URL: sink.url, SENDING_POOLS: '{"default": {"addresses": ["127.0.0.1"]}}' },
       // the gauges at once; an email whose job is lost is re-enqueued after 1 s
       scheduler: { METRICS_SAMPLE_INTERVAL_S: '1', WATCHDOG_INTERVAL_S: '1', WATCHDOG_STUCK_AFTER_S: '1' },
       webhooks: {},

@@ -128,7 +128,7 @@ beforeAll(async () => {
       DIRECT_MX_CACHE_TTL_S: '0',
       MTA_STS_HTTPS_PORT: String(httpsPort),
       MTA_STS_CA_FILE: ca.file,
-      TLS_RPT_DAY_S: '3',
+      TLS_RPT_DAY_S: '4',
       TLS_RPT_INTERVAL_S: '1',
       TLS_RPT_FROM: 'tls-reports@petrel.e2e.test',
       TLS_RPT_ORG_NAME: 'Petrel e2e',

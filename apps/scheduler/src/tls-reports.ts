@@ -40,7 +40,7 @@ import {
 } from '@petrel/store';
 import type { SendQueues } from '@petrel/queue';
 import { PetrelError } from '@petrel/contracts';
-import { log, metrics } from '@petrel/observability';
+import { log, metrics, zeroSeries } from '@petrel/observability';
 import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
 import type { SchedulerConfig } from './config.js';
 
@@ -176,6 +176,8 @@ export async function runTlsReports(deps: TlsReportsDeps, s: TlsReportsSettings)
   const run = await sendTlsReports(ports, {
     nowMs: deps.clock.now(),
     periodMs: s.dayMs,
+    // the workers flush their counts every second: a day is reported a minute after it ends
+    settleMs: Math.min(60_000, Math.floor(s.dayMs / 2)),
     organization: s.organization,
     contact: s.contact,
     submitter: s.submitter,
@@ -208,6 +210,7 @@ export function startTlsReportsFor(
   deps: { redis: RedisClient; keys: Keys; queues: SendQueues },
 ): IntervalLoop | undefined {
   if (!config.TLS_RPT) return undefined;
+  zeroSeries(metrics.tlsReportsSent(), { outcome: ['sent', 'skipped', 'failed'] });
   const { redis, keys } = deps;
   const dayMs = config.TLS_RPT_DAY_S * 1000;
   let accept: AcceptPorts | undefined;

@@ -17,8 +17,9 @@ import {
   type SmtpSender,
 } from '@petrel/mailer';
 import { TlsRptStore, WarmupStore, type Keys, type RedisClient } from '@petrel/store';
-import { log, metrics } from '@petrel/observability';
+import { log, metrics, zeroSeries } from '@petrel/observability';
 import { SEND_LANES, type SendLane } from '@petrel/contracts';
+import { TLS_RPT_RESULT_TYPES } from '@petrel/core';
 import type { WorkerConfig } from './config.js';
 
 /** The lanes' senders; a sender shared by lanes is listed once in `all`. */
@@ -35,6 +36,16 @@ export function createLaneSenders(
   config: WorkerConfig,
   store?: { redis: RedisClient; keys: Keys },
 ): LaneSenders {
+  // exported at zero from the start (in either mode, so the dashboard's direct-delivery panels
+  // have their series): MTA-STS sessions by mode and result, each configured pool address
+  zeroSeries(metrics.directTlsSessions(), {
+    mode: ['enforce', 'testing'],
+    result: ['success', ...TLS_RPT_RESULT_TYPES],
+  });
+  for (const pool of config.SENDING_POOLS) {
+    zeroSeries(metrics.poolSends(), { pool: [pool.name], address: pool.addresses });
+    zeroSeries(metrics.poolWarmupDeferrals(), { pool: [pool.name] });
+  }
   if (config.DELIVERY_MODE === 'direct') {
     const dns = createDirectDns({
       servers: config.DNS_SERVERS,

@@ -141,7 +141,12 @@ describe('sendTlsReports', () => {
     ]);
     expect(delivered).toHaveLength(4);
     expect(finished).toEqual([1, 2]);
+    // a period that ended less than settleMs ago waits for the workers' last counts
+    const settling = ports();
+    const early = await sendTlsReports(settling.p, { ...opts, nowMs: 3_200, settleMs: 500 });
+    expect(early.sent.map((r) => r.period)).toEqual([1, 1]);
     // a second run (another scheduler) finds every report claimed
+
     const again = await sendTlsReports(p, { ...opts, nowMs: 3_500 });
     expect(again.sent).toEqual([]);
   });

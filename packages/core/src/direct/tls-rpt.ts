@@ -8,17 +8,20 @@ import { gzipSync } from 'node:zlib';
 
 /**
  * RFC 8460 section 4.3.2: the result types of a failed session (negotiation failures, policy
- * failures) — a bounded set, as the counters and the report's `failure-details` key on it.
+ * failures) that direct delivery reports — a bounded set, as the counters, the metrics and the
+ * report's `failure-details` key on it.
  */
-export type TlsRptResultType =
-  | 'starttls-not-supported'
-  | 'certificate-host-mismatch'
-  | 'certificate-expired'
-  | 'certificate-not-trusted'
-  | 'validation-failure'
-  | 'sts-policy-fetch-error'
-  | 'sts-policy-invalid'
-  | 'sts-webpki-invalid';
+export const TLS_RPT_RESULT_TYPES = [
+  'starttls-not-supported',
+  'certificate-host-mismatch',
+  'certificate-expired',
+  'certificate-not-trusted',
+  'validation-failure',
+  'sts-policy-fetch-error',
+  'sts-policy-invalid',
+  'sts-webpki-invalid',
+] as const;
+export type TlsRptResultType = (typeof TLS_RPT_RESULT_TYPES)[number];
 
 /** RFC 8460 section 4.3: the policy a session was checked against. */
 export interface TlsRptPolicy {
@@ -206,10 +209,21 @@ export interface TlsReportRun {
  */
 export async function sendTlsReports(
   ports: TlsReportPorts,
-  opts: { nowMs: number; periodMs: number; organization: string; contact: string; submitter: string },
+  opts: {
+    nowMs: number;
+    periodMs: number;
+    /**
+     * How long after its end a period is left alone: the workers flush their counts every second
+     * or so, and a report sent before the last flush of its day would leave those sessions out.
+     */
+    settleMs?: number;
+    organization: string;
+    contact: string;
+    submitter: string;
+  },
 ): Promise<TlsReportRun> {
   const run: TlsReportRun = { sent: [], skipped: 0, failed: 0 };
-  const current = Math.floor(opts.nowMs / opts.periodMs);
+  const current = Math.floor((opts.nowMs - (opts.settleMs ?? 0)) / opts.periodMs);
   for (const period of await ports.pendingPeriods(current)) {
     let retry = false;
     for (const domain of await ports.domains(period)) {
