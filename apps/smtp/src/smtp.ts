@@ -1,11 +1,11 @@
 /**
- * Start the SMTP app against a Redis URL: the submission server (and its implicit-TLS twin), and
- * the other SMTP servers of this app. Used by `main.ts` (SMTP alone) and by the all-in-one
- * launcher.
+ * Start the SMTP app on a runtime: the submission server (and its implicit-TLS twin), and the
+ * other SMTP servers of this app. Used by `main.ts` (SMTP alone) and by the all-in-one launcher,
+ * which hands it the process's runtime.
  */
 import { hostname as osHostname } from 'node:os';
-import { Keys, createRedis, pingRedis } from '@petrel/store';
-import { log, logConnectionError } from '@petrel/observability';
+import { log } from '@petrel/observability';
+import { partRuntime, type Runtime } from '@petrel/runtime';
 import type { SmtpConfig } from './config.js';
 import { loadTls } from './tls.js';
 import type { SmtpContext, SmtpListener } from './context.js';
@@ -19,14 +19,16 @@ export interface SmtpHandle {
   close(): Promise<void>;
 }
 
-export async function startSmtp(config: SmtpConfig): Promise<SmtpHandle> {
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the SMTP servers');
-  const redis = createRedis(config.REDIS_URL, 'command', 'petrel-smtp', logConnectionError('petrel-smtp'));
+export async function startSmtp(
+  config: SmtpConfig,
+  /** The all-in-one's runtime; without it the SMTP app opens (and closes) its own. */
+  shared?: Runtime,
+): Promise<SmtpHandle> {
+  const { rt, release } = partRuntime(config, 'smtp', 'the SMTP servers', shared);
   const hostname = config.SMTP_HOSTNAME ?? osHostname();
   const ctx: SmtpContext = {
     config,
-    redis,
-    keys: new Keys(config.REDIS_KEY_PREFIX),
+    rt,
     tls: await loadTls({ certPath: config.SMTP_TLS_CERT, keyPath: config.SMTP_TLS_KEY, hostname }),
     hostname,
   };
@@ -34,21 +36,17 @@ export async function startSmtp(config: SmtpConfig): Promise<SmtpHandle> {
   const closeAll = async () => {
     // Servers first (no new sessions), then what their sessions used.
     await Promise.all(listeners.map((l) => l.close()));
-    for (const stop of cleanups.reverse()) await stop();
-    await redis.quit().catch(() => undefined);
+    await release();
   };
-  const cleanups: (() => Promise<void>)[] = [];
   try {
-    const submission = await startSubmission(ctx);
-    listeners.push(...submission.listeners);
-    cleanups.push(submission.close);
+    listeners.push(...(await startSubmission(ctx)));
     // Further servers of this app start here, each adding its listeners.
-    await startInbound(ctx, { listeners, cleanups });
+    listeners.push(...(await startInbound(ctx)));
   } catch (err) {
     await closeAll();
     throw err;
   }
   const ports = Object.fromEntries(listeners.map((l) => [l.name, l.port]));
   log().info({ ports }, 'SMTP listening');
-  return { ports, ready: () => pingRedis(redis), close: closeAll };
+  return { ports, ready: () => rt.ready(), close: closeAll };
 }

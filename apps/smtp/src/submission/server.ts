@@ -5,57 +5,31 @@
  * over TLS; each message it submits becomes one email through the same use-case as POST /emails
  * and is answered with the email's id.
  */
-import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { SMTPServer, type SMTPServerOptions, type SMTPServerSession } from 'smtp-server';
+import { SMTPServer, type SMTPServerOptions } from 'smtp-server';
 import {
   BARE_LINE_ENDING_MESSAGE,
   DEFAULT_MAX_RECIPIENTS_PER_EMAIL,
-  acceptEmails,
-  acceptedReply,
   checkRateLimit,
   rateLimitMessage,
-  refusalReply,
   tooLargeReply,
-  type SmtpReply,
 } from '@petrel/core';
 import type { AuthenticatedKey } from '@petrel/store';
-import { allOf, log, metrics, zeroSeries } from '@petrel/observability';
-import type { SmtpContext, SmtpListener } from '../context.js';
+import { log, metrics } from '@petrel/observability';
+import { listen, type SmtpContext, type SmtpListener } from '../context.js';
 import { readData, smtpError } from '../smtp-data.js';
 import { AuthThrottle } from './auth-throttle.js';
-import { submissionDeps, type SubmissionDeps } from './acceptance.js';
-import { parseSubmission } from './parse.js';
+import { submissionCounter, submit } from './submit.js';
 
-/** The `endpoint` label of the emails accepted over SMTP (the API's are `single` and `batch`). */
-const ACCEPTED_ENDPOINT = 'smtp';
-
-type Outcome = 'accepted' | 'replayed' | 'refused' | 'deferred' | 'too_large' | 'auth_failed';
-
-export async function startSubmission(
-  ctx: SmtpContext,
-): Promise<{ listeners: SmtpListener[]; close(): Promise<void> }> {
-  const deps = await submissionDeps(ctx);
+export async function startSubmission(ctx: SmtpContext): Promise<SmtpListener[]> {
+  const { apiKeys, limits } = ctx.rt.stores;
+  const accept = await ctx.rt.acceptance();
   const throttle = new AuthThrottle({ maxFailures: ctx.config.SMTP_AUTH_MAX_FAILURES });
   const maxBytes = ctx.config.SMTP_SUBMISSION_MAX_BYTES;
   // RCPT TO commands one message may carry: the recipients cap of every email (to + cc + bcc),
   // so a submission can never name more recipients than POST /emails may
   const maxRecipients = ctx.config.MAX_RECIPIENTS_PER_EMAIL ?? DEFAULT_MAX_RECIPIENTS_PER_EMAIL;
-  const count = (outcome: Outcome) => metrics.smtpSubmissions().inc({ outcome });
-  // the series exist from start-up, before the first submission
-  zeroSeries(metrics.smtpSubmissions(), {
-    outcome: allOf<Outcome>({
-      accepted: true,
-      replayed: true,
-      refused: true,
-      deferred: true,
-      too_large: true,
-      auth_failed: true,
-    }),
-  });
-  zeroSeries(metrics.emailsAccepted(), { endpoint: [ACCEPTED_ENDPOINT] });
-  // the series exist before a refusal
-  for (const kind of ['rate', 'daily_quota']) metrics.rateLimited().inc({ kind }, 0);
+  const count = submissionCounter();
 
   const options: SMTPServerOptions = {
     name: ctx.hostname,
@@ -76,7 +50,7 @@ export async function startSubmission(
       try {
         const wait = throttle.delayMs(ip);
         if (wait > 0) await sleep(wait);
-        const key = auth.password ? await deps.apiKeys.authenticate(auth.password) : null;
+        const key = auth.password ? await apiKeys.authenticate(auth.password) : null;
         if (key) {
           throttle.succeed(ip);
           return callback(null, { user: key });
@@ -99,7 +73,7 @@ export async function startSubmission(
     onMailFrom(_address, session, callback) {
       const key = session.user as unknown as AuthenticatedKey | undefined;
       if (!key) return callback(); // the server answers 530 itself: AUTH comes first
-      checkRateLimit(deps.limiter, key.teamId, deps.defaultRps).then(
+      checkRateLimit(limits, key.teamId, ctx.config.RATE_LIMIT_RPS).then(
         (limit) => {
           if (limit.kind !== 'limited') return callback();
           metrics.rateLimited().inc({ kind: 'rate' });
@@ -133,7 +107,7 @@ export async function startSubmission(
             );
             return { code: 554, message: BARE_LINE_ENDING_MESSAGE };
           }
-          return submit(deps, data.raw, session, count);
+          return submit(accept, data.raw, session, count);
         })
         .then(
           (reply) =>
@@ -157,65 +131,7 @@ export async function startSubmission(
     }
   } catch (err) {
     await Promise.all(listeners.map((l) => l.close()));
-    await deps.close();
     throw err;
   }
-  return { listeners, close: () => deps.close() };
-}
-
-/** Accept one message for the authenticated key's team; the reply the client gets. */
-async function submit(
-  deps: SubmissionDeps,
-  raw: Buffer,
-  session: SMTPServerSession,
-  count: (outcome: Outcome) => void,
-): Promise<SmtpReply> {
-  const key = session.user as unknown as AuthenticatedKey;
-  try {
-    const { body, idempotencyKey } = await parseSubmission(
-      raw,
-      session.envelope.rcptTo.map((r) => r.address),
-    );
-    const res = await acceptEmails(
-      {
-        teamId: key.teamId,
-        endpoint: 'single',
-        body,
-        mode: 'strict',
-        idempotencyKey,
-        now: new Date(),
-        // a key restricted to one domain sends from it alone, over SMTP as over HTTP
-        ...(key.domainId !== undefined && { scope: { domainId: key.domainId } }),
-      },
-      deps.accept,
-    );
-    const { id } = JSON.parse(res.body) as { id: string };
-    count(res.replayed ? 'replayed' : 'accepted');
-    if (res.accepted > 0) metrics.emailsAccepted().inc({ endpoint: ACCEPTED_ENDPOINT }, res.accepted);
-    return acceptedReply(id, res.replayed);
-  } catch (err) {
-    const reply = refusalReply(err);
-    count(reply.code >= 500 ? 'refused' : 'deferred');
-    if (reply.code < 500) log().warn({ err, teamId: key.teamId }, 'SMTP submission deferred (4xx)');
-    return reply;
-  }
-}
-
-/** Listen on `port` (0: a free one); the listener's close ends open sessions. */
-export async function listen(
-  name: string,
-  server: SMTPServer,
-  port: number,
-  ctx: Pick<SmtpContext, 'config'>,
-): Promise<SmtpListener> {
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, ctx.config.SMTP_BIND_HOST, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  server.on('error', (err) => log().warn({ err, server: name }, 'SMTP server error'));
-  const actual = (server.server.address() as AddressInfo).port;
-  return { name, port: actual, close: () => new Promise<void>((resolve) => server.close(() => resolve())) };
+  return listeners;
 }
