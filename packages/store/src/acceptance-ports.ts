@@ -3,29 +3,24 @@
  * stores and the send queues — one implementation for every producer (the HTTP API, SMTP
  * submission). Wiring only — the rules live in the use-case and its stages.
  *
- * `commit` is three steps, because an email's record lives in its team's hash slot and its job
- * in its queue shard's slot, and Redis Cluster runs no transaction across slots (Redis Cluster
- * specification, "Keys hash tags"):
- *   1. records + outbox entries, one script in the team's slot (`EmailsStore.stage`);
- *   2. the jobs (`SendQueues.enqueue`; job id = email id, so repeating it is harmless);
- *   3. the outbox entries go, and the Idempotency-Key's response is stored, one MULTI in the
- *      team's slot (`OutboxStore.clear`).
- * The answer goes out after step 3, so an email answered 2xx — first time or replayed — has its
- * record and its job. A crash after step 1 leaves records whose outbox entries the scheduler's
- * outbox relay turns into jobs after OUTBOX_GRACE_MS; a retry with the same Idempotency-Key
- * recomputes the same ids and runs the steps again (each is idempotent).
+ * `commit` is core's `commitAcceptance` (its order: stage → enqueue → clear, and why) over three
+ * writes: 1. records + outbox entries, one script in the team's slot (`EmailsStore.stage`);
+ * 2. the jobs (`SendQueues.enqueue`); 3. the outbox entries go and the Idempotency-Key's response
+ * is stored, one MULTI in the team's slot (`OutboxStore.clear`).
  */
 import {
   acceptPreparer,
+  commitAcceptance,
+  systemClock,
+  type AcceptCommitPorts,
   type AcceptPorts,
-  type AcceptedEmail,
   type AttachmentFetcher,
   type ClaimResult,
   type Preparer,
   type TemplateLookup,
 } from '@petrel/core';
 import type { DomainsStore } from './domains.store.js';
-import type { EmailsStore, NewEmail } from './emails.store.js';
+import type { EmailsStore } from './emails.store.js';
 import { dailyQuotaCounter, type RateLimitStore } from './rate-limit.store.js';
 import type { TopicsStore } from './topics.store.js';
 import { requestFingerprint, type IdempotencyStore } from './idempotency.store.js';
@@ -86,6 +81,21 @@ export function redisAcceptancePorts(deps: {
   /** Counts Idempotency-Key outcomes (a metric). */
   onIdempotency?: (outcome: ClaimResult['outcome']) => void;
 }): AcceptPorts {
+  const commitPorts: AcceptCommitPorts = {
+    clock: systemClock,
+    stage: (teamId, emails, createdAt) => deps.emails.stage(teamId, emails, createdAt),
+    enqueue: (lane, jobs) => deps.queues.enqueue(lane, jobs),
+    clear: (teamId, entries, completion) =>
+      deps.outbox.clear(
+        teamId,
+        entries,
+        completion && {
+          claim: completion.token as ClaimToken,
+          status: completion.status,
+          body: completion.body,
+        },
+      ),
+  };
   return {
     async claim(teamId, key, fingerprint) {
       const res = await deps.idempotency.claim(teamId, key, fingerprint);
@@ -102,36 +112,6 @@ export function redisAcceptancePorts(deps: {
     fingerprint: (endpoint, body) =>
       requestFingerprint('POST', endpoint === 'batch' ? '/emails/batch' : '/emails', body),
     onIdempotency: (outcome) => deps.onIdempotency?.(outcome),
-    async commit(teamId, accepted, completion) {
-      const createdAt = new Date();
-      const emails = accepted.map((a) => toNewEmail(a, createdAt.getTime()));
-      await deps.emails.stage(teamId, emails, createdAt);
-      await deps.queues.enqueue(
-        'send',
-        accepted.map((a) => ({ teamId, emailId: a.id, ...(a.delayMs > 0 ? { delayMs: a.delayMs } : {}) })),
-      );
-      await deps.outbox.clear(
-        teamId,
-        emails.map((e) => ({ lane: e.lane, emailId: e.id, dueMs: e.dueMs })),
-        completion && {
-          claim: completion.token as ClaimToken,
-          status: completion.status,
-          body: completion.body,
-        },
-      );
-    },
-  };
-}
-
-function toNewEmail(a: AcceptedEmail, nowMs: number): NewEmail {
-  return {
-    id: a.id,
-    content: a.content,
-    status: a.status,
-    lane: 'send',
-    dueMs: a.delayMs > 0 ? nowMs + a.delayMs : 0,
-    messageId: a.messageId,
-    event: a.event,
-    ...(a.template ? { template: a.template } : {}),
+    commit: (teamId, emails, completion) => commitAcceptance({ teamId, emails, completion }, commitPorts),
   };
 }

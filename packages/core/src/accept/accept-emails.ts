@@ -39,6 +39,7 @@ export type {
 export type * from './ports.js';
 export { checkIdempotencyKey } from './idempotency.js';
 export { messageIdFor } from './accepted-emails.js';
+export * from './commit-acceptance.js';
 
 export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Promise<AcceptResponse> {
   checkIdempotencyKey(req.idempotencyKey);

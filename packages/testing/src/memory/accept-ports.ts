@@ -8,6 +8,7 @@
 import { PetrelError, type EmailContent } from '@petrel/contracts';
 import {
   acceptPreparer,
+  commitAcceptance,
   type AcceptedEmail,
   type AcceptPorts,
   type AttachmentFetcher,
@@ -89,6 +90,7 @@ export interface MemorySendJob {
   delayMs: number;
 }
 
+/** Core's commit (`commitAcceptance`: stage → enqueue → clear) over records and jobs in memory. */
 export class MemoryAcceptCommit {
   readonly records: (AcceptedEmail & { teamId: string })[] = [];
   readonly jobs: MemorySendJob[] = [];
@@ -96,20 +98,37 @@ export class MemoryAcceptCommit {
   /** When set, the next commit fails with it and writes nothing (a Redis transaction aborted). */
   failNext: Error | undefined;
 
-  constructor(private readonly idempotency: MemoryIdempotency) {}
+  constructor(
+    private readonly idempotency: MemoryIdempotency,
+    private readonly clock: () => number = () => 1_000,
+  ) {}
 
-  async commit(
+  commit(
     teamId: string,
     emails: AcceptedEmail[],
     completion: { token: unknown; status: number; body: string } | undefined,
   ): Promise<void> {
-    const failure = this.failNext;
-    this.failNext = undefined;
-    if (failure) throw failure;
-    this.commits++;
-    this.records.push(...emails.map((e) => ({ ...e, teamId })));
-    this.jobs.push(...emails.map((e) => ({ teamId, emailId: e.id, delayMs: e.delayMs })));
-    if (completion) this.idempotency.complete(completion.token, completion);
+    return commitAcceptance(
+      { teamId, emails, completion },
+      {
+        clock: { now: this.clock },
+        stage: async (team, staged) => {
+          const failure = this.failNext;
+          this.failNext = undefined;
+          if (failure) throw failure;
+          this.commits++;
+          this.records.push(...staged.map((e) => ({ ...e, teamId: team })));
+        },
+        enqueue: async (_lane, jobs) => {
+          this.jobs.push(
+            ...jobs.map((j) => ({ teamId: j.teamId, emailId: j.emailId, delayMs: j.delayMs ?? 0 })),
+          );
+        },
+        clear: async (_team, _entries, done) => {
+          if (done) this.idempotency.complete(done.token, done);
+        },
+      },
+    );
   }
 }
 
@@ -168,7 +187,7 @@ export function memoryAcceptPorts(
   opts: { preparer?: Preparer; clock?: () => number } = {},
 ): MemoryAcceptPorts {
   const idempotency = new MemoryIdempotency(opts.clock);
-  const store = new MemoryAcceptCommit(idempotency);
+  const store = new MemoryAcceptCommit(idempotency, opts.clock);
   const templates = new MemoryTemplates();
   const attachments = new MemoryAttachmentFetcher();
   const topics = new MemoryTopics();

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import type { EmailEvent } from '@petrel/contracts';
+import { emailContent } from '@petrel/testing';
+import { commitAcceptance, type AcceptCommitPorts } from './commit-acceptance.js';
+import type { AcceptedEmail } from './ports.js';
+
+const NOW = Date.parse('2026-03-01T10:00:00Z');
+
+function accepted(id: string, delayMs = 0): AcceptedEmail {
+  return {
+    index: 0,
+    id,
+    content: emailContent(),
+    status: delayMs > 0 ? 'scheduled' : 'queued',
+    delayMs,
+    messageId: `<${id}@example.com>`,
+    event: { id: `ev-${id}` } as unknown as EmailEvent,
+  };
+}
+
+/** Ports that log each write in order; `fail` makes one step throw. */
+function recording(fail?: 'stage' | 'enqueue' | 'clear') {
+  const log: string[] = [];
+  const calls: Record<string, unknown[]> = {};
+  const step =
+    (name: 'stage' | 'enqueue' | 'clear') =>
+    async (...args: unknown[]) => {
+      log.push(name);
+      calls[name] = args;
+      if (fail === name) throw new Error(`${name} failed`);
+    };
+  const ports: AcceptCommitPorts = {
+    clock: { now: () => NOW },
+    stage: step('stage'),
+    enqueue: step('enqueue'),
+    clear: step('clear'),
+  };
+  return { ports, log, calls };
+}
+
+describe('commitAcceptance: stage → enqueue → clear', () => {
+  it('writes the records, then the jobs, then clears the outbox with the stored response', async () => {
+    const { ports, log, calls } = recording();
+    const completion = { token: 'k', status: 200, body: '{"data":[]}' };
+    await commitAcceptance(
+      { teamId: 't1', emails: [accepted('e1'), accepted('e2', 60_000)], completion },
+      ports,
+    );
+
+    expect(log).toEqual(['stage', 'enqueue', 'clear']);
+    const [teamId, staged, createdAt] = calls.stage!;
+    expect(teamId).toBe('t1');
+    expect((createdAt as Date).getTime()).toBe(NOW);
+    expect(
+      (staged as { id: string; lane: string; dueMs: number }[]).map((e) => [e.id, e.lane, e.dueMs]),
+    ).toEqual([
+      ['e1', 'send', 0],
+      ['e2', 'send', NOW + 60_000],
+    ]);
+    expect(calls.enqueue).toEqual([
+      'send',
+      [
+        { teamId: 't1', emailId: 'e1' },
+        { teamId: 't1', emailId: 'e2', delayMs: 60_000 },
+      ],
+    ]);
+    expect(calls.clear).toEqual([
+      't1',
+      [
+        { lane: 'send', emailId: 'e1', dueMs: 0 },
+        { lane: 'send', emailId: 'e2', dueMs: NOW + 60_000 },
+      ],
+      completion,
+    ]);
+  });
+
+  it('a failed enqueue leaves the outbox entries (the relay makes the jobs) and stores no response', async () => {
+    const { ports, log } = recording('enqueue');
+    await expect(
+      commitAcceptance({ teamId: 't1', emails: [accepted('e1')], completion: undefined }, ports),
+    ).rejects.toThrow('enqueue failed');
+    expect(log).toEqual(['stage', 'enqueue']);
+  });
+
+  it('a failed stage enqueues nothing', async () => {
+    const { ports, log } = recording('stage');
+    await expect(
+      commitAcceptance({ teamId: 't1', emails: [accepted('e1')], completion: undefined }, ports),
+    ).rejects.toThrow('stage failed');
+    expect(log).toEqual(['stage']);
+  });
+});
