@@ -3,6 +3,7 @@
  * the CSRF header on every write, JSON in and out. A 401 means the session is gone: the app
  * falls back to the sign-in page.
  */
+import { parse as parseCookies } from 'cookie';
 import { SESSION_CONFIG } from './session-config';
 import { buildQuery, type QueryValues } from './format';
 
@@ -31,14 +32,7 @@ export function onUnauthorized(listener: Listener): () => void {
   return () => unauthorizedListeners.delete(listener);
 }
 
-function readCookie(name: string): string | undefined {
-  for (const part of document.cookie.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return decodeURIComponent(part.slice(eq + 1).trim());
-  }
-  return undefined;
-}
+const readCookie = (name: string): string | undefined => parseCookies(document.cookie)[name];
 
 const WRITES = new Set(['POST', 'PATCH', 'PUT', 'DELETE']);
 

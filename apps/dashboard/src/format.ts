@@ -2,6 +2,7 @@
  * Pure helpers of the dashboard (no DOM): query strings, routes, dates, the template preview,
  * progress figures. Tested in format.test.ts.
  */
+import escape from 'escape-html';
 
 export type QueryValues = Record<string, string | number | boolean | null | undefined>;
 
@@ -104,14 +105,8 @@ export function parseSampleVariables(text: string): Record<string, string> {
   return out;
 }
 
-const HTML_ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-export const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]!);
+/** `& < > " '` as entities: `escape-html`, the escaper the API and core use too. */
+export const escapeHtml: (s: string) => string = escape;
 
 /** The placeholder syntax the API renders: `{{{NAME}}}`, `{{{ NAME | fallback }}}`, dotted names. */
 const PLACEHOLDER = /\{\{\{\s*([A-Za-z0-9_]+(?:\.[A-Za-z0-9_]+)*)\s*(?:\|([^{}]*))?\}\}\}/g;

@@ -1,4 +1,9 @@
+// cluster-key-slot ships no types; every program that compiles this file (each workspace reads
+// contracts from source) needs the declaration beside it.
+// eslint-disable-next-line @typescript-eslint/triple-slash-reference
+/// <reference path="./cluster-key-slot.d.ts" />
 import { z } from 'zod';
+import calculateSlot from 'cluster-key-slot';
 
 /**
  * The base name of each send lane's queues. Before sharding, each lane was one queue of exactly
@@ -42,6 +47,11 @@ export const CLUSTER_SLOTS = 16_384;
 /**
  * CRC16 as Redis Cluster uses it (XMODEM: polynomial 0x1021, initial value 0), over `bytes`.
  * The specification's reference output: "123456789" → 0x31C3.
+ *
+ * Kept beside `cluster-key-slot` for {@link shardOf} alone: that library gives only the slot,
+ * CRC16 mod 16384, and a shard is the whole CRC16 mod the shard count, persisted (a job is found
+ * by it). Taken from the slot instead, the shard moves for every count that does not divide 16384:
+ * 50 % of 100,000 random UUIDs with QUEUE_SHARDS=3, 75 % with 5 (0 % with 2, 4 or 8).
  */
 export function crc16(bytes: Uint8Array): number {
   let crc = 0;
@@ -58,13 +68,11 @@ const utf8 = new TextEncoder();
 /**
  * The hash slot of `key`, as `CLUSTER KEYSLOT` answers: CRC16 mod 16384 of the key, or only of
  * its hash tag — the part between the first `{` and the first `}` after it, when not empty
- * (Redis Cluster specification, "Hash tags").
+ * (Redis Cluster specification, "Hash tags"). `cluster-key-slot` is the function ioredis itself
+ * routes commands by, so a slot computed here is the one the client uses.
  */
 export function keySlot(key: string): number {
-  const open = key.indexOf('{');
-  const close = open === -1 ? -1 : key.indexOf('}', open + 1);
-  const hashed = close > open + 1 ? key.slice(open + 1, close) : key;
-  return crc16(utf8.encode(hashed)) % CLUSTER_SLOTS;
+  return calculateSlot(key);
 }
 
 /**

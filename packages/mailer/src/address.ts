@@ -9,6 +9,7 @@
  * ASCII at all: it needs SMTPUTF8 (RFC 6531) on the wire and UTF-8 header fields (RFC 6532).
  */
 import { domainToASCII } from 'node:url';
+import { splitMailbox } from '@petrel/core';
 import { MessageBuildError } from './build-error.js';
 import { assertHeaderSafe, encodeWords, foldAtSpaces } from './header-encoding.js';
 
@@ -38,25 +39,20 @@ const UNFOLDABLE_RUN = /[^ ]{60}/;
 const QUOTED_NAME = /^"(?:[^"\\]|\\.)*"$/;
 const BARE_NAME_FORBIDDEN = /[<>"]/;
 
-/** Splits one validated address into display name and bare address. */
+/**
+ * Splits one validated address into display name and bare address, reading it as core does
+ * (`splitMailbox`: the address between the last `<` and a final `>`), then checks both parts.
+ */
 export function splitAddress(input: string): SplitAddress {
   assertHeaderSafe(input, 'address');
-  const s = input.trim();
-  let name = '';
-  let address = s;
-  if (s.endsWith('>')) {
-    const lt = s.lastIndexOf('<');
-    if (lt !== -1) {
-      name = s.slice(0, lt).trim();
-      address = s.slice(lt + 1, -1).trim();
-      if (QUOTED_NAME.test(name)) {
-        name = name.slice(1, -1).replace(/\\(.)/g, '$1');
-      } else if (BARE_NAME_FORBIDDEN.test(name)) {
-        throw new MessageBuildError('invalid_address', 'display name holds <, > or " outside quotes');
-      }
-    }
+  const split = splitMailbox(input);
+  let name = split.name;
+  if (QUOTED_NAME.test(name)) {
+    name = name.slice(1, -1).replace(/\\(.)/g, '$1');
+  } else if (BARE_NAME_FORBIDDEN.test(name)) {
+    throw new MessageBuildError('invalid_address', 'display name holds <, > or " outside quotes');
   }
-  return { name, address: normaliseAddress(address) };
+  return { name, address: normaliseAddress(split.address) };
 }
 
 /** Checks the bare address and converts an internationalised domain to A-labels (RFC 5890). */
@@ -94,7 +90,7 @@ export function needsSmtpUtf8(address: string): boolean {
 }
 
 /** `Name <addr>` or `<addr>`... as a header mailbox. */
-export function formatMailbox(a: SplitAddress): string {
+function formatMailbox(a: SplitAddress): string {
   return a.name === '' ? a.address : `${phrase(a.name)} <${a.address}>`;
 }
 
@@ -106,7 +102,7 @@ export function formatMailbox(a: SplitAddress): string {
  * address header fields. Readers still see who the message was addressed to; nothing is
  * deliverable through it. ASCII mailboxes are rendered as by {@link formatMailbox}.
  */
-export function formatAsciiMailbox(a: SplitAddress): string {
+function formatAsciiMailbox(a: SplitAddress): string {
   if (!needsSmtpUtf8(a.address)) return formatMailbox(a);
   const shown = a.name === '' ? a.address : `${a.name} <${a.address}>`;
   return `${encodeWords(shown, NAME_WORD, NAME_WORD).join(' ')} :;`;

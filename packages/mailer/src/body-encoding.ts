@@ -28,7 +28,7 @@ QP_LITERAL[32] = 1;
 QP_LITERAL[9] = 1;
 const HEX_DIGITS = Buffer.from('0123456789ABCDEF', 'latin1');
 
-export type TransferEncoding = '7bit' | 'quoted-printable';
+type TransferEncoding = '7bit' | 'quoted-printable';
 
 export interface EncodedText {
   encoding: TransferEncoding;
@@ -61,7 +61,7 @@ export function encodeText(text: string): EncodedText {
  * breaks; a space or tab before a break (or at the end) is encoded; lines are soft-broken
  * so none exceeds 76 characters, never inside an `=XX` triplet.
  */
-export function quotedPrintable(text: string): string {
+function quotedPrintable(text: string): string {
   const src = Buffer.from(text, 'utf8');
   const n = src.length;
   // worst case: 3 bytes per input byte plus a 3-byte soft break every 25 triplets

@@ -15,7 +15,7 @@ import { addressHeader, needsSmtpUtf8, splitAddress, type SplitAddress } from '.
 import { encodeText, wrapBase64, type EncodedText } from './body-encoding.js';
 import { LRUCache } from 'lru-cache';
 import { MessageBuildError } from './build-error.js';
-import { assertHeaderSafe, mimeParam, unstructuredHeader } from './header-encoding.js';
+import { assertHeaderSafe, HARD_MAX_LINE, mimeParam, unstructuredHeader } from './header-encoding.js';
 import { attachmentType } from './mime-types.js';
 import { textFromHtml } from './text-from-html.js';
 
@@ -153,7 +153,7 @@ function customHeader(name: string, value: string): string {
     );
   }
   // custom values may be structured (List-Unsubscribe: <url>), so only the 998 limit forces encoding
-  return unstructuredHeader(name, value, 998);
+  return unstructuredHeader(name, value, HARD_MAX_LINE);
 }
 
 function envelopeOf(from: SplitAddress, lists: SplitAddress[][]): MessageEnvelope {

@@ -249,8 +249,8 @@ function rejectedRecipients(i: SentInfoLike): RejectedRecipient[] {
  * Reported as the reply an SMTPUTF8-aware server gives such an address: 553 with X.6.7,
  * "Non-ASCII addresses not permitted for that sender/recipient" (RFC 6531 section 3.5).
  */
-export const NEEDS_SMTPUTF8_CODE = 553;
-export const NEEDS_SMTPUTF8_ENHANCED = '5.6.7';
+const NEEDS_SMTPUTF8_CODE = 553;
+const NEEDS_SMTPUTF8_ENHANCED = '5.6.7';
 
 function needsSmtpUtf8Detail(role: 'sender' | 'recipient', address: string): string {
   return clip(`${role} ${address} needs SMTPUTF8, which the receiving server does not offer`);

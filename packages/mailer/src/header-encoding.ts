@@ -9,7 +9,7 @@
 import { MessageBuildError } from './build-error.js';
 
 /** RFC 5322 says SHOULD: lines of at most 78 characters, excluding the CRLF. */
-export const MAX_LINE = 78;
+const MAX_LINE = 78;
 /** RFC 5322 says MUST: at most 998 characters, excluding the CRLF. */
 export const HARD_MAX_LINE = 998;
 /** RFC 2047: an encoded word is at most 75 characters. */
@@ -132,7 +132,7 @@ export function longestLine(folded: string): number {
 }
 
 /** `Name: w1 CRLF SP w2 ...`, the first word sized to what is left of the first line. */
-export function encodedHeader(name: string, value: string): string {
+function encodedHeader(name: string, value: string): string {
   const firstRoom = MAX_LINE - name.length - 2;
   if (firstRoom < MIN_FIRST_WORD) {
     return `${name}:\r\n ${encodeWords(value, MAX_WORD).join('\r\n ')}`;

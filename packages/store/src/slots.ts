@@ -14,14 +14,8 @@
  * of a 100-email acceptance, i.e. 0.15–0.25 µs per email against ~80 µs of API CPU per email
  * (about 0.3 %); a call with 1 to 3 keys costs under 0.3 µs. Negligible, so it has no switch.
  */
-import { createRequire } from 'node:module';
+import { keySlot as calculateSlot } from '@petrel/contracts';
 import { Command, type ChainableCommander } from 'ioredis';
-
-/**
- * `cluster-key-slot` (the slot function ioredis itself routes by): CRC16 of the key, or of its
- * hash tag, mod 16384. A CommonJS package without types, hence `require` and the signature here.
- */
-const calculateSlot = createRequire(import.meta.url)('cluster-key-slot') as (key: string) => number;
 
 export class CrossSlotError extends Error {
   constructor(

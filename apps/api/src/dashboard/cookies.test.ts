@@ -43,8 +43,8 @@ describe('session cookies', () => {
     const { res, set } = capture();
     setSessionCookies(res, { session: 'a.b', csrf: 't', maxAgeS: 60, secure: true });
     expect(set).toEqual([
-      'petrel_session=a.b; Path=/; Max-Age=60; HttpOnly; Secure; SameSite=Strict',
-      'petrel_csrf=t; Path=/; Max-Age=60; Secure; SameSite=Strict',
+      'petrel_session=a.b; Max-Age=60; Path=/; HttpOnly; Secure; SameSite=Strict',
+      'petrel_csrf=t; Max-Age=60; Path=/; Secure; SameSite=Strict',
     ]);
   });
 
@@ -52,8 +52,8 @@ describe('session cookies', () => {
     const { res, set } = capture();
     clearSessionCookies(res, false);
     expect(set).toEqual([
-      'petrel_session=; Path=/; Max-Age=0; HttpOnly; SameSite=Strict',
-      'petrel_csrf=; Path=/; Max-Age=0; SameSite=Strict',
+      'petrel_session=; Max-Age=0; Path=/; HttpOnly; SameSite=Strict',
+      'petrel_csrf=; Max-Age=0; Path=/; SameSite=Strict',
     ]);
   });
 });

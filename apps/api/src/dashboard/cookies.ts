@@ -5,27 +5,28 @@
  * neither), Path=/ (the app calls the public API at the root), Secure when the dashboard is
  * reached over https.
  */
+import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { Request, Response } from 'express';
 
 export const SESSION_COOKIE = 'petrel_session';
 export const CSRF_COOKIE = 'petrel_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 
-/** The value of cookie `name` in the request's Cookie header (first occurrence), or undefined. */
+/**
+ * The value of cookie `name` in the request's Cookie header (first occurrence, surrounding quotes
+ * removed), or undefined — also when its percent-encoding is broken, which `cookie` would pass
+ * through undecoded.
+ */
 export function readCookie(req: Request, name: string): string | undefined {
   const header = req.headers.cookie;
   if (!header) return undefined;
-  for (const part of header.split(';')) {
-    const eq = part.indexOf('=');
-    if (eq < 0 || part.slice(0, eq).trim() !== name) continue;
-    const raw = part.slice(eq + 1).trim();
-    try {
-      return decodeURIComponent(raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw);
-    } catch {
-      return undefined;
-    }
+  const raw = parseCookies(header, { decode: (s) => s })[name];
+  if (raw === undefined) return undefined;
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    return undefined;
   }
-  return undefined;
 }
 
 /**
@@ -45,14 +46,7 @@ export function isHttps(req: Request, publicUrl: string | undefined): boolean {
 }
 
 function cookie(name: string, value: string, maxAgeS: number, httpOnly: boolean, secure: boolean): string {
-  return [
-    `${name}=${encodeURIComponent(value)}`,
-    'Path=/',
-    `Max-Age=${maxAgeS}`,
-    ...(httpOnly ? ['HttpOnly'] : []),
-    ...(secure ? ['Secure'] : []),
-    'SameSite=Strict',
-  ].join('; ');
+  return serializeCookie(name, value, { path: '/', maxAge: maxAgeS, httpOnly, secure, sameSite: 'strict' });
 }
 
 export function setSessionCookies(

@@ -15,6 +15,7 @@ import express, { type ErrorRequestHandler, type RequestHandler, type Response }
 import { PetrelError } from '@petrel/contracts';
 import {
   UNSUBSCRIBE_PATH,
+  escapeHtml,
   oneClickUnsubscribe,
   readPreferences,
   savePreferences,
@@ -26,8 +27,6 @@ import { pathParam, type RouteSpec } from './route-table.js';
 
 /** Form bodies here are a few checkboxes: anything larger is not one. */
 const FORM_LIMIT = '16kb';
-
-const escapeHtml = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 function page(res: Response, status: number, title: string, body: string): void {
   res

@@ -15,7 +15,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Longest token checked at all: an unsubscribe token is about 300 characters. */
-export const SIGNED_TOKEN_MAX_LENGTH = 4096;
+const SIGNED_TOKEN_MAX_LENGTH = 4096;
 
 const b64 = (buf: Buffer | string): string => Buffer.from(buf).toString('base64url');
 

@@ -23,7 +23,8 @@
  * otherwise make the read differ from the delivered message).
  */
 import type { ContactPropertyRecord, ContactPropertyValue, ContactRecord } from '@petrel/contracts';
-import { escapeHtml, sanitizeSubject } from '../templates/render-template.js';
+import { escapeHtml } from '../kernel/html.js';
+import { sanitizeSubject } from '../templates/render-template.js';
 
 /** What a placeholder may read of the contact (a deleted contact: its address, nothing else). */
 export type PersonalContact = Pick<ContactRecord, 'email' | 'first_name' | 'last_name' | 'properties'>;

@@ -49,9 +49,8 @@ export function simulatedKind(address: string, simulatorDomain?: string): Simula
 /** The reply a permanent failure of a mailbox that does not exist gets (RFC 3463 X.1.1). */
 export const SIMULATED_BOUNCE = '550 5.1.1 The email account that you tried to reach does not exist';
 /** A temporary refusal (RFC 3463 4.2.1: mailbox busy / greylisted), asking to retry later. */
-export const SIMULATED_TEMPFAIL =
-  '451 4.2.1 The user you are trying to contact is receiving mail too quickly';
-export const SIMULATED_ACCEPT = '250 2.0.0 OK: accepted by the Petrel simulator (no SMTP connection made)';
+const SIMULATED_TEMPFAIL = '451 4.2.1 The user you are trying to contact is receiving mail too quickly';
+const SIMULATED_ACCEPT = '250 2.0.0 OK: accepted by the Petrel simulator (no SMTP connection made)';
 
 /**
  * The SMTP reply a simulated recipient gets on attempt `attemptsMade` (0 = the first):

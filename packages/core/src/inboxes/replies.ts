@@ -19,6 +19,7 @@ import {
 } from '@petrel/contracts';
 import { acceptEmails, messageIdFor } from '../accept/accept-emails.js';
 import type { AcceptPorts, SenderScope } from '../accept/ports.js';
+import { escapeHtml } from '../kernel/html.js';
 import { bareAddress, mailboxKey } from '../kernel/mailbox.js';
 import { formatMailbox } from '../smtp/submission.js';
 import { asList } from '../validation/fields.js';
@@ -140,9 +141,6 @@ export function replyRecipients(
   const cc = [...(replyAll ? take(parent.cc) : []), ...take(extraCc)];
   return { to, cc };
 }
-
-const escapeHtml = (s: string) =>
-  s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 /** An html body's content without its document wrapper (it is nested into a quote). */
 function innerHtml(html: string): string {

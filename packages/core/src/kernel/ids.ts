@@ -33,7 +33,9 @@ export function newId(nowMs = Date.now()): string {
 }
 
 /** An email's id: a {@link newId} (fixed at acceptance; it is also the job id and in the Message-ID). */
-export const newEmailId: (nowMs?: number) => string = newId;
+export function newEmailId(nowMs?: number): string {
+  return newId(nowMs);
+}
 
 /**
  * The id of email `index` of a request sent with an Idempotency-Key: UUIDv7-shaped, its

@@ -2,3 +2,4 @@ export * from './clock.js';
 export * from './ids.js';
 export * from './mailbox.js';
 export * from './page.js';
+export * from './html.js';

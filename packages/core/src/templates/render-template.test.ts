@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { escapeHtml } from '../kernel/html.js';
 import { parseTemplate } from './parse-template.js';
 import {
   checkSubjectValues,
-  escapeHtml,
   findMissingVariables,
   renderTemplate,
   sanitizeSubject,

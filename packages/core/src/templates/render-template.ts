@@ -17,6 +17,7 @@
  * validation error instead of a silently altered subject.
  */
 import { HEADER_UNSAFE } from '@petrel/contracts';
+import { escapeHtml } from '../kernel/html.js';
 import type { CompiledTemplate } from './parse-template.js';
 
 /** A template variable as declared on the template. */
@@ -38,21 +39,6 @@ export interface CompiledParts {
 
 export type RenderResult =
   { ok: true; subject?: string; html?: string; text?: string } | { ok: false; missing: string[] };
-
-const HTML_SPECIAL = /[&<>"']/g;
-const HTML_SPECIAL_TEST = /[&<>"']/;
-const HTML_ESCAPES: Readonly<Record<string, string>> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Escape `& < > " '` for HTML text and attribute values. */
-export function escapeHtml(value: string): string {
-  return HTML_SPECIAL_TEST.test(value) ? value.replace(HTML_SPECIAL, (c) => HTML_ESCAPES[c] ?? c) : value;
-}
 
 /** Every header-unsafe character (the set the send validation refuses in header fields). */
 const HEADER_UNSAFE_ALL = new RegExp(HEADER_UNSAFE.source, 'g');

@@ -14,6 +14,7 @@
  */
 import { CLICK_PATH, OPEN_PATH, TRACKED_URL_MAX_LENGTH } from './tracking-token.js';
 import { UNSUBSCRIBE_PATH } from '../audience/unsubscribe-token.js';
+import { escapeHtml } from '../kernel/html.js';
 
 /** An html split around its trackable links: `parts[0] + link(urls[0]) + parts[1] + …`. */
 export interface TrackableHtml {
@@ -142,12 +143,10 @@ function hrefOf(attrs: string): { value: string; start: number; end: number } | 
   return null;
 }
 
-const escapeAttribute = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-
 /** A 1×1 image that takes no room; the pixel is its own request, so nothing else is loaded. */
 export function pixelTag(src: string): string {
   return (
-    `<img src="${escapeAttribute(src)}" width="1" height="1" alt="" border="0" ` +
+    `<img src="${escapeHtml(src)}" width="1" height="1" alt="" border="0" ` +
     'style="display:block;height:1px;width:1px;border:0;margin:0;padding:0;overflow:hidden">'
   );
 }
@@ -163,7 +162,7 @@ export function trackedHtml(
 ): string {
   let out = html.parts[0]!;
   for (let i = 0; i < html.urls.length; i++) {
-    out += `href="${escapeAttribute(link(html.urls[i]!))}"` + html.parts[i + 1]!;
+    out += `href="${escapeHtml(link(html.urls[i]!))}"` + html.parts[i + 1]!;
   }
   if (pixel === null) return out;
   let body = -1;

@@ -28,7 +28,7 @@ const addressCheck =
   };
 
 /** An element of an address array. */
-export const address = z.string(MSG.string).check(addressCheck('invalid'));
+const address = z.string(MSG.string).check(addressCheck('invalid'));
 
 /** An address the request may leave out: absent, null or `''` (the template supplies it). */
 export const optionalAddress = z.string(MSG.string).check(addressCheck('absent')).nullish();

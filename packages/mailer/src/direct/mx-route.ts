@@ -38,8 +38,8 @@ export type MxRoute =
 export const MAX_MX_HOSTS = 5;
 
 /** RFC 7505 section 3 reply to a domain with a null MX. */
-export const NULL_MX_CODE = 556;
-export const NULL_MX_ENHANCED = '5.1.10';
+const NULL_MX_CODE = 556;
+const NULL_MX_ENHANCED = '5.1.10';
 
 const canonicalHost = (name: string): string => name.trim().replace(/\.$/, '').toLowerCase();
 

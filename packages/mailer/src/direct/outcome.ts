@@ -47,7 +47,7 @@ function command(result: SendResult): string | undefined {
 const REFUSED = /\bECONNREFUSED\b/;
 
 /** 421 (RFC 5321 section 4.2.2: closing the channel) or 4.7.x (RFC 3463 section 3.8: policy). */
-export function isThrottleReply(result: SendResult): boolean {
+function isThrottleReply(result: SendResult): boolean {
   if (result.kind === 'sent') return false;
   return result.code === 421 || result.enhancedCode?.startsWith('4.7.') === true;
 }

@@ -14,12 +14,12 @@ import { broadcastUnsubscribeUrl } from '../../broadcasts/personal-content.js';
 import type { DeliverStage } from '../stage.js';
 
 /** Domain of a `<id@domain>` Message-ID; a record from before Message-IDs were stored has none. */
-export function messageIdDomain(messageId: string): string {
+function messageIdDomain(messageId: string): string {
   return /@([^>]+)>?$/.exec(messageId)?.[1] ?? 'petrel.local';
 }
 
 /** RFC 8058 section 3.1: the one value of List-Unsubscribe-Post. */
-export const ONE_CLICK = 'List-Unsubscribe=One-Click';
+const ONE_CLICK = 'List-Unsubscribe=One-Click';
 
 export const decorate: DeliverStage<'recipients' | 'content'> = {
   name: 'decorate',
