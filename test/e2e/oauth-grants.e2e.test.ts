@@ -151,7 +151,7 @@ describe('the authorization code flow with PKCE', () => {
     });
   });
 
-  it('refresh rotates the tokens: the new pair works, the used refresh token is refused', async () => {
+  it('refresh rotates the tokens: the new pair works; a used refresh token presented again revokes the grant', async () => {
     const connected = await connectApp(stack, app, stack.key, 'sending_access');
     const refresh = {
       grant_type: 'refresh_token',
@@ -162,9 +162,6 @@ describe('the authorization code flow with PKCE', () => {
     expect(next.status, JSON.stringify(next.body)).toBe(200);
     expect(next.body.refresh_token).not.toBe(connected.refreshToken);
     expect((await sdk(next.body.access_token).emails.send(email(2) as never)).error).toBeNull();
-    const again = await tokenRequest(stack, refresh);
-    expect(again.status).toBe(400);
-    expect(again.body).toMatchObject({ error: 'invalid_grant' });
     // no widening on refresh (RFC 6749 section 6)
     const wider = await tokenRequest(stack, {
       ...refresh,
@@ -173,6 +170,16 @@ describe('the authorization code flow with PKCE', () => {
     });
     expect(wider.status).toBe(400);
     expect(wider.body).toMatchObject({ error: 'invalid_scope' });
+    // the first refresh token again: it leaked, so the grant goes with every token of it
+    const again = await tokenRequest(stack, refresh);
+    expect(again.status).toBe(400);
+    expect(again.body).toMatchObject({ error: 'invalid_grant' });
+    expect((await sdk(next.body.access_token).emails.send(email(2) as never)).error).toMatchObject({
+      statusCode: 401,
+      name: 'invalid_access_token',
+    });
+    const grant = (await stack.resend.oauthGrants.list()).data!.data.find((g) => g.id === connected.grantId);
+    expect(grant).toMatchObject({ revoked_at: expect.any(String), revoked_reason: 'refresh_token_reused' });
   });
 });
 
@@ -299,13 +306,32 @@ describe('refusals', () => {
     expect(res.body).toMatchObject({ error: 'invalid_request' });
   });
 
-  it('a code is exchanged once: its reuse is refused', async () => {
+  it("a code is exchanged once: its reuse is refused and revokes the grant (the first exchange's tokens too)", async () => {
     const { code, verifier } = await freshCode();
-    const first = await Promise.all([exchange(code, verifier), exchange(code, verifier)]);
-    expect(first.map((r) => r.status).sort()).toEqual([200, 400]);
+    const first = await exchange(code, verifier);
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    const client = sdk(first.body.access_token);
+    expect((await client.emails.send(email(8) as never)).error).toBeNull();
     const reused = await exchange(code, verifier);
     expect(reused.status).toBe(400);
     expect(reused.body).toMatchObject({ error: 'invalid_grant' });
+    expect((await client.emails.send(email(9) as never)).error).toMatchObject({ statusCode: 401 });
+    const grantId = (first.body.access_token as string).split('.')[1];
+    const grant = (await stack.resend.oauthGrants.list()).data!.data.find((g) => g.id === grantId);
+    expect(grant).toMatchObject({ revoked_reason: 'authorization_code_reused' });
+  });
+
+  it('two exchanges of one code at once: a replay either way, no token of it stays usable', async () => {
+    const { code, verifier } = await freshCode();
+    const both = await Promise.all([exchange(code, verifier), exchange(code, verifier)]);
+    // the second to take the code revokes the grant; the first may or may not have its tokens
+    // by then, and if it has, they are revoked with it
+    expect(both.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+    expect(both.some((r) => r.status === 400 && r.body.error === 'invalid_grant')).toBe(true);
+    for (const r of both.filter((x) => x.status === 200))
+      expect((await sdk(r.body.access_token).emails.send(email(10) as never)).error).toMatchObject({
+        statusCode: 401,
+      });
   });
 
   it('an unregistered redirect URI or unknown client is shown to the person, never redirected to', async () => {

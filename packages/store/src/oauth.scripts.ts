@@ -1,7 +1,8 @@
 /**
- * The Lua scripts of OAuth grants (oauth.store.ts): `lua/petrelApproveOAuthGrant-4.lua` and
- * `lua/petrelRevokeOAuthGrant-2.lua`, loaded into the one registry of scripts.ts (same naming,
- * same slot check on every call). Both run on one team's slot.
+ * The Lua scripts of OAuth grants (oauth.store.ts): `lua/petrelApproveOAuthGrant-4.lua`,
+ * `lua/petrelRevokeOAuthGrant-2.lua` (one team's slot) and `lua/petrelTakeOAuthCredential-1.lua`
+ * (one key), loaded into the one registry of scripts.ts (same naming, same slot check on every
+ * call).
  */
 
 /** The scripts as commands of a connection, with their replies. */
@@ -14,4 +15,5 @@ export interface OAuthStoreCommands {
     ...argv: (string | number)[]
   ): Promise<[string, string]>;
   petrelRevokeOAuthGrant(grant: string, byClient: string, ...argv: string[]): Promise<number>;
+  petrelTakeOAuthCredential(record: string, nowMs: number): Promise<number>;
 }

@@ -110,9 +110,12 @@ describe('OAuthGrantsStore', () => {
     };
     await store.saveCode('the-code', code);
     expect(await store.getCode('the-code')).toEqual(code);
-    const taken = await Promise.all([store.deleteCode('the-code'), store.deleteCode('the-code')]);
-    expect(taken.filter(Boolean)).toHaveLength(1);
-    expect(await store.getCode('the-code')).toBeNull();
+    const taken = await Promise.all([store.takeCode('the-code'), store.takeCode('the-code')]);
+    expect(taken.sort()).toEqual(['replayed', 'taken']);
+    // kept until it expires, marked: a replay is recognised
+    expect(await store.getCode('the-code')).toEqual({ ...code, used: true });
+    expect(await store.takeCode('never-issued')).toBe('gone');
+    expect(await fx.redis.exists(fx.keys.oauthCode('never-issued'))).toBe(0);
 
     const access = formatOAuthToken('access', team, grant.id, 'secret1');
     const expired = formatOAuthToken('access', team, grant.id, 'secret2');
@@ -132,6 +135,12 @@ describe('OAuthGrantsStore', () => {
     expect(await store.readToken(team, grant.id, expired)).toBeNull();
     // the token's record is under the grant it names: another grant id finds nothing
     expect(await store.readToken(team, 'other-grant', access)).toBeNull();
+
+    const refresh = formatOAuthToken('refresh', team, grant.id, 'secret3');
+    await store.saveTokens(team, [{ token: refresh, record: { ...record, kind: 'refresh' } }]);
+    expect(await store.takeToken(team, refresh)).toBe('taken');
+    expect(await store.takeToken(team, refresh)).toBe('replayed');
+    expect(await store.readToken(team, grant.id, refresh)).toMatchObject({ kind: 'refresh', used: true });
 
     await store.revoke(team, grant.id, 'revoked_by_team', new Date());
     expect(await store.readToken(team, grant.id, access)).toBeNull();

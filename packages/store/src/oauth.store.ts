@@ -99,6 +99,8 @@ export interface OAuthCodeRecord {
   code_challenge: string;
   code_challenge_method: string;
   expires_ms: number;
+  /** Exchanged already (read back only): presenting it again is a replay. */
+  used?: boolean;
 }
 
 /** An access or refresh token as stored. */
@@ -109,7 +111,14 @@ export interface OAuthTokenRecord {
   client_id: string;
   scopes: string[];
   expires_ms: number;
+  /** A refresh token exchanged already (read back only): presenting it again is a replay. */
+  used?: boolean;
 }
+
+/** What taking a one-time credential found: taken now, taken before (a replay), or no such record. */
+export type TakeResult = 'taken' | 'replayed' | 'gone';
+
+const takeResult = (n: number): TakeResult => (n === 1 ? 'taken' : n === 0 ? 'replayed' : 'gone');
 
 /** How often an approval retries when another approval or a revocation moved the grant meanwhile. */
 const APPROVE_ATTEMPTS = 5;
@@ -198,12 +207,19 @@ export class OAuthGrantsStore extends TeamStore implements OAuthGrantsRepository
       code_challenge: h.code_challenge ?? '',
       code_challenge_method: h.code_challenge_method ?? '',
       expires_ms: Number(h.expires_ms),
+      ...(h.used_ms !== undefined && { used: true }),
     };
   }
 
-  /** Delete the code: true for the one caller that deleted it. */
-  async deleteCode(code: string): Promise<boolean> {
-    return (await this.redis.del(this.keys.oauthCode(oauthTokenHash(code)))) === 1;
+  /**
+   * Take the code for its one exchange: 'taken' for the one caller that did, 'replayed' for any
+   * later one while the record lives (its lifetime), 'gone' when there is none. The record stays
+   * until it expires so that a replay is recognised.
+   */
+  async takeCode(code: string): Promise<TakeResult> {
+    return takeResult(
+      await this.redis.petrelTakeOAuthCredential(this.keys.oauthCode(oauthTokenHash(code)), this.clock.now()),
+    );
   }
 
   // --- tokens ------------------------------------------------------------------------------
@@ -244,12 +260,18 @@ export class OAuthGrantsStore extends TeamStore implements OAuthGrantsRepository
       client_id: h.client_id ?? '',
       scopes: splitScopes(h.scopes),
       expires_ms: expiresMs,
+      ...(h.used_ms !== undefined && { used: true }),
     };
   }
 
-  /** Delete a token (a refresh token when it is rotated): true for the one caller that deleted it. */
-  async deleteToken(teamId: string, token: string): Promise<boolean> {
-    return (await this.redis.del(this.keys.oauthToken(teamId, oauthTokenHash(token)))) === 1;
+  /** Take a refresh token for its one rotation (as {@link takeCode}; it stays until it expires). */
+  async takeToken(teamId: string, token: string): Promise<TakeResult> {
+    return takeResult(
+      await this.redis.petrelTakeOAuthCredential(
+        this.keys.oauthToken(teamId, oauthTokenHash(token)),
+        this.clock.now(),
+      ),
+    );
   }
 }
 

@@ -21,6 +21,8 @@
 import { randomBytes } from 'node:crypto';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import {
+  GRANT_REVOKED_CODE_REUSED,
+  GRANT_REVOKED_REFRESH_REUSED,
   OAUTH_LIFETIMES,
   formatOAuthToken,
   oauthSecretMatches,
@@ -69,6 +71,14 @@ async function activeGrant(stores: OAuthStores, user: GrantUser) {
   if (!grant || grant.revoked_at !== null)
     throw new OAuth2Server.InvalidGrantError('Invalid grant: the authorization was revoked');
   return grant;
+}
+
+/**
+ * A one-time credential (a code, a rotated refresh token) presented again: it leaked, and the
+ * server cannot tell the app from whoever else holds it, so the grant goes with every token of it.
+ */
+async function revokeForReplay(stores: OAuthStores, user: GrantUser, reason: string): Promise<void> {
+  await stores.grants.revoke(user.teamId, user.grantId, reason, new Date());
 }
 
 /** What both servers' models share: scopes must stay within the grant, tokens name their grant. */
@@ -153,6 +163,14 @@ export function tokenServer(stores: OAuthStores): OAuth2Server {
     async getAuthorizationCode(authorizationCode: string) {
       const code = await stores.grants.getCode(authorizationCode);
       if (!code) return false;
+      if (code.used) {
+        await revokeForReplay(
+          stores,
+          { teamId: code.team_id, grantId: code.grant_id },
+          GRANT_REVOKED_CODE_REUSED,
+        );
+        return false;
+      }
       return {
         authorizationCode,
         expiresAt: new Date(code.expires_ms),
@@ -166,8 +184,11 @@ export function tokenServer(stores: OAuthStores): OAuth2Server {
         }),
       };
     },
+    // the one exchange: a concurrent second one finds the code taken, a replay
     async revokeAuthorizationCode(code) {
-      return stores.grants.deleteCode(code.authorizationCode);
+      const taken = await stores.grants.takeCode(code.authorizationCode);
+      if (taken === 'replayed') await revokeForReplay(stores, asUser(code.user), GRANT_REVOKED_CODE_REUSED);
+      return taken === 'taken';
     },
     // the authorize server issues the codes
     saveAuthorizationCode: async () => false,
@@ -203,16 +224,24 @@ export function tokenServer(stores: OAuthStores): OAuth2Server {
     async getRefreshToken(refreshToken: string) {
       const record = await readOAuthToken(stores.grants, 'refresh', refreshToken);
       if (!record) return false;
+      if (record.used) {
+        const owner = { teamId: record.team_id, grantId: record.grant_id };
+        await revokeForReplay(stores, owner, GRANT_REVOKED_REFRESH_REUSED);
+        return false;
+      }
       return {
         refreshToken,
         refreshTokenExpiresAt: new Date(record.expires_ms),
         ...heldBy(record),
       };
     },
-    // a refresh token is used once: the exchange deletes it and issues a new one (rotation,
-    // OAuth 2.1 draft, section 4.3.1); the deletion answers true to one caller only
+    // a refresh token is used once: the exchange takes it and issues a new one (rotation,
+    // OAuth 2.1 draft, section 4.3.1); taking answers 'taken' to one caller only
     async revokeToken(token) {
-      return stores.grants.deleteToken(asUser(token.user).teamId, token.refreshToken);
+      const owner = asUser(token.user);
+      const taken = await stores.grants.takeToken(owner.teamId, token.refreshToken);
+      if (taken === 'replayed') await revokeForReplay(stores, owner, GRANT_REVOKED_REFRESH_REUSED);
+      return taken === 'taken';
     },
   };
   return new OAuth2Server({
