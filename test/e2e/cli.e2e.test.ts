@@ -1,13 +1,8 @@
 /** The key-management CLI (`npm run petrel -- …`) against a real Redis, checked through the API. */
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { startStack, type Stack } from './helpers.js';
+import { petrelCli, startStack, type Stack } from './helpers.js';
 
-const run = promisify(execFile);
-const CLI = resolve(__dirname, '../../apps/petrel/dist/cli.js');
 let stack: Stack;
 beforeAll(async () => {
   stack = await startStack();
@@ -16,10 +11,7 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-const cli = (...args: string[]) =>
-  run(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH, REDIS_URL: stack.redis.url, REDIS_KEY_PREFIX: stack.prefix },
-  });
+const cli = (...args: string[]) => petrelCli(stack)(...args);
 
 it('creates a team and a key, lists and revokes it; the API honours each step', async () => {
   const team = (await cli('teams', 'create', 'acme')).stdout.trim();

@@ -249,6 +249,9 @@ const NOT_IN_DOCUMENT = [
   'GET /.well-known/oauth-authorization-server',
   'GET /oauth/consent',
   'POST /oauth/consent',
+  // the SDK's usage.get; the document lacks it (test/e2e/logs-usage.e2e.test.ts drives it
+  // through the SDK against its type definitions)
+  'GET /usage',
 ];
 
 const METHODS = ['get', 'post', 'put', 'patch', 'delete'];
@@ -983,6 +986,26 @@ describe('routes served against the document', () => {
     );
     expectDocumented('GET', '/webhooks/:id', await stack.http(`/webhooks/${id}`));
     expectDocumented('DELETE', '/webhooks/:id', await stack.http(`/webhooks/${id}`, json('DELETE')));
+  });
+
+  it('logs: list, get', async () => {
+    const sent = await stack.http('/emails', json('POST', email(5, { to: ['contract-log@example.test'] })));
+    expect(sent.status).toBe(200);
+    type Listed = { data: { id: string; endpoint: string; method: string }[] };
+    const isSend = (l: Listed['data'][number]) => l.endpoint === '/emails' && l.method === 'POST';
+    // written just after the response: wait for it to show
+    const listed = await waitUntil(
+      async () => {
+        const res = await stack.http('/logs?limit=100');
+        return (res.body as Listed).data.some(isSend) ? res : undefined;
+      },
+      { message: 'the log of POST /emails' },
+    );
+    expectDocumented('GET', '/logs', listed);
+    expectDocumented('GET', '/logs', await stack.http('/logs?limit=1'));
+    const id = (listed.body as Listed).data.find(isSend)!.id;
+    expectDocumented('GET', '/logs/:id', await stack.http(`/logs/${id}`));
+    await stack.settled([(sent.body as { id: string }).id]);
   });
 
   it('oauth grants: list, revoke', async () => {

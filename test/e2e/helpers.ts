@@ -2,7 +2,10 @@
  * e2e harness: a real redis-server, a real SMTP sink and the whole Petrel stack (API, send
  * workers, scheduler) started in-process from source, with the official `resend` SDK as client.
  */
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { resolve } from 'node:path';
+import { promisify } from 'node:util';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
@@ -216,6 +219,17 @@ export async function startStack(
       if (!opts.redis) await redis.stop();
     },
   };
+}
+
+const CLI = resolve(__dirname, '../../apps/petrel/dist/cli.js');
+const run = promisify(execFile);
+
+/** The built CLI (`npm run petrel -- …`) against the stack's Redis and key prefix: `cli('teams', 'list')`. */
+export function petrelCli(stack: Pick<Stack, 'redis' | 'prefix'>) {
+  return (...args: string[]) =>
+    run(process.execPath, [CLI, ...args], {
+      env: { PATH: process.env.PATH, REDIS_URL: stack.redis.url, REDIS_KEY_PREFIX: stack.prefix },
+    });
 }
 
 /** A valid email object for the batch and single endpoints (wire shape). */

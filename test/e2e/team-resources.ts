@@ -199,6 +199,12 @@ export async function createTeamResources(stack: Stack, tag: string): Promise<Te
       .url.split('/')
       .pop()!,
   ];
+  // a request in the team's log (written just after its response)
+  ids.logs = [
+    await waitUntil(async () => (await r.logs.list()).data?.data[0]?.id, {
+      message: 'a request in the team log',
+    }),
+  ];
   return { ids };
 }
 

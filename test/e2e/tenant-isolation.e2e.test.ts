@@ -134,6 +134,7 @@ describe('tenant isolation and key scopes (R19)', () => {
       (await stack.http(path, { key: b.full })).body as { data: { id: string }[] };
     expect((await bList('/emails')).data.map((x) => x.id)).not.toContain(idOf('emails'));
     expect((await bList('/api-keys')).data.map((x) => x.id)).not.toContain(idOf('api-keys'));
+    expect((await bList('/logs?limit=100')).data.map((x) => x.id)).not.toContain(idOf('logs'));
     // B's metrics never count A's email or broadcast: their ids name nothing of B's
     const metricsOf = async (q: string) => (await stack.http(`/emails/metrics?${q}`, { key: b.full })).body;
     expect((await metricsOf(`dimensions=email&email_id=${idOf('emails')}`)).data).toEqual([]);

@@ -3,16 +3,10 @@
  * same scenarios), and the CLI switch that turns it on for a team, checked by what a send of that
  * team carries.
  */
-import { execFile } from 'node:child_process';
-import { resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { startStack, type Stack } from './helpers.js';
+import { petrelCli, startStack, type Stack } from './helpers.js';
 import { trackingScenarios } from './scenarios/tracking.js';
-
-const run = promisify(execFile);
-const CLI = resolve(__dirname, '../../apps/petrel/dist/cli.js');
 
 let stack: Stack;
 beforeAll(async () => {
@@ -25,10 +19,7 @@ afterAll(async () => {
 trackingScenarios(() => stack);
 
 describe('petrel team tracking (CLI)', () => {
-  const cli = (...args: string[]) =>
-    run(process.execPath, [CLI, ...args], {
-      env: { PATH: process.env.PATH, REDIS_URL: stack.redis.url, REDIS_KEY_PREFIX: stack.prefix },
-    });
+  const cli = (...args: string[]) => petrelCli(stack)(...args);
 
   it('shows and sets a team’s switches; the team’s next emails carry the pixel only', async () => {
     const team = (await cli('teams', 'create', 'cli-tracking')).stdout.trim();
