@@ -17,9 +17,16 @@ import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
+import {
+  createTestCa,
+  selfSignedCertificate,
+  startDnsServer,
+  startSmtpSink,
+  waitUntil,
+  type SmtpSink,
+  type TestDnsServer,
+} from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
-import { createTestCa, selfSignedCertificate } from './test-ca.js';
 
 interface Report {
   'date-range': { 'start-datetime': string };

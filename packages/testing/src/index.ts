@@ -69,3 +69,4 @@ export * from './memory/broadcasts.js';
 export * from './memory/tracking.js';
 export * from './memory/webhooks.js';
 export * from './memory/watchdog.js';
+export { createTestCa, selfSignedCertificate, type TestCa, type TestCertificate } from './test-ca.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { SendResult } from '../classify.js';
-import { deferralReason, feedbackOf, isTlsFailure, triesNextHost } from './outcome.js';
+import { deferralReason, feedbackOf, isTlsFailure, tlsResultType, triesNextHost } from './outcome.js';
 
 const sent: SendResult = { kind: 'sent', code: 250, response: '250 OK' };
 const refused: SendResult = {
@@ -86,5 +86,41 @@ describe('direct delivery outcome rules', () => {
     expect(deferralReason(refused, false)).toBe('connection');
     expect(deferralReason(socketBroke, false)).toBe('connection');
     expect(deferralReason(greylisted, false)).toBe('temporary');
+  });
+});
+
+describe('tlsResultType (RFC 8460 section 4.3.2)', () => {
+  const failed = (detail: string): SendResult => ({ kind: 'soft_fail', command: 'CONN', detail });
+
+  it("names a certificate failure by node's verify code, and counts it as a TLS failure", () => {
+    const cases: [string, string][] = [
+      ['ESOCKET/DEPTH_ZERO_SELF_SIGNED_CERT: self-signed certificate (CONN)', 'certificate-not-trusted'],
+      [
+        'ESOCKET/UNABLE_TO_VERIFY_LEAF_SIGNATURE: unable to verify the first certificate (CONN)',
+        'certificate-not-trusted',
+      ],
+      ['ESOCKET/CERT_HAS_EXPIRED: certificate has expired (CONN)', 'certificate-expired'],
+      [
+        "ESOCKET/ERR_TLS_CERT_ALTNAME_INVALID: Hostname/IP does not match certificate's altnames (CONN)",
+        'certificate-host-mismatch',
+      ],
+    ];
+    for (const [detail, type] of cases) {
+      expect(tlsResultType(failed(detail))).toBe(type);
+      expect(isTlsFailure(failed(detail))).toBe(true);
+    }
+  });
+
+  it('tells a server without STARTTLS from any other failure', () => {
+    expect(
+      tlsResultType({
+        kind: 'soft_fail',
+        command: 'STARTTLS',
+        detail: 'ETLS: STARTTLS is not supported (STARTTLS)',
+      }),
+    ).toBe('starttls-not-supported');
+    expect(tlsResultType(failed('ESOCKET/ERR_SSL_WRONG_VERSION_NUMBER: wrong version number (CONN)'))).toBe(
+      'validation-failure',
+    );
   });
 });

@@ -1,8 +1,8 @@
 /**
- * A certificate authority of the tests' own (selfsigned, EC P-256): the local MTA-STS policy
- * server, the TLS sinks and the TLS-RPT receiver present certificates it issued, and Petrel
- * trusts it through the test-only MTA_STS_CA_FILE — exactly as it trusts the web PKI in
- * production. A certificate for the wrong name, or one the CA never issued, is the "bad" case.
+ * A certificate authority of the tests' own (selfsigned, EC P-256): a local MTA-STS policy
+ * server, TLS sinks and a TLS-RPT receiver present certificates it issued, and the code under
+ * test trusts it as an extra CA (MTA_STS_CA_FILE) — exactly as it trusts the web PKI in
+ * production. A certificate for another name, or one the CA never issued, is the "bad" case.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
