@@ -2,7 +2,5 @@
 -- ARGV: id, createdMs, mailbox, streamMaxLen, stream field, inbox.created JSON, record pairs.
 -- Returns 1, or 0 when the address has an inbox already (nothing written).
 if redis.call('HSETNX', KEYS[3], ARGV[3], ARGV[1]) == 0 then return 0 end
-redis.call('HSET', KEYS[1], unpack(ARGV, 7, #ARGV))
-redis.call('ZADD', KEYS[2], ARGV[2], ARGV[1])
-redis.call('XADD', KEYS[4], 'MAXLEN', '~', ARGV[4], '*', ARGV[5], ARGV[6])
-return 1
+local FIELDS_FROM, CREATED_MS, EVENTS, STREAM_AT = 7, ARGV[2], KEYS[4], 4
+--- @include "create-listed-record"

@@ -3,9 +3,8 @@
 -- contact's segments), then every topic subscription hash of the team.
 -- ARGV: id, mailbox, expected rev, streamMaxLen, stream field, contact.deleted event JSON, M.
 -- Returns 1, 0 to retry, -1 when the contact is gone.
-local rev = redis.call('HGET', KEYS[1], 'rev')
-if not rev then return -1 end
-if rev ~= ARGV[3] then return 0 end
+local REV_FIELD, REV_READ = 'rev', ARGV[3]
+--- @include "compare-revision"
 local nm = tonumber(ARGV[7])
 for i = 7, 6 + nm do redis.call('ZREM', KEYS[i], ARGV[1]) end
 for i = 7 + nm, #KEYS do redis.call('HDEL', KEYS[i], ARGV[2]) end
