@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
 import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
-import { email, startStack, type Stack } from './helpers.js';
+import { email, petrelCli, startStack, type Stack } from './helpers.js';
 import {
   authorizationQuery,
   connectApp,
@@ -180,6 +180,61 @@ describe('the authorization code flow with PKCE', () => {
     });
     const grant = (await stack.resend.oauthGrants.list()).data!.data.find((g) => g.id === connected.grantId);
     expect(grant).toMatchObject({ revoked_at: expect.any(String), revoked_reason: 'refresh_token_reused' });
+  });
+});
+
+describe("the operator's CLI", () => {
+  it('registers an app that completes the flow, lists it, refuses a bad redirect URI, deletes it', async () => {
+    const cli = petrelCli(stack);
+    const out = (
+      await cli(
+        'oauth-clients',
+        'create',
+        '--name',
+        'CLI App',
+        '--redirect-uri',
+        'http://127.0.0.1:9/cli-callback',
+        '--logo',
+        'https://cli-app.example/logo.png',
+        '--confidential',
+      )
+    ).stdout;
+    const clientId = /client_id:\s+(\S+)/.exec(out)![1]!;
+    const secret = /client_secret:\s+(\S+)/.exec(out)![1]!;
+    expect((await cli('oauth-clients', 'list')).stdout).toContain(
+      `${clientId}\tCLI App\tconfidential\thttp://127.0.0.1:9/cli-callback\thttps://cli-app.example/logo.png`,
+    );
+    const registered: OAuthApp = {
+      client: {
+        id: clientId,
+        name: 'CLI App',
+        logo_uri: 'https://cli-app.example/logo.png',
+        redirect_uris: ['http://127.0.0.1:9/cli-callback'],
+        confidential: true,
+        created_at: '',
+      },
+      secret,
+      redirectUri: 'http://127.0.0.1:9/cli-callback',
+    };
+    const connected = await connectApp(stack, registered, stack.key, 'sending_access');
+    expect((await sdk(connected.accessToken).emails.send(email(11) as never)).error).toBeNull();
+    const listed = (await stack.resend.oauthGrants.list()).data!.data.find((g) => g.id === connected.grantId);
+    expect(listed?.client).toEqual({ name: 'CLI App', logo_uri: 'https://cli-app.example/logo.png' });
+
+    await expect(
+      cli('oauth-clients', 'create', '--name', 'Bad', '--redirect-uri', 'http://app.example/cb'),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringMatching(/redirect_uris\[0\]: must be https/) });
+
+    expect((await cli('oauth-clients', 'delete', clientId)).stdout).toContain(`deleted ${clientId}`);
+    // a deleted app refreshes no more
+    const refresh = await tokenRequest(
+      stack,
+      { grant_type: 'refresh_token', refresh_token: connected.refreshToken },
+      { id: clientId, secret },
+    );
+    expect(refresh.status).toBe(401);
+    expect(refresh.body).toMatchObject({ error: 'invalid_client' });
+    await expect(cli('oauth-clients', 'delete', clientId)).rejects.toMatchObject({ code: 1 });
   });
 });
 
