@@ -16,7 +16,7 @@
  *
  * A directive naming nothing known throws at load: a typo fails every test that opens a store.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import type { StatusMachine } from '@petrel/core';
 
 export interface LuaScript {
@@ -25,8 +25,14 @@ export interface LuaScript {
   lua: string;
 }
 
-/** The folder of the script files, beside this module in src/ and, copied by the build, in dist/. */
-export const LUA_DIR = new URL('./lua/', import.meta.url);
+/**
+ * The folder of the script files: `src/lua/` wherever the sources are (tests run src/; a build
+ * by `tsc -b` alone, as `npm run typecheck`, copies nothing, and a copy could be older than the
+ * sources), else `dist/lua/`, which the package's build copies for the container image (which
+ * keeps dist/ only).
+ */
+const SOURCE_DIR = new URL('../src/lua/', import.meta.url);
+export const LUA_DIR = existsSync(SOURCE_DIR) ? SOURCE_DIR : new URL('./lua/', import.meta.url);
 
 const FILE_NAME = /^(petrel[A-Z]\w*)-(\d+|n)\.lua$/;
 const INCLUDE = /^[ \t]*--- @include "([\w-]+)"[ \t]*$/gm;
