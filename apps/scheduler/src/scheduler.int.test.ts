@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKeysStore, Keys, createRedis, type RedisClient } from '@petrel/store';
 import { emailContent, startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
 import { loadSchedulerConfig } from './config.js';
-import { schedulerEmailStores, startScheduler } from './scheduler.js';
+import { openRuntime } from '@petrel/runtime';
+import { startScheduler } from './scheduler.js';
 
 let server: TestRedis;
 let redis: RedisClient;
@@ -62,7 +63,9 @@ describe("the scheduler's email store", () => {
       DASHBOARD_STATS_RETENTION_DAYS: '3',
       LOG_LEVEL: 'silent',
     });
-    const { emails, watchdog } = schedulerEmailStores(redis, config);
+    // the email and watchdog stores as the scheduler's runtime builds them
+    const rt = openRuntime(config, 'scheduler-test');
+    const { emails, watchdog } = rt.stores;
     const event = (type: 'email.queued' | 'email.delivered') => ({
       id: `${type}-1`,
       type,
@@ -97,6 +100,7 @@ describe("the scheduler's email store", () => {
       if ((await redis.hget(key, 'send:delivered')) === '1')
         counted.push({ hour, expiresAt: Number(await redis.call('PEXPIRETIME', key)) });
     }
+    await rt.close();
     expect(counted).toHaveLength(1);
     expect(counted[0]!.expiresAt).toBe(counted[0]!.hour + HOUR + 3 * DAY);
   });

@@ -21,23 +21,8 @@ import {
 } from '@petrel/core';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { emailRetentionMs, emailStoreOptions } from '@petrel/config';
-import {
-  ApiKeysStore,
-  DomainsStore,
-  EmailsStore,
-  IdempotencyStore,
-  OutboxStore,
-  RateLimitStore,
-  TemplatesStore,
-  TlsRptStore,
-  TopicsStore,
-  createDomainDns,
-  redisAcceptancePorts,
-  redisPreparer,
-  type Keys,
-  type RedisClient,
-} from '@petrel/store';
+import { TlsRptStore, createDomainDns } from '@petrel/store';
+import type { Runtime } from '@petrel/runtime';
 import type { SendQueues } from '@petrel/queue';
 import { PetrelError } from '@petrel/contracts';
 import { log, metrics, zeroSeries } from '@petrel/observability';
@@ -205,16 +190,11 @@ export function startTlsReports(
  * workers write, and for emailed reports the accept path of POST /emails over the same stores
  * and send queues (its stages hold a report email to the rules of any other).
  */
-export function startTlsReportsFor(
-  config: SchedulerConfig,
-  deps: { redis: RedisClient; keys: Keys; queues: SendQueues },
-): IntervalLoop | undefined {
+export function startTlsReportsFor(config: SchedulerConfig, rt: Runtime): IntervalLoop | undefined {
   if (!config.TLS_RPT) return undefined;
   zeroSeries(metrics.tlsReportsSent(), { outcome: ['sent', 'skipped', 'failed'] });
-  const { redis, keys } = deps;
   const dayMs = config.TLS_RPT_DAY_S * 1000;
-  let accept: AcceptPorts | undefined;
-  const idempotency = (): IdempotencyStore => new IdempotencyStore(redis, keys);
+  let accept: Promise<AcceptPorts> | undefined;
   const refuseUrls = {
     // a report carries its file as content: a URL attachment is never asked for
     fetch: () => Promise.reject(new PetrelError('invalid_attachment', 'attachments: no URLs in reports')),
@@ -224,29 +204,20 @@ export function startTlsReportsFor(
     config.MTA_STS_CA_FILE !== undefined ? readFileSync(config.MTA_STS_CA_FILE, 'utf8') : undefined;
   return startTlsReports(
     {
-      store: new TlsRptStore(redis, keys, { periodMs: dayMs }),
+      store: new TlsRptStore(rt.redis, rt.keys, { periodMs: dayMs }),
       dns: createDomainDns({ servers: config.DNS_SERVERS }),
       clock: Date,
-      defaultTeam: () => new ApiKeysStore(redis, keys).ensureDefaultTeam(),
-      accept: () => {
-        accept ??= redisAcceptancePorts({
-          emails: new EmailsStore(redis, keys, emailRetentionMs(config), emailStoreOptions(config)),
-          idempotency: idempotency(),
-          outbox: new OutboxStore(redis, keys, idempotency()),
-          queues: deps.queues,
-          preparer: redisPreparer({
-            templates: new TemplatesStore(redis, keys, emailRetentionMs(config)),
-            topics: new TopicsStore(redis, keys),
+      defaultTeam: () => rt.stores.apiKeys.ensureDefaultTeam(),
+      // the accept path of POST /emails; a report counts in no quota and needs no verified domain
+      accept: () =>
+        (accept ??= rt.acceptance({
+          preparer: rt.preparer({
             attachments: refuseUrls,
-            domains: new DomainsStore(redis, keys),
             enforceVerifiedDomains: false,
-            limits: new RateLimitStore(redis, keys),
             dailyQuota: 0,
             onDailyQuotaRefused: () => undefined,
           }),
-        });
-        return Promise.resolve(accept);
-      },
+        })),
     },
     {
       dayMs,

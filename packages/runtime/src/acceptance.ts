@@ -22,6 +22,13 @@ import { createAttachmentFetcher } from '@petrel/mailer';
 import { allOf, metrics, zeroSeries } from '@petrel/observability';
 import { need, type RuntimeConfig } from './config.js';
 
+type StageDeps = Parameters<typeof redisPreparer>[0];
+
+/** What a producer of its own emails may set differently (a report never counts in a quota…). */
+export type StageOverrides = Partial<
+  Pick<StageDeps, 'attachments' | 'enforceVerifiedDomains' | 'dailyQuota' | 'onDailyQuotaRefused'>
+>;
+
 /** The acceptance stages of POST /emails over the team's stores. */
 export function acceptanceStages(
   config: RuntimeConfig,
@@ -31,15 +38,18 @@ export function acceptanceStages(
     domains: DomainsStore;
     limits: RateLimitStore;
   },
+  o: StageOverrides = {},
 ): Preparer {
   return redisPreparer({
     ...stores,
     // SMTP submissions and the workers' emails carry their files as content: the fetcher only
     // serves the stage's contract for them
-    attachments: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false }),
-    enforceVerifiedDomains: need(config, 'ENFORCE_VERIFIED_DOMAINS'),
-    dailyQuota: need(config, 'DAILY_QUOTA'),
-    onDailyQuotaRefused: () => metrics.rateLimited().inc({ kind: 'daily_quota' }),
+    attachments:
+      o.attachments ??
+      createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS ?? false }),
+    enforceVerifiedDomains: o.enforceVerifiedDomains ?? need(config, 'ENFORCE_VERIFIED_DOMAINS'),
+    dailyQuota: o.dailyQuota ?? need(config, 'DAILY_QUOTA'),
+    onDailyQuotaRefused: o.onDailyQuotaRefused ?? (() => metrics.rateLimited().inc({ kind: 'daily_quota' })),
     maxRecipients: config.MAX_RECIPIENTS_PER_EMAIL,
   });
 }

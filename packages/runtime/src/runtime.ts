@@ -19,7 +19,7 @@ import {
   type RedisProfile,
 } from '@petrel/store';
 import { logConnectionError } from '@petrel/observability';
-import { acceptanceStages, acceptancePorts } from './acceptance.js';
+import { acceptanceStages, acceptancePorts, type StageOverrides } from './acceptance.js';
 import type { RuntimeConfig } from './config.js';
 import { lazily, memoAsync } from './lazy.js';
 import { QUEUES, type Queues } from './queues.js';
@@ -102,15 +102,15 @@ export class Runtime {
     return stores;
   }
 
-  /** POST /emails' acceptance stages over this process's stores, built once. */
-  preparer(): Preparer {
+  /**
+   * POST /emails' acceptance stages over this process's stores, built once; with `overrides`, a
+   * variant for a producer of its own emails (a TLS report counts in no quota).
+   */
+  preparer(overrides?: StageOverrides): Preparer {
     const s = this.stores;
-    this.preparerBuilt ??= acceptanceStages(this.config, {
-      templates: s.templates,
-      topics: s.topics,
-      domains: s.domains,
-      limits: s.limits,
-    });
+    const stores = { templates: s.templates, topics: s.topics, domains: s.domains, limits: s.limits };
+    if (overrides) return acceptanceStages(this.config, stores, overrides);
+    this.preparerBuilt ??= acceptanceStages(this.config, stores);
     return this.preparerBuilt;
   }
 

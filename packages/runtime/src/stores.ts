@@ -65,7 +65,14 @@ export const STORES = {
   automationRuns: (c: StoreContext) =>
     new AutomationRunsStore(c.redis, c.keys, need(c.config, 'AUTOMATION_RUN_RETENTION_DAYS') * DAY_MS),
   broadcastEmails: (c: StoreContext) =>
-    new BroadcastEmailsStore(c.redis, c.keys, c.queues.send, emailRetentionMs(c.config)),
+    new BroadcastEmailsStore(
+      c.redis,
+      c.keys,
+      c.queues.send,
+      emailRetentionMs(c.config),
+      Date,
+      emailStoreOptions(c.config).statsRetentionMs,
+    ),
   broadcasts: (c: StoreContext) => new BroadcastsStore(c.redis, c.keys),
   contactImports: (c: StoreContext) => new ContactImportsStore(c.redis, c.keys),
   contactProperties: (c: StoreContext) => new ContactPropertiesStore(c.redis, c.keys),
