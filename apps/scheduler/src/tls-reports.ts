@@ -23,7 +23,6 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { TlsRptStore, createDomainDns } from '@petrel/store';
 import type { Runtime } from '@petrel/runtime';
-import type { SendQueues } from '@petrel/queue';
 import { PetrelError } from '@petrel/contracts';
 import { log, metrics, zeroSeries } from '@petrel/observability';
 import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
