@@ -171,15 +171,8 @@ export function splitList(text: string): string[] {
     .filter(Boolean);
 }
 
-/** A `datetime-local` input's value as an ISO 8601 instant; undefined when empty or invalid. */
-export function localInputToIso(value: string): string | undefined {
-  if (!value) return undefined;
-  const t = new Date(value).getTime();
-  return Number.isNaN(t) ? undefined : new Date(t).toISOString();
-}
-
 export const STAT_METRICS = ['sent', 'delivered', 'bounced', 'complained'] as const;
-export type StatMetric = (typeof STAT_METRICS)[number];
+type StatMetric = (typeof STAT_METRICS)[number];
 
 /** One lane's counters over time, columns aligned on `times` (unix seconds), for the charts. */
 export interface LaneSeries {

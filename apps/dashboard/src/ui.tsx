@@ -321,7 +321,7 @@ export function SandboxedHtml({ html, title }: { html: string; title: string }) 
   return <div class="frame-host" ref={host} />;
 }
 
-export function Pager(props: { hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void }) {
+function Pager(props: { hasPrev: boolean; hasNext: boolean; onPrev: () => void; onNext: () => void }) {
   if (!props.hasPrev && !props.hasNext) return null;
   return (
     <nav class="pager" aria-label="Pagination">

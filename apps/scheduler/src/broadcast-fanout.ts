@@ -22,7 +22,7 @@ import {
 import { log, withLogContext } from '@petrel/observability';
 
 /** Progress lines as pino logs, bound to the job by the log context. */
-export const fanoutLogObserver: FanoutObserver = {
+const fanoutLogObserver: FanoutObserver = {
   started: (_job, resumed) =>
     log().info(
       { resumed },
@@ -41,7 +41,7 @@ export const fanoutLogObserver: FanoutObserver = {
 };
 
 /** The processor: payload checked at the boundary, then the use-case. */
-export function broadcastFanoutProcessor(
+function broadcastFanoutProcessor(
   ports: Omit<FanoutPorts, 'observer'> & { observer?: FanoutObserver },
 ): (job: Job<BroadcastFanoutJob>, token?: string) => Promise<FanoutOutcome> {
   return async (job, token) => {

@@ -16,8 +16,8 @@ import { log, metrics } from '@petrel/observability';
 import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
 
 /** Domains one round takes at most, and how many it checks at once. */
-export const DOMAIN_CHECKS_PER_ROUND = 500;
-export const DOMAIN_CHECK_CONCURRENCY = 8;
+const DOMAIN_CHECKS_PER_ROUND = 500;
+const DOMAIN_CHECK_CONCURRENCY = 8;
 /** The loop wakes at least this often, so a short interval (tests) is honoured and a long one is not late. */
 const MAX_TICK_MS = 60_000;
 

@@ -12,7 +12,7 @@ import { redisMemory, type RedisClient } from '@petrel/store';
 import { housekeepingObserver } from './housekeeping.js';
 import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
 
-export async function sampleMetrics(redis: RedisClient, queues: QueueCounts): Promise<void> {
+async function sampleMetrics(redis: RedisClient, queues: QueueCounts): Promise<void> {
   const [counts, memory] = await Promise.all([queues.counts(), redisMemory(redis)]);
   for (const [queue, byState] of Object.entries(counts)) {
     for (const [state, n] of Object.entries(byState)) housekeepingObserver.queueJobs(queue, state, n);

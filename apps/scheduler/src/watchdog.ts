@@ -22,7 +22,7 @@ import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
  * The observer of production: the age gauge per lane, and a counter plus a log line for every
  * action (a re-enqueued or failed email means a job was lost or a delivery ran out of time).
  */
-export const watchdogObserver: WatchdogObserver = {
+const watchdogObserver: WatchdogObserver = {
   oldestAge: (lane, seconds) => metrics.oldestUnfinishedEmailAge().set({ lane }, seconds),
   acted: (action, detail) => {
     metrics.watchdogActions().inc({ action });

@@ -35,7 +35,7 @@ export async function loadTls(opts: {
 }
 
 /** An ECDSA P-256 key (fast to make, unlike RSA) and a one-year certificate for `hostname`. */
-export async function selfSignedCertificate(
+async function selfSignedCertificate(
   hostname: string,
 ): Promise<{ cert: string; key: string; fingerprint: string }> {
   const pair = generateKeyPairSync('ec', {

@@ -18,7 +18,7 @@ import { jobWorkerOptions } from './job-workers.js';
  * step's retry by at most this. Short is safe: a retry that takes over a live claim recomputes the
  * same email id (the claim's start is kept), and recording or queuing an email twice is one email.
  */
-export const AUTOMATION_ACCEPT_LOCK_MS = 5_000;
+const AUTOMATION_ACCEPT_LOCK_MS = 5_000;
 
 export async function startAutomationEngine(
   config: WorkerConfig,

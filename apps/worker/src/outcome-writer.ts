@@ -10,7 +10,7 @@ import { isRedisUnavailable } from '@petrel/store';
 import { log } from '@petrel/observability';
 
 /** How long to keep trying to record an SMTP outcome while Redis is unavailable. */
-export const OUTCOME_RETRY_WINDOW_MS = 60_000;
+const OUTCOME_RETRY_WINDOW_MS = 60_000;
 const FIRST_PAUSE_MS = 100;
 const MAX_PAUSE_MS = 2_000;
 

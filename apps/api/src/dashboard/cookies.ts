@@ -9,7 +9,7 @@ import { parse as parseCookies, serialize as serializeCookie } from 'cookie';
 import type { Request, Response } from 'express';
 
 export const SESSION_COOKIE = 'petrel_session';
-export const CSRF_COOKIE = 'petrel_csrf';
+const CSRF_COOKIE = 'petrel_csrf';
 export const CSRF_HEADER = 'x-csrf-token';
 
 /**

@@ -12,10 +12,10 @@ import type { Request, RequestHandler, Response } from 'express';
 import { PetrelError } from '@petrel/contracts';
 
 export const CSP_REPORT_PATH = '/dashboard/csp-report';
-export const CSP_REPORTS_KEPT = 100;
+const CSP_REPORTS_KEPT = 100;
 const CSP_REPORT_MAX_BYTES = 64 * 1024;
 
-export const DASHBOARD_CSP = [
+const DASHBOARD_CSP = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",

@@ -21,9 +21,8 @@ import { dashboardSessionRoutes } from './session.routes.js';
 import { sessionCookieAuth, type SessionCookieAuth } from './session-auth.js';
 import { FAVICON_PATH, dashboardStatic } from './static.js';
 
-export { sessionCookieAuth, type SessionCookieAuth } from './session-auth.js';
-export { CSRF_COOKIE, CSRF_HEADER, SESSION_COOKIE } from './cookies.js';
-export { CspReports, DASHBOARD_CSP } from './csp.js';
+export { type SessionCookieAuth } from './session-auth.js';
+export { CspReports } from './csp.js';
 
 export interface DashboardDeps {
   ports: DashboardSessionPorts;

@@ -12,7 +12,7 @@ const YEAR_S = 365 * 24 * 3600;
 const DAY_S = 24 * 3600;
 
 /** The icon the app's index.html links (`<link rel="icon">`), from the build's root. */
-export const DASHBOARD_ICON = 'favicon.svg';
+const DASHBOARD_ICON = 'favicon.svg';
 /** Where a browser looks for a site's icon when a page names none (a JSON response, say). */
 export const FAVICON_PATH = '/favicon.ico';
 

@@ -13,7 +13,7 @@ import { PetrelError } from '@petrel/contracts';
  * of POST /contacts/imports (multipart/form-data, up to CONTACT_IMPORT_MAX_BYTES) is streamed
  * into Redis by its route and never buffered whole.
  */
-export const STREAMED_BODY_ROUTES: ReadonlySet<string> = new Set(['POST /contacts/imports']);
+const STREAMED_BODY_ROUTES: ReadonlySet<string> = new Set(['POST /contacts/imports']);
 
 export function jsonBody(limitFor: (req: Request) => number) {
   return (req: Request, res: Response, next: NextFunction): void => {

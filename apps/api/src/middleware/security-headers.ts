@@ -8,7 +8,7 @@
  */
 import type { NextFunction, Request, Response } from 'express';
 
-export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'Cache-Control': 'no-store',
   'Content-Security-Policy': "default-src 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',

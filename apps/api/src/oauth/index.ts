@@ -7,7 +7,6 @@ import type { RouteSpec } from '../routes/route-table.js';
 import { oauthApiRoutes, oauthPublicRoutes } from './oauth.routes.js';
 import { oauthBearerAuth, type OAuthBearerAuth } from './token-auth.js';
 
-export { CONSENT_PAGE_PATH } from './oauth.routes.js';
 export type { OAuthBearerAuth } from './token-auth.js';
 
 export interface OAuthComponents {

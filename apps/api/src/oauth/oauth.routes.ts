@@ -36,7 +36,7 @@ import { pathParam, type RouteSpec } from '../routes/route-table.js';
 import { authorizeServer, tokenServer, type OAuthStores } from './authorization-server.js';
 
 /** Where GET /oauth/authorize sends the browser: the dashboard's consent page (a hash route). */
-export const CONSENT_PAGE_PATH = '/dashboard/#/oauth/authorize';
+const CONSENT_PAGE_PATH = '/dashboard/#/oauth/authorize';
 
 /** The authorization request's parameters, as the consent page posts them back. */
 const AUTHORIZATION_PARAMS = [

@@ -39,7 +39,7 @@ export interface AutomationsRouteDeps {
   clock: { now(): number };
 }
 
-export function automationToWire(a: StoredAutomation): AutomationRecord {
+function automationToWire(a: StoredAutomation): AutomationRecord {
   return {
     object: 'automation',
     id: a.id,
@@ -64,7 +64,7 @@ const listItem = (a: StoredAutomation): AutomationListItem => ({
  * A run with its steps in graph order: each step's record once it was scheduled; the steps a
  * finished run never reached are `skipped`.
  */
-export function runToWire(run: RunState): AutomationRunRecord {
+function runToWire(run: RunState): AutomationRunRecord {
   const over = run.status !== 'running';
   const steps = run.graph.steps.flatMap((s) => {
     const rec = run.steps[s.key];

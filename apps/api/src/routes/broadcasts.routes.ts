@@ -44,7 +44,7 @@ export interface BroadcastRouteDeps extends BroadcastPorts {
 const wireName = (b: BroadcastRecord): string => b.name ?? '';
 
 /** A broadcast in GET /broadcasts. */
-export function broadcastListItem(b: BroadcastRecord) {
+function broadcastListItem(b: BroadcastRecord) {
   return {
     id: b.id,
     name: wireName(b),
@@ -59,7 +59,7 @@ export function broadcastListItem(b: BroadcastRecord) {
 }
 
 /** GET /broadcasts/:id: Resend's broadcast object, plus `counts` (see the header). */
-export function broadcastWire(b: BroadcastRecord) {
+function broadcastWire(b: BroadcastRecord) {
   return {
     object: 'broadcast' as const,
     id: b.id,

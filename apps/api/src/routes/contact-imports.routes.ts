@@ -43,7 +43,7 @@ export interface ContactImportsRouteDeps {
 const FORM_LIMITS = { fieldBytes: 1024 * 1024, fields: 8, parts: 16 } as const;
 
 /** The wire shape (Resend's ContactImport), plus `error` when failed and the first failing rows. */
-export function contactImportToWire(r: ContactImportRecord): Record<string, unknown> {
+function contactImportToWire(r: ContactImportRecord): Record<string, unknown> {
   return {
     object: 'contact_import',
     id: r.id,

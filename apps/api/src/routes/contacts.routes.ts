@@ -42,7 +42,7 @@ export interface AudienceStores {
 }
 
 /** A contact in a list. */
-export function contactListItem(c: ContactRecord) {
+function contactListItem(c: ContactRecord) {
   return {
     id: c.id,
     email: c.email,

@@ -79,7 +79,7 @@ export interface InboxesDeps {
 }
 
 /** A team's receiving domains: its verified domains with receiving on, and its INBOUND_DOMAINS. */
-export function receivingDomains(deps: InboxesDeps): ReceivingDomains {
+function receivingDomains(deps: InboxesDeps): ReceivingDomains {
   return {
     async of(teamId) {
       const configured = deps.inboundDomains
@@ -94,7 +94,7 @@ export function receivingDomains(deps: InboxesDeps): ReceivingDomains {
 }
 
 /** The header of `GET /inboxes/:x/agent`: `on` when a model endpoint runs the agents, else `off`. */
-export const AGENT_RUNNER_HEADER = 'Petrel-Agent-Runner';
+const AGENT_RUNNER_HEADER = 'Petrel-Agent-Runner';
 
 const query = (req: Request): Record<string, unknown> => req.query as Record<string, unknown>;
 

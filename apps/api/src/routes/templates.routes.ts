@@ -20,7 +20,7 @@ import { parseBody } from './parse-body.js';
 import { parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
-export function templateToWire(t: TemplateMeta, v: TemplateVersion): TemplateRecord {
+function templateToWire(t: TemplateMeta, v: TemplateVersion): TemplateRecord {
   return {
     object: 'template',
     id: t.id,

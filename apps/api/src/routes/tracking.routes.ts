@@ -17,10 +17,7 @@ import { CLICK_PATH, OPEN_PATH, type EngagementTracker } from '@petrel/core';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 /** The smallest transparent 1×1 GIF (GIF89a, one transparent palette entry): 43 bytes. */
-export const TRANSPARENT_GIF = Buffer.from(
-  'R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7',
-  'base64',
-);
+const TRANSPARENT_GIF = Buffer.from('R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7', 'base64');
 
 /** The visitor as the request shows them (behind a proxy, the app's `trust proxy` decides `ip`). */
 const visit = (req: Request) => ({

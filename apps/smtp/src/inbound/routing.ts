@@ -15,7 +15,7 @@ import {
 } from '@petrel/core';
 import type { DomainsStore, InboxesStore } from '@petrel/store';
 
-export const RETURN_PATH_CACHE_MS = 10_000;
+const RETURN_PATH_CACHE_MS = 10_000;
 const RETURN_PATH_CACHE_ENTRIES = 10_000;
 /** The cached answer "no team", as lru-cache holds no null. */
 const NONE = '';
@@ -41,7 +41,7 @@ export function cachedReturnPathDomains(
 type InboxAt = { teamId: string; domain: InboxDomainState | null };
 
 /** The teams' inboxes by address (the store's route index and the domain each is at), cached. */
-export function cachedInboxAddresses(
+function cachedInboxAddresses(
   inboxes: Pick<InboxesStore, 'inboxRoute'>,
   domains: Pick<DomainsStore, 'get'>,
   ttlMs = RETURN_PATH_CACHE_MS,
