@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BroadcastContent } from '@petrel/core';
+import type { BroadcastStatus } from '@petrel/contracts';
+import { BROADCAST_MACHINE, type BroadcastContent, type BroadcastsPort } from '@petrel/core';
+import { MemoryBroadcasts } from '@petrel/testing';
 import { BroadcastsStore } from './broadcasts.store.js';
 import { createRedis, type RedisClient } from './redis.js';
 import { useStoreRedis } from './redis.fixture.js';
@@ -296,5 +298,57 @@ describe('BroadcastsStore.forSend', () => {
     await fx.redis.del(key);
     expect(await s.forSend(t, b.id)).toBeNull();
     expect(await s.forSend(t, 'nope')).toBeNull();
+  });
+});
+
+describe("BroadcastsStore and MemoryBroadcasts: each transition accepts exactly its guard's statuses", () => {
+  type Port = Pick<BroadcastsPort, 'create' | 'update' | 'schedule' | 'cancel' | 'remove'> &
+    Pick<BroadcastsPort, 'startFanout' | 'finishFanout'>;
+  const guards = BROADCAST_MACHINE.guards;
+  // each operation, the guard of core's table it must apply, and whether a call went through
+  const operations: [
+    string,
+    readonly BroadcastStatus[],
+    (p: Port, t: string, id: string) => Promise<boolean>,
+  ][] = [
+    ['update', guards.editable, async (p, t, id) => (await p.update(t, id, { name: 'x' })).ok],
+    ['schedule', guards.schedulable, async (p, t, id) => (await p.schedule(t, id, Date.now())).ok],
+    ['cancel', guards.cancellable, async (p, t, id) => (await p.cancel(t, id)).ok],
+    ['remove', guards.deletable, async (p, t, id) => (await p.remove(t, id)).ok],
+    ['startFanout', guards.startable, async (p, t, id) => (await p.startFanout(t, id, Date.now())).ok],
+    ['finishFanout', guards.fanningOut, (p, t, id) => p.finishFanout(t, id, Date.now())],
+  ];
+
+  async function accepted(
+    port: Port,
+    setStatus: (teamId: string, id: string, status: BroadcastStatus) => Promise<void>,
+  ): Promise<Record<string, BroadcastStatus[]>> {
+    const out: Record<string, BroadcastStatus[]> = {};
+    for (const [name, , run] of operations) {
+      out[name] = [];
+      for (const status of BROADCAST_MACHINE.statuses) {
+        const t = team();
+        const b = await port.create(t, content);
+        await setStatus(t, b.id, status);
+        if (await run(port, t, b.id)) out[name].push(status);
+      }
+    }
+    return out;
+  }
+
+  const expected = Object.fromEntries(operations.map(([name, guard]) => [name, [...guard]]));
+
+  it('the Redis store (its Lua guards)', async () => {
+    const s = store();
+    const got = await accepted(s, async (t, id, status) => {
+      await fx.redis.hset(fx.keys.broadcast(t, id), 'status', status);
+    });
+    expect(got).toEqual(expected);
+  });
+
+  it('the in-memory port core’s unit tests use', async () => {
+    const m = new MemoryBroadcasts(tickingClock());
+    const got = await accepted(m, async (t, id, status) => m.setStatus(t, id, status));
+    expect(got).toEqual(expected);
   });
 });

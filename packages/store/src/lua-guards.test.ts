@@ -29,6 +29,10 @@ const NOT_STATUSES: Record<string, { words: string[]; why: string }> = {
     words: ['opened', 'clicked'],
     why: 'the names of the open and click counters (metrics), not a status move',
   },
+  'includes/count-email-metrics.lua': {
+    words: ['opened', 'clicked'],
+    why: 'the names of the open and click counters (metrics), not a status move',
+  },
 };
 
 /**
