@@ -627,11 +627,30 @@ describe('dashboard in a browser', () => {
   });
 
   it('approves an OAuth app on the consent page, back to the app with a code; revokes it under Connected apps', async () => {
-    const callback = `${receiver.url}/oauth-callback`;
+    // the app's own site on another host name (localhost, not 127.0.0.1: another site, so the
+    // person arrives by a cross-site navigation, as from a real app)
+    let authorizeUrl = '';
+    const appSite = await startHttpReceiver({
+      respond: (req) =>
+        req.path === '/connect'
+          ? {
+              status: 200,
+              headers: { 'content-type': 'text/html; charset=utf-8' },
+              body: `<!doctype html><html lang="en"><title>App</title><a href="${authorizeUrl}">Connect Petrel</a></html>`,
+            }
+          : { status: 200, body: 'ok' },
+    });
+    const site = `http://localhost:${appSite.port}`;
+    const callback = `${site}/oauth-callback`;
     const app = await registerApp(stack, { name: 'Browser App', redirect_uris: [callback] });
     const { verifier, challenge } = pkce();
     const query = authorizationQuery(app, { scope: 'sending_access', challenge, state: 'in-browser' });
-    await page.goto(`${stack.baseUrl}/oauth/authorize?${new URLSearchParams(query).toString()}`);
+    authorizeUrl = `${stack.baseUrl}/oauth/authorize?${new URLSearchParams(query).toString()}`.replace(
+      /&/g,
+      '&amp;',
+    );
+    await page.goto(`${site}/connect`);
+    await page.getByRole('link', { name: 'Connect Petrel' }).click();
     await page.getByRole('heading', { name: 'Browser App wants to use this team' }).waitFor();
     await page.getByText('Send emails on behalf of this team').waitFor();
     await expectAccessible('oauth consent');
@@ -661,6 +680,7 @@ describe('dashboard in a browser', () => {
       body: '{}',
     });
     expect(refused.status).toBe(401);
+    await appSite.stop();
   });
 
   it('has no serious accessibility violation on any page', async () => {
