@@ -9,7 +9,7 @@
  * restart. A job whose worker died (kill -9) stalls and is run again, many times if need be
  * (AUTOMATION_MAX_STALLED); the engine makes every step safe to repeat.
  */
-import { Queue, Worker, type JobsOptions, type Processor } from 'bullmq';
+import type { Processor, Worker } from 'bullmq';
 import {
   AUTOMATION_QUEUE,
   automationEventJobId,
@@ -17,7 +17,7 @@ import {
   type AutomationJob,
 } from '@petrel/contracts';
 import type { QueueConnection } from './send-queues.js';
-import { jobQueue } from './job-queue.js';
+import { JobQueue, jobWorker, retriedJobOptions, type JobWorkerOptions } from './job-queue.js';
 
 /** Times a job may lose its worker before BullMQ fails it. */
 export const AUTOMATION_MAX_STALLED = 20;
@@ -28,26 +28,14 @@ export const AUTOMATION_MAX_STALLED = 20;
  * lock of a killed worker's acceptance. The processor fails the run on the last one.
  */
 export const AUTOMATION_JOB_ATTEMPTS = 12;
-const JOB_OPTIONS: JobsOptions = {
-  attempts: AUTOMATION_JOB_ATTEMPTS,
-  backoff: { type: 'exponential', delay: 1_000 },
-  removeOnComplete: true,
-  removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
-};
 
 /** An event as the events API hands it over (core's ReceivedEvent). */
 type HandedEvent = Extract<AutomationJob, { kind: 'event' }>['event'];
 
 /** Implements core's AutomationTriggers and AutomationStepQueue ports (structurally). */
-export class AutomationQueue {
-  readonly queue: Queue<AutomationJob>;
-
+export class AutomationQueue extends JobQueue<AutomationJob> {
   constructor(connection: QueueConnection, opts: { prefix?: string } = {}) {
-    this.queue = jobQueue<AutomationJob>(AUTOMATION_QUEUE, connection, opts.prefix, JOB_OPTIONS);
-  }
-
-  async ready(): Promise<void> {
-    await this.queue.waitUntilReady();
+    super(AUTOMATION_QUEUE, connection, opts.prefix, retriedJobOptions(AUTOMATION_JOB_ATTEMPTS, 1_000));
   }
 
   /** The events API's hand-over: resolves once the event's job is in Redis. */
@@ -78,31 +66,11 @@ export class AutomationQueue {
   async removeStep(runId: string, index: number): Promise<void> {
     await this.queue.remove(automationStepJobId(runId, index, 1)).catch(() => undefined);
   }
-
-  async close(): Promise<void> {
-    await this.queue.close();
-  }
-}
-
-export interface AutomationWorkerOptions {
-  connection: QueueConnection;
-  prefix?: string;
-  /** Jobs one process runs at once. */
-  concurrency: number;
-  lockDuration?: number;
-  stalledInterval?: number;
 }
 
 export function createAutomationWorker(
   processor: Processor<AutomationJob>,
-  opts: AutomationWorkerOptions,
+  opts: JobWorkerOptions,
 ): Worker<AutomationJob> {
-  return new Worker<AutomationJob>(AUTOMATION_QUEUE, processor, {
-    connection: opts.connection,
-    prefix: opts.prefix,
-    concurrency: opts.concurrency,
-    maxStalledCount: AUTOMATION_MAX_STALLED,
-    ...(opts.lockDuration !== undefined && { lockDuration: opts.lockDuration }),
-    ...(opts.stalledInterval !== undefined && { stalledInterval: opts.stalledInterval }),
-  });
+  return jobWorker(AUTOMATION_QUEUE, processor, opts, AUTOMATION_MAX_STALLED);
 }

@@ -9,26 +9,18 @@
  * scheduler killed) is run again from its checkpoint, as often as it takes (FANOUT_MAX_STALLED),
  * and a failed one (Redis unreachable for a while) is retried with a growing delay.
  */
-import { Queue, Worker, type JobsOptions, type Processor } from 'bullmq';
+import type { Processor, Worker } from 'bullmq';
 import { BROADCAST_FANOUT_QUEUE, broadcastFanoutJobId, type BroadcastFanoutJob } from '@petrel/contracts';
 import type { QueueConnection } from './send-queues.js';
-import { jobQueue } from './job-queue.js';
+import { JobQueue, jobWorker, retriedJobOptions, type JobWorkerOptions } from './job-queue.js';
 
-/** Attempts of a fan-out job (failures, not stalls): 8, 5 s apart and doubling (~10 min in all). */
+/**
+ * Attempts of a fan-out job (failures, not stalls): 8, 5 s apart and doubling (~10 min in all).
+ * The job is gone once done, so nothing holds the id (a broadcast is scheduled at most once anyway).
+ */
 export const FANOUT_JOB_ATTEMPTS = 8;
-const FANOUT_BACKOFF = { type: 'exponential', delay: 5_000 } as const;
 /** Times a fan-out may stall (lose its scheduler) before BullMQ fails it: a stall costs one page. */
 export const FANOUT_MAX_STALLED = 50;
-
-function fanoutJobOptions(): JobsOptions {
-  return {
-    attempts: FANOUT_JOB_ATTEMPTS,
-    backoff: FANOUT_BACKOFF,
-    // gone once done, so nothing holds the id (a broadcast is scheduled at most once anyway)
-    removeOnComplete: true,
-    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
-  };
-}
 
 export interface FanoutQueueOptions {
   /** BullMQ key prefix: `keys.bullPrefix()`. */
@@ -41,22 +33,12 @@ export interface FanoutQueueOptions {
  * The scheduling side (API): core's FanoutScheduler port over the fan-out queue (matched by
  * shape: this package does not import core).
  */
-export class BroadcastFanoutQueue {
-  readonly queue: Queue<BroadcastFanoutJob>;
+export class BroadcastFanoutQueue extends JobQueue<BroadcastFanoutJob> {
   private readonly clock: { now(): number };
 
   constructor(connection: QueueConnection, opts: FanoutQueueOptions = {}) {
-    this.queue = jobQueue<BroadcastFanoutJob>(
-      BROADCAST_FANOUT_QUEUE,
-      connection,
-      opts.prefix,
-      fanoutJobOptions(),
-    );
+    super(BROADCAST_FANOUT_QUEUE, connection, opts.prefix, retriedJobOptions(FANOUT_JOB_ATTEMPTS, 5_000));
     this.clock = opts.clock ?? Date;
-  }
-
-  async ready(): Promise<void> {
-    await this.queue.waitUntilReady();
   }
 
   /** The job runs at `dueMs` (at once when that is past); a broadcast's job that exists is kept. */
@@ -76,33 +58,12 @@ export class BroadcastFanoutQueue {
   async unschedule(teamId: string, broadcastId: string): Promise<void> {
     await this.queue.remove(broadcastFanoutJobId(teamId, broadcastId));
   }
-
-  async close(): Promise<void> {
-    await this.queue.close();
-  }
-}
-
-export interface FanoutWorkerOptions {
-  /** A blocking connection (BullMQ workers need `maxRetriesPerRequest: null`). */
-  connection: QueueConnection;
-  prefix?: string;
-  /** Fan-outs one process runs at once. */
-  concurrency: number;
-  lockDuration?: number;
-  stalledInterval?: number;
 }
 
 /** The worker of the fan-out queue in one scheduler process. */
 export function createBroadcastFanoutWorker(
   processor: Processor<BroadcastFanoutJob>,
-  opts: FanoutWorkerOptions,
+  opts: JobWorkerOptions,
 ): Worker<BroadcastFanoutJob> {
-  return new Worker<BroadcastFanoutJob>(BROADCAST_FANOUT_QUEUE, processor, {
-    connection: opts.connection,
-    prefix: opts.prefix,
-    concurrency: opts.concurrency,
-    maxStalledCount: FANOUT_MAX_STALLED,
-    ...(opts.lockDuration !== undefined && { lockDuration: opts.lockDuration }),
-    ...(opts.stalledInterval !== undefined && { stalledInterval: opts.stalledInterval }),
-  });
+  return jobWorker(BROADCAST_FANOUT_QUEUE, processor, opts, FANOUT_MAX_STALLED);
 }

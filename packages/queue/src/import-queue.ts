@@ -8,77 +8,36 @@
  * checkpoint, many times if need be (IMPORT_MAX_STALLED), and a job that fails (Redis
  * unreachable for a while) is retried with a growing delay.
  */
-import { Queue, Worker, type JobsOptions, type Processor } from 'bullmq';
+import type { Processor, Worker } from 'bullmq';
 import { CONTACT_IMPORT_QUEUE, type ContactImportJob } from '@petrel/contracts';
 import type { QueueConnection } from './send-queues.js';
-import { jobQueue } from './job-queue.js';
+import { JobQueue, jobWorker, retriedJobOptions, type JobWorkerOptions } from './job-queue.js';
 
 /** Attempts of an import job (failures, not stalls): 5, 10 s apart and doubling (~2.5 min in all). */
 export const IMPORT_JOB_ATTEMPTS = 5;
-const IMPORT_BACKOFF = { type: 'exponential', delay: 10_000 } as const;
 /**
  * Times an import job may stall (lose its worker) before BullMQ fails it: a stall only costs
  * the rows since the last checkpoint, so rolling deploys and crashes must not fail imports.
  */
 export const IMPORT_MAX_STALLED = 50;
 
-function importJobOptions(): JobsOptions {
-  return {
-    attempts: IMPORT_JOB_ATTEMPTS,
-    backoff: IMPORT_BACKOFF,
-    removeOnComplete: true,
-    removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
-  };
-}
-
-export class ContactImportQueue {
-  readonly queue: Queue<ContactImportJob>;
-
+export class ContactImportQueue extends JobQueue<ContactImportJob> {
   constructor(connection: QueueConnection, opts: { prefix?: string } = {}) {
-    this.queue = jobQueue<ContactImportJob>(
-      CONTACT_IMPORT_QUEUE,
-      connection,
-      opts.prefix,
-      importJobOptions(),
-    );
-  }
-
-  async ready(): Promise<void> {
-    await this.queue.waitUntilReady();
+    super(CONTACT_IMPORT_QUEUE, connection, opts.prefix, retriedJobOptions(IMPORT_JOB_ATTEMPTS, 10_000));
   }
 
   /** Queues the import's run; an import whose job exists keeps it (job id = import id). */
   async enqueue(teamId: string, importId: string): Promise<void> {
     await this.queue.add('import', { v: 1, teamId, importId }, { jobId: importId });
   }
-
-  async close(): Promise<void> {
-    await this.queue.close();
-  }
 }
 
-export interface ContactImportWorkerOptions {
-  connection: QueueConnection;
-  prefix?: string;
-  /** Imports one process runs at once (CONTACT_IMPORT_CONCURRENCY). */
-  concurrency: number;
-  lockDuration?: number;
-  stalledInterval?: number;
-}
-
-/** The worker of the import queue in one process. */
+/** The worker of the import queue in one process (CONTACT_IMPORT_CONCURRENCY imports at once). */
 export function createContactImportWorker(
   processor: Processor<ContactImportJob>,
-  opts: ContactImportWorkerOptions,
+  opts: JobWorkerOptions,
 ): Worker<ContactImportJob> {
-  return new Worker<ContactImportJob>(CONTACT_IMPORT_QUEUE, processor, {
-    connection: opts.connection,
-    prefix: opts.prefix,
-    concurrency: opts.concurrency,
-    maxStalledCount: IMPORT_MAX_STALLED,
-    ...(opts.lockDuration !== undefined && { lockDuration: opts.lockDuration }),
-    ...(opts.stalledInterval !== undefined && { stalledInterval: opts.stalledInterval }),
-  });
+  return jobWorker(CONTACT_IMPORT_QUEUE, processor, opts, IMPORT_MAX_STALLED);
 }
 
 /** Thrown by a processor that has moved its own job back to delayed (BullMQ then leaves it alone). */

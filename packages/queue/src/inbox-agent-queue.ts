@@ -8,41 +8,24 @@
  * processor fails it for good (UnrecoverableError) when retrying cannot help. A job whose worker
  * died stalls and runs again; the run skips a message it has recorded already.
  */
-import type { JobsOptions, Processor, Queue, Worker } from 'bullmq';
+import type { Processor, Worker } from 'bullmq';
 import { INBOX_AGENT_QUEUE, inboxAgentJobId, type InboxAgentJob } from '@petrel/contracts';
 import type { QueueConnection } from './send-queues.js';
-import { jobQueue, jobWorker, type JobWorkerOptions } from './job-queue.js';
+import { JobQueue, jobWorker, retriedJobOptions, type JobWorkerOptions } from './job-queue.js';
 
 /** Attempts of one run: 5, from 5 s doubling (5 s, 10 s, 20 s, 40 s: about a minute and a half in all). */
 export const INBOX_AGENT_JOB_ATTEMPTS = 5;
 /** Times a run may lose its worker before BullMQ fails it. */
 export const INBOX_AGENT_MAX_STALLED = 5;
 
-const JOB_OPTIONS: JobsOptions = {
-  attempts: INBOX_AGENT_JOB_ATTEMPTS,
-  backoff: { type: 'exponential', delay: 5_000 },
-  removeOnComplete: true,
-  removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
-};
-
 /** Implements core's AgentRunQueue port (structurally). */
-export class InboxAgentQueue {
-  readonly queue: Queue<InboxAgentJob>;
-
+export class InboxAgentQueue extends JobQueue<InboxAgentJob> {
   constructor(connection: QueueConnection, opts: { prefix?: string } = {}) {
-    this.queue = jobQueue<InboxAgentJob>(INBOX_AGENT_QUEUE, connection, opts.prefix, JOB_OPTIONS);
-  }
-
-  async ready(): Promise<void> {
-    await this.queue.waitUntilReady();
+    super(INBOX_AGENT_QUEUE, connection, opts.prefix, retriedJobOptions(INBOX_AGENT_JOB_ATTEMPTS, 5_000));
   }
 
   async enqueue(job: { teamId: string; inboxId: string; threadId: string; emailId: string }): Promise<void> {
     await this.queue.add('run', { v: 1, ...job }, { jobId: inboxAgentJobId(job.inboxId, job.emailId) });
-  }
-
-  async close(): Promise<void> {
-    await this.queue.close();
   }
 }
 

@@ -9,10 +9,10 @@
  * job whose dispatcher died (kill -9) stalls and is run again — the same event, the same
  * message id — many times if need be (WEBHOOK_MAX_STALLED).
  */
-import { Queue, Worker, type JobsOptions, type Processor } from 'bullmq';
+import type { Processor, Worker } from 'bullmq';
 import { WEBHOOK_DELIVERY_QUEUE, webhookDeliveryJobId, type WebhookDeliveryJob } from '@petrel/contracts';
 import type { QueueConnection } from './send-queues.js';
-import { jobQueue } from './job-queue.js';
+import { JobQueue, jobWorker, retriedJobOptions, type JobWorkerOptions } from './job-queue.js';
 
 /** Times a delivery may lose its dispatcher before BullMQ fails it. */
 export const WEBHOOK_MAX_STALLED = 20;
@@ -22,22 +22,11 @@ export const WEBHOOK_MAX_STALLED = 20;
  * recording): the delivery is then tried again later, not dropped. HTTP failures never fail the
  * job (see above).
  */
-const JOB_OPTIONS: JobsOptions = {
-  attempts: 10,
-  backoff: { type: 'exponential', delay: 5_000 },
-  removeOnComplete: true,
-  removeOnFail: { age: 7 * 24 * 3600, count: 10_000 },
-};
+const WEBHOOK_JOB_ATTEMPTS = 10;
 
-export class WebhookDeliveryQueue {
-  readonly queue: Queue<WebhookDeliveryJob>;
-
+export class WebhookDeliveryQueue extends JobQueue<WebhookDeliveryJob> {
   constructor(connection: QueueConnection, opts: { prefix?: string } = {}) {
-    this.queue = jobQueue<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, connection, opts.prefix, JOB_OPTIONS);
-  }
-
-  async ready(): Promise<void> {
-    await this.queue.waitUntilReady();
+    super(WEBHOOK_DELIVERY_QUEUE, connection, opts.prefix, retriedJobOptions(WEBHOOK_JOB_ATTEMPTS, 5_000));
   }
 
   /**
@@ -71,31 +60,11 @@ export class WebhookDeliveryQueue {
     const c = await this.queue.getJobCounts('waiting', 'delayed', 'prioritized');
     return Object.values(c).reduce((a, b) => a + b, 0);
   }
-
-  async close(): Promise<void> {
-    await this.queue.close();
-  }
-}
-
-export interface WebhookDeliveryWorkerOptions {
-  connection: QueueConnection;
-  prefix?: string;
-  /** Deliveries one process runs at once (all endpoints together). */
-  concurrency: number;
-  lockDuration?: number;
-  stalledInterval?: number;
 }
 
 export function createWebhookDeliveryWorker(
   processor: Processor<WebhookDeliveryJob>,
-  opts: WebhookDeliveryWorkerOptions,
+  opts: JobWorkerOptions,
 ): Worker<WebhookDeliveryJob> {
-  return new Worker<WebhookDeliveryJob>(WEBHOOK_DELIVERY_QUEUE, processor, {
-    connection: opts.connection,
-    prefix: opts.prefix,
-    concurrency: opts.concurrency,
-    maxStalledCount: WEBHOOK_MAX_STALLED,
-    ...(opts.lockDuration !== undefined && { lockDuration: opts.lockDuration }),
-    ...(opts.stalledInterval !== undefined && { stalledInterval: opts.stalledInterval }),
-  });
+  return jobWorker(WEBHOOK_DELIVERY_QUEUE, processor, opts, WEBHOOK_MAX_STALLED);
 }
