@@ -82,3 +82,16 @@ describe('redactLogBody', () => {
     expect(redactLogBody({ token: '' }, 100)).toEqual({ token: '' });
   });
 });
+
+describe('redactLogBody on long strings', () => {
+  it('finds a secret the cut falls into, and scrubs only what it keeps', () => {
+    const key = 're_AbCdEfGhIjKlMnOpQrStUvWxYz012345';
+    const out = redactLogBody({ html: `${'x'.repeat(80)}${key}${'y'.repeat(1_000_000)}` }, 100) as {
+      html: string;
+    };
+    expect(out.html).not.toContain(key.slice(0, 8));
+    expect(out.html).toContain('re_[redact');
+    expect(out.html).toMatch(/…\(truncated, 1000115 characters\)$/);
+    expect(out.html.length).toBeLessThan(200);
+  });
+});

@@ -55,8 +55,9 @@ const MAX_DEPTH = 32;
  * path segment after one of Petrel's link prefixes.
  */
 const SECRET_SHAPES: readonly [RegExp, string][] = [
-  [/\bre_[A-Za-z0-9_-]{16,}/g, `re_${REDACTED}`],
-  [/\bwhsec_[A-Za-z0-9+/=]{8,}/g, `whsec_${REDACTED}`],
+  // no word boundary asked: a key glued to other text (`key=re_…`, `xre_…`) is a key all the same
+  [/re_[A-Za-z0-9_-]{16,}/g, `re_${REDACTED}`],
+  [/whsec_[A-Za-z0-9+/=]{8,}/g, `whsec_${REDACTED}`],
   [
     /(\/(?:unsubscribe|t\/o|t\/c|emails\/receiving\/downloads|emails\/shared|share|downloads)\/)[A-Za-z0-9._~%-]{8,}/g,
     `$1${REDACTED}`,
@@ -84,14 +85,23 @@ interface Budget {
   left: number;
 }
 
-function cutString(s: string, budget: Budget): string {
-  if (s.length + 2 <= budget.left) {
-    budget.left -= s.length + 2;
-    return s;
+/** Characters past the budget still scrubbed, so a secret the cut falls into is still found whole. */
+const SCRUB_MARGIN = 64;
+
+/**
+ * The string as kept: scrubbed, then cut to the budget. Only the part that can be kept is
+ * scrubbed, so a megabyte of html costs what its kept head costs.
+ */
+function keptString(s: string, budget: Budget): string {
+  const room = Math.max(0, budget.left - 2);
+  const sliced = s.length > room + SCRUB_MARGIN;
+  const scrubbed = scrubString(sliced ? s.slice(0, room + SCRUB_MARGIN) : s);
+  if (!sliced && scrubbed.length <= room) {
+    budget.left -= scrubbed.length + 2;
+    return scrubbed;
   }
-  const keep = Math.max(0, budget.left - 2);
   budget.left = 0;
-  return `${s.slice(0, keep)}…(truncated, ${s.length} characters)`;
+  return `${scrubbed.slice(0, room)}…(truncated, ${s.length} characters)`;
 }
 
 function walk(value: unknown, budget: Budget, depth: number, inAttachments: boolean): unknown {
@@ -103,7 +113,7 @@ function walk(value: unknown, budget: Budget, depth: number, inAttachments: bool
     budget.left -= 8;
     return Number.isFinite(value) ? value : null;
   }
-  if (typeof value === 'string') return cutString(scrubString(value), budget);
+  if (typeof value === 'string') return keptString(value, budget);
   if (typeof value !== 'object') return null;
   if (depth >= MAX_DEPTH) return '…(nested too deep)';
   if (Array.isArray(value)) {
