@@ -1,14 +1,13 @@
 /**
- * The commands of the automations and automation-runs stores: their Lua is in `lua/` (shared
- * parts in `lua/includes/`: finish-step, expire-run, current-step-status), loaded by the one registry of
+ * The commands of the automations and automation-runs stores: their Lua is in `lua/` (shared parts
+ * in `lua/includes/`: finish-step, expire-run, current-step-status), loaded by the one registry of
  * scripts.ts (names `petrel<Verb><Noun>`, slot-checked on every call). Every key is in KEYS and
  * carries the team's `{tag}`.
  *
- * A run's writes are compare-and-sets: nothing changes once the run's `status` is not
- * `running`; a step record moves only from the status the caller read (`expected`); a wait ends
- * once (HDEL of the run's `wait:<step>` field answers 1 to one caller only — the event or the
- * timeout, whichever comes first). Step records are JSON built by the store; the scripts decode
- * only their `status`.
+ * A run's writes are compare-and-sets: nothing changes once the run's `status` is not `running`; a
+ * step record moves only from the status the caller read (`expected`); a wait ends once (HDEL of
+ * the run's `wait:<step>` field answers 1 to one caller only — the event or the timeout, whichever
+ * comes first). Step records are JSON built by the store; the scripts decode only their `status`.
  */
 type Arg = string | number;
 

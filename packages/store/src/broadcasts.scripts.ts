@@ -1,9 +1,9 @@
 /**
- * The commands (files of `lua/`) of the broadcasts store, loaded by the one registry of scripts.ts (same
- * names `petrel<Verb><Noun>`, same slot check on every call). One script per state change of a
- * broadcast, each a compare-and-set on the record's `status` (and a bump of its `rev`): two
- * changes racing on one broadcast (a DELETE and the fan-out starting at the due time, a cancel
- * and a checkpoint) are ordered by Redis, and the second sees the first's status.
+ * The commands (files of `lua/`) of the broadcasts store, loaded by the one registry of scripts.ts
+ * (same names `petrel<Verb><Noun>`, same slot check on every call). One script per state change of
+ * a broadcast, each a compare-and-set on the record's `status` (and a bump of its `rev`): two
+ * changes racing on one broadcast (a DELETE and the fan-out starting at the due time, a cancel and
+ * a checkpoint) are ordered by Redis, and the second sees the first's status.
  *
  * Replies of the transitions: `{'ok', <the record's fields flat>}` (the record as the change left
  * it; for a delete, as it was), `{'missing'}` or `{'status', <current status>}`.

@@ -1,7 +1,8 @@
 /**
- * The commands (files of `lua/`) of the contact-imports store, loaded by the one registry of scripts.ts (same
- * names `petrel<Verb><Noun>`, same slot check on every call). Each takes the import's record and,
- * where it ends or claims a run, the list of the upload's chunks: both under the team's hash tag.
+ * The commands (files of `lua/`) of the contact-imports store, loaded by the one registry of
+ * scripts.ts (same names `petrel<Verb><Noun>`, same slot check on every call). Each takes the
+ * import's record and, where it ends or claims a run, the list of the upload's chunks: both under
+ * the team's hash tag.
  */
 type Arg = string | number;
 

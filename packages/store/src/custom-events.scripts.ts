@@ -1,6 +1,6 @@
 /**
- * The commands (files of `lua/`) of the custom events store (custom-events.store.ts), loaded by the one
- * registry of scripts.ts (names `petrel<Verb><Noun>`, slot-checked on every call). Every key is
+ * The commands (files of `lua/`) of the custom events store (custom-events.store.ts), loaded by the
+ * one registry of scripts.ts (names `petrel<Verb><Noun>`, slot-checked on every call). Every key is
  * in KEYS and carries the team's `{tag}`.
  */
 type Arg = string | number;

@@ -1,7 +1,7 @@
 /**
- * The commands (files of `lua/`) of the email search indexes (email-search.ts), registered with the others in
- * scripts.ts. The status moves themselves happen in the scripts that change an email's status
- * (petrelRecordEmailEvents, petrelCancelScheduledEmail).
+ * The commands (files of `lua/`) of the email search indexes (email-search.ts), registered with the
+ * others in scripts.ts. The status moves themselves happen in the scripts that change an email's
+ * status (petrelRecordEmailEvents, petrelCancelScheduledEmail).
  */
 type Arg = string | number;
 

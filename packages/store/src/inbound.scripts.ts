@@ -1,7 +1,7 @@
 /**
- * The command (a file of `lua/`) of the received-emails store (inbound.store.ts), loaded by the one registry
- * of scripts.ts (same naming, same slot check on every call). Every key is in KEYS and carries
- * the team's `{tag}`.
+ * The command (a file of `lua/`) of the received-emails store (inbound.store.ts), loaded by the one
+ * registry of scripts.ts (same naming, same slot check on every call). Every key is in KEYS and
+ * carries the team's `{tag}`.
  */
 type Arg = string | number | Buffer;
 

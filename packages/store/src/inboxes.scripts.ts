@@ -1,7 +1,7 @@
 /**
- * The commands (files of `lua/`) of the inbox store (inboxes.store.ts), loaded by the one registry of
- * scripts.ts. Every key is in KEYS and carries the team's `{tag}`: an inbox's threads,
- * messages, labels and indexes live in its team's slot, so each write is one script.
+ * The commands (files of `lua/`) of the inbox store (inboxes.store.ts), loaded by the one registry
+ * of scripts.ts. Every key is in KEYS and carries the team's `{tag}`: an inbox's threads, messages,
+ * labels and indexes live in its team's slot, so each write is one script.
  */
 type Arg = string | number;
 

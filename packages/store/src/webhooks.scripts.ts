@@ -1,7 +1,7 @@
 /**
- * The commands (files of `lua/`) of the webhooks store, loaded by the one registry of scripts.ts (names
- * `petrel<Verb><Noun>`, slot-checked on every call). Every key is in KEYS and carries the team's
- * `{tag}`; the global set of teams with webhooks is never touched here (it is used alone).
+ * The commands (files of `lua/`) of the webhooks store, loaded by the one registry of scripts.ts
+ * (names `petrel<Verb><Noun>`, slot-checked on every call). Every key is in KEYS and carries the
+ * team's `{tag}`; the global set of teams with webhooks is never touched here (it is used alone).
  *
  * Nullable fields are stored as '' (an absent hash field reads the same).
  */
