@@ -81,6 +81,8 @@ describe('the authorization code flow with PKCE', () => {
     });
     expect(token.status, JSON.stringify(token.body)).toBe(200);
     expect(token.headers.get('cache-control')).toBe('no-store');
+    // an app exchanging its code in a browser reads the answer cross-origin
+    expect(token.headers.get('access-control-allow-origin')).toBe('*');
     expect(token.body.expires_in).toBeGreaterThan(0);
     expect(token.body.expires_in).toBeLessThanOrEqual(3600);
     expect(token.body).toMatchObject({

@@ -137,6 +137,12 @@ export function oauthPublicRoutes(deps: OAuthRouteDeps): RouteSpec[] {
       response.status = err.code;
       response.body = { error: err.name, error_description: err.message };
     }
+    // readable from any origin: an app whose code exchange runs in a browser (a public client
+    // with PKCE) calls this cross-origin. The endpoint takes no cookie or other ambient
+    // credential, only what the request itself carries, so no origin gains anything it could not
+    // send from anywhere else. A form POST without an Authorization header is a CORS "simple
+    // request" (Fetch standard, CORS protocol): no preflight is needed.
+    res.setHeader('Access-Control-Allow-Origin', '*');
     sendOAuth(res, response);
   };
 
