@@ -116,7 +116,7 @@ export function createLaneSenders(
       'direct delivery: mail goes to each recipient domain MX',
     );
     const sender: SmtpSender = {
-      send: (msg) => direct.send(msg),
+      send: (msg, origin) => direct.send(msg, origin),
       verify: () => direct.verify(),
       async close() {
         await direct.close();

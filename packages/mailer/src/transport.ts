@@ -27,6 +27,7 @@ import {
   type RejectedRecipient,
   type SendResult,
 } from './classify.js';
+import type { SendOrigin } from '@petrel/core';
 import type { MessageEnvelope } from './build-message.js';
 
 export interface SmtpSenderOptions {
@@ -82,16 +83,15 @@ export interface OutgoingMessage {
    * `enforced` defers the email rather than send it to an MX in plaintext. Default opportunistic.
    */
   tls?: 'opportunistic' | 'enforced';
-  /**
-   * Whose email it is, read in direct delivery only: the sending IP pool is chosen by the team
-   * and the from-domain (packages/core sending-pools.ts).
-   */
-  origin?: { teamId: string; from: string };
 }
 
 export interface SmtpSender {
   /** Sends one message; resolves with its outcome, never rejects for an SMTP outcome. */
-  send(msg: OutgoingMessage): Promise<SendResult>;
+  /**
+   * `origin` (the email's team and From) is read in direct delivery only: the sending IP pool is
+   * chosen by them (packages/core sending-pools.ts).
+   */
+  send(msg: OutgoingMessage, origin?: SendOrigin): Promise<SendResult>;
   /** Connects, greets (and authenticates) once: true when the server is usable. */
   verify(): Promise<boolean>;
   /** Stops taking messages, lets in-flight sends finish, then closes every connection. */

@@ -87,11 +87,6 @@ export interface OutgoingEmail {
    * means a delivery straight to the recipient's MX must not go on without STARTTLS.
    */
   tls?: DomainTls;
-  /**
-   * The email's team and From (the send stage sets them): direct delivery chooses the sending
-   * IP pool by them.
-   */
-  origin?: { teamId: string; from: string };
 }
 
 /** A message that can never be built (unsafe header, invalid address…) is not retried. */
@@ -131,9 +126,18 @@ export type SendResult =
   | { kind: 'soft_fail'; code?: number; enhancedCode?: string; retryAfterMs?: number; detail: string }
   | { kind: 'hard_fail'; code: number; enhancedCode?: string; detail: string };
 
+/**
+ * Whose email a message is — its team and its From — for a sender that chooses by them (direct
+ * delivery's sending IP pools).
+ */
+export interface SendOrigin {
+  teamId: string;
+  from: string;
+}
+
 export interface MessageSender {
   /** Never rejects for an SMTP outcome: every attempt ends as a {@link SendResult}. */
-  send(message: OutgoingEmail): Promise<SendResult>;
+  send(message: OutgoingEmail, origin?: SendOrigin): Promise<SendResult>;
 }
 
 // ---------------------------------------------------------------------------------------------

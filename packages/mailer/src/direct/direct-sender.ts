@@ -47,6 +47,7 @@ import { LRUCache } from 'lru-cache';
 import {
   combineSendResults,
   stsCandidates,
+  type SendOrigin,
   type StsPolicy,
   type TlsRptPolicy,
   type TlsRptSession,
@@ -267,7 +268,11 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
   }
 
   /** One SMTP transaction for the recipients of one domain. */
-  async function deliverToDomain(domain: string, msg: OutgoingMessage): Promise<SendResult> {
+  async function deliverToDomain(
+    domain: string,
+    msg: OutgoingMessage,
+    origin: SendOrigin | undefined,
+  ): Promise<SendResult> {
     const route = routeFor(domain, await opts.dns.mx(domain), random);
     if (route.kind === 'bounce') {
       return { kind: 'hard_fail', code: route.code, enhancedCode: route.enhancedCode, detail: route.detail };
@@ -304,7 +309,7 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
     }
     let local: string | undefined;
     if (opts.pools && candidates.hosts.length > 0) {
-      const pick = await opts.pools.pick(msg.origin ?? {}, candidates.hosts[0]!);
+      const pick = await opts.pools.pick(origin ?? {}, candidates.hosts[0]!);
       if (pick.kind === 'warmup') {
         deferred(candidates.hosts[0]!, 'warmup');
         return { kind: 'soft_fail', detail: clip(pick.detail), retryAfterMs: pick.retryAfterMs };
@@ -377,12 +382,12 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
     return summarize(domain, failures);
   }
 
-  async function deliver(msg: OutgoingMessage): Promise<SendResult> {
+  async function deliver(msg: OutgoingMessage, origin: SendOrigin | undefined): Promise<SendResult> {
     const groups = groupByDomain(msg.envelope.to);
     if (groups.length === 0) return { kind: 'hard_fail', code: 550, command: 'API', detail: 'No recipients' };
     const results = await Promise.all(
       groups.map((g) =>
-        deliverToDomain(g.domain, { ...msg, envelope: { ...msg.envelope, to: g.recipients } }),
+        deliverToDomain(g.domain, { ...msg, envelope: { ...msg.envelope, to: g.recipients } }, origin),
       ),
     );
     if (results.length === 1) return results[0]!;
@@ -400,10 +405,12 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
   }
 
   return {
-    async send(msg) {
+    async send(msg, origin) {
       const started = performance.now();
       const result: SendResult =
-        closing !== undefined ? { kind: 'soft_fail', detail: 'SMTP sender is closed' } : await deliver(msg);
+        closing !== undefined
+          ? { kind: 'soft_fail', detail: 'SMTP sender is closed' }
+          : await deliver(msg, origin);
       report(result, performance.now() - started);
       return result;
     },
