@@ -70,8 +70,18 @@ function snakeCase(name: string): string {
   return name.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 }
 
+/** Answers per field name: bodies repeat a few names (`from`, `to`, `html`…) in every request. */
+const secretByName = new Map<string, boolean>();
+const SECRET_BY_NAME_MAX = 4096;
+
 export function isSecretField(name: string): boolean {
-  return SECRET_FIELDS.has(snakeCase(name));
+  let secret = secretByName.get(name);
+  if (secret === undefined) {
+    secret = SECRET_FIELDS.has(snakeCase(name));
+    if (secretByName.size >= SECRET_BY_NAME_MAX) secretByName.clear();
+    secretByName.set(name, secret);
+  }
+  return secret;
 }
 
 function scrubString(s: string): string {
