@@ -10,11 +10,11 @@
 //    hourly periods × domain over 7 days; broadcasts over 29 days. p99 of 300 requests each.
 //    Target: p99 at 1M ≤ 1.5 × p99 at 10k — the answer reads one hash per hour of the range,
 //    whose size follows the domains and broadcasts of that hour, not the emails.
-// 2. The write cost of counting: K emails (--quick: 500) recorded as delivered through the
-//    record script alone (what recordEvents ran before the counters: petrelRecordEmailEvents) and
-//    K through recordEvents (the record script + petrelCountEmailEvents in one MULTI), in
-//    alternating blocks of 500, 16 calls in flight; Redis CPU (INFO cpu) and this process's CPU
-//    per email of each.
+// 2. The write cost of counting: K emails (--quick: 500) recorded as sent + delivered through
+//    petrelRecordEmailEvents naming no metric (the script as before the counters) and K through
+//    EmailsStore.recordEvents (the same script counting sent and delivered for the team and the
+//    domain), in alternating blocks of 500, 16 calls in flight; Redis CPU (INFO cpu) and this
+//    process's CPU per email of each.
 import {
   ApiKeysStore,
   EmailsStore,
@@ -22,6 +22,7 @@ import {
   Keys,
   createRedis,
   defineScripts,
+  eventCountArgs,
   statsBucket,
   statusRank,
 } from '@petrel/store';
@@ -199,7 +200,7 @@ async function redisCpu(redis) {
 }
 
 /** Redis and client CPU per email of recording sent + delivered, without and with the counters. */
-async function writeCost(ctx, redis, keys, teamId, k) {
+export async function writeCost(ctx, redis, keys, teamId, k) {
   const store = new EmailsStore(redis, keys, DAY, { statsRetentionMs: DAY });
   const scripts = defineScripts(redis);
   const ids = Array.from({ length: 2 * k }, (_, i) => idOf('cost', i));
@@ -210,10 +211,12 @@ async function writeCost(ctx, redis, keys, teamId, k) {
       new Date(),
     );
   const head = (ev) => JSON.stringify({ ...ev, data: { ...ev.data, sequence: 0 } }).slice(0, -3);
-  // what EmailsStore.recordEvents sent before the counters: the record script alone
+  // the record script without the counters (what EmailsStore.recordEvents sent before them):
+  // the same call with no metric named for either event
   const recordOnly = async (id) => {
     const at = Date.now();
     const hour = statsBucket(keys, teamId, at, DAY);
+    const counts = eventCountArgs(keys, teamId, [], hour, DAY);
     await scripts.petrelRecordEmailEvents(
       keys.email(teamId, id),
       keys.emailEvents(teamId, id),
@@ -222,15 +225,20 @@ async function writeCost(ctx, redis, keys, teamId, k) {
       keys.unfinishedEmails(teamId, 'broadcast'),
       hour.key,
       ...store.search.statusKeys(teamId),
+      ...counts.keys,
       EVENTS_STREAM_MAXLEN,
       0,
       'sent',
       statusRank('sent'),
       head(event(id, 'email.sent', at)),
+      '',
+      '',
       'delivered',
       statusRank('delivered'),
       head(event(id, 'email.delivered', at)),
-      hour.expireAtMs,
+      '',
+      '',
+      ...counts.tail,
     );
   };
   const withCounts = (id) => {

@@ -1,6 +1,6 @@
 /**
  * A broadcast's recipients by group and its clicked links (core's broadcast-analytics.ts), from
- * the indexes petrelCountEmailEvents writes as the broadcast's emails are sent and tracked
+ * the indexes petrelRecordEmailEvents writes as the broadcast's emails are sent and tracked
  * (`Keys.broadcastRecipients`, `broadcastLinks`, `broadcastLinkClicks`). Every member of those
  * sorted sets has score 0, so a page is a lexicographic range (ZRANGE … BYLEX, O(log N + page)):
  * `<group>:<emailId>` from a cursor, whatever the broadcast's size. A page's rows are read from

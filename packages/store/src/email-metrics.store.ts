@@ -1,13 +1,13 @@
 /**
  * The counters of GET /emails/metrics (docs/architecture.md, "Email metrics"), kept at write
  * time in the team's hourly hash (email-stats.ts) under the fields of email-metrics.fields.ts:
- *  - events: `petrelCountEmailEvents`, queued in the same MULTI as `petrelRecordEmailEvents`
- *    ({@link queueEventCounts}), counts each event's metrics (core's `eventMetrics`) for the team,
- *    the email's sending domain and its broadcast, and writes a broadcast's recipient and link
- *    indexes (broadcast-analytics.store.ts);
+ *  - events: `petrelRecordEmailEvents` itself (the include count-email-metrics, its arguments
+ *    from {@link eventCountArgs}) counts each event's metrics (core's `eventMetrics`) for the
+ *    team, the email's sending domain and its broadcast, and writes a broadcast's recipient and
+ *    link indexes (broadcast-analytics.store.ts), in the script that records the event;
  *  - acceptance: `received`, per request, in the acceptance pipeline ({@link queueReceivedCounts}).
- * Reading a range is one HGETALL per hour (pipelined): its cost follows the hours and the
- * distinct domains and broadcasts of those hours, not the emails.
+ * Reading a range is one HGETALL per hour of the breakdown asked for (pipelined): its cost follows
+ * the hours and the distinct domains or broadcasts of those hours, not the emails.
  */
 import type { ChainableCommander } from 'ioredis';
 import {
@@ -21,7 +21,7 @@ import {
 import type { EmailEvent, EmailStatus } from '@petrel/contracts';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
-import { pipeline, type QueuedStoreCommands } from './scripts.js';
+import { pipeline } from './scripts.js';
 import { statsBucket } from './email-stats.js';
 import { METRIC_FIELD } from './email-metrics.fields.js';
 
@@ -30,40 +30,40 @@ const COUNTED = new Set<string>(COUNTED_METRICS);
 const READ_CHUNK = 500;
 
 /**
- * Queue the counting of `items` (the events recorded for one email) on `batch`, right after
- * its `petrelRecordEmailEvents`. `broadcastTtlMs`: how long a broadcast's indexes are kept
- * after their last write (the email retention: they list emails).
+ * What `petrelRecordEmailEvents` needs to count `items` (the events recorded for one email):
+ * the metrics keys (KEYS[19..23]: the hour's per-domain and per-broadcast hashes, the broadcast's
+ * indexes), each event's counters and clicked link (after its status, rank and JSON head), and
+ * the tail (the broadcast id the indexes belong to, their TTL, the hour hashes' expiry).
+ * `broadcastTtlMs`: how long a broadcast's indexes are kept after their last write (the email
+ * retention: they list emails).
  */
-export function queueEventCounts(
-  batch: QueuedStoreCommands,
+export function eventCountArgs(
   keys: Keys,
   teamId: string,
-  emailId: string,
   items: readonly { status: EmailStatus; event: EmailEvent }[],
-  hour: { key: string; expireAtMs: number },
+  hour: { hourMs: number; expireAtMs: number },
   broadcastTtlMs: number,
-): void {
-  const argv: (string | number)[] = [];
+): { keys: string[]; perEvent: [string, string][]; tail: (string | number)[] } {
   let broadcastId = '';
-  for (const { status, event } of items) {
-    const metrics = eventMetrics(status, event.data);
-    if (metrics.length === 0) continue;
-    const click = event.data.click as { link?: unknown } | undefined;
-    argv.push(metrics.join(','), status === 'clicked' && typeof click?.link === 'string' ? click.link : '');
+  const perEvent = items.map(({ status, event }): [string, string] => {
     if (typeof event.data.broadcast_id === 'string') broadcastId = event.data.broadcast_id;
-  }
-  if (argv.length === 0) return;
-  batch.petrelCountEmailEvents(
-    keys.email(teamId, emailId),
-    hour.key,
-    keys.broadcastRecipients(teamId, broadcastId),
-    keys.broadcastLinks(teamId, broadcastId),
-    keys.broadcastLinkClicks(teamId, broadcastId),
-    hour.expireAtMs,
-    broadcastId,
-    broadcastTtlMs,
-    ...argv,
-  );
+    const click = event.data.click as { link?: unknown } | undefined;
+    return [
+      eventMetrics(status, event.data).join(','),
+      status === 'clicked' && typeof click?.link === 'string' ? click.link : '',
+    ];
+  });
+  return {
+    keys: [
+      keys.emailMetricsDomains(teamId, hour.hourMs),
+      keys.emailMetricsBroadcasts(teamId, hour.hourMs),
+      keys.broadcastRecipients(teamId, broadcastId),
+      keys.broadcastLinks(teamId, broadcastId),
+      keys.broadcastLinkClicks(teamId, broadcastId),
+    ],
+    perEvent,
+    tail: [broadcastId, broadcastTtlMs, hour.expireAtMs],
+  };
 }
 
 /**
@@ -80,32 +80,46 @@ export function queueReceivedCounts(
   broadcastId?: string,
 ): void {
   const hour = statsBucket(keys, teamId, nowMs, statsRetentionMs);
+  const domains = keys.emailMetricsDomains(teamId, hour.hourMs);
+  const broadcasts = keys.emailMetricsBroadcasts(teamId, hour.hourMs);
   let total = 0;
   for (const [domain, n] of perDomain) {
     total += n;
-    if (domain) batch.hincrby(hour.key, `${METRIC_FIELD.domain}${domain}:received`, n);
+    if (domain) batch.hincrby(domains, `${domain}:received`, n);
   }
   if (total === 0) return;
   batch.hincrby(hour.key, `${METRIC_FIELD.team}received`, total);
-  if (broadcastId) batch.hincrby(hour.key, `${METRIC_FIELD.broadcast}${broadcastId}:received`, total);
   batch.pexpireat(hour.key, hour.expireAtMs);
+  if (perDomain.size > 1 || !perDomain.has('')) batch.pexpireat(domains, hour.expireAtMs);
+  if (broadcastId) {
+    batch.hincrby(broadcasts, `${broadcastId}:received`, total);
+    batch.pexpireat(broadcasts, hour.expireAtMs);
+  }
 }
 
-/** The cells of one hour's hash at the breakdown `by`. */
+/**
+ * The cells of one hour at the breakdown `by`, from its hash: the team's hourly hash (`t:` fields)
+ * for `team`, the hour's per-domain or per-broadcast hash (`<name>:<metric>`) otherwise.
+ */
 export function hourCells(
   hourMs: number,
   hash: Record<string, string>,
   by: 'team' | 'domain' | 'broadcast',
 ): MetricsCell[] {
-  const prefix = METRIC_FIELD[by];
   const cells = new Map<string, MetricsCell>();
   for (const [field, value] of Object.entries(hash)) {
-    if (!field.startsWith(prefix)) continue;
-    const rest = field.slice(prefix.length);
-    const cut = rest.lastIndexOf(':');
-    const name = by === 'team' ? '' : rest.slice(0, cut);
-    const metric = by === 'team' ? rest : rest.slice(cut + 1);
-    if (!COUNTED.has(metric) || (by !== 'team' && cut <= 0)) continue;
+    let name = '';
+    let metric: string;
+    if (by === 'team') {
+      if (!field.startsWith(METRIC_FIELD.team)) continue;
+      metric = field.slice(METRIC_FIELD.team.length);
+    } else {
+      const cut = field.lastIndexOf(':');
+      if (cut <= 0) continue;
+      name = field.slice(0, cut);
+      metric = field.slice(cut + 1);
+    }
+    if (!COUNTED.has(metric)) continue;
     let cell = cells.get(name);
     if (!cell) {
       cell = {
@@ -135,7 +149,13 @@ export class EmailMetricsStore implements Pick<EmailMetricsPorts, 'counters' | '
         for (let i = 0; i < hours.length; i += READ_CHUNK) {
           const chunk = hours.slice(i, i + READ_CHUNK);
           const batch = pipeline(redis, 'EmailMetrics.read');
-          for (const h of chunk) batch.hgetall(keys.emailStats(teamId, h));
+          const key =
+            by === 'team'
+              ? keys.emailStats
+              : by === 'domain'
+                ? keys.emailMetricsDomains
+                : keys.emailMetricsBroadcasts;
+          for (const h of chunk) batch.hgetall(key.call(keys, teamId, h));
           const replies = (await batch.exec()) ?? [];
           chunk.forEach((h, j) => {
             const [err, hash] = replies[j] ?? [];

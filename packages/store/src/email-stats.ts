@@ -23,9 +23,9 @@ export function statsBucket(
   teamId: string,
   nowMs: number,
   retentionMs: number,
-): { key: string; expireAtMs: number } {
+): { key: string; hourMs: number; expireAtMs: number } {
   const hour = Math.floor(nowMs / HOUR_MS) * HOUR_MS;
-  return { key: keys.emailStats(teamId, hour), expireAtMs: hour + HOUR_MS + retentionMs };
+  return { key: keys.emailStats(teamId, hour), hourMs: hour, expireAtMs: hour + HOUR_MS + retentionMs };
 }
 
 export class EmailStats {

@@ -16,20 +16,14 @@ import {
 import { EVENTS_STREAM_MAXLEN, Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import { outboxMember } from './outbox.store.js';
-import {
-  defineScripts,
-  pipeline,
-  transaction,
-  type QueuedStoreCommands,
-  type StoreCommands,
-} from './scripts.js';
+import { defineScripts, pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
 import type { ChainableCommander } from 'ioredis';
 import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
 import { emailSearchTerms, fromDomain, type ContactValues } from '@petrel/core';
 import { EmailSearch } from './email-search.js';
 import { statsBucket } from './email-stats.js';
+import { eventCountArgs, queueReceivedCounts } from './email-metrics.store.js';
 import { queueUsageCount } from './usage.store.js';
-import { queueEventCounts, queueReceivedCounts } from './email-metrics.store.js';
 
 /**
  * What every email store is built with besides its retention. Required, not defaulted: a process
@@ -256,18 +250,19 @@ export class EmailsStore {
     const names = Object.keys(fields);
     const args: (string | number)[] = [EVENTS_STREAM_MAXLEN, names.length];
     for (const n of names) args.push(n, fields[n]!);
-    for (const it of items) args.push(it.status, statusRank(it.status), eventJsonHead(it.event));
     const stats = statsBucket(
       this.keys,
       teamId,
       (this.dashboard.clock ?? Date).now(),
       this.dashboard.statsRetentionMs,
     );
-    args.push(stats.expireAtMs);
-    // the metrics' counters and a broadcast's indexes in the same MULTI (email-metrics.store.ts):
-    // an event is recorded and counted together, or neither
-    const tx = transaction(this.redis, 'EmailsStore.recordEvents');
-    tx.petrelRecordEmailEvents(
+    // the metrics' counters and a broadcast's indexes, counted by the same script (email-metrics.store.ts)
+    const counts = eventCountArgs(this.keys, teamId, items, stats, this.retentionMs);
+    items.forEach((it, i) =>
+      args.push(it.status, statusRank(it.status), eventJsonHead(it.event), ...counts.perEvent[i]!),
+    );
+    args.push(...counts.tail);
+    const res = await this.redis.petrelRecordEmailEvents(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
       this.keys.events(teamId),
@@ -275,11 +270,9 @@ export class EmailsStore {
       this.keys.unfinishedEmails(teamId, 'broadcast'),
       stats.key,
       ...this.search.statusKeys(teamId),
+      ...counts.keys,
       ...args,
     );
-    queueEventCounts(tx, this.keys, teamId, emailId, items, stats, this.retentionMs);
-    const [[err, res] = []] = (await tx.exec()) ?? [];
-    if (err) throw err;
     return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
   }
 

@@ -228,7 +228,7 @@ export class Keys {
   /**
    * A broadcast's recipients by what happened to them (broadcast-analytics.store.ts): a sorted
    * set, every score 0, of `<group>:<emailId>` (groups: RECIPIENT_GROUPS of core), written by
-   * petrelCountEmailEvents as the broadcast's emails are sent and tracked.
+   * petrelRecordEmailEvents as the broadcast's emails are sent and tracked.
    */
   broadcastRecipients(teamId: string, broadcastId: string): string {
     return `${this.prefix}:{${teamId}}:broadcast:${broadcastId}:recipients`;
@@ -240,6 +240,14 @@ export class Keys {
   /** The clicks of the broadcast's links (hash `c:<url>` every click, `u:<url>` unique). */
   broadcastLinkClicks(teamId: string, broadcastId: string): string {
     return `${this.prefix}:{${teamId}}:broadcast:${broadcastId}:link-clicks`;
+  }
+  /** The hour's metrics counters per sending domain (`<domain>:<metric>`, email-metrics.fields.ts). */
+  emailMetricsDomains(teamId: string, hourMs: number): string {
+    return `${this.prefix}:{${teamId}}:email-stats:${hourMs}:domains`;
+  }
+  /** The hour's metrics counters per broadcast (`<broadcastId>:<metric>`). */
+  emailMetricsBroadcasts(teamId: string, hourMs: number): string {
+    return `${this.prefix}:{${teamId}}:email-stats:${hourMs}:broadcasts`;
   }
   /** Sorted set of the team's broadcast ids by creation time. */
   broadcasts(teamId: string): string {

@@ -25,10 +25,6 @@ const NOT_STATUSES: Record<string, { words: string[]; why: string }> = {
   'petrelClaimIdempotencyKey-1.lua': { words: ['in_progress'], why: "an Idempotency-Key's state" },
   'petrelReleaseIdempotencyKey-1.lua': { words: ['in_progress'], why: "an Idempotency-Key's state" },
   'petrelWriteInboxDraft-5.lua': { words: ['sent'], why: "a draft's `sent` flag and operation" },
-  'petrelCountEmailEvents-5.lua': {
-    words: ['opened', 'clicked'],
-    why: 'the names of the open and click counters (metrics), not a status move',
-  },
   'includes/count-email-metrics.lua': {
     words: ['opened', 'clicked'],
     why: 'the names of the open and click counters (metrics), not a status move',

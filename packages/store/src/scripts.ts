@@ -23,7 +23,6 @@ import type { BroadcastStoreCommands } from './broadcasts.scripts.js';
 import type { InboundStoreCommands } from './inbound.scripts.js';
 import type { WebhookStoreCommands } from './webhooks.scripts.js';
 import type { EmailSearchStoreCommands } from './email-search.scripts.js';
-import type { EmailMetricsStoreCommands } from './email-metrics.scripts.js';
 import { COUNTED_STATUSES } from './email-stats.statuses.js';
 import type { AutomationStoreCommands } from './automations.scripts.js';
 import type { DomainStoreCommands } from './domains.scripts.js';
@@ -65,7 +64,6 @@ export interface StoreCommands
     BroadcastStoreCommands,
     WebhookStoreCommands,
     EmailSearchStoreCommands,
-    EmailMetricsStoreCommands,
     AutomationStoreCommands,
     DomainStoreCommands,
     CustomEventStoreCommands,

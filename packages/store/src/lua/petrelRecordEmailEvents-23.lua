@@ -1,7 +1,9 @@
 -- KEYS[1] email record, KEYS[2] its timeline, KEYS[3] the team's events stream, KEYS[4] and
 -- KEYS[5] the team's unfinished indexes of the send and broadcast lanes (an email at `sent` or
 -- beyond leaves them). ARGV: streamMaxLen, fieldCount, then fieldCount name/value pairs to set on the record, then per
--- event (in order): status, rank, eventJSON head (the JSON up to its `data.sequence` value).
+-- event (in order): status, rank, eventJSON head (the JSON up to its `data.sequence` value),
+-- its metrics (comma-separated counter names, '' for none) and its clicked link ('' for none),
+-- then the metrics' tail: broadcast id, broadcast indexes' TTL (ms), the hour hashes' expiry.
 -- Appends and publishes every event, sets the fields, and moves `status` to the highest-ranked
 -- event's status if that is forward (rank comparison), so events that arrive out of order never
 -- move an email backwards. Returns 1 if the status moved, 0 if not, -1 if the record is gone.
@@ -12,6 +14,10 @@
 -- Each event head ends in `"sequence":` (email-event-json.ts): the script completes it with the
 -- email's next sequence number and `}}`, from the record's `seq` counter (a record written
 -- before the counter existed starts after its timeline's length).
+-- Metrics (email-metrics.store.ts, the include count-email-metrics): KEYS[6] also holds the
+-- team's `t:<metric>` counters of the hour, KEYS[19] and KEYS[20] the hour's per-domain and
+-- per-broadcast counters, KEYS[21..23] the broadcast's recipient index, clicked links and their
+-- clicks (written only when the record's broadcast is the one the tail names).
 local COUNTED_STATUSES = $[email.counted]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local nf = tonumber(ARGV[2])
@@ -22,8 +28,9 @@ local lane = nil
 local counted = false
 local status = nil
 local first = 3 + nf * 2
-local n = (#ARGV - first) / 3
+local n = (#ARGV - first - 2) / 5
 local seq = 0
+--- @include "count-email-metrics"
 if n > 0 then
   seq = redis.call('HINCRBY', KEYS[1], 'seq', n)
   if seq == n then
@@ -32,7 +39,7 @@ if n > 0 then
   end
   seq = seq - n
 end
-for i = first, #ARGV - 1, 3 do
+for i = first, #ARGV - 3, 5 do
   seq = seq + 1
   local ev = ARGV[i + 2] .. seq .. '}}'
   redis.call('RPUSH', KEYS[2], ev)
@@ -42,6 +49,7 @@ for i = first, #ARGV - 1, 3 do
     redis.call('HINCRBY', KEYS[6], lane .. ':' .. ARGV[i], 1)
     counted = true
   end
+  if ARGV[i + 3] ~= '' then count_metrics(ARGV[i + 3], ARGV[i + 4]) end
   local rank = tonumber(ARGV[i + 1])
   if rank > best then best = rank; status = ARGV[i] end
 end
@@ -50,6 +58,7 @@ if best >= $[email.finishedRank] then
   redis.call('ZREM', KEYS[5], redis.call('HGET', KEYS[1], 'id'))
 end
 if counted then redis.call('PEXPIREAT', KEYS[6], ARGV[#ARGV]) end
+expire_metrics()
 if status then
   redis.call('HSET', KEYS[1], 'status', status, 'status_rank', best)
   local id = redis.call('HGET', KEYS[1], 'id')
