@@ -299,7 +299,9 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
       report({ ok: false, resultType: 'validation-failure', mx: host }, reportPolicy(policy!));
     }
     if (policy?.mode === 'enforce' && candidates.hosts.length === 0) {
-      deferred(route.hosts[0] ?? domain, 'mta_sts');
+      // no host of the domain was tried: one series for all such domains, as `(dns)` (the unlisted
+      // hosts are never connected to, so no destination of the limit's LRU would drop theirs)
+      deferred('(mta-sts)', 'mta_sts');
       return {
         kind: 'soft_fail',
         detail: clip(
@@ -311,6 +313,8 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
     if (opts.pools && candidates.hosts.length > 0) {
       const pick = await opts.pools.pick(origin ?? {}, candidates.hosts[0]!);
       if (pick.kind === 'warmup') {
+        // tracked as a destination, so its series goes when the destination is forgotten
+        gateFor(candidates.hosts[0]!);
         deferred(candidates.hosts[0]!, 'warmup');
         return { kind: 'soft_fail', detail: clip(pick.detail), retryAfterMs: pick.retryAfterMs };
       }

@@ -20,7 +20,10 @@ export type DeferralReason =
   | 'temporary'
   /** An MX or address lookup failed temporarily (SERVFAIL, timeout); destination `(dns)`. */
   | 'dns'
-  /** MTA-STS enforce: the MX is not in the policy, or its certificate did not validate. */
+  /**
+   * MTA-STS enforce: the MX's certificate did not validate; destination `(mta-sts)`: no MX of
+   * the domain is in its policy.
+   */
   | 'mta_sts'
   /** Every address of the email's sending pool reached its warm-up cap for the provider today. */
   | 'warmup';
