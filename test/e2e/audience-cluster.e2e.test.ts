@@ -2,7 +2,8 @@
  * The audience features on a real Redis Cluster (3 masters + 3 replicas, QUEUE_SHARDS=6): topic
  * sends, unsubscribe links and suppressions (scenarios/topic-sending.ts), broadcasts — fan-out,
  * personalisation, scheduling, cancel (scenarios/broadcasts.ts), open and click tracking
- * (scenarios/tracking.ts), webhooks (scenarios/webhooks.ts) — which create topics,
+ * (scenarios/tracking.ts), email metrics and broadcast analytics (scenarios/email-metrics.ts),
+ * webhooks (scenarios/webhooks.ts) — which create topics,
  * contacts and suppressions through the API and read them at send time. A script, transaction or
  * pipeline that spanned two hash slots would fail here with CROSSSLOT. SMTP submission
  * (scenarios/smtp-submission.ts) accepts through the same commit. Inbound mail, bounces and
@@ -23,6 +24,7 @@ import { broadcastApiScenarios } from './scenarios/broadcasts-api.js';
 import { broadcastScenarios } from './scenarios/broadcasts.js';
 import { WEBHOOK_TEST_ENV, webhookScenarios } from './scenarios/webhooks.js';
 import { trackingScenarios } from './scenarios/tracking.js';
+import { broadcastAnalyticsScenarios, emailMetricsScenarios } from './scenarios/email-metrics.js';
 import { SMTP_SUBMISSION_ENV, smtpSubmissionScenarios } from './scenarios/smtp-submission.js';
 import { INBOUND_TEST_ENV, inboundScenarios } from './scenarios/inbound.js';
 import { automationWelcomeScenario } from './scenarios/automations.js';
@@ -63,6 +65,8 @@ topicSendingScenarios(() => stack);
 broadcastScenarios(() => stack);
 broadcastApiScenarios(() => stack);
 trackingScenarios(() => stack);
+emailMetricsScenarios(() => stack);
+broadcastAnalyticsScenarios(() => stack);
 webhookScenarios(() => stack);
 smtpSubmissionScenarios(() => stack);
 inboundScenarios(() => stack);
