@@ -13,3 +13,4 @@ export * from './custom-events.js';
 export * from './automation.js';
 export * from './domain.js';
 export * from './inboxes.js';
+export * from './oauth.js';

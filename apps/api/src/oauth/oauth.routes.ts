@@ -19,7 +19,7 @@
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import OAuth2Server from '@node-oauth/oauth2-server';
 import { z } from 'zod';
-import { LIMITS, PetrelError, validationError } from '@petrel/contracts';
+import { LIMITS, OAUTH_AUTHORIZATION_PARAMS, PetrelError, validationError } from '@petrel/contracts';
 import {
   OAUTH_SCOPES,
   authorizationRedirect,
@@ -38,28 +38,17 @@ import { authorizeServer, tokenServer, type OAuthStores } from './authorization-
 /** Where GET /oauth/authorize sends the browser: the dashboard's consent page (a hash route). */
 const CONSENT_PAGE_PATH = '/dashboard/#/oauth/authorize';
 
-/** The authorization request's parameters, as the consent page posts them back. */
-const AUTHORIZATION_PARAMS = [
-  'client_id',
-  'redirect_uri',
-  'response_type',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-] as const;
-
 /** Largest token request body: a code, a verifier, a redirect URI and client credentials. */
 const TOKEN_BODY_LIMIT = '16kb';
 
 const decisionSchema = z.strictObject({
-  ...Object.fromEntries(AUTHORIZATION_PARAMS.map((p) => [p, z.string().max(2048).optional()])),
+  ...Object.fromEntries(OAUTH_AUTHORIZATION_PARAMS.map((p) => [p, z.string().max(2048).optional()])),
   approve: z.boolean(),
 });
 
 function paramsOf(source: Record<string, unknown>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const p of AUTHORIZATION_PARAMS) {
+  for (const p of OAUTH_AUTHORIZATION_PARAMS) {
     const v = source[p];
     if (typeof v === 'string') out[p] = v;
   }

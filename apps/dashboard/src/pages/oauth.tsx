@@ -9,6 +9,7 @@
  * address the browser is sent back to are shown.
  */
 import { useState } from 'preact/hooks';
+import { OAUTH_AUTHORIZATION_PARAMS } from '@petrel/contracts';
 import { api, seg, type List } from '../api';
 import { formatDate } from '../format';
 import { DeleteButton, ErrorNote, ListTable, Loading, Page, Status, useAction, useAsync } from '../ui';
@@ -19,19 +20,10 @@ interface Consent {
   scopes: { name: string; description: string }[];
 }
 
-/** The authorization request's parameters, as the API takes them back. */
-const PARAMS = [
-  'client_id',
-  'redirect_uri',
-  'response_type',
-  'scope',
-  'state',
-  'code_challenge',
-  'code_challenge_method',
-];
-
 export function OAuthConsent({ query }: { query: Record<string, string> }) {
-  const params = Object.fromEntries(PARAMS.filter((p) => query[p] !== undefined).map((p) => [p, query[p]!]));
+  const params = Object.fromEntries(
+    OAUTH_AUTHORIZATION_PARAMS.filter((p) => query[p] !== undefined).map((p) => [p, query[p]!]),
+  );
   const request = useAsync(() => api.get<Consent>('/oauth/consent', params), [JSON.stringify(params)]);
   const action = useAction();
   const [leaving, setLeaving] = useState(false);

@@ -6,7 +6,7 @@
  * new scopes to it (incremental authorization) instead of stacking grants.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { PetrelError, formatIssues, notFound } from '@petrel/contracts';
+import { PetrelError, formatIssues, notFound, type OAuthAuthorizationParam } from '@petrel/contracts';
 import {
   OAUTH_SCOPE_DESCRIPTIONS,
   oauthClientRegistrationSchema,
@@ -122,7 +122,7 @@ export type AuthorizationCheck =
 /** RFC 7636 section 4.2: the S256 challenge is base64url of a SHA-256, 43 characters. */
 const S256_CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
-const one = (query: Record<string, unknown>, name: string): string | undefined => {
+const one = (query: Record<string, unknown>, name: OAuthAuthorizationParam): string | undefined => {
   const v = query[name];
   return typeof v === 'string' && v !== '' ? v : undefined;
 };
