@@ -30,8 +30,9 @@ import {
   type UpdateDraftInput,
 } from './draft-schemas.js';
 import type { InboxEventSource, InboxesPort } from './ports.js';
-import { labelMap, type InboxClock, type InboxIds } from './use-cases.js';
+import { labelMap, type InboxIds } from './use-cases.js';
 import { inboxEventData, messageHead, threadSummary, type ThreadSummary } from './wire.js';
+import type { Clock } from '../kernel/clock.js';
 
 export type InboxDraftType = 'standalone' | 'reply';
 
@@ -116,7 +117,7 @@ export interface InboxDraftsPort {
 export interface DraftPorts {
   inboxes: InboxesPort;
   drafts: InboxDraftsPort;
-  clock: InboxClock;
+  clock: Pick<Clock, 'now'>;
   ids: InboxIds;
   /** Downloads a file given by `path` (the accept path's fetcher); without it a `path` is refused. */
   fetcher?: AttachmentFetcher;

@@ -35,9 +35,10 @@ import {
 } from './draft-schemas.js';
 import { draftSentData, findDraft, replyTarget, type DraftPorts, type InboxDraftRecord } from './drafts.js';
 import type { InboxEventSource, InboxesPort, NewInboxMessage } from './ports.js';
-import { findThread, labelMap, messageTerms, type InboxClock, type InboxIds } from './use-cases.js';
+import { findThread, labelMap, messageTerms, type InboxIds } from './use-cases.js';
 import { ownMessageId, subjectKey } from './threading.js';
 import { threadSummary } from './wire.js';
+import type { Clock } from '../kernel/clock.js';
 
 /** A file of a message, as a forward sends it on. */
 export interface MessageFile {
@@ -57,7 +58,7 @@ export interface InboxSendPorts {
   inboxes: InboxesPort;
   accept: AcceptPorts;
   content: MessageContent;
-  clock: InboxClock;
+  clock: Pick<Clock, 'now'>;
   ids: InboxIds;
 }
 

@@ -15,15 +15,13 @@ import {
   type InboxRecord,
   type InboxThreadRecord,
 } from '@petrel/contracts';
+import type { Clock } from '../kernel/clock.js';
 import { mailboxKey, parseAddress, routingDomain } from '../kernel/mailbox.js';
 import type { InboxEventSource, InboxesPort, NewInboxMessage, ReceivingDomains } from './ports.js';
 import type { CreateInboxInput, CreateLabelInput, UpdateInboxInput, UpdateLabelInput } from './schemas.js';
 import { INBOX_RULES } from './schemas.js';
 import { chooseThread, messageIdList, ownMessageId, subjectKey } from './threading.js';
 
-export interface InboxClock {
-  now(): number;
-}
 export interface InboxIds {
   newId(): string;
 }
@@ -44,7 +42,7 @@ export async function findInbox(
 
 export async function createInbox(
   cmd: { teamId: string; input: CreateInboxInput },
-  ports: { inboxes: InboxesPort; receiving: ReceivingDomains; clock: InboxClock; ids: InboxIds },
+  ports: { inboxes: InboxesPort; receiving: ReceivingDomains; clock: Pick<Clock, 'now'>; ids: InboxIds },
 ): Promise<InboxRecord> {
   const { input } = cmd;
   const parsed = parseAddress(input.email_address);
@@ -114,7 +112,7 @@ export async function removeInbox(
 
 export async function createLabel(
   cmd: { teamId: string; inbox: InboxRecord; input: CreateLabelInput },
-  ports: { inboxes: InboxesPort; clock: InboxClock; ids: InboxIds },
+  ports: { inboxes: InboxesPort; clock: Pick<Clock, 'now'>; ids: InboxIds },
 ): Promise<InboxLabelRecord> {
   const label: InboxLabelRecord = {
     id: ports.ids.newId(),

@@ -10,18 +10,13 @@
  * endpoints get no attempts"); its entry is marked failed.
  */
 import { decideAfterAttempt, type AttemptOutcome, type RetryDecision } from './retry-decision.js';
-import type {
-  HealthWrite,
-  WebhookClock,
-  WebhookDeliveryQueuePort,
-  WebhookEventLogPort,
-  WebhookSender,
-} from './ports.js';
+import type { HealthWrite, WebhookDeliveryQueuePort, WebhookEventLogPort, WebhookSender } from './ports.js';
 import type { ReadyDelivery } from './dispatch-events.js';
 import type { WebhookEndpoint, WebhookEventEntry } from './types.js';
 import { signatureHeaders, signingSecrets, webhookMessageId } from './signing.js';
 import { newId } from '../kernel/ids.js';
 import { guardAllows, WEBHOOK_ENDPOINT_MACHINE, WEBHOOK_EVENT_MACHINE } from '../transitions/index.js';
+import type { Clock } from '../kernel/clock.js';
 
 export const WEBHOOK_USER_AGENT = 'Petrel-Webhooks/1.0';
 
@@ -54,7 +49,7 @@ export type AttemptedDelivery = Extract<DeliveryResult, { kind: 'attempted' }>;
 export interface AttemptPorts {
   log: Pick<WebhookEventLogPort, 'recordAttempt'>;
   sender: WebhookSender;
-  clock: WebhookClock;
+  clock: Pick<Clock, 'now'>;
 }
 
 /**

@@ -114,7 +114,3 @@ export type WebhookSendResult = AttemptOutcome & { responseBody: string; latency
 export interface WebhookSender {
   send(req: WebhookRequest): Promise<WebhookSendResult>;
 }
-
-export interface WebhookClock {
-  now(): number;
-}

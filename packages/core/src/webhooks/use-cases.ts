@@ -8,14 +8,15 @@
 import { fieldMessage, notFound, validationError } from '@petrel/contracts';
 import { newId } from '../kernel/ids.js';
 import { WEBHOOK_MAX_ENDPOINTS_PER_TEAM } from './policy.js';
-import type { WebhookClock, WebhookDeliveryQueuePort, WebhookEventLogPort, WebhooksPort } from './ports.js';
+import type { WebhookDeliveryQueuePort, WebhookEventLogPort, WebhooksPort } from './ports.js';
 import type { CreateWebhookInput, UpdateWebhookInput } from './schemas.js';
 import { newSigningSecret } from './signing.js';
 import { newWebhookEndpoint } from './types.js';
+import type { Clock } from '../kernel/clock.js';
 
 export interface WebhookAdminPorts {
   webhooks: WebhooksPort;
-  clock: WebhookClock;
+  clock: Pick<Clock, 'now'>;
   /** The SSRF check of an endpoint URL (`vetNewEndpoint` with the deployment's policy and resolver). */
   vet: (endpoint: string) => Promise<{ ok: true } | { ok: false; reason: string }>;
   /** How long a rotated-out secret keeps signing (ms). */

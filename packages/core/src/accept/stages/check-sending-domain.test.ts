@@ -86,7 +86,7 @@ describe('checkSendingDomain', () => {
   it('reuses a verified lookup within a request, never a refusal', async () => {
     let t = 0;
     const domains = lookup(domain('ok.test', true));
-    const stage = checkSendingDomain({ domains, enforce: true }, () => t);
+    const stage = checkSendingDomain({ domains, enforce: true }, { now: () => t });
     await stage(from('a@ok.test'), ctx);
     await stage(from('b@ok.test'), ctx);
     await stage(from('a@no.test'), ctx);

@@ -19,6 +19,7 @@
 import { formatIssuePath, type DomainRecordSet, type EmailContent } from '@petrel/contracts';
 import { IDENTITY_HEADERS, fromDomain, identityDomains, sendingVerified } from '../../domains/sending.js';
 import { fieldPrefix, refuse, type AcceptStage } from './stage.js';
+import { systemClock, type Clock } from '../../kernel/clock.js';
 
 /** How long one lookup answers for the same domain: about one request. */
 export const SENDING_DOMAIN_REUSE_MS = 1_000;
@@ -31,11 +32,14 @@ export interface SendingDomainCheck {
   enforce: boolean;
 }
 
-export function checkSendingDomain(check: SendingDomainCheck, now: () => number = Date.now): AcceptStage {
+export function checkSendingDomain(
+  check: SendingDomainCheck,
+  clock: Pick<Clock, 'now'> = systemClock,
+): AcceptStage {
   const recent = new Map<string, { at: number; found: Promise<DomainRecordSet | null> }>();
   const lookup = (teamId: string, name: string): Promise<DomainRecordSet | null> => {
     const key = `${teamId}\n${name}`;
-    const t = now();
+    const t = clock.now();
     const seen = recent.get(key);
     if (seen && t - seen.at < SENDING_DOMAIN_REUSE_MS) return seen.found;
     if (recent.size > 1_000) recent.clear();

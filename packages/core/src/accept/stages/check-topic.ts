@@ -6,15 +6,19 @@
  */
 import type { TopicsReader } from '../../audience/ports.js';
 import { fieldPrefix, refuse, type AcceptStage } from './stage.js';
+import { systemClock, type Clock } from '../../kernel/clock.js';
 
 /** How long one lookup answers for the same topic: about one request. */
 export const TOPIC_LOOKUP_REUSE_MS = 1_000;
 
-export function checkTopic(topics: Pick<TopicsReader, 'get'>, now: () => number = Date.now): AcceptStage {
+export function checkTopic(
+  topics: Pick<TopicsReader, 'get'>,
+  clock: Pick<Clock, 'now'> = systemClock,
+): AcceptStage {
   const recent = new Map<string, { at: number; exists: Promise<boolean> }>();
   const exists = (teamId: string, topicId: string): Promise<boolean> => {
     const key = `${teamId}\n${topicId}`;
-    const t = now();
+    const t = clock.now();
     const seen = recent.get(key);
     if (seen && t - seen.at < TOPIC_LOOKUP_REUSE_MS) return seen.exists;
     if (recent.size > 1_000) recent.clear();

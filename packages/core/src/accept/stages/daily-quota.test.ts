@@ -30,7 +30,7 @@ describe('dailyQuota stage', () => {
   ])('$name', async ({ team, def, n, passed }) => {
     const counter = new Counter();
     if (team !== undefined) counter.quotas.set('t1', team);
-    const stage = dailyQuota({ counter, defaultQuota: def, now: () => NOW });
+    const stage = dailyQuota({ counter, defaultQuota: def, clock: { now: () => NOW } });
     const out = await prepareWith([stage]).prepare('t1', emails(n), 'batch');
     expect(out.emails).toHaveLength(passed);
     expect(out.errors).toHaveLength(n - passed);
@@ -43,7 +43,7 @@ describe('dailyQuota stage', () => {
   it('counts per UTC day and per team', async () => {
     const counter = new Counter();
     let at = NOW;
-    const stage = dailyQuota({ counter, defaultQuota: 2, now: () => at });
+    const stage = dailyQuota({ counter, defaultQuota: 2, clock: { now: () => at } });
     const prep = prepareWith([stage]);
     expect((await prep.prepare('t1', emails(3), 'batch')).emails).toHaveLength(2);
     expect((await prep.prepare('t2', emails(1), 'single')).emails).toHaveLength(1);
@@ -59,7 +59,7 @@ describe('dailyQuota stage', () => {
   it('counts no email a stage before it refused', async () => {
     const counter = new Counter();
     const refuseAll = async () => ({ refused: { message: 'to: nope' } });
-    const stage = dailyQuota({ counter, defaultQuota: 10, now: () => NOW });
+    const stage = dailyQuota({ counter, defaultQuota: 10, clock: { now: () => NOW } });
     await prepareWith([refuseAll, stage]).prepare('t1', emails(3), 'batch');
     expect(counter.used.size).toBe(0);
   });

@@ -9,20 +9,22 @@
  */
 import { dailyQuotaMessage, utcDay, type DailyQuotaCounter } from '../../ratelimit/daily-quota.js';
 import { refuse, type AcceptStage } from './stage.js';
+import { systemClock, type Clock } from '../../kernel/clock.js';
 
 export interface DailyQuotaOptions {
   counter: DailyQuotaCounter;
   /** DAILY_QUOTA: emails per UTC day of a team that set none (0: no quota). */
   defaultQuota: number;
-  now?: () => number;
+  /** Wall time (default the system clock). */
+  clock?: Pick<Clock, 'now'>;
   /** Observes each refusal (metrics). */
   onRefused?: () => void;
 }
 
 export function dailyQuota(opts: DailyQuotaOptions): AcceptStage {
-  const now = opts.now ?? Date.now;
+  const clock = opts.clock ?? systemClock;
   return async (email, ctx) => {
-    const at = now();
+    const at = clock.now();
     const answer = await opts.counter.take(ctx.teamId, utcDay(at), 1, opts.defaultQuota);
     if (!('admitted' in answer) || answer.admitted) return { email };
     opts.onRefused?.();

@@ -44,7 +44,7 @@ describe('fetchAttachments', () => {
     const fetcher = new MemoryAttachmentFetcher()
       .serve('https://f.test/1', '12345')
       .serve('https://f.test/2', 'x');
-    await fetchAttachments(fetcher, { clock: () => 0 })(
+    await fetchAttachments(fetcher, { clock: { now: () => 0 } })(
       email([
         { content: b64('abc') },
         { content: '', path: 'https://f.test/1' },
@@ -87,7 +87,7 @@ describe('fetchAttachments', () => {
         return fetcher.fetch(url, limits);
       },
     };
-    const r = await fetchAttachments(slow, { timeoutMs: 1_000, clock: () => now })(
+    const r = await fetchAttachments(slow, { timeoutMs: 1_000, clock: { now: () => now } })(
       email([
         { content: '', path: 'https://f.test/slow' },
         { content: '', path: 'https://f.test/slow' },

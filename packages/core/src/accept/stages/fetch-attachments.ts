@@ -12,6 +12,7 @@ import { LIMITS, type AttachmentInput, type EmailContent } from '@petrel/contrac
 import { base64DecodedLength, VALIDATION_MESSAGES } from '../../validation/index.js';
 import type { AttachmentFetcher } from '../ports.js';
 import { fieldPrefix, refuse, refusalFrom, type AcceptStage } from './stage.js';
+import { systemClock, type Clock } from '../../kernel/clock.js';
 
 /** Time allowed for fetching all the remote attachments of one email. */
 export const ATTACHMENT_FETCH_TIMEOUT_MS = 15_000;
@@ -19,8 +20,8 @@ export const ATTACHMENT_FETCH_TIMEOUT_MS = 15_000;
 export interface FetchAttachmentsOptions {
   /** Overrides ATTACHMENT_FETCH_TIMEOUT_MS (tests). */
   timeoutMs?: number;
-  /** Milliseconds since the epoch; `Date.now` unless a test drives time. */
-  clock?: () => number;
+  /** Wall time: the system clock unless a test drives time. */
+  clock?: Pick<Clock, 'now'>;
 }
 
 /** Decoded bytes of the attachments given inline. */
@@ -35,12 +36,12 @@ export function fetchAttachments(
   opts: FetchAttachmentsOptions = {},
 ): AcceptStage {
   const totalMs = opts.timeoutMs ?? ATTACHMENT_FETCH_TIMEOUT_MS;
-  const clock = opts.clock ?? Date.now;
+  const clock = opts.clock ?? systemClock;
   return async (email, ctx) => {
     if (!email.attachments.some((a) => a.path !== undefined)) return { email };
     const p = fieldPrefix(ctx);
     let used = inlineBytes(email.attachments);
-    const deadline = clock() + totalMs;
+    const deadline = clock.now() + totalMs;
     const attachments: AttachmentInput[] = [];
     for (const [i, a] of email.attachments.entries()) {
       if (a.path === undefined) {
@@ -48,7 +49,7 @@ export function fetchAttachments(
         continue;
       }
       const field = `${p}attachments[${i}].path`;
-      const leftMs = deadline - clock();
+      const leftMs = deadline - clock.now();
       if (leftMs <= 0) {
         return refuse(
           `${field}: not fetched, the attachments of an email must all be fetched within ${totalMs / 1000} s`,

@@ -67,7 +67,7 @@ describe('checkTopic', () => {
 
   it('refuses an unknown topic_id (naming the email in a batch), passes a known one and none', async () => {
     let t = 0;
-    const stage = checkTopic(topics, () => t);
+    const stage = checkTopic(topics, { now: () => t });
     expect(await stage(email('s', { topic_id: 'nope' }), { teamId: 't', index: 1, batch: true })).toEqual({
       refused: { message: 'emails[1].topic_id: no topic with this id exists' },
     });
