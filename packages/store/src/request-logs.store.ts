@@ -7,7 +7,7 @@
  * Writing is off the request's path: the API hands each finished request to a
  * {@link RequestLogWriter}, which redacts the bodies (core's redact.ts) and appends every
  * buffered entry of a team with one script call per tick (`petrelAppendRequestLogs`: XADDs,
- * trimming to LOG_MAX_ENTRIES and LOG_RETENTION_DAYS, expiry).
+ * trimming to REQUEST_LOG_MAX_ENTRIES and REQUEST_LOG_RETENTION_DAYS, expiry).
  */
 import { randomFillSync } from 'node:crypto';
 import {
@@ -104,7 +104,7 @@ export class RequestLogsStore implements RequestLogReader {
   /**
    * Newest first. `after`: older than that log; `before`: newer than it (the nearest ones). A
    * cursor needs only to be a log id: an entry trimmed since still marks its place. With filters,
-   * summaries are read in chunks until the page is full (at most the team's LOG_MAX_ENTRIES).
+   * summaries are read in chunks until the page is full (at most the team's REQUEST_LOG_MAX_ENTRIES).
    */
   async page(
     teamId: string,

@@ -22,7 +22,7 @@ export interface RequestLog extends RequestLogSummary {
   response_body: unknown;
 }
 
-/** How long and how much a team's log keeps (LOG_RETENTION_DAYS, LOG_MAX_ENTRIES, LOG_BODY_MAX_BYTES). */
+/** How long and how much a team's log keeps (REQUEST_LOG_RETENTION_DAYS, _MAX_ENTRIES, _BODY_MAX_BYTES). */
 export interface RequestLogPolicy {
   retentionMs: number;
   maxEntries: number;
