@@ -21,10 +21,11 @@ let redis: RedisClient;
 beforeAll(async () => {
   dns = await startDnsServer();
   mx = await startSmtpSink({ host: '127.0.0.3' });
-  dns.add({ name: 'pools-a.test', type: 'MX', value: 'mx.pools-a.test', priority: 10 });
-  dns.add({ name: 'mx.pools-a.test', type: 'A', value: '127.0.0.3' });
-  dns.add({ name: 'warm-b.test', type: 'MX', value: 'mx.warm-b.test', priority: 10 });
-  dns.add({ name: 'mx.warm-b.test', type: 'A', value: '127.0.0.3' });
+  // two destination providers (the MX hosts' domains), both MX hosts on the sink
+  for (const domain of ['pools-a.test', 'warm-b.test']) {
+    dns.set(domain, 'MX', [`mx.${domain}`]);
+    dns.set(`mx.${domain}`, 'A', [mx.host]);
+  }
   stack = await startStack({
     env: {
       DELIVERY_MODE: 'direct',
