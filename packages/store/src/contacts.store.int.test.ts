@@ -7,6 +7,7 @@ import { SegmentsStore } from './segments.store.js';
 import { ContactPropertiesStore } from './contact-properties.store.js';
 import { TopicsStore } from './topics.store.js';
 import { EVENTS_STREAM_FIELD } from './keys.js';
+import { newContact } from '../../testing/src/contracts/contacts.contract.js';
 
 const fx = useStoreRedis('contacts');
 // A clock that moves 1 ms per reading: records created within one millisecond would tie in
@@ -23,16 +24,8 @@ const stores = () => ({
 let seq = 0;
 const team = (): string => `team-${++seq}`;
 
-const contact = (over: Partial<NewContact> = {}): NewContact => ({
-  email: `Ada.${++seq}@Example.test`,
-  first_name: 'Ada',
-  last_name: null,
-  unsubscribed: false,
-  properties: {},
-  segments: [],
-  topics: [],
-  ...over,
-});
+/** A new contact with a unique address (the contract's, so both write the same shape). */
+const contact = newContact;
 
 async function created(t: string, over: Partial<NewContact> = {}): Promise<string> {
   const res = await stores().contacts.create(t, contact(over));

@@ -1,8 +1,10 @@
 /**
  * In-memory contacts and contact properties for unit tests of the contact use-cases
  * (ContactsPort, ContactPropertiesPort): one contact per mailbox per team, contacts by id or
- * email, values keyed by property id, unique property keys, and the known segment and topic ids
- * a create or a topic update checks (`segments`, `topics`: add ids to them).
+ * email, values keyed by property id, unique property keys, and the segment and topic ids of
+ * each team a create or a topic update checks (`addSegment`, `addTopic`). Ids are UUIDv7 from the
+ * clock and match in any case, as the Redis store's (packages/testing/src/contracts holds both
+ * to one contract).
  */
 import type {
   ContactPropertyRecord,
@@ -12,6 +14,7 @@ import type {
 } from '@petrel/contracts';
 import {
   mailboxKey,
+  newId,
   type ContactPatch,
   type ContactPropertiesPort,
   type ContactsPort,
@@ -30,18 +33,45 @@ interface StoredContact {
   topics: Map<string, Subscription>;
 }
 
-export class MemoryContacts implements ContactsPort {
-  readonly contacts = new Map<string, StoredContact>();
-  /** Segment ids that exist. */
-  readonly segments = new Set<string>();
-  /** Topic ids that exist. */
-  readonly topics = new Set<string>();
-  private seq = 0;
+/** Ids by team, lower-cased (segment and topic ids match in any case, as the store's). */
+class TeamIds {
+  private readonly ids = new Map<string, Set<string>>();
 
-  constructor(private readonly properties?: MemoryContactProperties) {}
+  add(teamId: string, id: string): void {
+    const ids = this.ids.get(teamId) ?? new Set<string>();
+    this.ids.set(teamId, ids.add(id.toLowerCase()));
+  }
+
+  has(teamId: string, id: string): boolean {
+    return this.ids.get(teamId)?.has(id.toLowerCase()) === true;
+  }
+}
+
+export class MemoryContacts implements ContactsPort {
+  /** Contacts by id (lower case). */
+  readonly contacts = new Map<string, StoredContact>();
+  private readonly segments = new TeamIds();
+  private readonly topics = new TeamIds();
+
+  constructor(
+    private readonly properties?: MemoryContactProperties,
+    private readonly clock: { now(): number } = Date,
+  ) {}
+
+  /** A segment of `teamId` that exists, for a create's `segments` to name. */
+  addSegment(teamId: string, segmentId: string): this {
+    this.segments.add(teamId, segmentId);
+    return this;
+  }
+
+  /** A topic of `teamId` that exists, for a create's or setTopics' `topics` to name. */
+  addTopic(teamId: string, topicId: string): this {
+    this.topics.add(teamId, topicId);
+    return this;
+  }
 
   find(teamId: string, idOrEmail: string): StoredContact | undefined {
-    const byId = this.contacts.get(idOrEmail);
+    const byId = this.contacts.get(idOrEmail.toLowerCase());
     if (byId?.teamId === teamId) return byId;
     const mailbox = mailboxKey(idOrEmail);
     return [...this.contacts.values()].find(
@@ -62,12 +92,13 @@ export class MemoryContacts implements ContactsPort {
 
   create(teamId: string, contact: NewContact): Promise<CreateContactResult> {
     if (this.find(teamId, contact.email)) return Promise.resolve({ ok: false, reason: 'email_taken' });
-    const badSegment = contact.segments.findIndex((s) => !this.segments.has(s));
+    const badSegment = contact.segments.findIndex((s) => !this.segments.has(teamId, s));
     if (badSegment >= 0) return Promise.resolve({ ok: false, reason: 'no_segment', index: badSegment });
-    const badTopic = contact.topics.findIndex((t) => !this.topics.has(t.id));
+    const badTopic = contact.topics.findIndex((t) => !this.topics.has(teamId, t.id));
     if (badTopic >= 0) return Promise.resolve({ ok: false, reason: 'no_topic', index: badTopic });
-    const id = `contact-${++this.seq}`;
-    const now = new Date().toISOString();
+    const nowMs = this.clock.now();
+    const id = newId(nowMs);
+    const now = new Date(nowMs).toISOString();
     this.contacts.set(id, {
       teamId,
       record: {
@@ -80,8 +111,8 @@ export class MemoryContacts implements ContactsPort {
         updated_at: now,
       },
       values: { ...contact.properties },
-      segments: new Set(contact.segments),
-      topics: new Map(contact.topics.map((t) => [t.id, t.subscription])),
+      segments: new Set(contact.segments.map((s) => s.toLowerCase())),
+      topics: new Map(contact.topics.map((t) => [t.id.toLowerCase(), t.subscription])),
     });
     return Promise.resolve({ ok: true, id });
   }
@@ -89,12 +120,17 @@ export class MemoryContacts implements ContactsPort {
   update(teamId: string, idOrEmail: string, patch: ContactPatch): Promise<{ id: string } | null> {
     const c = this.find(teamId, idOrEmail);
     if (!c) return Promise.resolve(null);
+    const before = JSON.stringify([c.record, c.values]);
     if (patch.first_name !== undefined) c.record.first_name = patch.first_name;
     if (patch.last_name !== undefined) c.record.last_name = patch.last_name;
     if (patch.unsubscribed !== undefined) c.record.unsubscribed = patch.unsubscribed;
     for (const [pid, value] of Object.entries(patch.properties ?? {})) {
       if (value === null) delete c.values[pid];
       else c.values[pid] = value;
+    }
+    // as the store: a patch that changes something moves updated_at, one that does not leaves it
+    if (JSON.stringify([c.record, c.values]) !== before) {
+      c.record.updated_at = new Date(this.clock.now()).toISOString();
     }
     return Promise.resolve({ id: c.record.id });
   }
@@ -106,24 +142,33 @@ export class MemoryContacts implements ContactsPort {
   ): Promise<SetContactTopicsResult> {
     const c = this.find(teamId, idOrEmail);
     if (!c) return Promise.resolve({ ok: false, reason: 'not_found' });
-    const bad = topics.findIndex((t) => !this.topics.has(t.id));
+    const bad = topics.findIndex((t) => !this.topics.has(teamId, t.id));
     if (bad >= 0) return Promise.resolve({ ok: false, reason: 'no_topic', index: bad });
-    for (const t of topics) c.topics.set(t.id, t.subscription);
+    for (const t of topics) c.topics.set(t.id.toLowerCase(), t.subscription);
     return Promise.resolve({ ok: true, id: c.record.id });
   }
 }
 
-export class MemoryContactProperties implements ContactPropertiesPort {
-  readonly properties = new Map<string, ContactPropertyRecord & { teamId: string }>();
-  private seq = 0;
+/** A stored property as the port hands it out: a copy, without the team. */
+function propertyRecord({ teamId: _team, ...record }: ContactPropertyRecord & { teamId: string }) {
+  return structuredClone(record);
+}
 
+export class MemoryContactProperties implements ContactPropertiesPort {
+  /** Properties by id (lower case), oldest first. */
+  readonly properties = new Map<string, ContactPropertyRecord & { teamId: string }>();
+
+  constructor(private readonly clock: { now(): number } = Date) {}
+
+  /** Newest first, as the store's index. */
   all(teamId: string): Promise<ContactPropertyRecord[]> {
-    return Promise.resolve([...this.properties.values()].filter((p) => p.teamId === teamId));
+    const mine = [...this.properties.values()].filter((p) => p.teamId === teamId);
+    return Promise.resolve(mine.reverse().map(propertyRecord));
   }
 
   get(teamId: string, id: string): Promise<ContactPropertyRecord | null> {
-    const p = this.properties.get(id);
-    return Promise.resolve(p?.teamId === teamId ? p : null);
+    const p = this.properties.get(id.toLowerCase());
+    return Promise.resolve(p?.teamId === teamId ? propertyRecord(p) : null);
   }
 
   create(
@@ -132,13 +177,14 @@ export class MemoryContactProperties implements ContactPropertiesPort {
   ): Promise<{ ok: true; id: string } | { ok: false; reason: 'key_taken' }> {
     const taken = [...this.properties.values()].some((p) => p.teamId === teamId && p.key === property.key);
     if (taken) return Promise.resolve({ ok: false, reason: 'key_taken' });
-    const id = `property-${++this.seq}`;
-    this.properties.set(id, { ...property, id, teamId, created_at: new Date().toISOString() });
+    const nowMs = this.clock.now();
+    const id = newId(nowMs);
+    this.properties.set(id, { ...property, id, teamId, created_at: new Date(nowMs).toISOString() });
     return Promise.resolve({ ok: true, id });
   }
 
   setFallback(teamId: string, id: string, fallback: ContactPropertyValue | null): Promise<boolean> {
-    const p = this.properties.get(id);
+    const p = this.properties.get(id.toLowerCase());
     if (p?.teamId !== teamId) return Promise.resolve(false);
     p.fallback_value = fallback;
     return Promise.resolve(true);

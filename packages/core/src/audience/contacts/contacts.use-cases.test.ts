@@ -37,7 +37,7 @@ describe('createContact', () => {
 
   it('refuses a taken mailbox, an unknown segment (or audience) and topic, naming the field', async () => {
     const p = ports();
-    p.contacts.segments.add('s1');
+    p.contacts.addSegment('t', 's1');
     await createContact({ teamId: 't', input: { email: 'a@x.test' } }, p);
     await expect(createContact({ teamId: 't', input: { email: 'A@X.TEST' } }, p)).rejects.toMatchObject({
       message: 'email: a contact with this email already exists',
@@ -87,7 +87,7 @@ describe('updateContact', () => {
 describe('updateContactTopics', () => {
   it('writes choices; an unknown topic is a 422, an unknown contact a 404', async () => {
     const p = ports();
-    p.contacts.topics.add('news');
+    p.contacts.addTopic('t', 'news');
     const { id } = await createContact({ teamId: 't', input: { email: 'a@x.test' } }, p);
     await updateContactTopics(
       { teamId: 't', idOrEmail: id, input: { topics: [{ id: 'news', subscription: 'opt_out' }] } },

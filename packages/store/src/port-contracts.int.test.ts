@@ -1,0 +1,43 @@
+/**
+ * The port contracts of packages/testing/src/contracts against the Redis stores, on one server
+ * (integration project) and on a Redis Cluster (integration-cluster project): the behaviours the
+ * in-memory ports core's unit tests use are held to, so the fakes cannot drift from the stores.
+ */
+import { describeBroadcastsContract } from '../../testing/src/contracts/broadcasts.contract.js';
+import { describeContactsContract } from '../../testing/src/contracts/contacts.contract.js';
+import { describeSuppressionsContract } from '../../testing/src/contracts/suppressions.contract.js';
+import { describeTopicsContract } from '../../testing/src/contracts/topics.contract.js';
+import { BroadcastsStore } from './broadcasts.store.js';
+import { ContactPropertiesStore } from './contact-properties.store.js';
+import { ContactsStore } from './contacts.store.js';
+import { useStoreRedis } from './redis.fixture.js';
+import { SegmentsStore } from './segments.store.js';
+import { SuppressionsStore } from './suppressions.store.js';
+import { TopicsStore } from './topics.store.js';
+
+const fx = useStoreRedis('contracts');
+
+describeBroadcastsContract('redis', (clock) => new BroadcastsStore(fx.redis, fx.keys, clock));
+
+describeContactsContract('redis', (clock) => {
+  const topics = new TopicsStore(fx.redis, fx.keys, clock);
+  const segments = new SegmentsStore(fx.redis, fx.keys, clock);
+  return {
+    contacts: new ContactsStore(fx.redis, fx.keys, clock),
+    properties: new ContactPropertiesStore(fx.redis, fx.keys, clock),
+    addSegment: async (teamId) => (await segments.create(teamId, 'Segment')).id,
+    addTopic: async (teamId) =>
+      (
+        await topics.create(teamId, {
+          name: 'Topic',
+          description: null,
+          default_subscription: 'opt_in',
+          visibility: 'public',
+        })
+      ).id,
+  };
+});
+
+describeTopicsContract('redis', (clock) => new TopicsStore(fx.redis, fx.keys, clock));
+
+describeSuppressionsContract('redis', (clock) => new SuppressionsStore(fx.redis, fx.keys, clock));

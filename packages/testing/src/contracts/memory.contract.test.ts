@@ -1,0 +1,35 @@
+/**
+ * The port contracts (./*.contract.ts) against the in-memory ports core's unit tests use; the
+ * same contracts run against the Redis stores in packages/store/src/port-contracts.int.test.ts.
+ */
+import { newId } from '@petrel/core';
+import { MemoryBroadcasts } from '../memory/broadcasts.js';
+import { MemoryContactProperties, MemoryContacts } from '../memory/contacts.js';
+import { MemorySuppressions } from '../memory/suppressions.js';
+import { MemoryTopics } from '../memory/topics.js';
+import { describeBroadcastsContract } from './broadcasts.contract.js';
+import { describeContactsContract } from './contacts.contract.js';
+import { describeSuppressionsContract } from './suppressions.contract.js';
+import { describeTopicsContract } from './topics.contract.js';
+
+describeBroadcastsContract('memory', (clock) => new MemoryBroadcasts(clock));
+
+describeContactsContract('memory', (clock) => {
+  const properties = new MemoryContactProperties(clock);
+  const contacts = new MemoryContacts(properties, clock);
+  const added = (add: (teamId: string, id: string) => void) => async (teamId: string) => {
+    const id = newId(clock.now());
+    add(teamId, id);
+    return id;
+  };
+  return {
+    contacts,
+    properties,
+    addSegment: added((t, id) => contacts.addSegment(t, id)),
+    addTopic: added((t, id) => contacts.addTopic(t, id)),
+  };
+});
+
+describeTopicsContract('memory', () => new MemoryTopics());
+
+describeSuppressionsContract('memory', () => new MemorySuppressions());
