@@ -2,14 +2,7 @@
  * The dependencies of the routes that take more than a store or two, built from the process's
  * context (api-routes.ts lists the routes).
  */
-import { dkimSettings, domainDnsTargets, emailRetentionMs, emailStoreOptions } from '@petrel/config';
-import {
-  BroadcastAnalyticsStore,
-  DomainClaimsStore,
-  EmailMetricsStore,
-  RequestLogsStore,
-  UsageStore,
-} from '@petrel/store';
+import { dkimSettings, domainDnsTargets } from '@petrel/config';
 import { createAttachmentFetcher } from '@petrel/mailer';
 import type { ApiContext } from './api-context.js';
 import { domainClaimPolicy } from './routes/domain-claims.routes.js';
@@ -46,7 +39,7 @@ export const domains = (ctx: ApiContext) => ({
 
 export const domainClaims = (ctx: ApiContext) => ({
   ...domains(ctx),
-  claims: new DomainClaimsStore(ctx.rt.redis, ctx.rt.keys, ctx.stores.domains, ctx.stores.emails),
+  claims: ctx.stores.domainClaims,
   policy: domainClaimPolicy(ctx.config),
 });
 
@@ -71,27 +64,27 @@ export const inboxDrafts = ({ rt, stores: s, config, accept, sendIdempotency }: 
   fetcher: createAttachmentFetcher({ allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS }),
 });
 
-export const emailMetrics = ({ rt, stores: s, config }: ApiContext) => ({
+export const emailMetrics = ({ stores: s }: ApiContext) => ({
   metrics: {
-    ...new EmailMetricsStore(rt.redis, rt.keys, emailStoreOptions(config).statsRetentionMs),
+    ...s.emailMetrics,
     domains: s.domains,
     broadcasts: s.broadcasts,
     clock: Date,
   },
   analytics: {
     broadcasts: s.broadcasts,
-    analytics: new BroadcastAnalyticsStore(rt.redis, rt.keys, emailRetentionMs(config)),
+    analytics: s.broadcastAnalytics,
   },
 });
 
 export const logs = (ctx: ApiContext) => ({
-  reader: new RequestLogsStore(ctx.rt.redis, ctx.rt.keys),
+  reader: ctx.stores.requestLogs,
   policy: ctx.requestLogPolicy,
   now: Date.now,
 });
 
-export const usage = ({ rt, stores: s, config }: ApiContext) => ({
-  reader: new UsageStore(rt.redis, rt.keys, s.limits),
+export const usage = ({ stores: s, config }: ApiContext) => ({
+  reader: s.usage,
   // the same defaults the limits are enforced with (rate-limit middleware, daily-quota stage)
   defaults: { rps: config.RATE_LIMIT_RPS, dailyQuota: config.DAILY_QUOTA },
   now: Date.now,

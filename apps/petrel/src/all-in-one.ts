@@ -9,6 +9,7 @@ import { startScheduler } from '@petrel/scheduler';
 import { startSmtp } from '@petrel/smtp';
 import { startWebhookDispatcher, type WebhooksExtensions } from '@petrel/webhooks';
 import { enableDefaultMetrics, log, startHealthServer, type Lifecycle } from '@petrel/observability';
+import { openRuntime } from '@petrel/runtime';
 import { startEmbeddedRedis } from './embedded-redis.js';
 import { startCaptureSmtp } from './capture-smtp.js';
 import type { PetrelConfig } from './config.js';
@@ -50,22 +51,27 @@ export async function startAllInOne(
     );
   }
   const cfg = { ...config, REDIS_URL: redisUrl, SMTP_URL: smtpUrl };
+  // One runtime for every part: one set of connections, stores, queues and secrets, closed after
+  // the parts (the lifecycle stops them in reverse order).
+  const rt = openRuntime(cfg, 'all-in-one');
+  lifecycle.onStop('runtime', () => rt.close());
 
-  const api = await startApi(cfg, ext.api);
+  const api = await startApi(cfg, ext.api, rt);
   lifecycle.onStop('api', () => api.close());
   // Unsubscribe links the worker writes point at this API unless a public URL is configured.
   const worker = await startWorker(
     { ...cfg, PUBLIC_URL: cfg.PUBLIC_URL ?? `http://localhost:${api.port}` },
     ext.worker,
+    rt,
   );
   lifecycle.onStop('worker', () => worker.close());
-  const scheduler = await startScheduler(cfg);
+  const scheduler = await startScheduler(cfg, rt);
   lifecycle.onStop('scheduler', () => scheduler.close());
   // The webhook dispatcher: the team event streams → signed deliveries.
-  const webhooks = await startWebhookDispatcher(cfg, ext.webhooks);
+  const webhooks = await startWebhookDispatcher(cfg, ext.webhooks, rt);
   lifecycle.onStop('webhooks', () => webhooks.close());
   // SMTP submission (and inbound): SMTP_SUBMISSION_PORT etc., or their documented defaults.
-  const smtp = await startSmtp(cfg);
+  const smtp = await startSmtp(cfg, rt);
   lifecycle.onStop('smtp', () => smtp.close());
 
   let firstKey: string | null = null;

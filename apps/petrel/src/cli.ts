@@ -17,17 +17,10 @@
  */
 import { parseArgs } from 'node:util';
 import { API_KEY_PERMISSIONS, isApiKeyPermission } from '@petrel/contracts';
-import {
-  ApiKeysStore,
-  Keys,
-  OAuthClientsStore,
-  RateLimitStore,
-  TeamSettingsStore,
-  createRedis,
-} from '@petrel/store';
 import { newId, registerOAuthClient } from '@petrel/core';
 import { randomBytes } from 'node:crypto';
-import { initLogger, logConnectionError } from '@petrel/observability';
+import { initLogger } from '@petrel/observability';
+import { openRuntime } from '@petrel/runtime';
 import { loadPetrelConfig } from './config.js';
 import { startEmbeddedRedis } from './embedded-redis.js';
 
@@ -85,13 +78,8 @@ async function main(): Promise<number> {
   const embedded = config.REDIS_URL
     ? null
     : await startEmbeddedRedis({ dataDir: config.DATA_DIR, port: config.EMBEDDED_REDIS_PORT });
-  const redis = createRedis(
-    config.REDIS_URL ?? embedded!.url,
-    'command',
-    'petrel-cli',
-    logConnectionError('petrel-cli'),
-  );
-  const store = new ApiKeysStore(redis, new Keys(config.REDIS_KEY_PREFIX));
+  const rt = openRuntime({ ...config, REDIS_URL: config.REDIS_URL ?? embedded!.url }, 'cli');
+  const store = rt.stores.apiKeys;
   try {
     const team = values.team ?? (await store.ensureDefaultTeam());
     if (values.team && !(await store.teamExists(values.team))) throw new Error(`no team ${values.team}`);
@@ -129,7 +117,7 @@ async function main(): Promise<number> {
       }
       case 'team tracking': {
         // open and click tracking of the team's emails (Resend's open_tracking / click_tracking)
-        const settings = new TeamSettingsStore(redis, new Keys(config.REDIS_KEY_PREFIX), { cacheMs: 0 });
+        const settings = rt.stores.teamSettings;
         const change = { open: onOff('open', values.open), click: onOff('click', values.click) };
         const now = await settings.setTracking(team, {
           ...(change.open !== undefined && { open: change.open }),
@@ -142,7 +130,7 @@ async function main(): Promise<number> {
       }
       case 'team limits': {
         // the team's request rate and daily sending quota, over RATE_LIMIT_RPS / DAILY_QUOTA
-        const limits = new RateLimitStore(redis, new Keys(config.REDIS_KEY_PREFIX));
+        const limits = rt.stores.limits;
         const rps = limitOption('rps', values.rps);
         const dailyQuota = limitOption('daily-quota', values['daily-quota']);
         const now = await limits.setLimits(team, {
@@ -163,7 +151,7 @@ async function main(): Promise<number> {
         return 0;
       }
       case 'oauth-clients list':
-        for (const c of await new OAuthClientsStore(redis, new Keys(config.REDIS_KEY_PREFIX)).list()) {
+        for (const c of await rt.stores.oauthClients.list()) {
           const kind = c.confidential ? 'confidential' : 'public';
           console.log(`${c.id}\t${c.name}\t${kind}\t${c.redirect_uris.join(' ')}\t${c.logo_uri ?? '-'}`);
         }
@@ -178,7 +166,7 @@ async function main(): Promise<number> {
             confidential: values.confidential ?? false,
           },
           {
-            clients: new OAuthClientsStore(redis, new Keys(config.REDIS_KEY_PREFIX)),
+            clients: rt.stores.oauthClients,
             newId: () => newId(),
             randomSecret: () => randomBytes(32).toString('base64url'),
             now: () => new Date(),
@@ -191,8 +179,7 @@ async function main(): Promise<number> {
       }
       case 'oauth-clients delete': {
         if (!arg) throw new Error('oauth-clients delete needs a client id');
-        if (!(await new OAuthClientsStore(redis, new Keys(config.REDIS_KEY_PREFIX)).delete(arg)))
-          throw new Error(`no OAuth client ${arg}`);
+        if (!(await rt.stores.oauthClients.delete(arg))) throw new Error(`no OAuth client ${arg}`);
         console.log(`deleted ${arg}`);
         return 0;
       }
@@ -204,7 +191,7 @@ async function main(): Promise<number> {
     console.error(`error: ${(err as Error).message}`);
     return 1;
   } finally {
-    await redis.quit().catch(() => undefined);
+    await rt.close();
     await embedded?.stop();
   }
 }

@@ -21,7 +21,7 @@ import {
 } from '@petrel/core';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { TlsRptStore, createDomainDns } from '@petrel/store';
+import { createDomainDns, type TlsRptStore } from '@petrel/store';
 import type { Runtime } from '@petrel/runtime';
 import { PetrelError } from '@petrel/contracts';
 import { log, metrics, zeroSeries } from '@petrel/observability';
@@ -203,7 +203,7 @@ export function startTlsReportsFor(config: SchedulerConfig, rt: Runtime): Interv
     config.MTA_STS_CA_FILE !== undefined ? readFileSync(config.MTA_STS_CA_FILE, 'utf8') : undefined;
   return startTlsReports(
     {
-      store: new TlsRptStore(rt.redis, rt.keys, { periodMs: dayMs }),
+      store: rt.stores.tlsRpt,
       dns: createDomainDns({ servers: config.DNS_SERVERS }),
       clock: Date,
       defaultTeam: () => rt.stores.apiKeys.ensureDefaultTeam(),

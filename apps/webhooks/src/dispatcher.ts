@@ -1,18 +1,16 @@
 /**
- * The webhook dispatcher's components in one process: the stream consumer (events → event-log
+ * The webhook dispatcher's components on a runtime: the stream consumer (events → event-log
  * entries → first attempts, signed POSTs made at once), and the delivery worker (the jobs of
- * every other attempt), over four connections: commands of the stream side, commands of the
- * deliveries, BullMQ's blocking one, and one for blocking stream reads. Any number of dispatcher processes may run at once: the
- * consumer group shares the streams' entries among them and BullMQ their jobs.
+ * every other attempt), over four connections: commands of the stream side (the process's),
+ * commands of the deliveries, BullMQ's blocking one, and one for blocking stream reads. Any number
+ * of dispatcher processes may run at once: the consumer group shares the streams' entries among
+ * them and BullMQ their jobs.
  */
 import { hostname } from 'node:os';
-import { lookup } from 'node:dns/promises';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_S, scheduleMs, type HostResolver } from '@petrel/core';
-import { emailRetentionMs } from '@petrel/config';
-import { Keys, WebhookEventStream, WebhooksStore, createRedis, pingRedis } from '@petrel/store';
-import { WebhookDeliveryQueue } from '@petrel/queue';
-import { logConnectionError, metrics } from '@petrel/observability';
+import { partRuntime, systemHostResolver, type Runtime } from '@petrel/runtime';
+import { metrics } from '@petrel/observability';
 import type { WebhooksConfig } from './config.js';
 import { createHttpSender } from './http-sender.js';
 import { startStreamConsumer } from './stream-consumer.js';
@@ -32,9 +30,6 @@ export interface WebhookDispatcher {
   close(): Promise<void>;
 }
 
-const systemResolver: HostResolver = async (name) =>
-  (await lookup(name, { all: true, verbatim: true })).map((a) => a.address);
-
 /**
  * Stream entries read per team per round: large enough that a backlog drains in few rounds (each
  * round is five commands whatever its size), small enough that one team's burst cannot hold the
@@ -48,46 +43,24 @@ const GAUGE_INTERVAL_MS = 5_000;
 export async function startWebhookDispatcher(
   config: WebhooksConfig,
   ext: WebhooksExtensions = {},
+  /** The all-in-one's runtime; without it the dispatcher opens (and closes) its own. */
+  shared?: Runtime,
 ): Promise<WebhookDispatcher> {
-  if (!config.REDIS_URL) throw new Error('REDIS_URL is required to start the webhook dispatcher');
-  const redis = createRedis(
-    config.REDIS_URL,
-    'command',
-    'petrel-webhooks',
-    logConnectionError('petrel-webhooks'),
-  );
-  const bull = createRedis(
-    config.REDIS_URL,
-    'blocking',
-    'petrel-webhooks-bull',
-    logConnectionError('petrel-webhooks-bull'),
-  );
-  const keys = new Keys(config.REDIS_KEY_PREFIX);
-  const store = new WebhooksStore(redis, keys, emailRetentionMs(config));
+  const { rt, release } = partRuntime(config, 'webhooks', 'the webhook dispatcher', shared);
+  const store = rt.stores.webhooks;
   // attempts are recorded on a connection of their own, so a stream batch's large writes
   // (event-log entries, job adds) never queue in front of an attempt's small script
-  const deliveryRedis = createRedis(
-    config.REDIS_URL,
-    'command',
-    'petrel-webhooks-delivery',
-    logConnectionError('petrel-webhooks-delivery'),
-  );
-  const deliveryStore = new WebhooksStore(deliveryRedis, keys, emailRetentionMs(config));
-  const stream = new WebhookEventStream(redis, keys);
+  const deliveryStore = rt.over('webhooks-delivery').webhooks;
+  const stream = rt.stores.webhookStream;
   // blocking stream reads (one team) wait on a connection of their own
-  const streamBlocking = createRedis(
-    config.REDIS_URL,
-    'blocking',
-    'petrel-webhooks-stream',
-    logConnectionError('petrel-webhooks-stream'),
-  );
-  const queue = new WebhookDeliveryQueue(redis, { prefix: keys.bullPrefix() });
+  const blockingStream = rt.over('webhooks-stream', 'blocking').webhookStream;
+  const queue = rt.queues.webhookDelivery;
   await queue.ready();
   const scale = config.WEBHOOK_RETRY_TIME_SCALE;
   const scheduleS = config.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number) ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_S;
   const sender = createHttpSender({
     allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-    resolve: ext.resolver ?? systemResolver,
+    resolve: ext.resolver ?? systemHostResolver,
     timeoutMs: Math.max(100, Math.round(config.WEBHOOK_TIMEOUT_MS * scale)),
     connectionsPerOrigin: config.WEBHOOK_ENDPOINT_CONCURRENCY,
     ...(ext.onConnect && { onConnect: ext.onConnect }),
@@ -101,8 +74,8 @@ export async function startWebhookDispatcher(
   const worker = startDeliveryWorker(
     { log: deliveryStore, sender, policy, slots },
     {
-      connection: bull,
-      prefix: keys.bullPrefix(),
+      connection: rt.connection('bull'),
+      prefix: rt.keys.bullPrefix(),
       concurrency: config.WEBHOOK_CONCURRENCY,
       lockDurationMs: config.WEBHOOK_LOCK_DURATION_MS,
       stalledIntervalMs: config.WEBHOOK_STALLED_INTERVAL_MS,
@@ -120,7 +93,7 @@ export async function startWebhookDispatcher(
   });
   const consumer = startStreamConsumer({
     stream,
-    blockingStream: new WebhookEventStream(streamBlocking, keys),
+    blockingStream,
     store,
     queue,
     direct,
@@ -141,19 +114,16 @@ export async function startWebhookDispatcher(
   gauges.unref();
 
   return {
-    ready: () => pingRedis(redis),
+    ready: () => rt.ready(),
     async close() {
       clearInterval(gauges);
       const stopping = consumer.stop();
-      streamBlocking.disconnect(); // ends a blocking read at once
+      rt.connection('webhooks-stream').disconnect(); // ends a blocking read at once
       await stopping;
       await direct.drain();
       await worker.close();
       await sender.close();
-      await queue.close();
-      await redis.quit().catch(() => undefined);
-      await bull.quit().catch(() => undefined);
-      await deliveryRedis.quit().catch(() => undefined);
+      await release();
     },
   };
 }

@@ -1,24 +1,11 @@
 /** Entry of the webhook dispatcher alone (`npm run start:webhooks`). Run any number per deployment. */
-import { enableDefaultMetrics, initLogger, Lifecycle, log, startHealthServer } from '@petrel/observability';
+import { runProcess, serve } from '@petrel/runtime';
 import { loadWebhooksConfig } from './config.js';
 import { startWebhookDispatcher } from './dispatcher.js';
 
-const config = loadWebhooksConfig();
-initLogger({ level: config.LOG_LEVEL, name: 'webhooks' });
-enableDefaultMetrics('webhooks');
-const lifecycle = new Lifecycle();
-lifecycle.installSignalHandlers();
-try {
-  const dispatcher = await startWebhookDispatcher(config);
-  lifecycle.onStop('webhooks', () => dispatcher.close());
-  const health = await startHealthServer({
-    port: config.METRICS_PORT,
-    host: config.METRICS_HOST,
-    timeouts: config,
-    ready: dispatcher.ready,
-  });
-  lifecycle.onStop('health', () => health.close());
-} catch (err) {
-  log().fatal({ err }, 'webhook dispatcher failed to start');
-  process.exit(1);
-}
+await runProcess({
+  name: 'webhooks',
+  title: 'webhook dispatcher',
+  loadConfig: loadWebhooksConfig,
+  start: serve('webhooks', (config, rt) => startWebhookDispatcher(config, {}, rt)),
+});

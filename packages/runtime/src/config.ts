@@ -18,6 +18,8 @@ export interface RuntimeConfig {
   DOMAIN_VERIFY_INTERVAL_S?: number;
   UNSUBSCRIBE_SECRET?: string | undefined;
   DNS_SERVERS?: string[] | undefined;
+  /** The TLS-RPT report day, in seconds (direct delivery's counters, the scheduler's reports). */
+  TLS_RPT_DAY_S?: number;
   // the acceptance stages (POST /emails, SMTP submission, the workers' emails)
   ENFORCE_VERIFIED_DOMAINS?: boolean;
   DAILY_QUOTA?: number;

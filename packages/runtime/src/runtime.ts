@@ -81,15 +81,16 @@ export class Runtime {
   }
 
   /**
-   * The stores over a command connection of their own (`purpose`), so one part's large writes
-   * never queue in front of another's small ones (the webhook dispatcher's attempts).
+   * The stores over a connection of their own (`purpose`), so one part's large writes never
+   * queue in front of another's small ones (the webhook dispatcher's attempts), or a blocking
+   * read waits on a connection no command needs.
    */
-  over(purpose: string): Stores {
+  over(purpose: string, profile: RedisProfile = 'command'): Stores {
     let stores = this.overs.get(purpose);
     if (!stores) {
       const cipher = memoAsync(async () => new DomainKeyCipher(await this.secret('domainKey')));
       const ctx = (): StoreContext => ({
-        redis: this.connection(purpose, 'command'),
+        redis: this.connection(purpose, profile),
         keys: this.keys,
         config: this.config,
         stores: stores!,

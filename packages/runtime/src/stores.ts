@@ -7,6 +7,15 @@ import { emailRetentionMs, emailStoreOptions, inboundRetentionMs } from '@petrel
 import {
   ApiKeysStore,
   AutomationRunsStore,
+  BroadcastAnalyticsStore,
+  DomainClaimsStore,
+  EmailMetricsStore,
+  OAuthClientsStore,
+  OAuthGrantsStore,
+  RequestLogsStore,
+  TlsRptStore,
+  UsageStore,
+  WarmupStore,
   AutomationsStore,
   BroadcastEmailsStore,
   BroadcastsStore,
@@ -64,6 +73,8 @@ export const STORES = {
   automations: (c: StoreContext) => new AutomationsStore(c.redis, c.keys),
   automationRuns: (c: StoreContext) =>
     new AutomationRunsStore(c.redis, c.keys, need(c.config, 'AUTOMATION_RUN_RETENTION_DAYS') * DAY_MS),
+  broadcastAnalytics: (c: StoreContext) =>
+    new BroadcastAnalyticsStore(c.redis, c.keys, emailRetentionMs(c.config)),
   broadcastEmails: (c: StoreContext) =>
     new BroadcastEmailsStore(
       c.redis,
@@ -79,6 +90,7 @@ export const STORES = {
   contacts: (c: StoreContext) => new ContactsStore(c.redis, c.keys),
   customEvents: (c: StoreContext) => new CustomEventsStore(c.redis, c.keys),
   dashboardSessions: (c: StoreContext) => new DashboardSessionsStore(c.redis, c.keys),
+  domainClaims: (c: StoreContext) => new DomainClaimsStore(c.redis, c.keys, c.stores.domains, emailsOf(c)),
   domains: (c: StoreContext) =>
     new DomainsStore(c.redis, c.keys, {
       cipher: c.domainCipher,
@@ -86,6 +98,8 @@ export const STORES = {
         checkIntervalMs: c.config.DOMAIN_VERIFY_INTERVAL_S * 1000,
       }),
     }),
+  emailMetrics: (c: StoreContext) =>
+    new EmailMetricsStore(c.redis, c.keys, emailStoreOptions(c.config).statsRetentionMs),
   emailStats: (c: StoreContext) => new EmailStats(c.redis, c.keys),
   // every process's events go through the one event script, hourly counters included: one options
   emails: (c: StoreContext) =>
@@ -96,8 +110,11 @@ export const STORES = {
   inboxDrafts: (c: StoreContext) => new InboxDraftsStore(c.redis, c.keys),
   inboxes: (c: StoreContext) => new InboxesStore(c.redis, c.keys),
   limits: (c: StoreContext) => new RateLimitStore(c.redis, c.keys),
+  oauthClients: (c: StoreContext) => new OAuthClientsStore(c.redis, c.keys),
+  oauthGrants: (c: StoreContext) => new OAuthGrantsStore(c.redis, c.keys),
   outbox: (c: StoreContext): OutboxStore => new OutboxStore(c.redis, c.keys, c.stores.idempotency),
   recipientStates: (c: StoreContext) => new RecipientStatesStore(c.redis, c.keys),
+  requestLogs: (c: StoreContext) => new RequestLogsStore(c.redis, c.keys),
   segmentMembers: (c: StoreContext) => new SegmentMembersStore(c.redis, c.keys),
   segments: (c: StoreContext) => new SegmentsStore(c.redis, c.keys),
   sentEmails: (c: StoreContext) => new SentEmailsLocator(c.redis, c.keys, emailsOf(c)),
@@ -105,7 +122,11 @@ export const STORES = {
   teamSettings: (c: StoreContext) => new TeamSettingsStore(c.redis, c.keys),
   // versions of a deleted template stay readable as long as an email that pinned one can exist
   templates: (c: StoreContext) => new TemplatesStore(c.redis, c.keys, emailRetentionMs(c.config)),
+  tlsRpt: (c: StoreContext) =>
+    new TlsRptStore(c.redis, c.keys, { periodMs: need(c.config, 'TLS_RPT_DAY_S') * 1000 }),
   topics: (c: StoreContext) => new TopicsStore(c.redis, c.keys),
+  usage: (c: StoreContext) => new UsageStore(c.redis, c.keys, c.stores.limits),
+  warmup: (c: StoreContext) => new WarmupStore(c.redis, c.keys),
   watchdog: (c: StoreContext) => new WatchdogStore(c.redis, c.keys, emailsOf(c)),
   webhookStream: (c: StoreContext) => new WebhookEventStream(c.redis, c.keys),
   webhooks: (c: StoreContext) => new WebhooksStore(c.redis, c.keys, emailRetentionMs(c.config)),
