@@ -24,6 +24,7 @@ import { countUsage } from './usage.store.js';
 import { execAll, pipeline, transaction } from './scripts.js';
 import { pageOf } from './automations.store.js';
 import { pageIndex } from './page-index.js';
+import { idKey } from '@petrel/core';
 
 const member = (runId: string, stepKey: string): string => `${runId}|${stepKey}`;
 
@@ -128,7 +129,7 @@ export class AutomationRunsStore extends TeamStore implements AutomationRunsPort
   /** A run of the automation, for GET /automations/:id/runs/:runId. */
   async getRunOf(teamId: string, automationId: string, runId: string): Promise<RunState | null> {
     if (!/^[0-9a-f-]{36}$/i.test(runId)) return null;
-    const run = await this.getRun(teamId, runId.toLowerCase());
+    const run = await this.getRun(teamId, idKey(runId));
     return run && run.automationId === automationId ? run : null;
   }
 

@@ -16,6 +16,7 @@ import {
   type AutomationsPort,
   type NewAutomation,
   type StoredAutomation,
+  idKey,
 } from '@petrel/core';
 import { TeamStore } from './team-store.js';
 import { readHashes } from './hash-records.js';
@@ -67,13 +68,13 @@ export class AutomationsStore extends TeamStore implements AutomationsPort {
 
   async get(teamId: string, id: string): Promise<StoredAutomation | null> {
     if (!UUID_RE.test(id)) return null;
-    const r = await this.redis.hgetall(this.keys.automation(teamId, id.toLowerCase()));
+    const r = await this.redis.hgetall(this.keys.automation(teamId, idKey(id)));
     return r.id ? toAutomation(r) : null;
   }
 
   async update(teamId: string, rawId: string, patch: AutomationPatch): Promise<boolean> {
     if (!UUID_RE.test(rawId)) return false;
-    const id = rawId.toLowerCase();
+    const id = idKey(rawId);
     const k = this.keys;
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const before = await this.redis.hget(k.automation(teamId, id), 'trigger');
@@ -102,7 +103,7 @@ export class AutomationsStore extends TeamStore implements AutomationsPort {
 
   async remove(teamId: string, rawId: string): Promise<boolean> {
     if (!UUID_RE.test(rawId)) return false;
-    const id = rawId.toLowerCase();
+    const id = idKey(rawId);
     const k = this.keys;
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const trigger = await this.redis.hget(k.automation(teamId, id), 'trigger');
@@ -155,7 +156,7 @@ export function pageOf<T extends { id: string }>(
 ): { items: T[]; hasMore: boolean } | null {
   const cursor = page.after ?? page.before;
   if (!cursor) return { items: items.slice(0, page.limit), hasMore: items.length > page.limit };
-  const at = items.findIndex((x) => x.id === cursor.toLowerCase());
+  const at = items.findIndex((x) => x.id === idKey(cursor));
   if (at < 0) return null;
   if (page.after) {
     const rest = items.slice(at + 1);

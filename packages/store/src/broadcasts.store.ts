@@ -28,6 +28,7 @@ import {
   type FanoutStep,
   type Page,
   type PageRequest,
+  idKey,
 } from '@petrel/core';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
@@ -174,7 +175,7 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
     const key = this.key(teamId, id);
     if (!key) return { ok: false, reason: 'not_found' };
     const res = casResult(
-      await this.redis.petrelDeleteBroadcast(key, this.keys.broadcasts(teamId), id.toLowerCase()),
+      await this.redis.petrelDeleteBroadcast(key, this.keys.broadcasts(teamId), idKey(id)),
     );
     if (res.ok) this.content.delete(`${teamId}:${res.record.id}`);
     return res;
@@ -233,7 +234,7 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
   ): Promise<{ status: BroadcastStatus; content: BroadcastContent } | null> {
     const key = this.key(teamId, broadcastId);
     if (!key) return null;
-    const cacheKey = `${teamId}:${broadcastId.toLowerCase()}`;
+    const cacheKey = `${teamId}:${idKey(broadcastId)}`;
     const cached = this.content.get(cacheKey);
     if (cached) {
       const status = (await this.redis.hget(key, 'status')) as BroadcastStatus | null;
@@ -253,7 +254,7 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
 
   /** The record's key, or null for an id that cannot name a broadcast (ids are UUIDs). */
   private key(teamId: string, id: string): string | null {
-    return UUID_RE.test(id) ? this.keys.broadcast(teamId, id.toLowerCase()) : null;
+    return UUID_RE.test(id) ? this.keys.broadcast(teamId, idKey(id)) : null;
   }
 }
 

@@ -12,6 +12,7 @@ import {
   type NewContactProperty,
   type Page,
   type PageRequest,
+  idKey,
 } from '@petrel/core';
 import { TeamStore } from './team-store.js';
 import { execAll, pipeline } from './scripts.js';
@@ -67,7 +68,7 @@ export class ContactPropertiesStore extends TeamStore implements ContactProperti
 
   async setFallback(teamId: string, id: string, fallback: ContactPropertyValue | null): Promise<boolean> {
     if (!UUID_RE.test(id)) return false;
-    const key = this.keys.contactProperty(teamId, id.toLowerCase());
+    const key = this.keys.contactProperty(teamId, idKey(id));
     if (fallback !== null) {
       return (
         (await this.redis.petrelSetFieldsIfExists(key, 'fallback_value', JSON.stringify(fallback))) === 1
@@ -82,7 +83,7 @@ export class ContactPropertiesStore extends TeamStore implements ContactProperti
   /** False when there is no such property. */
   async remove(teamId: string, id: string): Promise<boolean> {
     if (!UUID_RE.test(id)) return false;
-    const pid = id.toLowerCase();
+    const pid = idKey(id);
     const res = await this.redis.petrelDeleteContactProperty(
       this.keys.contactProperty(teamId, pid),
       this.keys.contactProperties(teamId),

@@ -26,6 +26,7 @@ import {
   type Page,
   type PageRequest,
   type SetContactTopicsResult,
+  idKey,
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
@@ -95,7 +96,7 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
     const c = {
       ...input,
       segments: input.segments.map((s) => s.toLowerCase()),
-      topics: input.topics.map((t) => ({ id: t.id.toLowerCase(), subscription: t.subscription })),
+      topics: input.topics.map((t) => ({ id: idKey(t.id), subscription: t.subscription })),
     };
     const nowMs = this.clock.now();
     const iso = new Date(nowMs).toISOString();
@@ -219,7 +220,7 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
     const bad = topics.findIndex((t) => !UUID_RE.test(t.id));
     if (bad >= 0) return { ok: false, reason: 'no_topic', index: bad };
     const k = this.keys;
-    const wanted = topics.map((t) => ({ id: t.id.toLowerCase(), subscription: t.subscription }));
+    const wanted = topics.map((t) => ({ id: idKey(t.id), subscription: t.subscription }));
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const cur = await this.read(teamId, id);
       if (!cur) return { ok: false, reason: 'not_found' };
@@ -281,7 +282,7 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
     const id = await this.resolveId(teamId, idOrEmail);
     if (!id) return 'no_contact';
     if (!UUID_RE.test(segmentId)) return 'no_segment';
-    const seg = segmentId.toLowerCase();
+    const seg = idKey(segmentId);
     const k = this.keys;
     const res = await this.redis.petrelSetContactSegment(
       k.contact(teamId, id),
@@ -323,9 +324,7 @@ export class ContactsStore implements ContactsPort, ContactsImporter {
     const k = this.keys;
     const definitions = await this.properties.all(teamId);
     const segments = options.segments.filter((s) => UUID_RE.test(s)).map((s) => s.toLowerCase());
-    const topics = options.topics
-      .filter((t) => UUID_RE.test(t.id))
-      .map((t) => ({ ...t, id: t.id.toLowerCase() }));
+    const topics = options.topics.filter((t) => UUID_RE.test(t.id)).map((t) => ({ ...t, id: idKey(t.id) }));
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const plan = await planImport(rows, options.onConflict, definitions, this.clock.now(), (mailboxes) =>
         this.redis.hmget(k.contactByEmail(teamId), ...mailboxes),

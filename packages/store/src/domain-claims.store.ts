@@ -17,6 +17,7 @@ import {
   type DomainClaimsPort,
   type HolderActivity,
   type StoredDomainClaim,
+  idKey,
 } from '@petrel/core';
 import type { DomainsStore } from './domains.store.js';
 import type { EmailsStore } from './emails.store.js';
@@ -37,7 +38,7 @@ export class DomainClaimsStore implements DomainClaimsPort {
   ) {}
 
   async get(teamId: string, domainId: string): Promise<StoredDomainClaim | null> {
-    const r = await this.redis.hgetall(this.keys.domainClaim(teamId, domainId.toLowerCase()));
+    const r = await this.redis.hgetall(this.keys.domainClaim(teamId, idKey(domainId)));
     return r.id ? toClaim(r) : null;
   }
 

@@ -43,6 +43,7 @@ import {
   type PageRequest,
   type SendingDomain,
   type SendingDomains,
+  idKey,
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
@@ -148,7 +149,7 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
 
   async get(teamId: string, domainId: string): Promise<DomainRecordSet | null> {
     if (!UUID_RE.test(domainId)) return null;
-    const r = await this.redis.hgetall(this.keys.domain(teamId, domainId.toLowerCase()));
+    const r = await this.redis.hgetall(this.keys.domain(teamId, idKey(domainId)));
     return r.id ? toDomain(r) : null;
   }
 
@@ -185,7 +186,7 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
     event: DomainEventData,
   ): Promise<DomainRecordSet | null> {
     if (!UUID_RE.test(domainId)) return null;
-    const key = this.keys.domain(teamId, domainId.toLowerCase());
+    const key = this.keys.domain(teamId, idKey(domainId));
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const raw = await this.redis.hgetall(key);
       if (!raw.id) return null;
@@ -217,7 +218,7 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
 
   async remove(teamId: string, domainId: string, event: DomainEventData): Promise<DomainRecordSet | null> {
     if (!UUID_RE.test(domainId)) return null;
-    const id = domainId.toLowerCase();
+    const id = idKey(domainId);
     for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
       const raw = await this.redis.hgetall(this.keys.domain(teamId, id));
       if (!raw.id) return null;

@@ -2,7 +2,7 @@
  * Reading records stored one hash per record (segments, contact properties, contacts), each
  * with an `id` field: by id, by page of a creation-time index, or many at once.
  */
-import { UUID_RE, type Page, type PageRequest } from '@petrel/core';
+import { UUID_RE, type Page, type PageRequest, idKey } from '@petrel/core';
 import type { RedisClient } from './redis.js';
 import { pageIndex } from './page-index.js';
 import { execAll, pipeline } from './scripts.js';
@@ -32,7 +32,7 @@ export async function getHash<T>(
   toRecord: (r: Record<string, string>) => T,
 ): Promise<T | null> {
   if (!UUID_RE.test(id)) return null;
-  const r = await redis.hgetall(keyOf(id.toLowerCase()));
+  const r = await redis.hgetall(keyOf(idKey(id)));
   return r.id ? toRecord(r) : null;
 }
 

@@ -24,7 +24,7 @@ import type {
   SentEmails,
   StatusEvent,
 } from '@petrel/core';
-import { UUID_RE } from '@petrel/core';
+import { UUID_RE, idKey } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import type { RedisClient } from './redis.js';
@@ -90,7 +90,7 @@ export class InboundStore extends TeamStore implements InboundEmailsWriter {
 
   async get(teamId: string, id: string): Promise<InboundEmailRecord | null> {
     if (!UUID_RE.test(id)) return null;
-    const h = await this.redis.hgetall(this.keys.inboundEmail(teamId, id.toLowerCase()));
+    const h = await this.redis.hgetall(this.keys.inboundEmail(teamId, idKey(id)));
     if (!h.id) return null;
     return {
       ...summary(h),
@@ -104,7 +104,7 @@ export class InboundStore extends TeamStore implements InboundEmailsWriter {
   /** The raw message as received, or null when the email is unknown or expired. */
   async raw(teamId: string, id: string): Promise<Buffer | null> {
     if (!UUID_RE.test(id)) return null;
-    const compressed = await this.redis.getBuffer(this.keys.inboundRaw(teamId, id.toLowerCase()));
+    const compressed = await this.redis.getBuffer(this.keys.inboundRaw(teamId, idKey(id)));
     return compressed ? gunzipAsync(compressed) : null;
   }
 
@@ -154,7 +154,7 @@ export class SentEmailsLocator implements SentEmails {
 
   async find(emailId: string): Promise<EmailToDeliver | null> {
     if (!UUID_RE.test(emailId)) return null;
-    const id = emailId.toLowerCase();
+    const id = idKey(emailId);
     const teams = await this.redis.smembers(this.keys.teams());
     // one single-key command per team: on a cluster each goes to its team's node
     const held = await Promise.all(teams.map((t) => this.redis.exists(this.keys.email(t, id))));

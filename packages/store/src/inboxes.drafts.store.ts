@@ -19,6 +19,7 @@ import {
   type InboxDraftsPort,
   type Page,
   type PageRequest,
+  idKey,
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { pageIndex } from './page-index.js';
@@ -77,10 +78,7 @@ export class InboxDraftsStore extends TeamStore implements InboxDraftsPort {
 
   async draft(teamId: string, inboxId: string, draftId: string): Promise<InboxDraftRecord | null> {
     if (!UUID_RE.test(draftId)) return null;
-    const json = await this.redis.hget(
-      this.part(teamId, inboxId, `draft:${draftId.toLowerCase()}`),
-      'record',
-    );
+    const json = await this.redis.hget(this.part(teamId, inboxId, `draft:${idKey(draftId)}`), 'record');
     return json ? (JSON.parse(json) as InboxDraftRecord) : null;
   }
 

@@ -52,6 +52,7 @@ import {
   type ThreadChange,
   type ThreadQuery,
   type ThreadSearch,
+  idKey,
 } from '@petrel/core';
 import { InboxDraftsStore } from './inboxes.drafts.store.js';
 import { membersOfAll, walkIndex } from './email-search.js';
@@ -289,7 +290,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
   ): Promise<StoredThread | null> {
     if (!UUID_RE.test(threadId)) return null;
     const v = await this.redis.hmget(
-      this.part(teamId, inboxId, `thread:${threadId.toLowerCase()}`),
+      this.part(teamId, inboxId, `thread:${idKey(threadId)}`),
       ...THREAD_FIELDS,
     );
     return v[0] ? toThread(v) : null;
@@ -602,7 +603,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     return this.rewriteThread(
       teamId,
       inboxId,
-      threadId.toLowerCase(),
+      idKey(threadId),
       (t) => ({
         ...t,
         ...(change.folder !== undefined && { folder: change.folder }),
@@ -617,10 +618,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
 
   async activity(teamId: string, inboxId: string, threadId: string): Promise<InboxThreadActivity[]> {
     if (!UUID_RE.test(threadId)) return [];
-    const json = await this.redis.hget(
-      this.part(teamId, inboxId, `thread:${threadId.toLowerCase()}`),
-      'activity',
-    );
+    const json = await this.redis.hget(this.part(teamId, inboxId, `thread:${idKey(threadId)}`), 'activity');
     return json ? (JSON.parse(json) as InboxThreadActivity[]) : [];
   }
 
@@ -754,7 +752,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     page: PageRequest,
   ): Promise<Page<InboxMessageRecord> | null> {
     // oldest first, as a conversation reads; the cursor pages forward in that order
-    const listing = this.part(teamId, inboxId, `thread:${threadId.toLowerCase()}:emails`);
+    const listing = this.part(teamId, inboxId, `thread:${idKey(threadId)}:emails`);
     const all = await this.redis.zrange(listing, '0', '-1');
     let start = 0;
     let end = all.length;
@@ -777,7 +775,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
 
   async message(teamId: string, inboxId: string, messageId: string): Promise<InboxMessageRecord | null> {
     if (!UUID_RE.test(messageId)) return null;
-    const h = await this.redis.hgetall(this.part(teamId, inboxId, `message:${messageId.toLowerCase()}`));
+    const h = await this.redis.hgetall(this.part(teamId, inboxId, `message:${idKey(messageId)}`));
     return h.id ? toMessage(h) : null;
   }
 

@@ -10,7 +10,7 @@
  * ten contacts or of a million.
  */
 import type { SegmentRecord } from '@petrel/contracts';
-import { UUID_RE, newId, type Page, type PageRequest, type SegmentsReader } from '@petrel/core';
+import { UUID_RE, newId, type Page, type PageRequest, type SegmentsReader, idKey } from '@petrel/core';
 import { TeamStore } from './team-store.js';
 import { execAll, transaction } from './scripts.js';
 import { getHash, pageHashes } from './hash-records.js';
@@ -45,18 +45,14 @@ export class SegmentsStore extends TeamStore implements SegmentsReader {
   async rename(teamId: string, id: string, name: string): Promise<boolean> {
     if (!UUID_RE.test(id)) return false;
     return (
-      (await this.redis.petrelSetFieldsIfExists(
-        this.keys.segment(teamId, id.toLowerCase()),
-        'name',
-        name,
-      )) === 1
+      (await this.redis.petrelSetFieldsIfExists(this.keys.segment(teamId, idKey(id)), 'name', name)) === 1
     );
   }
 
   /** Deletes the segment and its memberships (not its contacts); false when there is none. */
   async remove(teamId: string, id: string): Promise<boolean> {
     if (!UUID_RE.test(id)) return false;
-    const seg = id.toLowerCase();
+    const seg = idKey(id);
     const [deleted] = await execAll(
       transaction(this.redis, 'SegmentsStore.remove')
         .del(this.keys.segment(teamId, seg))

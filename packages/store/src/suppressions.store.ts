@@ -24,6 +24,7 @@ import {
   type PageRequest,
   type SuppressionRefs,
   type SuppressionsPort,
+  idKey,
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { pageIndex } from './page-index.js';
@@ -97,7 +98,7 @@ export class SuppressionsStore extends TeamStore implements SuppressionsPort {
     const ids =
       'emails' in refs
         ? await this.idsOf(teamId, refs.emails)
-        : refs.ids.map((id) => (UUID_RE.test(id) ? id.toLowerCase() : null));
+        : refs.ids.map((id) => (UUID_RE.test(id) ? idKey(id) : null));
     const records = await this.read(teamId, ids);
     const found = records.filter((r) => r !== null);
     const deleted = found.length > 0 ? await this.delete(teamId, found) : [];

@@ -19,6 +19,7 @@ import {
   type PageRequest,
   type TopicPatch,
   type TopicsPort,
+  idKey,
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
 import { pageIndex } from './page-index.js';
@@ -32,7 +33,7 @@ const MAX_WRITE_ATTEMPTS = 8;
 export class TopicsStore extends TeamStore implements TopicsPort {
   async get(teamId: string, topicId: string): Promise<TopicRecord | null> {
     if (!UUID_RE.test(topicId)) return null;
-    const r = await this.redis.hgetall(this.keys.topic(teamId, topicId.toLowerCase()));
+    const r = await this.redis.hgetall(this.keys.topic(teamId, idKey(topicId)));
     return r.id ? toTopic(r) : null;
   }
 

@@ -30,6 +30,7 @@ import {
   type WebhookEventLogPort,
   type WebhookPatch,
   type WebhooksPort,
+  idKey,
 } from '@petrel/core';
 import { WEBHOOK_CONSUMER_GROUP, type Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
@@ -139,7 +140,7 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
 
   async get(teamId: string, id: string): Promise<WebhookEndpoint | null> {
     if (!UUID_RE.test(id)) return null;
-    const r = await this.redis.hgetall(this.keys.webhook(teamId, id.toLowerCase()));
+    const r = await this.redis.hgetall(this.keys.webhook(teamId, idKey(id)));
     return r.id ? toWebhook(r) : null;
   }
 
@@ -170,17 +171,13 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
     if (patch.status !== undefined) pairs.push('status', patch.status);
     const enabling = patch.status === 'enabled' ? '1' : '0';
     return (
-      (await this.redis.petrelUpdateWebhook(
-        this.keys.webhook(teamId, id.toLowerCase()),
-        enabling,
-        ...pairs,
-      )) === 1
+      (await this.redis.petrelUpdateWebhook(this.keys.webhook(teamId, idKey(id)), enabling, ...pairs)) === 1
     );
   }
 
   async delete(teamId: string, id: string): Promise<boolean> {
     if (!UUID_RE.test(id)) return false;
-    const wid = id.toLowerCase();
+    const wid = idKey(id);
     const done = await this.redis.petrelDeleteWebhook(
       this.keys.webhook(teamId, wid),
       this.keys.webhooks(teamId),
@@ -199,7 +196,7 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
     if (!UUID_RE.test(id)) return false;
     return (
       (await this.redis.petrelRotateWebhookSecret(
-        this.keys.webhook(teamId, id.toLowerCase()),
+        this.keys.webhook(teamId, idKey(id)),
         secret,
         previousExpiresMs,
       )) === 1
@@ -245,14 +242,12 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
 
   async getEvent(teamId: string, endpointId: string, eventId: string): Promise<WebhookEventEntry | null> {
     if (!UUID_RE.test(endpointId) || !UUID_RE.test(eventId)) return null;
-    const r = await this.redis.hgetall(
-      this.keys.webhookEvent(teamId, endpointId.toLowerCase(), eventId.toLowerCase()),
-    );
+    const r = await this.redis.hgetall(this.keys.webhookEvent(teamId, idKey(endpointId), idKey(eventId)));
     return r.id ? toEntry(r) : null;
   }
 
   listEvents(teamId: string, endpointId: string, page: PageRequest): Promise<Page<WebhookEventEntry> | null> {
-    const wid = endpointId.toLowerCase();
+    const wid = idKey(endpointId);
     return pageHashes(
       this.redis,
       'webhook events',
@@ -266,7 +261,7 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
   /** The attempts of an event to an endpoint, newest first. */
   async attempts(teamId: string, endpointId: string, eventId: string): Promise<WebhookAttempt[]> {
     const raw = await this.redis.lrange(
-      this.keys.webhookAttempts(teamId, endpointId.toLowerCase(), eventId.toLowerCase()),
+      this.keys.webhookAttempts(teamId, idKey(endpointId), idKey(eventId)),
       0,
       -1,
     );
@@ -340,7 +335,7 @@ export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEve
   async startReplay(teamId: string, endpointId: string, eventId: string): Promise<number | null> {
     if (!UUID_RE.test(endpointId) || !UUID_RE.test(eventId)) return null;
     const n = await this.redis.petrelReplayWebhookEvent(
-      this.keys.webhookEvent(teamId, endpointId.toLowerCase(), eventId.toLowerCase()),
+      this.keys.webhookEvent(teamId, idKey(endpointId), idKey(eventId)),
     );
     return n < 0 ? null : n;
   }

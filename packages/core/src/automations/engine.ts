@@ -30,7 +30,7 @@ import {
   type ContactRecord,
 } from '@petrel/contracts';
 import { acceptEmails, type AcceptPorts } from '../accept/accept-emails.js';
-import { deterministicEmailId } from '../kernel/ids.js';
+import { deterministicEmailId, idKey } from '../kernel/ids.js';
 import { AUTOMATION_RUN_MACHINE, guardAllows } from '../transitions/index.js';
 import { updateContact, type ContactPorts } from '../audience/contacts/contacts.use-cases.js';
 import { evaluateCondition, resolveValue, type RunContext } from './condition.js';
@@ -451,14 +451,7 @@ async function execute(
       if (res === 'no_contact') requireContact(null);
       if (res === 'no_segment')
         throw new PetrelError('not_found', `segment ${step.config.segment_id} not found`);
-      return complete(
-        job,
-        run,
-        step.key,
-        'default',
-        { segment_id: step.config.segment_id.toLowerCase() },
-        ports,
-      );
+      return complete(job, run, step.key, 'default', { segment_id: idKey(step.config.segment_id) }, ports);
     }
     default:
       throw new Error(`unreachable step type ${(step as AutomationStep).type}`);

@@ -19,7 +19,7 @@ import {
 import { CUSTOM_EVENT_LIMITS } from '@petrel/contracts';
 import { checkIdempotencyKey, claimKey, releaseIfRefused } from '../accept/idempotency.js';
 import { EMAIL_TAKEN_MESSAGE, contactEmail, createContact } from '../audience/contacts/contacts.use-cases.js';
-import { UUID_RE, deterministicEmailId, newId } from '../kernel/ids.js';
+import { deterministicEmailId, idKey, newId, UUID_RE } from '../kernel/ids.js';
 import type { ReceivedEvent } from '../automations/ports.js';
 import type { Page, PageRequest } from '../kernel/page.js';
 import { coercePayload } from './coerce-payload.js';
@@ -153,7 +153,7 @@ export function sendTarget(input: Pick<SendEventInput, 'contact_id' | 'email'>):
   if (hasId) {
     const id = input.contact_id!;
     if (!UUID_RE.test(id)) throw validationError(fieldMessage(['contact_id'], 'must be a contact id (UUID)'));
-    return { contactId: id.toLowerCase() };
+    return { contactId: idKey(id) };
   }
   return { email: contactEmail(input.email!) };
 }

@@ -10,14 +10,14 @@
  * 4.5.3.1.1, ASCII only, so it survives any hop. Matching is case-insensitive (some MTAs fold
  * the case of the whole address).
  */
-import { UUID_RE } from '../kernel/ids.js';
+import { idKey, UUID_RE } from '../kernel/ids.js';
 
 /** The local part before the `+` of every return path. */
 export const BOUNCE_LOCAL_PART = 'bounces';
 
 /** `bounces+<emailId>@<bounceDomain>`. */
 export function formatVerp(emailId: string, bounceDomain: string): string {
-  return `${BOUNCE_LOCAL_PART}+${emailId.toLowerCase()}@${bounceDomain.toLowerCase()}`;
+  return `${BOUNCE_LOCAL_PART}+${idKey(emailId)}@${bounceDomain.toLowerCase()}`;
 }
 
 /**

@@ -18,7 +18,7 @@ import {
 import { checkIdempotencyKey, claimKey, releaseIfRefused } from '../accept/idempotency.js';
 import type { AttachmentFetcher } from '../accept/ports.js';
 import type { EventIdempotencyPort } from '../custom-events/ports.js';
-import { deterministicEmailId } from '../kernel/ids.js';
+import { deterministicEmailId, idKey } from '../kernel/ids.js';
 import type { Page, PageRequest } from '../kernel/page.js';
 import { asList } from '../validation/fields.js';
 import { base64DecodedLength } from '../validation/attachments.js';
@@ -218,7 +218,7 @@ export async function findDraft(
   inboxId: string,
   draftId: string,
 ): Promise<InboxDraftRecord> {
-  const d = await drafts.draft(teamId, inboxId, draftId.toLowerCase());
+  const d = await drafts.draft(teamId, inboxId, idKey(draftId));
   if (!d) throw notFound('Draft');
   return d;
 }
@@ -232,9 +232,9 @@ export async function replyTarget(
   emailId: string,
   fields: { thread: string; email: string },
 ): Promise<{ thread: InboxThreadRecord; message: InboxMessageRecord }> {
-  const thread = await inboxes.thread(teamId, inboxId, threadId.toLowerCase());
+  const thread = await inboxes.thread(teamId, inboxId, idKey(threadId));
   if (!thread) throw validationError(fieldMessage([fields.thread], DRAFT_RULES.noThread(threadId)));
-  const message = await inboxes.message(teamId, inboxId, emailId.toLowerCase());
+  const message = await inboxes.message(teamId, inboxId, idKey(emailId));
   if (!message || message.thread_id !== thread.id)
     throw validationError(fieldMessage([fields.email], DRAFT_RULES.notInThread(thread.id)));
   return { thread, message };
@@ -317,8 +317,8 @@ export async function createDraft(
     subject: input.subject ?? null,
     html: input.html ?? null,
     text: input.text ?? null,
-    thread_id: reply ? input.thread_id!.toLowerCase() : null,
-    reply_to_email_id: reply ? input.reply_to_email_id!.toLowerCase() : null,
+    thread_id: reply ? idKey(input.thread_id!) : null,
+    reply_to_email_id: reply ? idKey(input.reply_to_email_id!) : null,
     email_id: null,
     created_at: iso,
     updated_at: iso,

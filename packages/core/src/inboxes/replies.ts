@@ -39,6 +39,7 @@ import { findThread, labelMap, messageTerms, type InboxIds } from './use-cases.j
 import { ownMessageId, subjectKey } from './threading.js';
 import { threadSummary } from './wire.js';
 import type { Clock } from '../kernel/clock.js';
+import { idKey } from '../kernel/ids.js';
 
 /** A file of a message, as a forward sends it on. */
 export interface MessageFile {
@@ -360,7 +361,7 @@ async function original(
   emailId: string,
 ): Promise<{ thread: InboxThreadRecord; o: Original }> {
   const thread = await findThread(ports.inboxes, teamId, inbox.id, threadId);
-  const head = await ports.inboxes.message(teamId, inbox.id, emailId.toLowerCase());
+  const head = await ports.inboxes.message(teamId, inbox.id, idKey(emailId));
   if (!head) throw new PetrelError('not_found', 'Email not found');
   // a message of the inbox that is not in this thread: the path names the wrong pair
   if (head.thread_id !== thread.id)

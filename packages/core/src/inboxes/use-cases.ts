@@ -21,6 +21,7 @@ import type { InboxEventSource, InboxesPort, NewInboxMessage, ReceivingDomains }
 import type { CreateInboxInput, CreateLabelInput, UpdateInboxInput, UpdateLabelInput } from './schemas.js';
 import { INBOX_RULES } from './schemas.js';
 import { chooseThread, messageIdList, ownMessageId, subjectKey } from './threading.js';
+import { idKey } from '../kernel/ids.js';
 
 export interface InboxIds {
   newId(): string;
@@ -129,7 +130,7 @@ export async function updateLabel(
   ports: { inboxes: InboxesPort },
 ): Promise<InboxLabelRecord> {
   const labels = await ports.inboxes.labels(cmd.teamId, cmd.inbox.id);
-  const current = labels.find((l) => l.id === cmd.labelId.toLowerCase());
+  const current = labels.find((l) => l.id === idKey(cmd.labelId));
   if (!current) throw notFound('Label');
   const next: InboxLabelRecord = {
     ...current,
@@ -144,7 +145,7 @@ export async function removeLabel(
   cmd: { teamId: string; inbox: InboxRecord; labelId: string },
   ports: { inboxes: InboxesPort },
 ): Promise<void> {
-  if (!(await ports.inboxes.removeLabel(cmd.teamId, cmd.inbox.id, cmd.labelId.toLowerCase()))) {
+  if (!(await ports.inboxes.removeLabel(cmd.teamId, cmd.inbox.id, idKey(cmd.labelId)))) {
     throw notFound('Label');
   }
 }
@@ -167,7 +168,7 @@ export async function findThread(
   inboxId: string,
   threadId: string,
 ): Promise<InboxThreadRecord> {
-  const thread = await inboxes.thread(teamId, inboxId, threadId.toLowerCase());
+  const thread = await inboxes.thread(teamId, inboxId, idKey(threadId));
   if (!thread) throw notFound('Thread');
   return thread;
 }
@@ -185,7 +186,7 @@ export async function updateThread(
   const done = await ports.inboxes.updateThread(
     cmd.teamId,
     cmd.inbox.id,
-    cmd.threadId.toLowerCase(),
+    idKey(cmd.threadId),
     cmd.change,
     cmd.source,
   );
@@ -224,7 +225,7 @@ export async function changeThreadLabels(
 ): Promise<{ thread: InboxThreadRecord; labels: Map<string, InboxLabelRecord> }> {
   const thread = await findThread(ports.inboxes, cmd.teamId, cmd.inbox.id, cmd.threadId);
   const labels = await labelMap(ports.inboxes, cmd.teamId, cmd.inbox.id);
-  const ids = cmd.labelIds.map((id) => id.toLowerCase());
+  const ids = cmd.labelIds.map((id) => idKey(id));
   if (cmd.op === 'remove') {
     if (!thread.label_ids.includes(ids[0]!) && !labels.has(ids[0]!)) throw notFound('Label');
   } else {

@@ -60,6 +60,14 @@ export function deterministicEmailId(
   return `${h.slice(0, 8)}-${h.slice(8, 12)}-${h.slice(12, 16)}-${h.slice(16, 20)}-${h.slice(20)}`;
 }
 
+/**
+ * An id as it is stored and looked up: lower case. Ids are UUIDs, which RFC 9562 (section 4)
+ * reads case-insensitively and writes in lower case; a client may send either.
+ */
+export function idKey(id: string): string {
+  return id.toLowerCase();
+}
+
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface IdSource {

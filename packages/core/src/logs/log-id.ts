@@ -10,6 +10,7 @@
  * The 44-bit tag makes an id unguessable from its neighbours and tells a look-up that the entry
  * found at that position of this team's stream is the one named (another team's id → 404).
  */
+import { idKey } from '../kernel/ids.js';
 
 /** Hex digits of a tag: 44 bits. */
 export const LOG_TAG_HEX = 11;
@@ -39,7 +40,7 @@ export function encodeLogId(streamId: string, tag: string): string {
 
 /** The stream id and tag an id names, or null when it is no log id. */
 export function decodeLogId(id: string): { streamId: string; tag: string } | null {
-  const lower = id.toLowerCase();
+  const lower = idKey(id);
   if (!UUID.test(lower)) return null;
   const h = lower.replace(/-/g, '');
   const high = BigInt(`0x${h.slice(0, 16)}`);

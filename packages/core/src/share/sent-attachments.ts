@@ -12,6 +12,7 @@
 import { createHash } from 'node:crypto';
 import type { AttachmentInput } from '@petrel/contracts';
 import { base64DecodedLength } from '../validation/attachments.js';
+import { idKey } from '../kernel/ids.js';
 
 export interface SentAttachment {
   id: string;
@@ -29,7 +30,9 @@ export interface SentAttachment {
 
 /** The id of the `index`th attachment of email `emailId` (see the header). */
 export function sentAttachmentId(emailId: string, index: number): string {
-  const h = createHash('sha256').update(`${emailId.toLowerCase()}:${index}`).digest();
+  const h = createHash('sha256')
+    .update(`${idKey(emailId)}:${index}`)
+    .digest();
   h[6] = (h[6]! & 0x0f) | 0x80; // version 8
   h[8] = (h[8]! & 0x3f) | 0x80; // variant 10
   const hex = h.subarray(0, 16).toString('hex');
@@ -55,6 +58,6 @@ export function findSentAttachment(
   attachments: readonly AttachmentInput[],
   attachmentId: string,
 ): SentAttachment | null {
-  const wanted = attachmentId.toLowerCase();
+  const wanted = idKey(attachmentId);
   return sentAttachments(emailId, attachments).find((a) => a.id === wanted) ?? null;
 }

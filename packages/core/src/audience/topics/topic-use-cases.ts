@@ -8,6 +8,7 @@ import { fieldMessage, notFound, validationError } from '@petrel/contracts';
 import type { CreateTopicInput, UpdateTopicInput } from './topic-schemas.js';
 import { TOPIC_RULES } from './topic-schemas.js';
 import type { TopicPatch, TopicsPort } from './topics-port.js';
+import { idKey } from '../../kernel/ids.js';
 
 export async function createTopic(
   cmd: { teamId: string; input: CreateTopicInput },
@@ -28,7 +29,7 @@ export async function updateTopic(
   ports: { topics: TopicsPort },
 ): Promise<{ id: string }> {
   const { patch, topicId } = cmd;
-  if (patch.id !== undefined && patch.id.toLowerCase() !== topicId.toLowerCase()) {
+  if (patch.id !== undefined && idKey(patch.id) !== idKey(topicId)) {
     throw validationError(fieldMessage(['id'], TOPIC_RULES.idMismatch));
   }
   const current = await ports.topics.get(cmd.teamId, topicId);
