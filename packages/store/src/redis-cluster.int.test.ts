@@ -124,3 +124,35 @@ describe('createRedis when the whole cluster is lost', () => {
     expect(await pingRedis(redis)).toBe(false);
   }, 60_000);
 });
+
+describe('closing a cluster client while its slot map is being refreshed', () => {
+  const fx = useCluster({ masters: 3, replicas: 0 });
+
+  /**
+   * The race of a failover, made deterministic: a CLUSTER SLOTS answer that ioredis applies to
+   * the pool after `disconnect()` emptied it. The pool is refilled as ioredis' own refresh does
+   * (`connectionPool.reset`, its internal) — that is the one step the test plays by hand.
+   */
+  async function endsAfterLateRefresh(client: Cluster): Promise<'end' | 'stuck'> {
+    await waitUntil(() => client.status === 'ready', { message: 'the client to be ready' });
+    const nodes = client.nodes().map((n) => ({ host: n.options.host, port: n.options.port }));
+    const ended = new Promise<'end'>((resolve) => client.once('end', () => resolve('end')));
+    client.disconnect();
+    (client as unknown as { connectionPool: { reset(n: typeof nodes): void } }).connectionPool.reset(nodes);
+    const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5_000).unref());
+    const outcome = await Promise.race([ended, stuck]);
+    if (outcome === 'stuck') client.nodes().forEach((n) => n.disconnect());
+    return outcome;
+  }
+
+  it('still ends (BullMQ waits for that `end` to close a worker), also for a duplicate', async () => {
+    const client = createRedis(fx.cluster.url, 'blocking') as Cluster;
+    expect(await endsAfterLateRefresh(client.duplicate())).toBe('end'); // BullMQ's blocking connection
+    expect(await endsAfterLateRefresh(client)).toBe('end');
+  });
+
+  it('the race is real: an unguarded ioredis cluster client never ends', async () => {
+    // Shows this file tests something; if ioredis fixes the race, drop `closesCleanly`.
+    expect(await endsAfterLateRefresh(new Cluster(fx.cluster.nodes))).toBe('stuck');
+  });
+});

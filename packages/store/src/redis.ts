@@ -135,7 +135,7 @@ function createCluster(
       ...perProfile,
     },
   };
-  const cluster = new Cluster(target.nodes, options);
+  const cluster = closesCleanly(new Cluster(target.nodes, options));
   if (profile === 'command') {
     // Commands wait for the first connection (start-up); after that a command sent while the
     // cluster is lost fails at once instead of queueing until it returns, as a `command`
@@ -145,6 +145,30 @@ function createCluster(
       cluster.options.enableOfflineQueue = false;
     });
   }
+  return cluster;
+}
+
+/**
+ * Makes `disconnect()`/`quit()` of a cluster client end, also when a slot-map refresh is in
+ * flight. ioredis 6 applies a CLUSTER SLOTS answer to the pool whatever the client's status, so a
+ * refresh that answers after `disconnect()` emptied the pool puts nodes back: the pool never
+ * drains and the client never emits `end`. BullMQ's Worker.close() waits for exactly that `end`
+ * on its blocking connection (a duplicate of this client), so after a failover — when refreshes
+ * run all the time — a worker, the fan-out and the webhook dispatcher could not close at all
+ * (seen in the cluster chaos test: closers stuck for minutes). A node that joins while the client
+ * is closing is closed again; duplicates (BullMQ's blocking connections) get the same guard.
+ */
+export function closesCleanly(cluster: Cluster): Cluster {
+  cluster.on('+node', () => {
+    if (cluster.status !== 'disconnecting') return;
+    // after the refresh has finished filling the pool, and only if no connect() followed
+    setImmediate(() => {
+      if (cluster.status === 'disconnecting') cluster.disconnect();
+    });
+  });
+  const duplicate = cluster.duplicate.bind(cluster);
+  cluster.duplicate = ((...args: Parameters<Cluster['duplicate']>) =>
+    closesCleanly(duplicate(...args))) as Cluster['duplicate'];
   return cluster;
 }
 
