@@ -6,11 +6,10 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
-import { SendQueues } from '@petrel/queue';
-import { EVENTS_STREAM_FIELD, Keys, createRedis, type RedisClient } from '@petrel/store';
+import { EVENTS_STREAM_FIELD, Keys } from '@petrel/store';
+import { openRuntime } from '@petrel/runtime';
 import type { EmailEvent, TeamEvent } from '@petrel/contracts';
 import {
   startRedis,
@@ -120,26 +119,15 @@ export async function startStack(
   const baseUrl = `http://127.0.0.1:${started.apiPort}`;
   const resend = new Resend(key, { baseUrl });
 
-  // The test's own view of the send queues (every shard of every lane, in the stack's layouts),
-  // opened on first use.
-  let queues: { redis: RedisClient; send: SendQueues } | undefined;
-  const lanes = (): readonly Queue[] => {
-    if (!queues) {
-      const connection = createRedis(redis.url);
-      const send = new SendQueues(connection, {
-        prefix: new Keys(prefix).bullPrefix(),
-        shards: config.QUEUE_SHARDS,
-        previousShards: config.QUEUE_SHARDS_PREVIOUS,
-      });
-      queues = { redis: connection, send };
-    }
-    return queues.send.queues;
-  };
+  // The test's own view of the stack, from the same composition root as the stack's processes
+  // (a runtime of its own: its connection opens on first use), e.g. the send queues' every shard
+  // of every lane, in the stack's layouts.
+  const view = openRuntime(config, 'e2e-view');
+  const lanes = (): readonly Queue[] => view.queues.send.queues;
 
   const keys = new Keys(prefix);
   async function teamEvents(typePrefix = ''): Promise<(EmailEvent | TeamEvent)[]> {
-    lanes(); // opens the helper's connection
-    const r = queues!.redis;
+    const r = view.redis;
     const out: (EmailEvent | TeamEvent)[] = [];
     for (const teamId of await r.smembers(keys.teams())) {
       for (const [, fields] of await r.xrange(keys.events(teamId), '-', '+')) {
@@ -204,13 +192,8 @@ export async function startStack(
       );
     },
     async stop() {
-      if (queues) {
-        // After a failover a QUIT can wait on a node that is gone: bounded, then dropped.
-        const q = queues;
-        const closed = Promise.all([q.send.close(), q.redis.quit()]).catch(() => undefined);
-        if ((await Promise.race([closed, delay(5_000, 'late' as const, { ref: false })])) === 'late')
-          q.redis.disconnect();
-      }
+      // After a failover a QUIT can wait on a node that is gone: the runtime bounds it
+      await view.close();
       await lifecycle.stop('test done');
       // A closer left behind is a shutdown that hangs in production too: say which one.
       if (lifecycle.timedOut.length)

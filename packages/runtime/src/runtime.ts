@@ -5,6 +5,7 @@
  * runtime for what it uses; the all-in-one process hands one runtime to every app it starts.
  * Closing the runtime closes the queues it opened, then its connections.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { AcceptPorts, Preparer } from '@petrel/core';
 import {
   DomainKeyCipher,
@@ -24,6 +25,9 @@ import type { RuntimeConfig } from './config.js';
 import { lazily, memoAsync } from './lazy.js';
 import { QUEUES, type Queues } from './queues.js';
 import { STORES, type StoreContext, type Stores } from './stores.js';
+
+/** How long closing waits for a connection's QUIT before dropping it. */
+const QUIT_WAIT_MS = 5_000;
 
 /** The secrets kept in Redis when the configuration names none (generated once, SET NX). */
 export type SharedSecret = 'unsubscribe' | 'domainKey';
@@ -149,11 +153,23 @@ export class Runtime {
     return pingRedis(this.redis);
   }
 
-  /** The queues this process opened, then its connections. */
+  /**
+   * The queues this process opened, then its connections. A QUIT that finds its node gone (a
+   * cluster failover) is not waited for past QUIT_WAIT_MS: the connection is dropped instead.
+   */
   async close(): Promise<void> {
     for (const close of this.closers.splice(0).reverse()) await close().catch(() => undefined);
     const all = [...this.connections.values()];
     this.connections.clear();
-    await Promise.all(all.map((c) => c.quit().catch(() => undefined)));
+    await Promise.all(
+      all.map(async (c) => {
+        const quit = c.quit().then(
+          () => 'quit' as const,
+          () => 'quit' as const,
+        );
+        if ((await Promise.race([quit, delay(QUIT_WAIT_MS, 'late' as const, { ref: false })])) === 'late')
+          c.disconnect();
+      }),
+    );
   }
 }
