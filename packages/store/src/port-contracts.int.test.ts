@@ -7,6 +7,7 @@ import { describeBroadcastsContract } from '../../testing/src/contracts/broadcas
 import { describeContactsContract } from '../../testing/src/contracts/contacts.contract.js';
 import { describeSuppressionsContract } from '../../testing/src/contracts/suppressions.contract.js';
 import { describeTopicsContract } from '../../testing/src/contracts/topics.contract.js';
+import { describeWebhooksContract } from '../../testing/src/contracts/webhooks.contract.js';
 import { BroadcastsStore } from './broadcasts.store.js';
 import { ContactPropertiesStore } from './contact-properties.store.js';
 import { ContactsStore } from './contacts.store.js';
@@ -14,6 +15,7 @@ import { useStoreRedis } from './redis.fixture.js';
 import { SegmentsStore } from './segments.store.js';
 import { SuppressionsStore } from './suppressions.store.js';
 import { TopicsStore } from './topics.store.js';
+import { WebhooksStore } from './webhooks.store.js';
 
 const fx = useStoreRedis('contracts');
 
@@ -41,3 +43,6 @@ describeContactsContract('redis', (clock) => {
 describeTopicsContract('redis', (clock) => new TopicsStore(fx.redis, fx.keys, clock));
 
 describeSuppressionsContract('redis', (clock) => new SuppressionsStore(fx.redis, fx.keys, clock));
+
+// event log entries kept a day, as long as the tests need them
+describeWebhooksContract('redis', (clock) => new WebhooksStore(fx.redis, fx.keys, 24 * 3600_000, clock));

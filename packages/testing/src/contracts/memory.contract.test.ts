@@ -7,10 +7,12 @@ import { MemoryBroadcasts } from '../memory/broadcasts.js';
 import { MemoryContactProperties, MemoryContacts } from '../memory/contacts.js';
 import { MemorySuppressions } from '../memory/suppressions.js';
 import { MemoryTopics } from '../memory/topics.js';
+import { MemoryWebhooks } from '../memory/webhooks.js';
 import { describeBroadcastsContract } from './broadcasts.contract.js';
 import { describeContactsContract } from './contacts.contract.js';
 import { describeSuppressionsContract } from './suppressions.contract.js';
 import { describeTopicsContract } from './topics.contract.js';
+import { describeWebhooksContract } from './webhooks.contract.js';
 
 describeBroadcastsContract('memory', (clock) => new MemoryBroadcasts(clock));
 
@@ -33,3 +35,5 @@ describeContactsContract('memory', (clock) => {
 describeTopicsContract('memory', () => new MemoryTopics());
 
 describeSuppressionsContract('memory', () => new MemorySuppressions());
+
+describeWebhooksContract('memory', () => new MemoryWebhooks());

@@ -28,17 +28,20 @@ export class MemoryWebhooks implements WebhooksPort, WebhookEventLogPort {
   readonly entries = new Map<string, WebhookEventEntry>();
   readonly attempts = new Map<string, WebhookAttempt[]>();
 
-  private key = (teamId: string, id: string) => `${teamId}/${id}`;
+  /** Endpoint ids match in any case, as the store's (it keys them in lower case). */
+  private key = (teamId: string, id: string) => `${teamId}/${id.toLowerCase()}`;
   private entryKey = (teamId: string, endpointId: string, eventId: string) =>
     `${teamId}/${endpointId}/${eventId}`;
 
   async count(teamId: string): Promise<number> {
     return (await this.all(teamId)).length;
   }
+  /** Newest first, as the store's creation-time index. */
   async all(teamId: string): Promise<WebhookEndpoint[]> {
     return [...this.endpoints.entries()]
       .filter(([k]) => k.startsWith(`${teamId}/`))
-      .map(([, w]) => ({ ...w }));
+      .map(([, w]) => ({ ...w }))
+      .reverse();
   }
   async create(teamId: string, w: WebhookEndpoint): Promise<void> {
     this.endpoints.set(this.key(teamId, w.id), { ...w });
