@@ -11,6 +11,7 @@ import {
   getEmailMetrics,
   listBroadcastClickedLinks,
   listBroadcastRecipients,
+  type AnalyticsPage,
   type BroadcastAnalyticsPorts,
   type EmailMetricsPorts,
 } from '@petrel/core';
@@ -28,27 +29,26 @@ export function emailMetricsRoutes(deps: EmailMetricsRouteDeps): RouteSpec[] {
       await getEmailMetrics(deps.metrics, res.locals.auth.teamId, req.query as Record<string, unknown>),
     );
   };
-  const recipients: RequestHandler = async (req, res) => {
-    res.json(
-      await listBroadcastRecipients(
-        deps.analytics,
-        res.locals.auth.teamId,
-        pathParam(req, 'id'),
-        req.query as Record<string, unknown>,
-        parsePageQuery(req),
-      ),
-    );
-  };
-  const clickedLinks: RequestHandler = async (req, res) => {
-    res.json(
-      await listBroadcastClickedLinks(
-        deps.analytics,
-        res.locals.auth.teamId,
-        pathParam(req, 'id'),
-        parsePageQuery(req),
-      ),
-    );
-  };
+  // a broadcast's analytics: its id, the team and the page, then the use-case's own query reading
+  const ofBroadcast =
+    (
+      list: (
+        teamId: string,
+        id: string,
+        query: Record<string, unknown>,
+        page: AnalyticsPage,
+      ) => Promise<unknown>,
+    ): RequestHandler =>
+    async (req, res) => {
+      const query = req.query as Record<string, unknown>;
+      res.json(await list(res.locals.auth.teamId, pathParam(req, 'id'), query, parsePageQuery(req)));
+    };
+  const recipients = ofBroadcast((team, id, query, page) =>
+    listBroadcastRecipients(deps.analytics, team, id, query, page),
+  );
+  const clickedLinks = ofBroadcast((team, id, _query, page) =>
+    listBroadcastClickedLinks(deps.analytics, team, id, page),
+  );
   return [
     { path: '/emails/metrics', methods: { get: metrics } },
     { path: '/broadcasts/:id/recipients', methods: { get: recipients } },

@@ -300,7 +300,22 @@ export function foldMetrics(
   const dims = query.dimensions;
   const byPeriod = dims.includes('period');
   const others = dims.filter((d) => d !== 'period') as Exclude<MetricsDimension, 'period'>[];
-  const periodOf = new Map<number, number>();
+  // the periods' starts once (a few Intl reads each); an hour is then placed by binary search
+  const starts = byPeriod
+    ? periodStarts(query.startMs, query.endMs, query.granularity, query.timezone, METRICS_MAX_PERIODS)
+    : [];
+  const periodOf = (hourMs: number): number => {
+    if (starts.length === 0 || hourMs < starts[0]!)
+      return periodStart(hourMs, query.granularity, query.timezone);
+    let lo = 0;
+    let hi = starts.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (starts[mid]! <= hourMs) lo = mid;
+      else hi = mid - 1;
+    }
+    return starts[lo]!;
+  };
   const rows = new Map<string, { period: number; values: string[]; counts: Counts }>();
   const combos = new Map<string, string[]>();
   for (const c of cells) {
@@ -310,11 +325,7 @@ export function foldMetrics(
     const values = others.map((d) => c[d]);
     const comboKey = values.join('\u0000');
     combos.set(comboKey, values);
-    let period = 0;
-    if (byPeriod) {
-      period = periodOf.get(c.hourMs) ?? periodStart(c.hourMs, query.granularity, query.timezone);
-      periodOf.set(c.hourMs, period);
-    }
+    const period = byPeriod ? periodOf(c.hourMs) : 0;
     const key = `${period}\u0000${comboKey}`;
     const row = rows.get(key) ?? { period, values, counts: {} };
     addCounts(row.counts, c.counts);
@@ -348,13 +359,7 @@ export function foldMetrics(
   };
   const data: Record<string, string | number>[] = [];
   if (byPeriod) {
-    const periods = periodStarts(
-      query.startMs,
-      query.endMs,
-      query.granularity,
-      query.timezone,
-      METRICS_MAX_PERIODS,
-    );
+    const periods = starts;
     const comboList =
       others.length === 0
         ? [['', []] as [string, string[]]]
