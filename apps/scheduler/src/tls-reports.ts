@@ -156,6 +156,8 @@ export async function runTlsReports(deps: TlsReportsDeps, s: TlsReportsSettings)
       }
     },
     reportId: () => randomUUID(),
+    // emailed reports need a sender; without TLS_RPT_FROM only https: rua get theirs
+    canDeliver: (uri) => /^https:/i.test(uri) || (s.from !== undefined && deps.accept !== undefined),
   };
   const run = await sendTlsReports(ports, {
     nowMs: deps.clock.now(),

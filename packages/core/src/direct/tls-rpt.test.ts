@@ -124,6 +124,7 @@ describe('sendTlsReports', () => {
         return Promise.resolve();
       },
       reportId: () => 'id',
+      canDeliver: (uri) => !uri.startsWith('mailto:'),
       ...over,
     };
     return { p, finished, delivered };
@@ -151,11 +152,11 @@ describe('sendTlsReports', () => {
     expect(again.sent).toEqual([]);
   });
 
-  it('skips a domain without a record; gives a failed lookup or delivery back for the next run', async () => {
+  it('skips a domain without a record it can send to; gives a failed lookup or delivery back for the next run', async () => {
     let fail = true;
     const { p, finished } = ports({
       pendingPeriods: () => Promise.resolve([1]),
-      rua: { '_smtp._tls.a.example': [], '_smtp._tls.b.example': null },
+      rua: { '_smtp._tls.a.example': ['v=TLSRPTv1; rua=mailto:tls@a.example'], '_smtp._tls.b.example': null },
     });
     const run = await sendTlsReports(p, { ...opts, nowMs: 5_000 });
     expect(run).toMatchObject({ sent: [], skipped: 1, failed: 1 });

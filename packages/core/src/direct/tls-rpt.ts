@@ -189,6 +189,11 @@ export interface TlsReportPorts {
   finish(period: number): Promise<void>;
   /** The `_smtp._tls.<domain>` TXT records; `null` when the lookup failed (try again later). */
   txt(name: string): Promise<string[] | null>;
+  /**
+   * Whether this process can send to the URI at all (a `mailto:` needs a configured sender):
+   * URIs it cannot are left out, and a domain with none left is skipped, not retried forever.
+   */
+  canDeliver(uri: string): boolean;
   /** Delivers the period's report to one `rua` URI (`mailto:` or `https:`); throws when it did not go. */
   deliver(uri: string, report: TlsReportDelivery, period: number): Promise<void>;
   reportId(): string;
@@ -196,7 +201,7 @@ export interface TlsReportPorts {
 
 export interface TlsReportRun {
   sent: { domain: string; period: number; uris: string[] }[];
-  /** Domains without a TLS-RPT record: nothing to send. */
+  /** Domains without a TLS-RPT record (or with none this process can send to): nothing to send. */
   skipped: number;
   /** Reports given back to try again (DNS or delivery failure). */
   failed: number;
@@ -235,8 +240,8 @@ export async function sendTlsReports(
         retry = true;
         continue;
       }
-      const uris = tlsRptRua(txt);
-      if (uris === null) {
+      const uris = tlsRptRua(txt)?.filter((uri) => ports.canDeliver(uri)) ?? [];
+      if (uris.length === 0) {
         run.skipped += 1;
         continue;
       }
