@@ -17,10 +17,9 @@
  */
 import { parseArgs } from 'node:util';
 import { API_KEY_PERMISSIONS, isApiKeyPermission } from '@petrel/contracts';
-import { newId, registerOAuthClient } from '@petrel/core';
-import { randomBytes } from 'node:crypto';
 import { initLogger } from '@petrel/observability';
 import { openRuntime } from '@petrel/runtime';
+import { oauthClients, teamLimits, teamTracking } from './cli-commands.js';
 import { loadPetrelConfig } from './config.js';
 import { startEmbeddedRedis } from './embedded-redis.js';
 
@@ -35,21 +34,6 @@ const USAGE = `usage: npm run petrel -- <command>
   oauth-clients list
   oauth-clients create --name <name> --redirect-uri <url> [--redirect-uri <url>…] [--logo <url>] [--confidential]
   oauth-clients delete <clientId>`;
-
-/** A limit option: a whole number (0 = none), `default` (null: the deployment's), or undefined. */
-function limitOption(name: string, value: string | undefined): number | null | undefined {
-  if (value === undefined) return undefined;
-  if (value === 'default') return null;
-  if (!/^\d+$/.test(value)) throw new Error(`--${name} must be a whole number (0 = no limit) or default`);
-  return Number(value);
-}
-
-/** `on` / `off` of a switch option; undefined when not given. */
-function onOff(name: string, value: string | undefined): boolean | undefined {
-  if (value === undefined) return undefined;
-  if (value !== 'on' && value !== 'off') throw new Error(`--${name} must be on or off`);
-  return value === 'on';
-}
 
 async function main(): Promise<number> {
   const config = loadPetrelConfig();
@@ -115,74 +99,14 @@ async function main(): Promise<number> {
         console.log(`revoked ${arg}`);
         return 0;
       }
-      case 'team tracking': {
-        // open and click tracking of the team's emails (Resend's open_tracking / click_tracking)
-        const settings = rt.stores.teamSettings;
-        const change = { open: onOff('open', values.open), click: onOff('click', values.click) };
-        const now = await settings.setTracking(team, {
-          ...(change.open !== undefined && { open: change.open }),
-          ...(change.click !== undefined && { click: change.click }),
-        });
-        if (!now) throw new Error(`no team ${team}`);
-        const word = (on: boolean) => (on ? 'on' : 'off');
-        console.log(`team:  ${team}\nopen:  ${word(now.open)}\nclick: ${word(now.click)}`);
-        return 0;
-      }
-      case 'team limits': {
-        // the team's request rate and daily sending quota, over RATE_LIMIT_RPS / DAILY_QUOTA
-        const limits = rt.stores.limits;
-        const rps = limitOption('rps', values.rps);
-        const dailyQuota = limitOption('daily-quota', values['daily-quota']);
-        const now = await limits.setLimits(team, {
-          ...(rps !== undefined && { rps }),
-          ...(dailyQuota !== undefined && { dailyQuota }),
-        });
-        if (!now) throw new Error(`no team ${team}`);
-        const show = (own: number | null, fallback: number, unit: string) =>
-          own === null
-            ? `default (${fallback > 0 ? `${fallback} ${unit}` : 'none'})`
-            : own > 0
-              ? `${own} ${unit}`
-              : 'none';
-        console.log(
-          `team:        ${team}\nrps:         ${show(now.rps, config.RATE_LIMIT_RPS, 'per second')}\n` +
-            `daily quota: ${show(now.dailyQuota, config.DAILY_QUOTA, 'emails per UTC day')}`,
-        );
-        return 0;
-      }
+      case 'team tracking':
+        return await teamTracking(rt, team, values);
+      case 'team limits':
+        return await teamLimits(rt, team, values, config);
       case 'oauth-clients list':
-        for (const c of await rt.stores.oauthClients.list()) {
-          const kind = c.confidential ? 'confidential' : 'public';
-          console.log(`${c.id}\t${c.name}\t${kind}\t${c.redirect_uris.join(' ')}\t${c.logo_uri ?? '-'}`);
-        }
-        return 0;
-      case 'oauth-clients create': {
-        // the same rules as every registration (core's registerOAuthClient): 422-style messages
-        const { client, secret } = await registerOAuthClient(
-          {
-            name: values.name,
-            redirect_uris: values['redirect-uri'] ?? [],
-            ...(values.logo !== undefined && { logo_uri: values.logo }),
-            confidential: values.confidential ?? false,
-          },
-          {
-            clients: rt.stores.oauthClients,
-            newId: () => newId(),
-            randomSecret: () => randomBytes(32).toString('base64url'),
-            now: () => new Date(),
-          },
-        );
-        console.log(`client_id:     ${client.id}\nname:          ${client.name}`);
-        console.log(`redirect_uris: ${client.redirect_uris.join(' ')}`);
-        if (secret) console.log(`client_secret: ${secret}\n(the secret is shown only now)`);
-        return 0;
-      }
-      case 'oauth-clients delete': {
-        if (!arg) throw new Error('oauth-clients delete needs a client id');
-        if (!(await rt.stores.oauthClients.delete(arg))) throw new Error(`no OAuth client ${arg}`);
-        console.log(`deleted ${arg}`);
-        return 0;
-      }
+      case 'oauth-clients create':
+      case 'oauth-clients delete':
+        return await oauthClients(rt, command, arg, values);
       default:
         console.error(USAGE);
         return 2;
