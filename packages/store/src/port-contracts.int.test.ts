@@ -6,6 +6,7 @@
 import { describeBroadcastsContract } from '../../testing/src/contracts/broadcasts.contract.js';
 import { describeContactsContract } from '../../testing/src/contracts/contacts.contract.js';
 import { describeSuppressionsContract } from '../../testing/src/contracts/suppressions.contract.js';
+import { describeTemplatesContract } from '../../testing/src/contracts/templates.contract.js';
 import { describeTopicsContract } from '../../testing/src/contracts/topics.contract.js';
 import { describeWebhooksContract } from '../../testing/src/contracts/webhooks.contract.js';
 import { BroadcastsStore } from './broadcasts.store.js';
@@ -14,6 +15,7 @@ import { ContactsStore } from './contacts.store.js';
 import { useStoreRedis } from './redis.fixture.js';
 import { SegmentsStore } from './segments.store.js';
 import { SuppressionsStore } from './suppressions.store.js';
+import { TemplatesStore } from './templates.store.js';
 import { TopicsStore } from './topics.store.js';
 import { WebhooksStore } from './webhooks.store.js';
 
@@ -46,3 +48,6 @@ describeSuppressionsContract('redis', (clock) => new SuppressionsStore(fx.redis,
 
 // event log entries kept a day, as long as the tests need them
 describeWebhooksContract('redis', (clock) => new WebhooksStore(fx.redis, fx.keys, 24 * 3600_000, clock));
+
+// versions of a deleted template kept a day
+describeTemplatesContract('redis', () => new TemplatesStore(fx.redis, fx.keys, 24 * 3600_000));

@@ -6,11 +6,13 @@ import { newId } from '@petrel/core';
 import { MemoryBroadcasts } from '../memory/broadcasts.js';
 import { MemoryContactProperties, MemoryContacts } from '../memory/contacts.js';
 import { MemorySuppressions } from '../memory/suppressions.js';
+import { MemoryTemplates } from '../memory/templates-ports.js';
 import { MemoryTopics } from '../memory/topics.js';
 import { MemoryWebhooks } from '../memory/webhooks.js';
 import { describeBroadcastsContract } from './broadcasts.contract.js';
 import { describeContactsContract } from './contacts.contract.js';
 import { describeSuppressionsContract } from './suppressions.contract.js';
+import { describeTemplatesContract } from './templates.contract.js';
 import { describeTopicsContract } from './topics.contract.js';
 import { describeWebhooksContract } from './webhooks.contract.js';
 
@@ -37,3 +39,5 @@ describeTopicsContract('memory', () => new MemoryTopics());
 describeSuppressionsContract('memory', () => new MemorySuppressions());
 
 describeWebhooksContract('memory', () => new MemoryWebhooks());
+
+describeTemplatesContract('memory', () => new MemoryTemplates());

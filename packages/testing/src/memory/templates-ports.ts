@@ -2,10 +2,14 @@
  * In-memory templates for unit tests of the template use-cases (TemplatesPort) and of the
  * acceptance stages (TemplateLookup): the same id-or-alias resolution, team-unique aliases,
  * current and published versions, and optimistic publish (`changed` when the current version is
- * no longer the one expected) as the Redis store. Versions are replaced on every update (the
- * store may rewrite an unpublished draft in place; no use-case can tell the difference).
+ * no longer the one expected) as the Redis store (../contracts/templates.contract.ts holds both
+ * to it). Versions are replaced on every update. The store differs there: it rewrites a draft
+ * that was never published in place (same version id) and keeps the version of an update that
+ * changes no content, so its publish cannot see a concurrent edit of such a draft; the contract
+ * leaves those two cases out until the store and this fake agree.
  */
 import {
+  newId,
   parseTemplate,
   type CurrentTemplate,
   type NewTemplateContent,
@@ -41,14 +45,9 @@ export class MemoryTemplates implements TemplatesPort, TemplateLookup {
   readonly calls: { method: string; idOrAlias: string }[] = [];
   /** Runs before each publish (a test edits the template here to simulate a concurrent edit). */
   beforePublish?: (templateId: string) => void;
-  private seq = 0;
-
-  private nextId(kind: string): string {
-    return `${kind}-${++this.seq}`;
-  }
-
+  /** Template and version ids are UUIDv7, as the store's; a template id matches in any case. */
   private find(teamId: string, idOrAlias: string): StoredTemplate | undefined {
-    const byId = this.templates.get(idOrAlias);
+    const byId = this.templates.get(idOrAlias.toLowerCase());
     if (byId?.teamId === teamId) return byId;
     return [...this.templates.values()].find((t) => t.teamId === teamId && t.alias === idOrAlias);
   }
@@ -62,7 +61,7 @@ export class MemoryTemplates implements TemplatesPort, TemplateLookup {
 
   private version(content: Omit<NewTemplateContent, 'name' | 'alias'>): StoredVersion {
     return {
-      id: this.nextId('version'),
+      id: newId(),
       from: content.from,
       subject: content.subject,
       reply_to: content.reply_to,
@@ -83,7 +82,7 @@ export class MemoryTemplates implements TemplatesPort, TemplateLookup {
   async create(teamId: string, input: NewTemplateContent) {
     if (this.aliasTaken(teamId, input.alias)) return { ok: false as const, reason: 'alias_taken' as const };
     const v = this.version(input);
-    const id = this.nextId('template');
+    const id = newId();
     this.templates.set(id, {
       id,
       teamId,
