@@ -4,3 +4,4 @@ export * from './personalize.js';
 export * from './schemas.js';
 export * from './use-cases.js';
 export * from './personal-content.js';
+export * from './protection.js';

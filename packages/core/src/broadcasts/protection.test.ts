@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DEFAULT_PROTECTION_THRESHOLDS as T,
+  describeBreach,
+  protectionBreach,
+  type ProtectionCounts,
+} from './protection.js';
+
+const counts = (sent: number, hardBounced = 0, complained = 0): ProtectionCounts => ({
+  sent,
+  hardBounced,
+  complained,
+});
+
+describe('protectionBreach', () => {
+  it('judges nothing below the minimum sample, however bad the rates', () => {
+    expect(protectionBreach(counts(T.minSample - 1, T.minSample - 1, T.minSample - 1), T)).toBeNull();
+    expect(protectionBreach(counts(0, 5, 5), T)).toBeNull();
+  });
+
+  it('pauses once the complaint rate goes over 0.3 % at the minimum sample', () => {
+    // 500 sent: 1 complaint is 0.2 %, 2 is 0.4 %
+    expect(protectionBreach(counts(500, 0, 1), T)).toBeNull();
+    expect(protectionBreach(counts(500, 0, 2), T)).toEqual({
+      reason: 'complaint_rate',
+      rate: 0.004,
+      threshold: 0.003,
+      sent: 500,
+    });
+  });
+
+  it('a rate exactly at the threshold is within it (the guidance says "above")', () => {
+    expect(protectionBreach(counts(1000, 0, 3), T)).toBeNull();
+    expect(protectionBreach(counts(1000, 50, 0), T)).toBeNull();
+  });
+
+  it('pauses once the hard-bounce rate goes over 5 %', () => {
+    expect(protectionBreach(counts(1000, 51, 0), T)).toEqual({
+      reason: 'hard_bounce_rate',
+      rate: 0.051,
+      threshold: 0.05,
+      sent: 1000,
+    });
+  });
+
+  it('names the complaint rate first when both are over', () => {
+    expect(protectionBreach(counts(1000, 100, 10), T)?.reason).toBe('complaint_rate');
+  });
+
+  it('follows the team thresholds given, not the defaults', () => {
+    const strict = { complaintRate: 0.001, hardBounceRate: 0.02, minSample: 10 };
+    expect(protectionBreach(counts(10, 0, 1), strict)?.reason).toBe('complaint_rate');
+    expect(protectionBreach(counts(100, 3, 0), strict)?.reason).toBe('hard_bounce_rate');
+    expect(protectionBreach(counts(100, 2, 0), strict)).toBeNull();
+  });
+});
+
+describe('describeBreach', () => {
+  it('says which rate, its value, the sample and the threshold', () => {
+    expect(describeBreach({ reason: 'complaint_rate', rate: 0.004, threshold: 0.003, sent: 500 })).toBe(
+      "complaint rate 0.4 % over 500 sent emails exceeds the team's threshold of 0.3 %",
+    );
+    expect(describeBreach({ reason: 'hard_bounce_rate', rate: 0.1, threshold: 0.05, sent: 20 })).toBe(
+      "hard-bounce rate 10 % over 20 sent emails exceeds the team's threshold of 5 %",
+    );
+  });
+});

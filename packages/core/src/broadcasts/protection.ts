@@ -1,0 +1,85 @@
+/**
+ * Automatic protection of a team's reputation: the rule that pauses a broadcast whose recipients
+ * bounce or complain at a rate mailbox providers punish, and the same rule over a team's recent
+ * transactional mail (which only alerts: infra/ holds its Prometheus rule).
+ *
+ * The defaults follow the providers' published guidance: Google's sender guidelines
+ * (https://support.google.com/a/answer/81126) ask bulk senders to keep the spam (complaint) rate
+ * reported in Postmaster Tools below 0.3 %; Amazon SES reviews an account whose bounce rate
+ * reaches 5 % and whose complaint rate reaches 0.1 %
+ * (https://docs.aws.amazon.com/ses/latest/dg/faqs-enforcement.html). Only hard (Permanent)
+ * bounces count: a soft bounce says nothing about the list's quality (it is retried, and an
+ * address that soft-bounces email after email is suppressed by its own rule).
+ *
+ * A rate over a handful of emails is noise (two complaints out of ten is 20 %), so nothing is
+ * judged before `minSample` emails have been sent. Core only: the counts are read from counters
+ * written with the events (never by scanning the emails).
+ */
+
+/** What the rule reads: counters kept per broadcast (or per team) as the events are recorded. */
+export interface ProtectionCounts {
+  /** Emails handed to a server (or the simulator) successfully: `email.sent`. */
+  sent: number;
+  /** `email.bounced` with `bounce.type` Permanent. */
+  hardBounced: number;
+  /** `email.complained`. */
+  complained: number;
+}
+
+export interface ProtectionThresholds {
+  /** Complaints / sent above which the broadcast pauses (0.003 = 0.3 %). */
+  complaintRate: number;
+  /** Hard bounces / sent above which the broadcast pauses (0.05 = 5 %). */
+  hardBounceRate: number;
+  /** Sent emails before either rate is judged. */
+  minSample: number;
+}
+
+/** The documented defaults (docs/operations.md, "Broadcast protection"). */
+export const DEFAULT_PROTECTION_THRESHOLDS: ProtectionThresholds = {
+  complaintRate: 0.003,
+  hardBounceRate: 0.05,
+  minSample: 500,
+};
+
+/** Why a broadcast was paused: the broadcast's `paused_reason` and the event's `reason`. */
+export type ProtectionReason = 'complaint_rate' | 'hard_bounce_rate';
+
+export interface ProtectionBreach {
+  reason: ProtectionReason;
+  /** The measured rate (0..1). */
+  rate: number;
+  /** The threshold it went over. */
+  threshold: number;
+  /** The sample it was measured on (sent emails). */
+  sent: number;
+}
+
+/**
+ * Whether the counts breach a threshold: null while under `minSample` sent or within both rates.
+ * A complaint breach is reported first: complaints hurt more (providers weigh them heavier and
+ * set their limit lower).
+ */
+export function protectionBreach(
+  counts: ProtectionCounts,
+  thresholds: ProtectionThresholds,
+): ProtectionBreach | null {
+  const { sent } = counts;
+  if (sent <= 0 || sent < thresholds.minSample) return null;
+  const complaintRate = counts.complained / sent;
+  if (complaintRate > thresholds.complaintRate) {
+    return { reason: 'complaint_rate', rate: complaintRate, threshold: thresholds.complaintRate, sent };
+  }
+  const bounceRate = counts.hardBounced / sent;
+  if (bounceRate > thresholds.hardBounceRate) {
+    return { reason: 'hard_bounce_rate', rate: bounceRate, threshold: thresholds.hardBounceRate, sent };
+  }
+  return null;
+}
+
+/** The human sentence a paused broadcast carries (`paused_reason`'s detail, the log line). */
+export function describeBreach(b: ProtectionBreach): string {
+  const what = b.reason === 'complaint_rate' ? 'complaint rate' : 'hard-bounce rate';
+  const pct = (x: number): string => `${(x * 100).toFixed(2).replace(/\.?0+$/, '')} %`;
+  return `${what} ${pct(b.rate)} over ${b.sent} sent emails exceeds the team's threshold of ${pct(b.threshold)}`;
+}
