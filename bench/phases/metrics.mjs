@@ -3,8 +3,9 @@
 // 1. Two teams of one Petrel, filled through the store's own write paths — EmailsStore.stage
 //    (records, `received`) and EmailsStore.recordEvents (each email's sent + delivered, or a
 //    bounce for 2 %; an open for 25 %, a click for 5 %: the counting script behind each) — with
-//    event times spread evenly over the last 29 days, 5 sending domains, 1 email in 10 a
-//    broadcast's (10 broadcasts per team, created through the API): 10k emails and 1M (--quick:
+//    transactional emails spread evenly over the last 29 days, 5 sending domains, 1 email in 10 a
+//    broadcast's (10 broadcasts per team, created through the API, each sent in one burst, its
+//    opens and clicks over the next 48 hours): 10k emails and 1M (--quick:
 //    500 and 50k). The large team's emails past the small team's count are written as the
 //    counters the write path would have added for them (the same metrics, domains, broadcasts and
 //    hours, summed per hour: HINCRBY), so a million emails' worth is seeded in seconds. Then four queries through the API process, requests to the two teams
@@ -94,6 +95,20 @@ const event = (id, type, at, broadcastId, extra = {}) => ({
 const broadcastOf = (broadcasts, i) =>
   i % 10 === 0 ? broadcasts[Math.floor(i / 10) % BROADCASTS] : undefined;
 
+/**
+ * When email i's events happen: a transactional email's all at its own time (spread over SPAN);
+ * a broadcast's as broadcasts go out — every email of broadcast k sent in its one burst (k + ½
+ * tenths into SPAN), its opens and clicks trailing over the next 48 hours.
+ */
+function eventTimes(i, n, t0) {
+  const own = t0 + Math.floor((i / n) * SPAN);
+  if (i % 10 !== 0) return { send: own, engage: own };
+  const k = Math.floor(i / 10) % BROADCASTS;
+  const send = t0 + Math.floor(((k + 0.5) / BROADCASTS) * SPAN);
+  // (never past the range's end: the last broadcast's readers are still coming)
+  return { send, engage: Math.min(send + (Math.floor(i / 10) % 48) * HOUR, t0 + SPAN - HOUR) };
+}
+
 /** The counters email i adds (as the write path counts it): see fill. */
 function emailMetrics(i) {
   if (i % 50 === 7) return ['received', 'bounced', 'bounced_permanent'];
@@ -117,18 +132,24 @@ async function seedCounters(redis, keys, team, from, n, t0) {
   };
   const expiry = new Map();
   for (let i = from; i < n; i++) {
-    const hour = Math.floor((t0 + Math.floor((i / n) * SPAN)) / HOUR) * HOUR;
-    const stats = keys.emailStats(team.id, hour);
-    const domains = keys.emailMetricsDomains(team.id, hour);
-    const broadcasts = keys.emailMetricsBroadcasts(team.id, hour);
-    expiry.set(stats, hour + HOUR + 31 * DAY);
-    expiry.set(domains, hour + HOUR + 31 * DAY);
+    const times = eventTimes(i, n, t0);
     const b = broadcastOf(team.broadcasts, i);
-    if (b) expiry.set(broadcasts, hour + HOUR + 31 * DAY);
     for (const m of emailMetrics(i)) {
+      // `received` at acceptance (the email's own time), the rest when its events happen
+      const at =
+        m === 'received' ? t0 + Math.floor((i / n) * SPAN) : /open|click/.test(m) ? times.engage : times.send;
+      const hour = Math.floor(at / HOUR) * HOUR;
+      const stats = keys.emailStats(team.id, hour);
+      const domains = keys.emailMetricsDomains(team.id, hour);
+      expiry.set(stats, hour + HOUR + 31 * DAY);
+      expiry.set(domains, hour + HOUR + 31 * DAY);
       add(stats, `t:${m}`);
       add(domains, `d${i % DOMAINS}.bench.example:${m}`);
-      if (b && m !== 'received') add(broadcasts, `${b}:${m}`);
+      if (b && m !== 'received') {
+        const broadcasts = keys.emailMetricsBroadcasts(team.id, hour);
+        expiry.set(broadcasts, hour + HOUR + 31 * DAY);
+        add(broadcasts, `${b}:${m}`);
+      }
     }
   }
   let batch = redis.pipeline();
@@ -170,7 +191,8 @@ async function fill(ctx, redis, keys, team, n, broadcasts, real = n) {
       for (const e of emails) {
         const i = Number(e.id.slice(4, 12));
         const b = e.broadcastId;
-        const at = clock.t;
+        const { send: at, engage } = eventTimes(i, n, t0);
+        clock.t = at;
         if (i % 50 === 7) {
           await store.recordEvents(team.id, e.id, [
             {
@@ -184,15 +206,16 @@ async function fill(ctx, redis, keys, team, n, broadcasts, real = n) {
           { status: 'sent', event: event(e.id, 'email.sent', at, b) },
           { status: 'delivered', event: event(e.id, 'email.delivered', at, b) },
         ]);
+        clock.t = engage;
         if (i % 4 === 1)
           await store.recordEvents(team.id, e.id, [
-            { status: 'opened', event: event(e.id, 'email.opened', at, b) },
+            { status: 'opened', event: event(e.id, 'email.opened', engage, b) },
           ]);
         if (i % 20 === 3)
           await store.recordEvents(team.id, e.id, [
             {
               status: 'clicked',
-              event: event(e.id, 'email.clicked', at, b, {
+              event: event(e.id, 'email.clicked', engage, b, {
                 click: { link: `https://shop.example/${i % 3}` },
               }),
             },
