@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { runContactImport, type ContactImportRecord } from '@petrel/core';
+import { CONTACT_IMPORT_MACHINE, runContactImport, type ContactImportRecord } from '@petrel/core';
+import { MemoryContactImports } from '@petrel/testing';
 import { ContactImportsStore } from './contact-imports.store.js';
 import { ContactsStore } from './contacts.store.js';
 import { SegmentsStore } from './segments.store.js';
@@ -249,5 +250,44 @@ describe('runContactImport on Redis (ContactImportsStore + ContactsStore)', () =
     expect(rec?.status).toBe('completed');
     expect(rec?.failures[0]).toEqual({ row: 8, message: 'email: "broken-7" is not a valid email address' });
     expect(await fx.redis.exists(fx.keys.contactImportChunks(t, id))).toBe(0);
+  });
+});
+
+describe("claim and abandon accept exactly the table's unfinished statuses", () => {
+  const unfinished = [...CONTACT_IMPORT_MACHINE.guards.unfinished];
+
+  /** The statuses from which `run` went through, one fresh import per status. */
+  async function passing(
+    port: { create(teamId: string, r: ContactImportRecord): Promise<void> },
+    run: (t: string, id: string) => Promise<boolean>,
+  ): Promise<string[]> {
+    const out: string[] = [];
+    for (const status of CONTACT_IMPORT_MACHINE.statuses) {
+      const t = team();
+      const id = importId();
+      await port.create(t, record(id, { status }));
+      if (await run(t, id)) out.push(status);
+    }
+    return out;
+  }
+
+  it('the Redis store (its Lua guards)', async () => {
+    const store = new ContactImportsStore(fx.redis, fx.keys);
+    const now = new Date();
+    const claimed = await passing(
+      store,
+      async (t, id) => (await store.claim(t, id, 'run-1', now))?.status === 'in_progress',
+    );
+    expect(claimed).toEqual(unfinished);
+    expect(await passing(store, (t, id) => store.abandon(t, id, 'gave up', now))).toEqual(unfinished);
+  });
+
+  it('the in-memory port core’s unit tests use', async () => {
+    const memory = new MemoryContactImports();
+    const claimed = await passing(
+      memory,
+      async (t, id) => (await memory.claim(t, id, 'run-1'))?.status === 'in_progress',
+    );
+    expect(claimed).toEqual(unfinished);
   });
 });
