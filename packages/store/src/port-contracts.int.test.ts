@@ -5,6 +5,10 @@
  */
 import { describeBroadcastsContract } from '../../testing/src/contracts/broadcasts.contract.js';
 import { describeContactsContract } from '../../testing/src/contracts/contacts.contract.js';
+import {
+  describeEmailRecordsContract,
+  emailEvent,
+} from '../../testing/src/contracts/email-records.contract.js';
 import { describeSuppressionsContract } from '../../testing/src/contracts/suppressions.contract.js';
 import { describeTemplatesContract } from '../../testing/src/contracts/templates.contract.js';
 import { describeTopicsContract } from '../../testing/src/contracts/topics.contract.js';
@@ -12,6 +16,9 @@ import { describeWebhooksContract } from '../../testing/src/contracts/webhooks.c
 import { BroadcastsStore } from './broadcasts.store.js';
 import { ContactPropertiesStore } from './contact-properties.store.js';
 import { ContactsStore } from './contacts.store.js';
+import { EmailsStore } from './emails.store.js';
+import { newId } from '@petrel/core';
+import { emailContent } from '@petrel/testing';
 import { useStoreRedis } from './redis.fixture.js';
 import { SegmentsStore } from './segments.store.js';
 import { SuppressionsStore } from './suppressions.store.js';
@@ -51,3 +58,24 @@ describeWebhooksContract('redis', (clock) => new WebhooksStore(fx.redis, fx.keys
 
 // versions of a deleted template kept a day
 describeTemplatesContract('redis', () => new TemplatesStore(fx.redis, fx.keys, 24 * 3600_000));
+
+describeEmailRecordsContract('redis', (clock) => {
+  const records = new EmailsStore(fx.redis, fx.keys, 24 * 3600_000, {
+    statsRetentionMs: 24 * 3600_000,
+    clock,
+  });
+  return {
+    records,
+    seed: async (teamId, status, lane) => {
+      const id = newId();
+      const event = emailEvent(teamId, status === 'scheduled' ? 'email.scheduled' : 'email.queued');
+      const dueMs = status === 'scheduled' ? clock.now() + 3600_000 : 0;
+      await records.stage(
+        teamId,
+        [{ id, content: emailContent(), status, lane, dueMs, messageId: `<${id}@acme.test>`, event }],
+        new Date(),
+      );
+      return id;
+    },
+  };
+});

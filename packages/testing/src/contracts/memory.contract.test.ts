@@ -5,12 +5,14 @@
 import { newId } from '@petrel/core';
 import { MemoryBroadcasts } from '../memory/broadcasts.js';
 import { MemoryContactProperties, MemoryContacts } from '../memory/contacts.js';
+import { MemoryEmailRecords } from '../memory/emails-ports.js';
 import { MemorySuppressions } from '../memory/suppressions.js';
 import { MemoryTemplates } from '../memory/templates-ports.js';
 import { MemoryTopics } from '../memory/topics.js';
 import { MemoryWebhooks } from '../memory/webhooks.js';
 import { describeBroadcastsContract } from './broadcasts.contract.js';
 import { describeContactsContract } from './contacts.contract.js';
+import { describeEmailRecordsContract } from './email-records.contract.js';
 import { describeSuppressionsContract } from './suppressions.contract.js';
 import { describeTemplatesContract } from './templates.contract.js';
 import { describeTopicsContract } from './topics.contract.js';
@@ -41,3 +43,8 @@ describeSuppressionsContract('memory', () => new MemorySuppressions());
 describeWebhooksContract('memory', () => new MemoryWebhooks());
 
 describeTemplatesContract('memory', () => new MemoryTemplates());
+
+describeEmailRecordsContract('memory', () => {
+  const records = new MemoryEmailRecords();
+  return { records, seed: async (teamId, status, lane) => records.add(teamId, newId(), status, lane).id };
+});
