@@ -113,6 +113,9 @@ export async function startStack(
     SMTP_INBOUND_PORT: '0',
     // the receiving domain of the inbound scenarios and team-resources.ts (the default team's)
     INBOUND_DOMAINS: 'in.e2e.test',
+    // no SPF/DKIM/DMARC lookups (they would leave the machine): inbound-auth.e2e.test.ts turns
+    // them on against its local DNS server
+    INBOUND_AUTH: 'off',
     ...opts.env,
   });
   const started = await startAllInOne(config, lifecycle, opts.ext);

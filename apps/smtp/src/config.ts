@@ -1,6 +1,7 @@
 import {
   apiEnv,
   dataEnv,
+  dnsEnv,
   domainsEnv,
   inboxAgentEnv,
   limitsEnv,
@@ -28,6 +29,8 @@ export const smtpConfigShape = {
   IDEMPOTENCY_LOCK_MS: apiEnv.IDEMPOTENCY_LOCK_MS,
   ...smtpSubmissionEnv,
   ...smtpInboundEnv,
+  // the inbound checks' lookups (INBOUND_AUTH)
+  ...dnsEnv,
   /** Set: mail filed into an inbox whose agent has actions queues an agent run. */
   INBOX_AGENT_URL: inboxAgentEnv.INBOX_AGENT_URL,
 };

@@ -354,6 +354,19 @@ export const smtpInboundEnv = {
   BOUNCE_DOMAIN: bounceDomainEnv,
   /** Days a received email (fields and raw message) is kept; unset: EMAIL_RETENTION_DAYS. */
   INBOUND_RETENTION_DAYS: z.coerce.number().int().min(1).optional(),
+  /**
+   * `on`: every inbound message is checked — SPF, DKIM, DMARC, ARC, BIMI (mailauth, DNS through
+   * DNS_SERVERS) —, a received email carries the results (an Authentication-Results field, RFC
+   * 8601, and `authentication` on GET /emails/receiving/:id), and a bounce or complaint whose
+   * author domain is not authenticated suppresses nobody. `off`: nothing is checked and every
+   * report is trusted (only behind a gateway that authenticates mail already).
+   */
+  INBOUND_AUTH: z.enum(['on', 'off']).default('on'),
+  /**
+   * With INBOUND_AUTH=on: refuse at the end of DATA (550 5.7.1) a message that fails DMARC when
+   * its author domain publishes `p=reject` (RFC 7489 section 6.6); false: accept and record it.
+   */
+  INBOUND_DMARC_REJECT: boolEnv.default(true),
   /** Largest message the inbound server accepts, in bytes (SIZE, RFC 1870; 552 over it). */
   SMTP_INBOUND_MAX_BYTES: z.coerce
     .number()

@@ -28,3 +28,5 @@ export { createDkimSigner, DKIM_OVERSIGNED_HEADERS, DKIM_SIGNED_HEADERS } from '
 export type { DkimSignerOptions, SignSync } from './dkim-signer.js';
 export { textFromHtml } from './text-from-html.js';
 export { attachmentType } from './mime-types.js';
+export { createMailauthAuthenticator } from './inbound-auth.js';
+export type { MailauthOptions } from './inbound-auth.js';

@@ -69,6 +69,7 @@ export class InboundStore extends TeamStore implements InboundEmailsWriter {
     ]; // prettier-ignore
     if (r.html !== null) fields.push('html', r.html);
     if (r.text !== null) fields.push('text', r.text);
+    if (r.authentication) fields.push('authentication', JSON.stringify(r.authentication));
     await this.redis.petrelStoreInboundEmail(
       this.keys.inboundEmail(teamId, r.id),
       this.keys.inboundRaw(teamId, r.id),
@@ -98,6 +99,9 @@ export class InboundStore extends TeamStore implements InboundEmailsWriter {
       text: h.text ?? null,
       headers: JSON.parse(h.headers ?? '{}') as Record<string, string>,
       size: Number(h.size ?? 0),
+      ...(h.authentication && {
+        authentication: JSON.parse(h.authentication) as InboundEmailRecord['authentication'],
+      }),
     };
   }
 

@@ -30,10 +30,31 @@ export const INBOUND_TEST_ENV: Record<string, string> = {
   BOUNCE_DOMAIN,
 };
 
-const FIXTURE_ID = '0190b7c2-5a3e-7d41-9f2a-1c2d3e4f5a6b';
-const fixture = (name: string): string =>
+/** The email id the report fixtures (packages/core/src/inbound/fixtures) are about. */
+export const FIXTURE_ID = '0190b7c2-5a3e-7d41-9f2a-1c2d3e4f5a6b';
+export const fixture = (name: string): string =>
   readFileSync(new URL(`../../../packages/core/src/inbound/fixtures/${name}`, import.meta.url), 'utf8');
-const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n');
+export const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n');
+
+/** Sends through the SDK and returns its id once the sink has it, with the envelope sender it saw. */
+export async function sendAndDeliverWith(stack: Stack, to: string): Promise<string> {
+  const sent = await stack.resend.emails.send({
+    from: 'Acme <hello@acme.test>',
+    to,
+    subject: 'Hi',
+    text: 'hi',
+  });
+  expect(sent.error).toBeNull();
+  const id = sent.data!.id;
+  const msg = await waitUntil(() => stack.sink.messages.find((m) => m.envelope.to.includes(to)), {
+    timeoutMs: 20_000,
+    message: `the email to ${to} at the sink`,
+  });
+  // the VERP return path names the email
+  expect(msg.envelope.from).toBe(`bounces+${id}@${BOUNCE_DOMAIN}`);
+  await stack.settled([id]);
+  return id;
+}
 
 /** nodemailer as a sending MTA: no AUTH, STARTTLS when offered (the certificate is self-signed). */
 export function mta(port: number) {
@@ -204,25 +225,7 @@ export function inboundScenarios(current: () => Stack): void {
     expect(event.data.received_for).toEqual([`ok.${t}@${INBOUND_DOMAIN}`]);
   });
 
-  /** Sends through the SDK and returns its id once the sink has it, with the envelope sender it saw. */
-  async function sendAndDeliver(to: string): Promise<string> {
-    const sent = await stack.resend.emails.send({
-      from: 'Acme <hello@acme.test>',
-      to,
-      subject: 'Hi',
-      text: 'hi',
-    });
-    expect(sent.error).toBeNull();
-    const id = sent.data!.id;
-    const msg = await waitUntil(() => stack.sink.messages.find((m) => m.envelope.to.includes(to)), {
-      timeoutMs: 20_000,
-      message: `the email to ${to} at the sink`,
-    });
-    // the VERP return path names the email
-    expect(msg.envelope.from).toBe(`bounces+${id}@${BOUNCE_DOMAIN}`);
-    await stack.settled([id]);
-    return id;
-  }
+  const sendAndDeliver = (to: string) => sendAndDeliverWith(stack, to);
 
   /** The next email to `to` is suppressed: nothing reaches the sink. */
   async function expectSuppressedNext(to: string): Promise<void> {

@@ -119,6 +119,8 @@ export function receivingRoutes(deps: ReceivingDeps): RouteSpec[] {
       html,
       text: r.text,
       headers: r.headers,
+      // Petrel extension: the inbound server's SPF, DKIM, DMARC, ARC and BIMI results (null: unchecked)
+      authentication: r.authentication ?? null,
       raw: links().url({ teamId: team(res), emailId: r.id, attachmentId: null }),
     });
   };

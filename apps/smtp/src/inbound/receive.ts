@@ -5,15 +5,23 @@
  * owns each return-path domain), and its recipients at receiving domains make a received email
  * for each team (core's receiveInbound), after the server's Received trace field (RFC 5321
  * section 4.4).
+ *
+ * With INBOUND_AUTH=on the message is first checked (core's MessageAuthenticator: SPF, DKIM,
+ * DMARC, ARC, BIMI): a DMARC failure under `p=reject` is refused with 550 when
+ * INBOUND_DMARC_REJECT (core's dmarcRefusal), reports carry the results (core's report rule
+ * decides whether they may act), and a received email gets the Authentication-Results field at
+ * its top (RFC 8601 section 5) and the results on its record.
  */
 import type { SMTPServerDataStream, SMTPServerSession } from 'smtp-server';
 import {
   BARE_LINE_ENDING_MESSAGE,
+  dmarcRefusal,
   newId,
   processReturnedMail,
   receiveInbound,
   receivedHeader,
   type InboundDelivery,
+  type MessageAuthenticator,
   type ReceivePorts,
   type ReportPorts,
 } from '@petrel/core';
@@ -30,6 +38,8 @@ export async function receiveMessage(m: {
   receive: ReceivePorts;
   /** This server's name in the Received field. */
   byHost: string;
+  /** INBOUND_AUTH=on: the checks, and whether a DMARC `p=reject` failure is refused. */
+  auth?: { authenticator: MessageAuthenticator; dmarcReject: boolean };
 }): Promise<{ code: number; message: string }> {
   const { stream, session, maxBytes } = m;
   const data = await readData(stream, maxBytes);
@@ -44,6 +54,21 @@ export async function receiveMessage(m: {
   }
   const rcpts = session.envelope.rcptTo.map((r) => r.address);
   const mailFrom = session.envelope.mailFrom ? session.envelope.mailFrom.address || null : null;
+  const checked = m.auth
+    ? await m.auth.authenticator.authenticate(data.raw, {
+        ip: session.remoteAddress,
+        helo: session.hostNameAppearsAs ?? '',
+        mailFrom,
+      })
+    : null;
+  const refusal = checked && m.auth!.dmarcReject ? dmarcRefusal(checked.results) : null;
+  if (refusal !== null) {
+    log().info(
+      { ip: session.remoteAddress, mailFrom, dmarc: checked!.results.dmarc },
+      'inbound message refused by DMARC',
+    );
+    return { code: 550, message: refusal };
+  }
   const bounceRcpts: string[] = [];
   const returnPathTeams = new Map<string, string>();
   const byTeam = new Map<string, string[]>();
@@ -57,7 +82,12 @@ export async function receiveMessage(m: {
   const id = newId();
   if (bounceRcpts.length > 0) {
     const outcome = await processReturnedMail(
-      { raw: data.raw, envelopeRecipients: bounceRcpts, returnPathTeams },
+      {
+        raw: data.raw,
+        envelopeRecipients: bounceRcpts,
+        returnPathTeams,
+        ...(checked && { authentication: checked.results }),
+      },
       m.reports,
     );
     log().info({ id, mailFrom, outcome }, 'report at the bounce domain processed');
@@ -77,7 +107,12 @@ export async function receiveMessage(m: {
       recipients,
     }));
     const stored = await receiveInbound(
-      { raw: Buffer.concat([Buffer.from(trace), data.raw]), mailFrom, deliveries },
+      {
+        raw: Buffer.concat([Buffer.from((checked?.header ?? '') + trace), data.raw]),
+        mailFrom,
+        deliveries,
+        ...(checked && { authentication: checked.results }),
+      },
       m.receive,
     );
     log().info({ id, mailFrom, stored }, 'inbound email received');

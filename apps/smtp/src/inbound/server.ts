@@ -19,6 +19,7 @@
 import type { SMTPServerOptions } from 'smtp-server';
 import { SMTPServer } from 'smtp-server';
 import { newId, type ReceivePorts, type ReportPorts } from '@petrel/core';
+import { createMailauthAuthenticator } from '@petrel/mailer';
 import { log } from '@petrel/observability';
 import { listen, type SmtpContext, type SmtpListener } from '../context.js';
 import { smtpError } from '../smtp-data.js';
@@ -64,6 +65,17 @@ export async function startInbound(ctx: SmtpContext): Promise<SmtpListener[]> {
     bounceDomain: config.BOUNCE_DOMAIN,
   };
   const maxBytes = config.SMTP_INBOUND_MAX_BYTES;
+  // INBOUND_AUTH: SPF, DKIM, DMARC, ARC and BIMI of every message, looked up in DNS_SERVERS
+  const auth =
+    config.INBOUND_AUTH === 'on'
+      ? {
+          authenticator: createMailauthAuthenticator({
+            servers: config.DNS_SERVERS,
+            authservId: ctx.hostname,
+          }),
+          dmarcReject: config.INBOUND_DMARC_REJECT,
+        }
+      : undefined;
 
   const options: SMTPServerOptions = {
     name: ctx.hostname,
@@ -91,7 +103,16 @@ export async function startInbound(ctx: SmtpContext): Promise<SmtpListener[]> {
       );
     },
     onData(stream, session, callback) {
-      receiveMessage({ stream, session, maxBytes, router, reports, receive, byHost: ctx.hostname })
+      receiveMessage({
+        stream,
+        session,
+        maxBytes,
+        router,
+        reports,
+        receive,
+        byHost: ctx.hostname,
+        ...(auth && { auth }),
+      })
         .then((reply) =>
           reply.code === 250 ? callback(null, reply.message) : callback(smtpError(reply.code, reply.message)),
         )

@@ -10,3 +10,4 @@ export * from './ports.js';
 export * from './receive-inbound.js';
 export * from './process-report.js';
 export * from './download-token.js';
+export * from './authentication.js';

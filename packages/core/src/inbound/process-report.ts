@@ -21,6 +21,9 @@
  * (forged, or about a forwarded copy) suppresses nobody, except that a report about the one
  * recipient of a single-recipient email stands for that recipient (providers redact or rewrite
  * the address, RFC 6590). A report that matches no email is ignored (the caller logs it).
+ *
+ * When the inbound server authenticated the report (authentication.ts), one whose author domain
+ * is not authenticated (`reportTrust`) is dropped before any of this: no event, no suppression.
  */
 import { bounceSuppresses } from '../audience/bounce-suppression.js';
 import { emailEvent } from '../emails/email-event.js';
@@ -33,11 +36,15 @@ import { emailIdCandidates, type EmailReference } from './match-email.js';
 import type { ReportPorts } from './ports.js';
 import { readReport } from './report-message.js';
 import { isBounceDomainAddress } from '../deliver/verp.js';
+import type { InboundAuthentication } from '@petrel/contracts';
+import { reportTrust } from './authentication.js';
 
 export type ReportOutcome =
   | { kind: 'bounced'; teamId: string; emailId: string; bounce: Bounce; suppressed: string[] }
   | { kind: 'delayed'; teamId: string; emailId: string }
   | { kind: 'complained'; teamId: string; emailId: string; feedbackType: string; suppressed: string[] }
+  /** A report whose author domain is not authenticated (authentication.ts): acted on nowhere. */
+  | { kind: 'unauthenticated'; report: 'dsn' | 'arf'; reason: string }
   /** A report, but of no email Petrel holds (expired, foreign, forged). */
   | { kind: 'unmatched'; report: 'dsn' | 'arf'; candidates: string[] }
   /** A DSN of successful deliveries only (NOTIFY=SUCCESS), recorded nowhere. */
@@ -51,6 +58,8 @@ export interface ReturnedMail {
   envelopeRecipients: readonly string[];
   /** Return-path domains among the envelope recipients' domains → the team owning each. */
   returnPathTeams?: ReadonlyMap<string, string>;
+  /** The inbound server's checks of the report; absent when it checks nothing (INBOUND_AUTH=off). */
+  authentication?: InboundAuthentication;
 }
 
 /**
@@ -220,9 +229,16 @@ export async function processComplaint(
 export async function processReturnedMail(mail: ReturnedMail, ports: ReportPorts): Promise<ReportOutcome> {
   const report = await readReport(mail.raw);
   const scope = reportScope(mail, ports.bounceDomain);
+  const trust = mail.authentication ? reportTrust(mail.authentication) : null;
   const dsn = dsnOf(report);
-  if (dsn) return processBounce(dsn, mail.envelopeRecipients, ports, scope);
+  if (dsn) {
+    if (trust && !trust.trusted) return { kind: 'unauthenticated', report: 'dsn', reason: trust.reason };
+    return processBounce(dsn, mail.envelopeRecipients, ports, scope);
+  }
   const arf = arfOf(report);
-  if (arf) return processComplaint(arf, mail.envelopeRecipients, ports, scope);
+  if (arf) {
+    if (trust && !trust.trusted) return { kind: 'unauthenticated', report: 'arf', reason: trust.reason };
+    return processComplaint(arf, mail.envelopeRecipients, ports, scope);
+  }
   return { kind: 'not_a_report' };
 }

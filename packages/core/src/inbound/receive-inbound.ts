@@ -8,7 +8,12 @@
  * The message is parsed once for every team. Each team gets its own id, and `received_for`
  * lists what the Received `for` clauses name plus that team's envelope recipients.
  */
-import type { EmailEvent, InboundAttachment, InboundEmailRecord } from '@petrel/contracts';
+import type {
+  EmailEvent,
+  InboundAttachment,
+  InboundAuthentication,
+  InboundEmailRecord,
+} from '@petrel/contracts';
 import { mailboxKey } from '../kernel/mailbox.js';
 import { parseInboundMessage } from './inbound-message.js';
 import { fileReceivedEmail } from '../inboxes/use-cases.js';
@@ -27,6 +32,8 @@ export interface ReceiveInput {
   /** The envelope sender (MAIL FROM); null for the null reverse-path `<>`. */
   mailFrom: string | null;
   deliveries: readonly InboundDelivery[];
+  /** The inbound server's checks of the message (authentication.ts); absent when it made none. */
+  authentication?: InboundAuthentication;
 }
 
 /** The `data` of `email.received` (reference C.10). */
@@ -98,6 +105,7 @@ export async function receiveInbound(
       headers: parsed.headers,
       attachments,
       size: input.raw.byteLength,
+      ...(input.authentication && { authentication: input.authentication }),
     };
     const event: EmailEvent = {
       id: ports.ids.newEventId(),
