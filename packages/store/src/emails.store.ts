@@ -6,7 +6,6 @@
  */
 import type { RedisClient } from './redis.js';
 import {
-  EMAIL_STATUSES,
   type EmailContent,
   type EmailEvent,
   type EmailStatus,
@@ -19,7 +18,7 @@ import { outboxMember } from './outbox.store.js';
 import { defineScripts, pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
 import type { ChainableCommander } from 'ioredis';
 import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
-import { emailSearchTerms, fromDomain, type ContactValues } from '@petrel/core';
+import { emailSearchTerms, emailStatusRank, fromDomain, type ContactValues } from '@petrel/core';
 import { EmailSearch } from './email-search.js';
 import { statsBucket } from './email-stats.js';
 import { eventCountArgs, queueReceivedCounts } from './email-metrics.store.js';
@@ -72,7 +71,8 @@ export interface EmailRecord {
   hasAttachments: boolean;
 }
 
-export const statusRank = (s: EmailStatus): number => EMAIL_STATUSES.indexOf(s);
+/** The rank of an email status: its place in core's email table, where a status only moves forward. */
+export const statusRank = emailStatusRank;
 
 export class EmailsStore {
   private readonly redis: RedisClient & StoreCommands;
