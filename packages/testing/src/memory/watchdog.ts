@@ -4,7 +4,7 @@
  * leaves it at `sent` or later), send jobs by state, queued imports, and an observer that
  * remembers what it was told.
  */
-import { EMAIL_STATUSES, type EmailEvent, type EmailStatus, type SendLane } from '@petrel/contracts';
+import type { EmailEvent, EmailStatus, SendLane } from '@petrel/contracts';
 import type {
   JobState,
   QueuedImports,
@@ -16,10 +16,8 @@ import type {
   WatchdogPorts,
   WatchedEmail,
 } from '@petrel/core';
+import { canMove, EMAIL_MACHINE, guardAllows } from '@petrel/core';
 import { emailToDeliver, ManualClock, SequentialIds } from './deliver-ports.js';
-
-const rank = (s: EmailStatus) => EMAIL_STATUSES.indexOf(s);
-const FINISHED = rank('sent');
 
 export class MemoryUnfinishedEmails implements UnfinishedEmails {
   readonly records = new Map<string, WatchedEmail>();
@@ -37,7 +35,7 @@ export class MemoryUnfinishedEmails implements UnfinishedEmails {
       ...over,
     };
     this.records.set(email.id, email);
-    if (rank(email.status) < FINISHED)
+    if (guardAllows(EMAIL_MACHINE.guards.unfinished, email.status))
       this.lane(email.teamId, email.lane).set(email.id, indexedMs ?? email.createdMs);
     return email;
   }
@@ -104,9 +102,9 @@ export class MemoryUnfinishedEmails implements UnfinishedEmails {
     const e = this.records.get(emailId);
     if (!e) return 'missing';
     this.timelines.set(emailId, [...(this.timelines.get(emailId) ?? []), event]);
-    const moved = rank(status) > rank(e.status);
+    const moved = canMove(EMAIL_MACHINE, e.status, status);
     if (moved) e.status = status;
-    if (rank(e.status) >= FINISHED)
+    if (!guardAllows(EMAIL_MACHINE.guards.unfinished, e.status))
       for (const lane of ['send', 'broadcast'] as const) this.lane(teamId, lane).delete(emailId);
     return moved ? 'moved' : 'kept';
   }
