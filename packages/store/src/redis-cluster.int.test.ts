@@ -12,7 +12,7 @@ import {
   type TestRedisCluster,
 } from '@petrel/testing';
 import { Cluster } from 'ioredis';
-import { createRedis, isRedisUnavailable, pingRedis, type RedisClient } from './redis.js';
+import { closesCleanly, createRedis, isRedisUnavailable, pingRedis, type RedisClient } from './redis.js';
 
 const clients: RedisClient[] = [];
 function connect(...args: Parameters<typeof createRedis>): Cluster {
@@ -149,6 +149,28 @@ describe('closing a cluster client while its slot map is being refreshed', () =>
     const client = createRedis(fx.cluster.url, 'blocking') as Cluster;
     expect(await endsAfterLateRefresh(client.duplicate())).toBe('end'); // BullMQ's blocking connection
     expect(await endsAfterLateRefresh(client)).toBe('end');
+  });
+
+  it('ends when the listener that turns `close` into `end` was spent by an earlier close', async () => {
+    // the state a client is in after a reconnect cycle that closed once already
+    const spent = (c: Cluster) => {
+      c.removeAllListeners('close');
+      return c;
+    };
+    const ready = async (c: Cluster) => {
+      await waitUntil(() => c.status === 'ready', { message: 'the client to be ready' });
+      return c;
+    };
+    const ends = async (c: Cluster): Promise<'end' | 'stuck'> => {
+      const ended = new Promise<'end'>((resolve) => c.once('end', () => resolve('end')));
+      c.disconnect();
+      return Promise.race([
+        ended,
+        new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5_000).unref()),
+      ]);
+    };
+    expect(await ends(closesCleanly(spent(await ready(new Cluster(fx.cluster.nodes)))))).toBe('end');
+    expect(await ends(spent(await ready(new Cluster(fx.cluster.nodes))))).toBe('stuck'); // unguarded
   });
 
   it('the race is real: an unguarded ioredis cluster client never ends', async () => {

@@ -149,23 +149,49 @@ function createCluster(
 }
 
 /**
- * Makes `disconnect()`/`quit()` of a cluster client end, also when a slot-map refresh is in
- * flight. ioredis 6 applies a CLUSTER SLOTS answer to the pool whatever the client's status, so a
- * refresh that answers after `disconnect()` emptied the pool puts nodes back: the pool never
- * drains and the client never emits `end`. BullMQ's Worker.close() waits for exactly that `end`
- * on its blocking connection (a duplicate of this client), so after a failover — when refreshes
- * run all the time — a worker, the fan-out and the webhook dispatcher could not close at all
- * (seen in the cluster chaos test: closers stuck for minutes). A node that joins while the client
- * is closing is closed again; duplicates (BullMQ's blocking connections) get the same guard.
+ * Makes `disconnect()`/`quit()` of a cluster client reach `end`, whatever refresh or reconnect is
+ * in flight. BullMQ waits for that `end` on its blocking connection (a duplicate of this client)
+ * both in Worker.close() and when it resets a blocking connection whose BZPOPMIN went quiet; in
+ * ioredis 6 it may never come after a failover, when slot refreshes and reconnects run all the
+ * time, and then a worker can neither close nor fetch jobs again: the cluster chaos test saw the
+ * send workers of the failed-over shards park for minutes with jobs waiting. Three ways it is
+ * lost, each closed again here:
+ *  - a CLUSTER SLOTS answer applied after `disconnect()` emptied the pool puts nodes back, so the
+ *    pool never drains;
+ *  - that answer, when a connect() was under way, revives the client (`connect`/`ready`);
+ *  - the pool drains to `close`, but the once-listener that turns `close` into `end` was spent by
+ *    an earlier close, so nothing ends the client.
+ * "Asked to close" is tracked here (ioredis' own flag is reset by that late refresh).
  */
 export function closesCleanly(cluster: Cluster): Cluster {
-  cluster.on('+node', () => {
-    if (cluster.status !== 'disconnecting') return;
-    // after the refresh has finished filling the pool, and only if no connect() followed
+  const internals = cluster as unknown as { manuallyClosing: boolean; handleCloseEvent(): void };
+  let closing = false;
+  const disconnect = cluster.disconnect.bind(cluster);
+  const quit = cluster.quit.bind(cluster);
+  const connect = cluster.connect.bind(cluster);
+  cluster.disconnect = (reconnect = false) => {
+    if (!reconnect) closing = true;
+    disconnect(reconnect);
+  };
+  cluster.quit = ((callback) => {
+    closing = true;
+    return quit(callback);
+  }) as Cluster['quit'];
+  cluster.connect = () => {
+    closing = false;
+    return connect();
+  };
+  // after ioredis has finished its own reaction to the event
+  const settle = () =>
     setImmediate(() => {
-      if (cluster.status === 'disconnecting') cluster.disconnect();
+      if (!closing || cluster.status === 'end') return;
+      if (cluster.status === 'close') {
+        // what ioredis does on a manual close: no reconnect, `end`, queued commands failed
+        internals.manuallyClosing = true;
+        internals.handleCloseEvent();
+      } else if (cluster.status !== 'disconnecting' || cluster.nodes().length > 0) disconnect();
     });
-  });
+  for (const event of ['+node', 'close', 'connect', 'ready']) cluster.on(event, settle);
   const duplicate = cluster.duplicate.bind(cluster);
   cluster.duplicate = ((...args: Parameters<Cluster['duplicate']>) =>
     closesCleanly(duplicate(...args))) as Cluster['duplicate'];
