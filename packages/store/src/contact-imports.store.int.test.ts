@@ -8,6 +8,7 @@ import { SegmentsStore } from './segments.store.js';
 import { TopicsStore } from './topics.store.js';
 import { ContactPropertiesStore } from './contact-properties.store.js';
 import { useStoreRedis } from './redis.fixture.js';
+import { importRecord } from '../../testing/src/contracts/contact-imports.contract.js';
 
 const fx = useStoreRedis('contact-imports');
 
@@ -16,25 +17,10 @@ const team = (): string => `team-${++teamCounter}`;
 let importCounter = 0;
 const importId = (): string => `00000000-0000-7000-8000-${String(++importCounter).padStart(12, '0')}`;
 
+/** The contract's queued import (bytes 0), created a second apart per import. */
 function record(id: string, over: Partial<ContactImportRecord> = {}): ContactImportRecord {
-  return {
-    id,
-    status: 'queued',
-    created_at: new Date(Date.UTC(2026, 0, 1, 0, 0, importCounter)).toISOString(),
-    completed_at: null,
-    options: {
-      columnMap: { email: 'email', first_name: 'first_name', properties: {} },
-      onConflict: 'upsert',
-      segments: [],
-      topics: [],
-    },
-    bytes: 0,
-    error: null,
-    rowsDone: 0,
-    counts: { total: 0, created: 0, updated: 0, skipped: 0, failed: 0 },
-    failures: [],
-    ...over,
-  };
+  const created_at = new Date(Date.UTC(2026, 0, 1, 0, 0, importCounter)).toISOString();
+  return { ...importRecord(id), created_at, bytes: 0, ...over };
 }
 
 /** Uploads `data` in chunks of `size` bytes, as the API does. */

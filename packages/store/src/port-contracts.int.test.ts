@@ -4,6 +4,7 @@
  * in-memory ports core's unit tests use are held to, so the fakes cannot drift from the stores.
  */
 import { describeBroadcastsContract } from '../../testing/src/contracts/broadcasts.contract.js';
+import { describeContactImportsContract } from '../../testing/src/contracts/contact-imports.contract.js';
 import { describeContactsContract } from '../../testing/src/contracts/contacts.contract.js';
 import {
   describeEmailRecordsContract,
@@ -14,6 +15,7 @@ import { describeTemplatesContract } from '../../testing/src/contracts/templates
 import { describeTopicsContract } from '../../testing/src/contracts/topics.contract.js';
 import { describeWebhooksContract } from '../../testing/src/contracts/webhooks.contract.js';
 import { BroadcastsStore } from './broadcasts.store.js';
+import { ContactImportsStore } from './contact-imports.store.js';
 import { ContactPropertiesStore } from './contact-properties.store.js';
 import { ContactsStore } from './contacts.store.js';
 import { EmailsStore } from './emails.store.js';
@@ -77,5 +79,14 @@ describeEmailRecordsContract('redis', (clock) => {
       );
       return id;
     },
+  };
+});
+
+describeContactImportsContract('redis', () => {
+  const runs = new ContactImportsStore(fx.redis, fx.keys);
+  return {
+    runs,
+    upload: (teamId, importId, chunk) => runs.appendChunk(teamId, importId, chunk),
+    read: (teamId, importId) => runs.get(teamId, importId),
   };
 });

@@ -4,6 +4,7 @@
  */
 import { newId } from '@petrel/core';
 import { MemoryBroadcasts } from '../memory/broadcasts.js';
+import { MemoryContactImports } from '../memory/contact-imports.js';
 import { MemoryContactProperties, MemoryContacts } from '../memory/contacts.js';
 import { MemoryEmailRecords } from '../memory/emails-ports.js';
 import { MemorySuppressions } from '../memory/suppressions.js';
@@ -11,6 +12,7 @@ import { MemoryTemplates } from '../memory/templates-ports.js';
 import { MemoryTopics } from '../memory/topics.js';
 import { MemoryWebhooks } from '../memory/webhooks.js';
 import { describeBroadcastsContract } from './broadcasts.contract.js';
+import { describeContactImportsContract } from './contact-imports.contract.js';
 import { describeContactsContract } from './contacts.contract.js';
 import { describeEmailRecordsContract } from './email-records.contract.js';
 import { describeSuppressionsContract } from './suppressions.contract.js';
@@ -47,4 +49,19 @@ describeTemplatesContract('memory', () => new MemoryTemplates());
 describeEmailRecordsContract('memory', () => {
   const records = new MemoryEmailRecords();
   return { records, seed: async (teamId, status, lane) => records.add(teamId, newId(), status, lane).id };
+});
+
+describeContactImportsContract('memory', () => {
+  const runs = new MemoryContactImports();
+  const uploads = new Map<string, Uint8Array[]>();
+  return {
+    runs,
+    // the memory port takes a whole file: keep the chunks and hand it over joined
+    upload: async (teamId, importId, chunk) => {
+      const key = `${teamId}/${importId}`;
+      uploads.set(key, [...(uploads.get(key) ?? []), chunk]);
+      runs.upload(teamId, importId, Buffer.concat(uploads.get(key)!));
+    },
+    read: async (teamId, importId) => runs.get(teamId, importId) ?? null,
+  };
 });
