@@ -171,6 +171,9 @@ const NOT_IN_DOCUMENT = [
   'DELETE /audiences/:audienceId/contacts/:c',
   // the SDK's broadcasts.duplicate; the document lacks it
   'POST /broadcasts/:id/duplicate',
+  // Petrel extension: a broadcast the protection rule paused goes on (answers as cancel does,
+  // `{ object, id }`; test/e2e/broadcast-protection.e2e.test.ts)
+  'POST /broadcasts/:id/resume',
   // the SDK's webhooks.rotateSigningSecret and webhooks.events.*; the document lacks them
   'POST /webhooks/:id/signing-secret/rotate',
   'GET /webhooks/:id/events',

@@ -1,5 +1,6 @@
 import {
   automationEnv,
+  broadcastProtectionEnv,
   dataEnv,
   deliveryEnv,
   directCareEnv,
@@ -29,6 +30,8 @@ export const workerConfigShape = {
   ...domainsEnv,
   ...queueEnv,
   ...workerEnv,
+  // the thresholds that pause a broadcast, and how long its held emails wait
+  ...broadcastProtectionEnv,
   ...dataEnv,
   ...linksEnv,
   ...automationEnv,

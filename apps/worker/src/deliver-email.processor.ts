@@ -5,18 +5,24 @@
  */
 import { sendJobSchema, type SendJob } from '@petrel/contracts';
 import { deliverEmail, DELIVERY_STAGES, type DeliverDeps, type DeliverStage } from '@petrel/core';
-import { parseJobData, type Job } from '@petrel/queue';
+import { DelayedError, parseJobData, type Job } from '@petrel/queue';
 import { withLogContext } from '@petrel/observability';
 import { toJobResult, type JobResult } from './job-result.js';
 
 export function deliverEmailProcessor(
   deps: DeliverDeps,
   stages: readonly DeliverStage[] = DELIVERY_STAGES,
-): (job: Job<SendJob>) => Promise<JobResult> {
-  return async (job) => {
+): (job: Job<SendJob>, token?: string) => Promise<JobResult> {
+  return async (job, token) => {
     const { teamId, emailId } = parseJobData(sendJobSchema, job);
-    return withLogContext({ jobId: job.id, teamId, emailId }, async () =>
-      toJobResult(await deliverEmail({ teamId, emailId, attemptsMade: job.attemptsMade }, deps, stages)),
-    );
+    return withLogContext({ jobId: job.id, teamId, emailId }, async () => {
+      const outcome = await deliverEmail({ teamId, emailId, attemptsMade: job.attemptsMade }, deps, stages);
+      if (outcome.kind === 'held') {
+        // its broadcast is paused: the job waits (no attempt counted) and looks again
+        await job.moveToDelayed(outcome.untilMs, token);
+        throw new DelayedError();
+      }
+      return toJobResult(outcome);
+    });
   };
 }

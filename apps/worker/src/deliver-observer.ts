@@ -11,6 +11,7 @@ export function deliverObserver(lane: string): DeliverObserver {
   zeroSeries(metrics.smtpLatency(), { kind: kinds });
   zeroSeries(metrics.sendOutcomes(), { kind: kinds, lane: [lane] });
   metrics.acceptToDelivered();
+  zeroSeries(metrics.broadcastsPaused(), { reason: ['complaint_rate', 'hard_bounce_rate'] });
   return {
     onSmtpResult(result, seconds) {
       metrics.smtpLatency().observe({ kind: result.kind }, seconds);
@@ -19,6 +20,8 @@ export function deliverObserver(lane: string): DeliverObserver {
     onOutcome(outcome, email) {
       if (outcome.kind === 'missing') {
         log().warn('email record not found (expired or deleted); nothing to send');
+      } else if (outcome.kind === 'held') {
+        log().debug('its broadcast is paused; the email is held');
       } else if (outcome.kind === 'skipped') {
         log().info({ status: outcome.status }, 'email is no longer sendable; skipping');
       } else if (outcome.kind === 'delivered' && email) {
@@ -29,6 +32,19 @@ export function deliverObserver(lane: string): DeliverObserver {
     },
     onSideEffectError(what, err) {
       log().error({ err, what }, 'a write after the send failed; the email itself is recorded');
+    },
+    onBroadcastPaused({ broadcastId, breach, reason }) {
+      metrics.broadcastsPaused().inc({ reason: breach.reason });
+      log().warn(
+        {
+          broadcastId,
+          reason: breach.reason,
+          rate: breach.rate,
+          threshold: breach.threshold,
+          sent: breach.sent,
+        },
+        `broadcast paused: ${reason}; its emails not sent yet are held until it is resumed or canceled`,
+      );
     },
   };
 }

@@ -5,7 +5,13 @@
  * keys. The SMTP sender and the observer are the lane's (send-lanes.ts).
  */
 import { performance } from 'node:perf_hooks';
-import { newId, trackingLinks, unsubscribeLinks, type DeliverDeps } from '@petrel/core';
+import {
+  DEFAULT_BROADCAST_PROTECTION,
+  newId,
+  trackingLinks,
+  unsubscribeLinks,
+  type DeliverDeps,
+} from '@petrel/core';
 import { publicUrl } from '@petrel/config';
 import { createDkimSigner } from '@petrel/mailer';
 import { log } from '@petrel/observability';
@@ -51,6 +57,7 @@ export async function deliveryPorts(
     unsubscribe: unsubscribeLinks(links),
     // read only for broadcast emails: a plain send makes no extra round trip
     broadcasts: s.broadcasts,
+    protection: broadcastProtection(config),
     contacts: s.contacts,
     contactProperties: s.contactProperties,
     // the team's tracking switches cached a few seconds (read for every email)
@@ -58,5 +65,18 @@ export async function deliveryPorts(
     // DKIM: the from-domain's keys decrypted once per process (cached 30 s), signed in-process
     domains: s.domains,
     signer: createDkimSigner(),
+  };
+}
+
+/** BROADCAST_PROTECTION_* and BROADCAST_HOLD_RECHECK_MS over core's documented defaults. */
+function broadcastProtection(config: WorkerConfig): DeliverDeps['protection'] {
+  const { thresholds, holdRecheckMs } = DEFAULT_BROADCAST_PROTECTION;
+  return {
+    thresholds: {
+      complaintRate: config.BROADCAST_PROTECTION_COMPLAINT_RATE ?? thresholds.complaintRate,
+      hardBounceRate: config.BROADCAST_PROTECTION_HARD_BOUNCE_RATE ?? thresholds.hardBounceRate,
+      minSample: config.BROADCAST_PROTECTION_MIN_SAMPLE ?? thresholds.minSample,
+    },
+    holdRecheckMs: config.BROADCAST_HOLD_RECHECK_MS ?? holdRecheckMs,
   };
 }

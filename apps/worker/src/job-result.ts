@@ -5,6 +5,7 @@
  *   bounced Permanent   → UnrecoverableError: never retried
  *   failed at build-mime → UnrecoverableError: a message that passed validation but cannot be
  *                          built is a defect, so it stays in the failed set to be looked at
+ *   held                → the processor moves the job back to delayed (a paused broadcast)
  *   anything else        → completed, with the outcome's name as the return value
  */
 import type { DeliverOutcome } from '@petrel/core';
@@ -21,10 +22,13 @@ export class SoftFailError extends Error {
   }
 }
 
-export type JobResult = Exclude<DeliverOutcome['kind'], 'delayed'>;
+export type JobResult = Exclude<DeliverOutcome['kind'], 'delayed' | 'held'>;
 
 export function toJobResult(outcome: DeliverOutcome): JobResult {
   switch (outcome.kind) {
+    case 'held':
+      // a paused broadcast's email: the processor moves its job back to delayed before this
+      throw new Error('a held outcome is the processor’s to delay, not a job result');
     case 'delayed':
       throw new SoftFailError(`temporary failure: ${outcome.detail}`, outcome.retryAfterMs);
     case 'bounced':

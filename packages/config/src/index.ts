@@ -416,6 +416,23 @@ export const workerEnv = {
   CONTACT_IMPORT_CONCURRENCY: z.coerce.number().int().min(1).max(32).default(1),
 };
 
+/**
+ * Broadcast protection (core broadcasts/protection.ts; docs/operations.md, "Broadcast
+ * protection"): a broadcast whose complaint or hard-bounce rate goes over its threshold, once
+ * `BROADCAST_PROTECTION_MIN_SAMPLE` of its emails were sent, is paused. Unset: core's documented
+ * defaults (DEFAULT_PROTECTION_THRESHOLDS: 0.003, 0.05, 500; DEFAULT_BROADCAST_HOLD_RECHECK_MS).
+ */
+export const broadcastProtectionEnv = {
+  /** Complaints / sent above which a broadcast pauses, a fraction (0.003 = 0.3 %). */
+  BROADCAST_PROTECTION_COMPLAINT_RATE: z.coerce.number().min(0).max(1).optional(),
+  /** Hard (Permanent) bounces / sent above which a broadcast pauses, a fraction (0.05 = 5 %). */
+  BROADCAST_PROTECTION_HARD_BOUNCE_RATE: z.coerce.number().min(0).max(1).optional(),
+  /** Emails of the broadcast sent before the rates are judged. */
+  BROADCAST_PROTECTION_MIN_SAMPLE: z.coerce.number().int().min(1).optional(),
+  /** How long a paused broadcast's email waits before it looks again (the resume latency). */
+  BROADCAST_HOLD_RECHECK_MS: z.coerce.number().int().min(100).optional(),
+};
+
 /** The automation engine (steps of automation runs, in the worker processes). */
 export const automationEnv = {
   /**

@@ -6,10 +6,12 @@
 /**
  * `draft` (editable, deletable) → `scheduled` (a delayed fan-out job; deletable, cancelable) →
  * `queued` (fan-out running: emails being created and queued) → `sent` (fan-out finished; the
- * emails deliver on the broadcast lane). `canceled` from scheduled or queued: what was not sent
- * yet never is.
+ * emails deliver on the broadcast lane). `canceled` from scheduled, queued or paused: what was not
+ * sent yet never is. `paused` (a Petrel extension): the team's protection thresholds were exceeded
+ * while it was queued or sending (core broadcasts/protection.ts); its emails not sent yet are held
+ * until a person resumes it (→ queued) or cancels it.
  */
-export const BROADCAST_STATUSES = ['draft', 'scheduled', 'queued', 'sent', 'canceled'] as const;
+export const BROADCAST_STATUSES = ['draft', 'scheduled', 'queued', 'sent', 'canceled', 'paused'] as const;
 export type BroadcastStatus = (typeof BROADCAST_STATUSES)[number];
 
 /** Progress of a broadcast's fan-out and delivery. */
@@ -39,5 +41,11 @@ export interface BroadcastRecord {
   scheduled_at: string | null;
   /** ISO 8601: when the fan-out finished. */
   sent_at: string | null;
+  /**
+   * Petrel extension, set when the protection rule paused the broadcast: why, in a sentence
+   * naming the rate, its value, the sample and the threshold. Kept after a resume (it says why it
+   * was paused); absent on a broadcast never paused.
+   */
+  paused_reason?: string;
   counts: BroadcastCounts;
 }

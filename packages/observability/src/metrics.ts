@@ -70,6 +70,15 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  broadcastsPaused: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_broadcasts_paused_total',
+        help: 'Broadcasts paused by the protection rule, by the rate that breached its threshold',
+        labelNames: ['reason'],
+        registers: [registry],
+      }),
+  ),
   smtpLatency: once(
     () =>
       new client.Histogram({

@@ -1,6 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { BroadcastStatus } from '@petrel/contracts';
-import { BROADCAST_MACHINE, type BroadcastContent, type BroadcastsPort } from '@petrel/core';
+import {
+  BROADCAST_MACHINE,
+  type BroadcastContent,
+  type BroadcastProtectionPort,
+  type BroadcastsPort,
+} from '@petrel/core';
 import { MemoryBroadcasts } from '@petrel/testing';
 import { BroadcastsStore } from './broadcasts.store.js';
 import { createRedis, type RedisClient } from './redis.js';
@@ -302,8 +307,9 @@ describe('BroadcastsStore.forSend', () => {
 });
 
 describe("BroadcastsStore and MemoryBroadcasts: each transition accepts exactly its guard's statuses", () => {
-  type Port = Pick<BroadcastsPort, 'create' | 'update' | 'schedule' | 'cancel' | 'remove'> &
-    Pick<BroadcastsPort, 'startFanout' | 'finishFanout'>;
+  type Port = Pick<BroadcastsPort, 'create' | 'update' | 'schedule' | 'cancel' | 'remove' | 'resume'> &
+    Pick<BroadcastsPort, 'startFanout' | 'finishFanout'> &
+    Pick<BroadcastProtectionPort, 'pause'>;
   const guards = BROADCAST_MACHINE.guards;
   // each operation, the guard of core's table it must apply, and whether a call went through
   const operations: [
@@ -317,6 +323,8 @@ describe("BroadcastsStore and MemoryBroadcasts: each transition accepts exactly 
     ['remove', guards.deletable, async (p, t, id) => (await p.remove(t, id)).ok],
     ['startFanout', guards.startable, async (p, t, id) => (await p.startFanout(t, id, Date.now())).ok],
     ['finishFanout', guards.fanningOut, (p, t, id) => p.finishFanout(t, id, Date.now())],
+    ['pause', guards.pausable, async (p, t, id) => (await p.pause(t, id, 'complaint rate')).ok],
+    ['resume', guards.resumable, async (p, t, id) => (await p.resume(t, id)).ok],
   ];
 
   async function accepted(

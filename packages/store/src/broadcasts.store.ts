@@ -28,6 +28,7 @@ import {
   type FanoutStep,
   type Page,
   type PageRequest,
+  type ProtectionCounts,
   idKey,
 } from '@petrel/core';
 import type { Keys } from './keys.js';
@@ -37,6 +38,7 @@ import { getHash, pageHashes } from './hash-records.js';
 import { pageIndex } from './page-index.js';
 import { execAll, pipeline } from './scripts.js';
 import { TeamStore } from './team-store.js';
+import { PROTECTION_FIELDS } from './email-metrics.fields.js';
 
 /** Bounds of the send path's content cache: entries, and total characters of html + text. */
 const CONTENT_CACHE_LIMITS = { entries: 1_000, chars: 64 * 1024 * 1024 } as const;
@@ -55,6 +57,7 @@ const SUMMARY_FIELDS = [
   'created_at',
   'scheduled_at',
   'sent_at',
+  'paused_reason',
   'total',
   'enqueued',
   'skipped',
@@ -221,6 +224,38 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
     return (await this.redis.petrelFinishBroadcast(key, new Date(nowMs).toISOString())) === 1;
   }
 
+  // protection (core broadcasts/protection.ts) ------------------------------------------------
+
+  async pause(teamId: string, id: string, reason: string): Promise<CasResult> {
+    const key = this.key(teamId, id);
+    if (!key) return { ok: false, reason: 'not_found' };
+    return casResult(await this.redis.petrelPauseBroadcast(key, reason));
+  }
+
+  async resume(teamId: string, id: string): Promise<CasResult> {
+    const key = this.key(teamId, id);
+    if (!key) return { ok: false, reason: 'not_found' };
+    return casResult(await this.redis.petrelResumeBroadcast(key));
+  }
+
+  /** The counters petrelRecordEmailEvents adds to as the broadcast's emails are sent, bounce, complain. */
+  async protectionCounts(teamId: string, id: string): Promise<ProtectionCounts> {
+    const key = this.key(teamId, id);
+    if (!key) return { sent: 0, hardBounced: 0, complained: 0 };
+    const f = PROTECTION_FIELDS;
+    const [sent, hardBounced, complained] = await this.redis.hmget(
+      key,
+      f.sent,
+      f.bounced_permanent,
+      f.complained,
+    );
+    return {
+      sent: Number(sent ?? 0),
+      hardBounced: Number(hardBounced ?? 0),
+      complained: Number(complained ?? 0),
+    };
+  }
+
   // send side -----------------------------------------------------------------------------------
 
   /**
@@ -301,6 +336,7 @@ export function toBroadcast(r: Record<string, string>): BroadcastRecord {
     created_at: r.created_at ?? '',
     scheduled_at: r.scheduled_at ?? null,
     sent_at: r.sent_at ?? null,
+    ...(r.paused_reason !== undefined && { paused_reason: r.paused_reason }),
     counts: {
       total: Number(r.total ?? 0),
       enqueued: Number(r.enqueued ?? 0),

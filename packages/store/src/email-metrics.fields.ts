@@ -12,8 +12,21 @@ import { luaSet } from './lua-files.js';
 
 export const METRIC_FIELD = { team: 't:' } as const;
 
+/**
+ * The protection counters on a broadcast's record (core broadcasts/protection.ts), by the metric
+ * that adds to each: written by the include count-email-metrics, read by BroadcastsStore.
+ */
+export const PROTECTION_FIELDS = {
+  sent: 'p_sent',
+  bounced_permanent: 'p_hard_bounced',
+  complained: 'p_complained',
+} as const;
+
 /** The `$[metrics.*]` values of lua/includes/count-email-metrics.lua. */
 export const EMAIL_METRICS_LUA_VALUES: Readonly<Record<string, string>> = {
   'metrics.recipientGroups': luaSet(RECIPIENT_GROUPS),
   'metrics.teamField': `'${METRIC_FIELD.team}'`,
+  'metrics.protectionFields': `{${Object.entries(PROTECTION_FIELDS)
+    .map(([metric, field]) => `['${metric}'] = '${field}'`)
+    .join(', ')}}`,
 };

@@ -31,8 +31,8 @@ const READ_CHUNK = 500;
 
 /**
  * What `petrelRecordEmailEvents` needs to count `items` (the events recorded for one email):
- * the metrics keys (KEYS[19..23]: the hour's per-domain and per-broadcast hashes, the broadcast's
- * indexes), each event's counters and clicked link (after its status, rank and JSON head), and
+ * the metrics keys (KEYS[19..24]: the hour's per-domain and per-broadcast hashes, the broadcast's
+ * indexes and its record), each event's counters and clicked link (after its status, rank and JSON head), and
  * the tail (the broadcast id the indexes belong to, their TTL, the hour hashes' expiry).
  * `broadcastTtlMs`: how long a broadcast's indexes are kept after their last write (the email
  * retention: they list emails).
@@ -60,6 +60,8 @@ export function eventCountArgs(
       keys.broadcastRecipients(teamId, broadcastId),
       keys.broadcastLinks(teamId, broadcastId),
       keys.broadcastLinkClicks(teamId, broadcastId),
+      // KEYS[24]: the broadcast's record, its protection counters (core broadcasts/protection.ts)
+      keys.broadcast(teamId, broadcastId),
     ],
     perEvent,
     tail: [broadcastId, broadcastTtlMs, hour.expireAtMs],

@@ -17,6 +17,7 @@ import type { Request, RequestHandler } from 'express';
 import { notFound, validationError, type BroadcastRecord } from '@petrel/contracts';
 import {
   cancelBroadcast,
+  resumeBroadcast,
   createBroadcast,
   createBroadcastSchema,
   deleteBroadcast,
@@ -74,6 +75,8 @@ function broadcastWire(b: BroadcastRecord) {
     created_at: b.created_at,
     scheduled_at: b.scheduled_at,
     sent_at: b.sent_at,
+    // Petrel extension: why the protection rule paused it (docs/operations.md)
+    ...(b.paused_reason !== undefined && { paused_reason: b.paused_reason }),
     topic_id: b.topic_id,
     html: b.html,
     text: b.text,
@@ -122,6 +125,8 @@ export function broadcastsRoutes(deps: BroadcastRouteDeps): RouteSpec[] {
     sendBroadcast({ teamId, id: id(req), input: parseBody(sendBroadcastSchema, req.body) }, deps),
   );
   const cancel = action((teamId, req) => cancelBroadcast({ teamId, id: id(req) }, deps));
+  // Petrel extension: a broadcast the protection rule paused goes on (docs/operations.md)
+  const resume = action((teamId, req) => resumeBroadcast({ teamId, id: id(req) }, deps));
   const duplicate = action((teamId, req) => duplicateBroadcast({ teamId, id: id(req) }, deps));
 
   return [
@@ -129,6 +134,7 @@ export function broadcastsRoutes(deps: BroadcastRouteDeps): RouteSpec[] {
     { path: '/broadcasts/:id', methods: { get, patch: update, delete: remove } },
     { path: '/broadcasts/:id/send', methods: { post: send } },
     { path: '/broadcasts/:id/cancel', methods: { post: cancel } },
+    { path: '/broadcasts/:id/resume', methods: { post: resume } },
     { path: '/broadcasts/:id/duplicate', methods: { post: duplicate } },
   ];
 }

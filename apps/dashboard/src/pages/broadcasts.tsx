@@ -40,6 +40,8 @@ interface Broadcast extends BroadcastItem {
   reply_to: string[] | null;
   topic_id: string | null;
   counts?: { total: number; enqueued: number; skipped: number };
+  /** Why the protection rule paused it (Petrel extension; docs/operations.md). */
+  paused_reason?: string;
 }
 
 interface Named {
@@ -226,6 +228,7 @@ export function BroadcastDetail({ id }: { id: string }) {
           <Dl
             items={[
               ['Status', <Status value={data.status} />],
+              ...(data.paused_reason ? [['Paused because', data.paused_reason] as [string, string]] : []),
               ['From', data.from],
               ['Subject', data.subject],
               ['Segment', <code>{data.segment_id}</code>],
@@ -276,7 +279,17 @@ export function BroadcastDetail({ id }: { id: string }) {
                   {editing ? 'Close editor' : 'Edit'}
                 </button>
               )}
-              {LIVE.has(data.status) && (
+              {data.status === 'paused' && (
+                <button
+                  type="button"
+                  class="primary"
+                  disabled={action.busy}
+                  onClick={() => act(() => api.post(`/broadcasts/${seg(id)}/resume`))}
+                >
+                  Resume sending
+                </button>
+              )}
+              {(LIVE.has(data.status) || data.status === 'paused') && (
                 <ConfirmButton
                   label="Cancel sending"
                   onConfirm={() => act(() => api.post(`/broadcasts/${seg(id)}/cancel`))}

@@ -11,6 +11,7 @@
  */
 import type { BroadcastCounts, BroadcastRecord, BroadcastStatus, ContactRecord } from '@petrel/contracts';
 import type { ContactValues, PropertyFallback } from './personalize.js';
+import type { ProtectionCounts } from './protection.js';
 
 /** The editable content of a broadcast (everything the API may set while it is a draft). */
 export type BroadcastContent = Pick<
@@ -45,6 +46,8 @@ export interface BroadcastsPort {
   cancel(teamId: string, id: string): Promise<CasResult>;
   /** Removes a draft or scheduled broadcast (record and listing); anything else is refused. */
   remove(teamId: string, id: string): Promise<CasResult>;
+  /** paused → queued (a person resumed it; its fan-out job is scheduled again to go on or finish). */
+  resume(teamId: string, id: string): Promise<CasResult>;
 
   // fan-out side ------------------------------------------------------------------------------
   /**
@@ -127,8 +130,19 @@ export interface BroadcastEmailsWriter {
   ): Promise<number>;
 }
 
-/** What the send path reads of a broadcast for one of its emails. */
-export interface BroadcastReader {
+/**
+ * The protection rule's side of a broadcast (protection.ts): the counters written with its
+ * emails' events, and the pause.
+ */
+export interface BroadcastProtectionPort {
+  /** Sent, hard-bounced and complained emails of the broadcast, as counted when recorded. */
+  protectionCounts(teamId: string, broadcastId: string): Promise<ProtectionCounts>;
+  /** queued | sent → paused with `paused_reason` (compare-and-set: only the first pause wins). */
+  pause(teamId: string, id: string, reason: string): Promise<CasResult>;
+}
+
+/** What the send path reads of a broadcast for one of its emails (and the pause it may cause). */
+export interface BroadcastReader extends BroadcastProtectionPort {
   /** The broadcast's content and status (content may be cached: it never changes once sent). */
   forSend(
     teamId: string,

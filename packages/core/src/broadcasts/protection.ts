@@ -16,6 +16,8 @@
  * written with the events (never by scanning the emails).
  */
 
+import type { BroadcastProtectionPort } from './ports.js';
+
 /** What the rule reads: counters kept per broadcast (or per team) as the events are recorded. */
 export interface ProtectionCounts {
   /** Emails handed to a server (or the simulator) successfully: `email.sent`. */
@@ -82,4 +84,57 @@ export function describeBreach(b: ProtectionBreach): string {
   const what = b.reason === 'complaint_rate' ? 'complaint rate' : 'hard-bounce rate';
   const pct = (x: number): string => `${(x * 100).toFixed(2).replace(/\.?0+$/, '')} %`;
   return `${what} ${pct(b.rate)} over ${b.sent} sent emails exceeds the team's threshold of ${pct(b.threshold)}`;
+}
+
+/** How long a paused broadcast's email waits before it looks at the broadcast again. */
+export const DEFAULT_BROADCAST_HOLD_RECHECK_MS = 60_000;
+
+/** The protection settings the send path runs with. */
+export interface BroadcastProtectionSettings {
+  thresholds: ProtectionThresholds;
+  /** A held email's wait before it reads the broadcast's status again (the resume latency). */
+  holdRecheckMs: number;
+}
+
+export const DEFAULT_BROADCAST_PROTECTION: BroadcastProtectionSettings = {
+  thresholds: DEFAULT_PROTECTION_THRESHOLDS,
+  holdRecheckMs: DEFAULT_BROADCAST_HOLD_RECHECK_MS,
+};
+
+/** Whether recorded events can raise a rate: a hard bounce or a complaint (a send only lowers them). */
+export function raisesProtectionRate(
+  events: readonly { status: string; data?: Record<string, unknown> }[],
+): boolean {
+  return events.some((e) => {
+    if (e.status === 'complained') return true;
+    if (e.status !== 'bounced') return false;
+    const bounce = e.data?.bounce as { type?: unknown } | undefined;
+    return bounce?.type === 'Permanent';
+  });
+}
+
+/** A broadcast the rule paused (for the log line, the metric and the team's event). */
+export interface BroadcastPaused {
+  teamId: string;
+  broadcastId: string;
+  breach: ProtectionBreach;
+  reason: string;
+}
+
+/**
+ * Reads the broadcast's counters and pauses it when they breach the thresholds. Null when
+ * nothing was paused now (within the thresholds, or already paused, canceled or gone: the
+ * compare-and-set lets only one of the racing workers pause it, and only that one reports it).
+ */
+export async function checkBroadcastProtection(
+  broadcasts: BroadcastProtectionPort,
+  teamId: string,
+  broadcastId: string,
+  thresholds: ProtectionThresholds,
+): Promise<BroadcastPaused | null> {
+  const breach = protectionBreach(await broadcasts.protectionCounts(teamId, broadcastId), thresholds);
+  if (!breach) return null;
+  const reason = describeBreach(breach);
+  const res = await broadcasts.pause(teamId, broadcastId, reason);
+  return res.ok ? { teamId, broadcastId, breach, reason } : null;
 }

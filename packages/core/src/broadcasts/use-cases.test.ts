@@ -3,6 +3,7 @@ import type { PetrelError } from '@petrel/contracts';
 import { MemoryBroadcasts, MemoryFanoutScheduler, MemorySegments, MemoryTopics } from '@petrel/testing';
 import {
   cancelBroadcast,
+  resumeBroadcast,
   createBroadcast,
   deleteBroadcast,
   duplicateBroadcast,
@@ -232,6 +233,37 @@ describe('sendBroadcast', () => {
   });
 });
 
+describe('resumeBroadcast', () => {
+  it('a paused broadcast is queued again and its fan-out job scheduled now; anything else is refused', async () => {
+    const p = await ports();
+    const { id } = await createBroadcast({ teamId: T, input: { ...input, send: true } }, p);
+    expect(await refusal(resumeBroadcast({ teamId: T, id }, p))).toBe(
+      '422 broadcast is scheduled (status scheduled) and cannot be resumed: only a paused broadcast can be resumed',
+    );
+    await p.broadcasts.startFanout(T, id, NOW);
+    expect((await p.broadcasts.pause(T, id, 'complaint rate over')).ok).toBe(true);
+    p.fanout.jobs.clear();
+    expect(await resumeBroadcast({ teamId: T, id }, p)).toEqual({ id });
+    expect(await p.broadcasts.get(T, id)).toMatchObject({
+      status: 'queued',
+      paused_reason: 'complaint rate over',
+    });
+    expect([...p.fanout.jobs.keys()]).toEqual([`${T}:${id}`]);
+    expect(await refusal(resumeBroadcast({ teamId: T, id }, p))).toMatch(
+      /^422 broadcast is sending \(status queued\)/,
+    );
+  });
+
+  it('a paused broadcast can be canceled', async () => {
+    const p = await ports();
+    const { id } = await createBroadcast({ teamId: T, input: { ...input, send: true } }, p);
+    await p.broadcasts.startFanout(T, id, NOW);
+    await p.broadcasts.pause(T, id, 'hard-bounce rate over');
+    await cancelBroadcast({ teamId: T, id }, p);
+    expect((await p.broadcasts.get(T, id))?.status).toBe('canceled');
+  });
+});
+
 describe('cancelBroadcast', () => {
   it('cancels a scheduled broadcast and drops its job; a draft or a sent one is refused', async () => {
     const p = await ports();
@@ -243,7 +275,7 @@ describe('cancelBroadcast', () => {
     expect((await p.broadcasts.get(T, id))?.status).toBe('canceled');
     expect(p.fanout.jobs.size).toBe(0);
     expect(await refusal(cancelBroadcast({ teamId: T, id }, p))).toBe(
-      '422 broadcast was canceled (status canceled) and cannot be canceled: only a scheduled or sending broadcast can be canceled',
+      '422 broadcast was canceled (status canceled) and cannot be canceled: only a scheduled, sending or paused broadcast can be canceled',
     );
     const draft = await createBroadcast({ teamId: T, input }, p);
     expect(await refusal(cancelBroadcast({ teamId: T, id: draft.id }, p))).toMatch(

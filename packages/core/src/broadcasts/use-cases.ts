@@ -49,13 +49,15 @@ const STATUS_WORDS: Record<BroadcastStatus, string> = {
   queued: 'is sending',
   sent: 'was sent',
   canceled: 'was canceled',
+  paused: 'is paused',
 };
 
 /** What each action needs of the status, said in its refusal. */
 const ACTION_RULES = {
   updated: 'only a draft can be changed',
   sent: 'only a draft can be sent or scheduled',
-  canceled: 'only a scheduled or sending broadcast can be canceled',
+  canceled: 'only a scheduled, sending or paused broadcast can be canceled',
+  resumed: 'only a paused broadcast can be resumed',
   deleted: 'only a draft or a scheduled broadcast can be deleted',
 } as const;
 
@@ -210,7 +212,23 @@ export async function sendBroadcast(
   return { id: current.id };
 }
 
-/** scheduled | queued → canceled: what has not been sent yet never is. */
+/**
+ * paused → queued (Petrel extension, POST /broadcasts/:id/resume): a person looked at why the
+ * protection rule paused it and lets it go on. Its fan-out job is scheduled again (now): it goes
+ * on from its cursor, or finds no page left and finishes it (→ sent); its held emails send at
+ * their next look (BROADCAST_HOLD_RECHECK_MS). The counters are kept: a resumed broadcast whose
+ * rates stay over its thresholds pauses again at the next bounce or complaint.
+ */
+export async function resumeBroadcast(
+  cmd: Cmd<{ id: string }>,
+  ports: BroadcastPorts,
+): Promise<{ id: string }> {
+  const record = transitioned(await ports.broadcasts.resume(cmd.teamId, cmd.id), 'resumed');
+  await ports.fanout.schedule(cmd.teamId, record.id, ports.clock.now());
+  return { id: record.id };
+}
+
+/** scheduled | queued | paused → canceled: what has not been sent yet never is. */
 export async function cancelBroadcast(
   cmd: Cmd<{ id: string }>,
   ports: BroadcastPorts,

@@ -166,3 +166,53 @@ describe('deliverEmail of a broadcast email', () => {
     expect(deps.broadcasts.reads).toEqual([]);
   });
 });
+
+describe('deliverEmail of a broadcast email under protection (broadcasts/protection.ts)', () => {
+  const strict = {
+    thresholds: { complaintRate: 0.003, hardBounceRate: 0.05, minSample: 10 },
+    holdRecheckMs: 5_000,
+  };
+
+  it('a paused broadcast holds its email: nothing sent, nothing recorded, the job looks again later', async () => {
+    const { deps, email } = await setup();
+    deps.protection = strict;
+    deps.broadcasts.put(TEAM, BROADCAST, 'paused', { from: 'Acme <news@acme.test>', subject: 'Hi' });
+    const now = deps.clock.now();
+    expect(await deliverEmail(job(email), deps)).toEqual({ kind: 'held', untilMs: now + 5_000 });
+    expect(deps.smtp.sent).toHaveLength(0);
+    expect(deps.emails.get(TEAM, email.id)!.status).toBe('queued');
+  });
+
+  it('a hard bounce with the rate over the threshold pauses the broadcast and tells the observer', async () => {
+    const { deps, email } = await setup();
+    deps.protection = strict;
+    // the counters as the store's script leaves them once this bounce is recorded
+    deps.broadcasts.counts.set(`${TEAM}:${BROADCAST}`, { sent: 10, hardBounced: 1, complained: 0 });
+    deps.smtp.answer({ kind: 'hard_fail', code: 550, detail: '550 5.1.1 no such user' });
+    expect(await deliverEmail(job(email), deps)).toMatchObject({ kind: 'bounced', bounce: 'Permanent' });
+    const reason = "hard-bounce rate 10 % over 10 sent emails exceeds the team's threshold of 5 %";
+    expect(deps.broadcasts.pauses).toEqual([{ id: BROADCAST, reason }]);
+    expect(deps.observer.pausedBroadcasts).toMatchObject([
+      { teamId: TEAM, broadcastId: BROADCAST, reason, breach: { reason: 'hard_bounce_rate' } },
+    ]);
+  });
+
+  it('within the thresholds, or on a plain delivery, nothing is paused', async () => {
+    const { deps, email } = await setup();
+    deps.protection = strict;
+    deps.broadcasts.counts.set(`${TEAM}:${BROADCAST}`, { sent: 100, hardBounced: 5, complained: 0 });
+    deps.smtp.answer({ kind: 'hard_fail', code: 550, detail: '550 5.1.1 no such user' });
+    await deliverEmail(job(email), deps);
+    expect(deps.broadcasts.pauses).toEqual([]);
+
+    const again = await setup();
+    again.deps.broadcasts.counts.set(`${TEAM}:${BROADCAST}`, {
+      sent: 1000,
+      hardBounced: 1000,
+      complained: 0,
+    });
+    expect(await deliverEmail(job(again.email), again.deps)).toEqual({ kind: 'delivered' });
+    // a send only lowers the rates: the counters are not even read
+    expect(again.deps.broadcasts.pauses).toEqual([]);
+  });
+});

@@ -25,6 +25,12 @@ export type DeliverOutcome =
   /** Petrel itself could not send it (`email.failed`); `stage` says where. */
   | { kind: 'failed'; stage: DeliverStageName; reason: string }
   | { kind: 'delivered' }
+  /**
+   * A paused broadcast's email (broadcasts/protection.ts): not sent, not failed, no attempt
+   * counted; its job waits until `untilMs` and looks at the broadcast again (resumed: sent;
+   * canceled: canceled; still paused: held again).
+   */
+  | { kind: 'held'; untilMs: number }
   /** A temporary failure with retries left: try again later. */
   | { kind: 'delayed'; detail: string; retryAfterMs?: number }
   /** Permanent (5xx), or Temporary once the retries are spent. */

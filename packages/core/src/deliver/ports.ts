@@ -18,6 +18,7 @@ import type {
   UnsubscribeLinks,
 } from '../audience/ports.js';
 import type { BroadcastReader } from '../broadcasts/ports.js';
+import type { BroadcastPaused } from '../broadcasts/protection.js';
 import type { TrackingPorts } from '../tracking/ports.js';
 import type { Clock } from '../kernel/clock.js';
 import type { IdSource } from '../kernel/ids.js';
@@ -154,6 +155,8 @@ export interface DeliverObserver {
    * address to the suppression list): logged, never retried by sending again.
    */
   onSideEffectError(what: string, err: unknown): void;
+  /** The protection rule paused a broadcast (once per pause): a warn line and a metric. */
+  onBroadcastPaused(paused: BroadcastPaused): void;
 }
 
 // ---------------------------------------------------------------------------------------------

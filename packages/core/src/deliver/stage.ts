@@ -14,6 +14,7 @@ import type {
   SendResult,
 } from './ports.js';
 import type { EmailToDeliver } from '../emails/record.js';
+import type { BroadcastProtectionSettings } from '../broadcasts/protection.js';
 
 /** What the stages produce, in pipeline order. */
 export interface DeliveryProducts {
@@ -81,6 +82,12 @@ export interface DeliverDeps extends DeliverPorts {
    * like Resend's `resend.dev` test addresses (simulator.ts).
    */
   simulatorDomain?: string | undefined;
+  /**
+   * The team's broadcast protection (broadcasts/protection.ts): the thresholds that pause a
+   * broadcast, and how long a paused broadcast's email waits before it looks again
+   * (BROADCAST_PROTECTION_*, BROADCAST_HOLD_RECHECK_MS); default the documented defaults.
+   */
+  protection?: BroadcastProtectionSettings | undefined;
 }
 
 /** The context as a stage needing `K` sees it: those products are there. */

@@ -132,6 +132,30 @@ export class MemoryBroadcasts implements BroadcastsPort {
     );
   }
 
+  async resume(teamId: string, id: string): Promise<CasResult> {
+    return this.cas(
+      teamId,
+      id,
+      BROADCAST_MACHINE.guards.resumable,
+      (e) => (e.record.status = 'queued'),
+      'resume',
+    );
+  }
+
+  /** The protection rule's pause (core broadcasts/protection.ts), on the Redis store's guard. */
+  async pause(teamId: string, id: string, reason: string): Promise<CasResult> {
+    return this.cas(
+      teamId,
+      id,
+      BROADCAST_MACHINE.guards.pausable,
+      (e) => {
+        e.record.status = 'paused';
+        e.record.paused_reason = reason;
+      },
+      'pause',
+    );
+  }
+
   // the fan-out side: the same compare-and-set rules as memory/fanout.ts, on the same records
   startFanout(teamId: string, id: string, nowMs: number) {
     return this.fanoutSide.startFanout(teamId, id.toLowerCase(), nowMs);

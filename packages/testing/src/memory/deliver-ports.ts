@@ -24,6 +24,7 @@ import type {
   SendResult,
   StatusEvent,
   TemplateVersions,
+  BroadcastPaused,
 } from '@petrel/core';
 import { canMove, EMAIL_MACHINE } from '@petrel/core';
 
@@ -264,6 +265,10 @@ export class RecordingObserver implements DeliverObserver {
   }
   onSideEffectError(what: string): void {
     this.sideEffectErrors.push(what);
+  }
+  readonly pausedBroadcasts: BroadcastPaused[] = [];
+  onBroadcastPaused(paused: BroadcastPaused): void {
+    this.pausedBroadcasts.push(paused);
   }
 }
 

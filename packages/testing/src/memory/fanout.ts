@@ -12,12 +12,14 @@ import type {
   BroadcastReader,
   BroadcastEmailsWriter,
   BroadcastsPort,
+  CasResult,
   FanoutCheckpoint,
   FanoutCursor,
   FanoutStep,
   FanoutObserver,
   FanoutOutcome,
   FanoutProgress,
+  ProtectionCounts,
   SegmentMembersPager,
 } from '@petrel/core';
 import { BROADCAST_MACHINE, guardAllows } from '@petrel/core';
@@ -261,5 +263,35 @@ export class MemoryBroadcastReader implements BroadcastReader {
     this.reads.push(id);
     const b = this.broadcasts.get(`${teamId}:${id}`);
     return b ? structuredClone(b) : null;
+  }
+
+  /** The protection counters by broadcast (the Redis store's come with the events). */
+  readonly counts = new Map<string, ProtectionCounts>();
+  /** Reasons of the pauses that went through, by broadcast id. */
+  readonly pauses: { id: string; reason: string }[] = [];
+
+  async protectionCounts(teamId: string, id: string): Promise<ProtectionCounts> {
+    return { sent: 0, hardBounced: 0, complained: 0, ...this.counts.get(`${teamId}:${id}`) };
+  }
+
+  async pause(teamId: string, id: string, reason: string): Promise<CasResult> {
+    const b = this.broadcasts.get(`${teamId}:${id}`);
+    if (!b) return { ok: false, reason: 'not_found' };
+    if (!guardAllows(BROADCAST_MACHINE.guards.pausable, b.status)) {
+      return { ok: false, reason: 'status', status: b.status };
+    }
+    b.status = 'paused';
+    this.pauses.push({ id, reason });
+    const record: BroadcastRecord = {
+      id,
+      ...structuredClone(b.content),
+      status: b.status,
+      created_at: '',
+      scheduled_at: null,
+      sent_at: null,
+      paused_reason: reason,
+      counts: { total: 0, enqueued: 0, skipped: 0 },
+    };
+    return { ok: true, record };
   }
 }

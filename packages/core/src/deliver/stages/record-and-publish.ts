@@ -7,8 +7,15 @@
  * Then the addresses a permanent failure proved bad join the team's suppression list (origin
  * `bounce`), so the next email to them is not sent. That write comes after the record and may
  * not fail the job: a retry would find the email terminal and do nothing, or worse send again.
+ * So does the broadcast protection check after a broadcast email's hard bounce or complaint
+ * (its counters were written with the events, by the same script).
  */
 import { bounceSuppresses } from '../../audience/bounce-suppression.js';
+import {
+  checkBroadcastProtection,
+  DEFAULT_BROADCAST_PROTECTION,
+  raisesProtectionRate,
+} from '../../broadcasts/protection.js';
 import { decideAttempt } from '../attempt-decision.js';
 import { emailEvent } from '../../emails/email-event.js';
 import type { SendResult } from '../ports.js';
@@ -63,6 +70,20 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
         await deps.suppressions.add(job.teamId, address, 'complaint', email.id);
       } catch (err) {
         deps.observer.onSideEffectError(`suppress ${address}`, err);
+      }
+    }
+    if (email.broadcastId !== null && raisesProtectionRate(events)) {
+      const { thresholds } = deps.protection ?? DEFAULT_BROADCAST_PROTECTION;
+      try {
+        const paused = await checkBroadcastProtection(
+          deps.broadcasts,
+          job.teamId,
+          email.broadcastId,
+          thresholds,
+        );
+        if (paused) deps.observer.onBroadcastPaused(paused);
+      } catch (err) {
+        deps.observer.onSideEffectError(`broadcast protection ${email.broadcastId}`, err);
       }
     }
     return decision.outcome;

@@ -7,8 +7,12 @@
  * reply_to, html, text, topic), read here (the content may come from a cache, it never changes
  * once sent; the status is read fresh). A broadcast deleted or canceled since the fan-out stops
  * its emails not sent yet: the email is canceled (`email.canceled` on its timeline) and nothing
- * is sent.
+ * is sent. A paused one (its rates breached the team's thresholds, broadcasts/protection.ts)
+ * holds them: the job waits and looks again, so nothing is sent and nothing is lost until a
+ * person resumes or cancels it.
  */
+import { DEFAULT_BROADCAST_PROTECTION } from '../../broadcasts/protection.js';
+import { BROADCAST_MACHINE, guardAllows } from '../../transitions/index.js';
 import type { DeliverOutcome } from '../outcome.js';
 import type { DeliverDeps, DeliverStage, DeliveryContext } from '../stage.js';
 import { failDelivery } from './fail.js';
@@ -58,6 +62,10 @@ async function broadcastContent(
       },
     ]);
     return { kind: 'skipped', status: 'canceled' };
+  }
+  if (guardAllows(BROADCAST_MACHINE.guards.held, broadcast.status)) {
+    const { holdRecheckMs } = deps.protection ?? DEFAULT_BROADCAST_PROTECTION;
+    return { kind: 'held', untilMs: deps.clock.now() + holdRecheckMs };
   }
   const c = broadcast.content;
   const { html: _html, text: _text, topic_id: _topic, ...stored } = ctx.content!;

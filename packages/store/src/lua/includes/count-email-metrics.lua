@@ -6,14 +6,22 @@
 -- `opens` / `clicks`) also count `unique_opened` / `unique_clicked`. A broadcast's email whose
 -- broadcast is the one the tail names (ARGV[#ARGV - 2]) enters the recipient groups of KEYS[21]
 -- (`<group>:<emailId>`, score 0) and its clicked links go to KEYS[22] (score 0) and KEYS[23]
--- (`c:<url>` every click, `u:<url>` the email's first click of it).
+-- (`c:<url>` every click, `u:<url>` the email's first click of it). Its sent, hard-bounced and
+-- complained emails also count on the broadcast's record KEYS[24] (`p_<metric>`, the protection
+-- rule's counters), while that record exists.
 local GROUPS = $[metrics.recipientGroups]
+local PROTECTION = $[metrics.protectionFields]
+local m_protected = nil
 local m_fetched, m_id, m_dom, m_bid, m_indexed = false, nil, nil, nil, false
 local m_counted, m_touched = false, false
 local function count_one(m)
   redis.call('HINCRBY', KEYS[6], $[metrics.teamField] .. m, 1)
   if m_dom then redis.call('HINCRBY', KEYS[19], m_dom .. ':' .. m, 1) end
   if m_bid then redis.call('HINCRBY', KEYS[20], m_bid .. ':' .. m, 1) end
+  if m_indexed and PROTECTION[m] then
+    if m_protected == nil then m_protected = redis.call('HEXISTS', KEYS[24], 'id') == 1 end
+    if m_protected then redis.call('HINCRBY', KEYS[24], PROTECTION[m], 1) end
+  end
   if m_indexed and GROUPS[m] then
     redis.call('ZADD', KEYS[21], 0, m .. ':' .. m_id)
     m_touched = true

@@ -17,7 +17,9 @@
 -- Metrics (email-metrics.store.ts, the include count-email-metrics): KEYS[6] also holds the
 -- team's `t:<metric>` counters of the hour, KEYS[19] and KEYS[20] the hour's per-domain and
 -- per-broadcast counters, KEYS[21..23] the broadcast's recipient index, clicked links and their
--- clicks (written only when the record's broadcast is the one the tail names).
+-- clicks (written only when the record's broadcast is the one the tail names), KEYS[24] the
+-- broadcast's record, whose protection counters (`p_sent`, `p_hard_bounced`, `p_complained`)
+-- the same events add to (core broadcasts/protection.ts reads them: rates at write time).
 local COUNTED_STATUSES = $[email.counted]
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local nf = tonumber(ARGV[2])
