@@ -28,7 +28,7 @@ import { log, metrics, zeroSeries } from '@petrel/observability';
 import { startIntervalLoop, type IntervalLoop } from './interval-loop.js';
 import type { SchedulerConfig } from './config.js';
 
-export interface TlsReportsDeps {
+interface TlsReportsDeps {
   store: TlsRptStore;
   dns: DnsPort;
   /** The accept path, for `mailto:` rua (absent: those are skipped). */
@@ -38,7 +38,7 @@ export interface TlsReportsDeps {
   clock: { now(): number };
 }
 
-export interface TlsReportsSettings {
+interface TlsReportsSettings {
   dayMs: number;
   organization: string;
   contact: string;
@@ -134,7 +134,7 @@ async function mailReport(
 }
 
 /** One run: every finished day's reports. */
-export async function runTlsReports(deps: TlsReportsDeps, s: TlsReportsSettings): Promise<void> {
+async function runTlsReports(deps: TlsReportsDeps, s: TlsReportsSettings): Promise<void> {
   const ports: TlsReportPorts = {
     pendingPeriods: (before) => deps.store.pendingPeriods(before),
     domains: (p) => deps.store.domains(p),
@@ -174,7 +174,7 @@ export async function runTlsReports(deps: TlsReportsDeps, s: TlsReportsSettings)
   for (const r of run.sent) log().info({ domain: r.domain, rua: r.uris }, 'TLS report sent');
 }
 
-export function startTlsReports(
+function startTlsReports(
   deps: TlsReportsDeps,
   s: TlsReportsSettings,
   intervalMs: number,
