@@ -7,7 +7,7 @@ import { expect, it } from 'vitest';
 import type { BroadcastContent, BroadcastsPort, CasResult } from '@petrel/core';
 import { UNKNOWN_ID, describePortContract, expectNewestFirstPaging, type MakePort } from './kit.js';
 
-export const broadcastContent: BroadcastContent = {
+const broadcastContent: BroadcastContent = {
   name: 'November news',
   segment_id: '0198a0a0-0000-7000-8000-000000000001',
   from: 'Acme <news@acme.test>',

@@ -11,7 +11,7 @@ export interface TickingClock {
   now(): number;
 }
 
-export function tickingClock(start = Date.parse('2030-01-01T00:00:00.000Z')): TickingClock {
+function tickingClock(start = Date.parse('2030-01-01T00:00:00.000Z')): TickingClock {
   let t = start;
   return { now: () => t++ };
 }
@@ -40,7 +40,7 @@ export function describePortContract<P>(
 
 /** A new team id on every call (unique within the process, so suites may share a store). */
 let teams = 0;
-export function freshTeam(): string {
+function freshTeam(): string {
   return `contract-team-${process.pid}-${++teams}`;
 }
 
