@@ -18,29 +18,21 @@ describe('protectionBreach', () => {
     expect(protectionBreach(counts(0, 5, 5), T)).toBeNull();
   });
 
-  it('pauses once the complaint rate goes over 0.3 % at the minimum sample', () => {
-    // 500 sent: 1 complaint is 0.2 %, 2 is 0.4 %
-    expect(protectionBreach(counts(500, 0, 1), T)).toBeNull();
-    expect(protectionBreach(counts(500, 0, 2), T)).toEqual({
-      reason: 'complaint_rate',
-      rate: 0.004,
-      threshold: 0.003,
-      sent: 500,
-    });
-  });
+  it.each([
+    // 500 sent: 1 complaint is 0.2 %, 2 are 0.4 %
+    ['complaint_rate', counts(500, 0, 2), 0.004, 0.003, 500],
+    ['hard_bounce_rate', counts(1000, 51, 0), 0.051, 0.05, 1000],
+  ] as const)(
+    'pauses on the %s once it goes over its default threshold',
+    (reason, c, rate, threshold, sent) => {
+      expect(protectionBreach(c, T)).toEqual({ reason, rate, threshold, sent });
+      expect(protectionBreach(counts(500, 0, 1), T)).toBeNull();
+    },
+  );
 
   it('a rate exactly at the threshold is within it (the guidance says "above")', () => {
     expect(protectionBreach(counts(1000, 0, 3), T)).toBeNull();
     expect(protectionBreach(counts(1000, 50, 0), T)).toBeNull();
-  });
-
-  it('pauses once the hard-bounce rate goes over 5 %', () => {
-    expect(protectionBreach(counts(1000, 51, 0), T)).toEqual({
-      reason: 'hard_bounce_rate',
-      rate: 0.051,
-      threshold: 0.05,
-      sent: 1000,
-    });
   });
 
   it('names the complaint rate first when both are over', () => {
