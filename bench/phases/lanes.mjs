@@ -4,14 +4,16 @@
 // segment fans out and drains on the broadcast lane. Reported: the transactional emails'
 // acceptance-to-250 p50/p99 (the sink keeps them apart from the broadcast's by the Message-ID
 // domain), the broadcast messages delivered meanwhile, CPU. Target: p99 with the broadcast
-// ≤ 2× the p99 alone. Each lane has its own queues and its own WORKER_CONCURRENCY, so the
+// ≤ 2× the p99 alone. A third run drains the same broadcast with no transactional load over the
+// same window: the broadcast's rate under load divided by that one says what the isolation
+// (the fan-out's adaptive pacing) costs the broadcast. Each lane has its own queues and its own WORKER_CONCURRENCY, so the
 // broadcast's backlog never sits in front of a transactional job; what remains is the CPU the
 // two share.
 import { cpuDelta, cpuSnapshot } from '../lib/cpu.mjs';
 import { cannon } from '../lib/load.mjs';
 import { batch, FROM } from '../lib/payload.mjs';
 import { startPetrelApi, startPetrelWorkers } from '../lib/stacks.mjs';
-import { fmtInt, ratio, round, waitUntil } from '../lib/util.mjs';
+import { fmtInt, ratio, round, sleep, waitUntil } from '../lib/util.mjs';
 import { BROADCAST_FROM, segmentOf, sendBroadcast, startPetrelScheduler } from './fanout.mjs';
 
 export const name = 'lanes';
@@ -24,8 +26,11 @@ const domainOf = (from) => /@([^>]+)>?$/.exec(from)[1];
 const TRANSACTIONAL = domainOf(FROM);
 const BROADCAST = domainOf(BROADCAST_FROM);
 
-/** One measurement: the steady load, with or without a broadcast draining at the same time. */
-async function measure(ctx, o, withBroadcast) {
+/**
+ * One measurement: the steady load, with or without a broadcast draining at the same time; with
+ * `transactional: false` the broadcast alone over the same window (no load sent).
+ */
+async function measure(ctx, o, withBroadcast, transactional = true) {
   await ctx.redis.reset();
   await ctx.sink.reset();
   const api = await startPetrelApi(ctx);
@@ -44,12 +49,17 @@ async function measure(ctx, o, withBroadcast) {
       );
     }
     const load = { bodies: o.bodies, perRequest: 10, connections: 4, overallRate: o.rate / 10 };
-    await cannon(api, { ...load, durationS: o.warmupS });
+    // the broadcast-only run waits the same warm-up and window instead of sending
+    const offer = (durationS) =>
+      transactional
+        ? cannon(api, { ...load, durationS })
+        : sleep(durationS * 1000).then(() => ({ ok: 0, non2xx: 0, emails_per_s: 0 }));
+    await offer(o.warmupS);
     const procs = { api: api.child.pid, scheduler: scheduler.child.pid, sink: ctx.sink.pid };
     workers.workers.forEach((w) => (procs[w.name] = w.child.pid));
     const a = await cpuSnapshot(procs, ctx.redis.client);
     const t0 = Date.now();
-    const steady = await cannon(api, { ...load, durationS: o.durationS });
+    const steady = await offer(o.durationS);
     const t1 = Date.now();
     const b = await cpuSnapshot(procs, ctx.redis.client);
     const expected = steady.ok * 10;
@@ -58,12 +68,15 @@ async function measure(ctx, o, withBroadcast) {
       async () => (await ctx.sink.summary({ from: t0, domain: TRANSACTIONAL })).count >= expected,
       { timeoutMs: 60_000, what: 'the transactional emails of the window' },
     ).catch(() => undefined);
-    const tx = await ctx.sink.summary({ from: t0 + 200, to: t1 + 30_000, domain: TRANSACTIONAL });
+    const tx = transactional
+      ? await ctx.sink.summary({ from: t0 + 200, to: t1 + 30_000, domain: TRANSACTIONAL })
+      : { count: 0, latency_ms: { p50: null, p99: null } };
     const bc = await ctx.sink.summary({ from: t0, to: t1, domain: BROADCAST });
     const cpu = cpuDelta(a, b);
     cpu.workers = workers.workers.reduce((s, w) => s + (cpu[w.name] ?? 0), 0);
     const result = {
       with_broadcast: withBroadcast,
+      with_transactional: transactional,
       offered_emails_per_s: o.rate,
       accepted_emails_per_s: steady.emails_per_s,
       non2xx: steady.non2xx,
@@ -74,6 +87,13 @@ async function measure(ctx, o, withBroadcast) {
       cpu,
       ...(broadcastId && { broadcast_id: broadcastId }),
     };
+    if (!transactional) {
+      ctx.progress(
+        `  broadcast, no transactional: ${fmtInt(result.broadcast_per_s)} messages/s` +
+          `; cpu: workers ${cpu.workers}%, redis ${cpu.redis}%, scheduler ${cpu.scheduler}%`,
+      );
+      return result;
+    }
     ctx.progress(
       `  ${withBroadcast ? 'with a broadcast draining' : 'alone                    '}: transactional accept→250 ` +
         `p50 ${fmtInt(tx.latency_ms.p50)} / p99 ${fmtInt(tx.latency_ms.p99)} ms (${fmtInt(tx.count)} emails)` +
@@ -100,14 +120,19 @@ export async function run(ctx) {
   };
   let alone;
   let busy;
+  let broadcastOnly;
   try {
     alone = await measure(ctx, o, false);
     busy = await measure(ctx, o, true);
+    broadcastOnly = await measure(ctx, o, true, false);
   } finally {
     await ctx.redis.reset();
     await ctx.sink.reset();
   }
   const rat = ratio(busy.accept_to_250_ms.p99, alone.accept_to_250_ms.p99);
+  // what isolation costs the broadcast: its rate beside the transactional load over its rate alone
+  const drain = ratio(busy.broadcast_per_s, broadcastOnly.broadcast_per_s);
+  ctx.progress(`  broadcast drain rate with / without transactional load: ${drain}×`);
   return {
     petrel: busy.accept_to_250_ms.p99,
     baseline: alone.accept_to_250_ms.p99,
@@ -115,10 +140,11 @@ export async function run(ctx) {
     ratio: rat,
     unit: 'ms (p99)',
     target: { ratio_max: TARGET },
+    broadcast_drain_ratio: drain,
     met: rat !== null && rat <= TARGET && busy.broadcast_delivered_in_window > 0,
     setup: { ...o, bodies: undefined },
     cpu: { petrel: busy.cpu, baseline: alone.cpu },
-    runs: { alone, busy },
+    runs: { alone, busy, broadcastOnly },
   };
 }
 
@@ -127,7 +153,7 @@ export function toJson(r) {
 }
 
 export function rows(r) {
-  const { alone, busy } = r.runs;
+  const { alone, busy, broadcastOnly } = r.runs;
   return [
     {
       phase: 'lanes',
@@ -139,6 +165,16 @@ export function rows(r) {
       met: r.met,
       cpu_petrel: busy.cpu,
       cpu_baseline: alone.cpu,
+    },
+    {
+      phase: 'lanes',
+      metric: `broadcast msg/s while the transactional load runs vs the same broadcast alone (the cost of isolation)`,
+      petrel: fmtInt(busy.broadcast_per_s),
+      baseline: `${fmtInt(broadcastOnly.broadcast_per_s)} (no transactional load)`,
+      ratio: r.broadcast_drain_ratio,
+      target: 'reported',
+      cpu_petrel: busy.cpu,
+      cpu_baseline: broadcastOnly.cpu,
     },
   ];
 }

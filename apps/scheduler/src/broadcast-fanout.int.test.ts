@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sendQueueNames } from '@petrel/contracts';
 import type { BroadcastContent } from '@petrel/core';
 import { BroadcastFanoutQueue, SendQueues } from '@petrel/queue';
 import {
@@ -10,6 +11,7 @@ import {
   createRedis,
   type RedisClient,
 } from '@petrel/store';
+import { metrics } from '@petrel/observability';
 import { broadcastContent, startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
 import { loadSchedulerConfig } from './config.js';
 import { startScheduler } from './scheduler.js';
@@ -30,7 +32,7 @@ afterAll(async () => {
 const content = (segmentId: string): BroadcastContent =>
   broadcastContent({ segment_id: segmentId, html: '<p>Hi {{{contact.first_name|there}}}</p>' });
 
-async function world(contacts: number) {
+async function world(contacts: number, env: Record<string, string> = {}) {
   const prefix = uniquePrefix('fanout');
   const keys = new Keys(prefix);
   const teamId = await new ApiKeysStore(redis, keys).createTeam('t');
@@ -47,7 +49,7 @@ async function world(contacts: number) {
   const broadcasts = new BroadcastsStore(redis, keys);
   const launchScheduler = () =>
     startScheduler(
-      loadSchedulerConfig({ REDIS_URL: server.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'silent' }),
+      loadSchedulerConfig({ REDIS_URL: server.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'silent', ...env }),
     );
   let scheduler = await launchScheduler();
   const fanoutQueue = new BroadcastFanoutQueue(redis, { prefix: keys.bullPrefix() });
@@ -58,6 +60,16 @@ async function world(contacts: number) {
     segmentId: segment.id,
     broadcasts,
     fanoutQueue,
+    sendQueues,
+    /** The broadcast's record once it is `sent`. */
+    sent: (id: string, timeoutMs: number) =>
+      waitUntil(
+        async () => {
+          const r = await broadcasts.get(teamId, id);
+          return r?.status === 'sent' ? r : undefined;
+        },
+        { timeoutMs, message: 'the broadcast to be sent' },
+      ),
     /** Stops this process's scheduler (SIGTERM's path) and starts another. */
     async restartScheduler() {
       await scheduler.close();
@@ -83,13 +95,7 @@ describe('the scheduler runs broadcast fan-outs', () => {
       const due = Date.now();
       expect((await w.broadcasts.schedule(w.teamId, b.id, due)).ok).toBe(true);
       await w.fanoutQueue.schedule(w.teamId, b.id, due);
-      const done = await waitUntil(
-        async () => {
-          const r = await w.broadcasts.get(w.teamId, b.id);
-          return r?.status === 'sent' ? r : undefined;
-        },
-        { timeoutMs: 30_000, message: 'the broadcast to be sent' },
-      );
+      const done = await w.sent(b.id, 30_000);
       expect(done.counts).toEqual({ total: 2_345, enqueued: 2_110, skipped: 235 });
       expect(done.sent_at).not.toBeNull();
       expect(await redis.zcard(w.keys.emails(w.teamId))).toBe(2_110);
@@ -135,16 +141,62 @@ describe('the scheduler runs broadcast fan-outs', () => {
       expect(paused.status).toBe('queued');
       expect(paused.counts.total).toBeLessThan(30_000);
       await w.restartScheduler();
-      const done = await waitUntil(
-        async () => {
-          const r = await w.broadcasts.get(w.teamId, b.id);
-          return r?.status === 'sent' ? r : undefined;
-        },
-        { timeoutMs: 60_000, message: 'the broadcast to be sent' },
-      );
+      const done = await w.sent(b.id, 60_000);
       expect(done.counts).toEqual({ total: 30_000, enqueued: 27_000, skipped: 3_000 });
       expect(await redis.zcard(w.keys.emails(w.teamId))).toBe(27_000);
       expect(await w.broadcastLaneWaiting()).toBe(27_000);
+    } finally {
+      await w.close();
+    }
+  });
+
+  it('paces a fan-out while transactional jobs wait, and goes back to full pages once they are gone', async () => {
+    // paced the most at 20 transactional jobs: 10 contacts per page, 100 ms before each — 4,000
+    // contacts would take 400 paced pages (40 s), so the fan-out is still running when the
+    // backlog is removed, on any machine
+    const w = await world(5_000, {
+      FANOUT_PACE_IDLE_AT: '0',
+      FANOUT_PACE_BUSY_AT: '20',
+      FANOUT_PACE_MIN_PAGE_SIZE: '10',
+      FANOUT_PACE_MAX_DELAY_MS: '100',
+    });
+    const pages = async () => {
+      const { values } = await metrics.fanoutPages().get();
+      const of = (pace: string) => values.find((v) => v.labels.pace === pace)?.value ?? 0;
+      return { full: of('full'), paced: of('paced') };
+    };
+    const delay = async () => (await metrics.fanoutPaceDelay().get()).values[0]?.value;
+    try {
+      const before = await pages();
+      // a transactional backlog no worker takes: 30 jobs waiting on the send lane
+      const backlog = Array.from({ length: 30 }, (_, i) => ({ teamId: w.teamId, emailId: `tx-${i}` }));
+      await w.sendQueues.enqueue('send', backlog);
+      const b = await w.broadcasts.create(w.teamId, content(w.segmentId));
+      await w.broadcasts.schedule(w.teamId, b.id, Date.now());
+      await w.fanoutQueue.schedule(w.teamId, b.id, Date.now());
+      const slowed = await waitUntil(
+        async () => {
+          const p = await pages();
+          return p.paced - before.paced >= 2 ? p : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 5, message: 'paced fan-out pages' },
+      );
+      expect(await delay()).toBe(100);
+      // not one full page was decided while the backlog waited (the first page is not decided)
+      expect(slowed.full).toBe(before.full);
+      const during = (await w.broadcasts.get(w.teamId, b.id))!;
+      expect(during.status).toBe('queued');
+      expect(during.counts.total).toBeLessThan(5_000);
+      // the transactional lane drains: the next decisions are full speed again
+      const sendLane = sendQueueNames('send', 1);
+      await Promise.all(w.sendQueues.queues.filter((q) => sendLane.includes(q.name)).map((q) => q.drain()));
+      expect(await w.sendQueues.busy('send')).toBe(0);
+      const done = await w.sent(b.id, 60_000);
+      expect(done.counts).toEqual({ total: 5_000, enqueued: 4_500, skipped: 500 });
+      const after = await pages();
+      expect(after.full).toBeGreaterThan(before.full);
+      expect(await delay()).toBe(0);
+      expect(await w.broadcastLaneWaiting()).toBe(4_500);
     } finally {
       await w.close();
     }

@@ -11,7 +11,14 @@
  * the checkpoint.
  */
 import { broadcastFanoutJobSchema, type BroadcastFanoutJob } from '@petrel/contracts';
-import { runBroadcastFanout, type FanoutObserver, type FanoutOutcome, type FanoutPorts } from '@petrel/core';
+import {
+  runBroadcastFanout,
+  type FanoutObserver,
+  type FanoutOutcome,
+  type FanoutPaceRule,
+  type FanoutPacer,
+  type FanoutPorts,
+} from '@petrel/core';
 import {
   DelayedError,
   createBroadcastFanoutWorker,
@@ -19,7 +26,8 @@ import {
   type Job,
   type QueueConnection,
 } from '@petrel/queue';
-import { log, withLogContext } from '@petrel/observability';
+import { log, metrics, withLogContext, zeroSeries } from '@petrel/observability';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 /** Progress lines as pino logs, bound to the job by the log context. */
 const fanoutLogObserver: FanoutObserver = {
@@ -38,7 +46,26 @@ const fanoutLogObserver: FanoutObserver = {
       { outcome: outcome.kind, pages: p.pages, counts: p.counts, contactsPerSecond: p.contactsPerSecond },
       'broadcast fan-out ended',
     ),
+  // a metric, not a line: one decision per page
+  paced: (pace) => {
+    metrics.fanoutPages().inc({ pace: pace.state });
+    metrics.fanoutPaceDelay().set(pace.delayMs);
+  },
 };
+
+/**
+ * The fan-out's pacer (core broadcasts/pacing.ts) over a reading of the transactional lane's
+ * waiting + running jobs; undefined (no pacing) without a rule (FANOUT_PACING=false).
+ */
+export function fanoutPacer(
+  rule: FanoutPaceRule | undefined,
+  busy: () => Promise<number>,
+): FanoutPacer | undefined {
+  if (!rule) return undefined;
+  zeroSeries(metrics.fanoutPages(), { pace: ['full', 'paced'] });
+  metrics.fanoutPaceDelay().set(0);
+  return { rule, pressure: busy, sleep: (ms) => sleep(ms) };
+}
 
 /** The processor: payload checked at the boundary, then the use-case. */
 function broadcastFanoutProcessor(

@@ -4,6 +4,7 @@ import {
   directCareEnv,
   dnsEnv,
   domainsEnv,
+  fanoutPacingEnv,
   loadConfig,
   logEnv,
   metricsEnv,
@@ -24,6 +25,7 @@ export const schedulerConfigShape = {
   ...dnsEnv,
   ...domainsEnv,
   ...watchdogEnv,
+  ...fanoutPacingEnv,
   // the daily TLS-RPT reports (tls-reports.ts): TLS_RPT_*, the test-only MTA_STS_CA_FILE, and
   // the EHLO name as the reports' submitter
   ...directCareEnv,

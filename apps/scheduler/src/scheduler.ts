@@ -5,14 +5,14 @@
  * BullMQ jobs (job id = email id), promoted by BullMQ. Used by `main.ts` (a scheduler alone) and
  * by the all-in-one launcher, which hands it the process's runtime.
  */
-import { domainDnsTargets, emailRetentionMs } from '@petrel/config';
+import { domainDnsTargets, emailRetentionMs, fanoutPaceRule } from '@petrel/config';
 import { createDomainDns } from '@petrel/store';
 import { partRuntime, type Runtime } from '@petrel/runtime';
 import { housekeepingObserver, startHousekeeping } from './housekeeping.js';
 import { startMetricsSampler } from './metrics-sampler.js';
 import { startPreviousShardsWatch } from './previous-shards.js';
 import { outboxRelayObserver, startOutboxRelay } from './outbox-relay.js';
-import { startBroadcastFanout } from './broadcast-fanout.js';
+import { fanoutPacer, startBroadcastFanout } from './broadcast-fanout.js';
 import { startDomainVerify } from './domain-verify.js';
 import { startTlsReportsFor } from './tls-reports.js';
 import { queuedImportsPort, sendJobsPort, startWatchdog } from './watchdog.js';
@@ -63,6 +63,8 @@ export async function startScheduler(
       emails: s.broadcastEmails,
       contactProperties: s.contactProperties,
       clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+      // adaptive pacing: the transactional lane's waiting + running jobs before each page
+      pacer: fanoutPacer(fanoutPaceRule(config), () => queues.busy('send')),
     },
     {
       connection: rt.connection('bull'),

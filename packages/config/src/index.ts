@@ -590,6 +590,43 @@ export const watchdogEnv = {
   WATCHDOG_STUCK_AFTER_S: z.coerce.number().int().min(1).default(900),
 };
 
+/**
+ * Adaptive pacing of broadcast fan-outs (the scheduler; core broadcasts/pacing.ts and
+ * docs/operations.md, "Broadcast fan-out pacing"): before each page a fan-out reads the
+ * transactional lane's jobs waiting and running and, above FANOUT_PACE_IDLE_AT, writes a smaller
+ * page after a pause — down to FANOUT_PACE_MIN_PAGE_SIZE contacts after FANOUT_PACE_MAX_DELAY_MS
+ * at FANOUT_PACE_BUSY_AT jobs — so its CPU and Redis bursts do not delay transactional mail.
+ */
+export const fanoutPacingEnv = {
+  /** false: every page full, none waits (the fan-out as fast as the machine goes). */
+  FANOUT_PACING: boolEnv.default(true),
+  /** Transactional jobs (waiting + running) at or below which a fan-out runs at full speed. */
+  FANOUT_PACE_IDLE_AT: z.coerce.number().int().min(0).default(0),
+  /** Transactional jobs at or above which a fan-out is paced the most (above FANOUT_PACE_IDLE_AT). */
+  FANOUT_PACE_BUSY_AT: z.coerce.number().int().min(1).default(50),
+  /** Contacts per page when paced the most (the full page is 1,000). */
+  FANOUT_PACE_MIN_PAGE_SIZE: z.coerce.number().int().min(1).max(1_000).default(100),
+  /** The pause before a page when paced the most, in ms: it bounds how slow a fan-out can get. */
+  FANOUT_PACE_MAX_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(200),
+};
+
+/** The pacing rule of FANOUT_PACE_*, or undefined with FANOUT_PACING=false. */
+export function fanoutPaceRule(config: {
+  FANOUT_PACING: boolean;
+  FANOUT_PACE_IDLE_AT: number;
+  FANOUT_PACE_BUSY_AT: number;
+  FANOUT_PACE_MIN_PAGE_SIZE: number;
+  FANOUT_PACE_MAX_DELAY_MS: number;
+}): { idleAt: number; busyAt: number; minPageSize: number; maxDelayMs: number } | undefined {
+  if (!config.FANOUT_PACING) return undefined;
+  return {
+    idleAt: config.FANOUT_PACE_IDLE_AT,
+    busyAt: config.FANOUT_PACE_BUSY_AT,
+    minPageSize: config.FANOUT_PACE_MIN_PAGE_SIZE,
+    maxDelayMs: config.FANOUT_PACE_MAX_DELAY_MS,
+  };
+}
+
 /** One sending IP pool of SENDING_POOLS. */
 const sendingPool = z.object({
   addresses: z

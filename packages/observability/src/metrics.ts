@@ -335,6 +335,23 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  fanoutPages: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_broadcast_fanout_pages_total',
+        help: 'Broadcast fan-out pages by pace: full speed, or paced (smaller, after a pause) while the transactional lane is busy',
+        labelNames: ['pace'],
+        registers: [registry],
+      }),
+  ),
+  fanoutPaceDelay: once(
+    () =>
+      new client.Gauge({
+        name: 'petrel_broadcast_fanout_pace_delay_ms',
+        help: 'The pause before the latest broadcast fan-out page (0: full speed)',
+        registers: [registry],
+      }),
+  ),
 };
 
 type LabelValues = Readonly<Record<string, readonly string[]>>;

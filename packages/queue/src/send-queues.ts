@@ -214,6 +214,19 @@ export class SendQueues {
   }
 
   /**
+   * Jobs of `lane` waiting or running now, over its current shards: the broadcast fan-out's
+   * pacing signal (core broadcasts/pacing.ts). One BullMQ count script per shard, each on its
+   * queue's own hash slot; delayed jobs (retries, scheduled emails) are not pressure.
+   */
+  async busy(lane: SendLane): Promise<number> {
+    const names = sendQueueNames(lane, this.layouts[0]!);
+    const counts = await Promise.all(
+      names.map((n) => this.queue(n).getJobCountByTypes('waiting', 'active', 'prioritized')),
+    );
+    return counts.reduce((a, b) => a + b, 0);
+  }
+
+  /**
    * Jobs that may still make an attempt in the previous layout's queues (every lane), or
    * undefined when no layout is being left. Zero means QUEUE_SHARDS_PREVIOUS can be removed.
    */

@@ -345,3 +345,31 @@ describe('runBroadcastFanout', () => {
     });
   });
 });
+
+describe('runBroadcastFanout with a pacer', () => {
+  it('sizes each page after the first by the transactional pressure read before it, and pauses', async () => {
+    const w = world(250);
+    // pressure before pages 2, 3, 4…: busy, half busy, idle
+    const readings = [500, 60];
+    const sleeps: number[] = [];
+    const paces: string[] = [];
+    w.ports.pacer = {
+      rule: { idleAt: 10, busyAt: 110, minPageSize: 20, maxDelayMs: 200 },
+      pressure: async () => readings.shift() ?? 0,
+      sleep: async (ms) => {
+        sleeps.push(ms);
+      },
+    };
+    w.ports.observer = Object.assign(w.observer, {
+      paced: (p: { state: string; pageSize: number }) => paces.push(`${p.state}:${p.pageSize}`),
+    });
+    const outcome = await runBroadcastFanout(job, w.ports);
+    expect(outcome).toEqual({ kind: 'sent' });
+    // 100 (full), 20 (most paced), 60 (halfway from 100 to 20), then full pages again
+    expect(w.emails.calls).toEqual([100, 20, 60, 70]);
+    expect(paces).toEqual(['paced:20', 'paced:60', 'full:100']);
+    expect(sleeps).toEqual([200, 100]);
+    expect(w.emails.created.size).toBe(250);
+    expect(w.broadcasts.get(TEAM, BROADCAST)!.counts).toEqual({ total: 250, enqueued: 250, skipped: 0 });
+  });
+});

@@ -22,6 +22,10 @@
  *     was enqueued before a cancel is stopped at send time (the email job re-reads the status).
  *  5. After the last page `finishFanout` moves queued → sent.
  *
+ * With a pacer, each page after the first is sized (and preceded by a pause) by how busy the
+ * transactional lane is: pacing.ts. The checkpoints do not depend on the page size, so a run
+ * resumed at another pace computes the same ids.
+ *
  * Memory holds one page, and the next one being read, whatever the segment size. Core only: the
  * ports are ports.ts.
  */
@@ -29,6 +33,7 @@ import type { BroadcastCounts } from '@petrel/contracts';
 import type { RecipientStates } from '../audience/ports.js';
 import { decideRecipient } from '../audience/recipient-decision.js';
 import { deterministicEmailId } from '../kernel/ids.js';
+import { fanoutPace, type FanoutPace, type FanoutPaceRule } from './pacing.js';
 import { contactValues, placeholderFields, placeholderNeeds, renderPersonal } from './personalize.js';
 import type {
   BroadcastEmail,
@@ -68,6 +73,17 @@ export interface FanoutObserver {
   progress(progress: FanoutProgress): void;
   /** The run ended: the segment is done (`sent`), or it stopped (`canceled`, not runnable). */
   ended(outcome: FanoutOutcome, progress: FanoutProgress): void;
+  /** With a pacer: the pace chosen for the next page (pacing.ts), before its pause. */
+  paced?(pace: FanoutPace): void;
+}
+
+/** How busy the transactional lane is, read before each page (pacing.ts). */
+export interface FanoutPacer {
+  rule: FanoutPaceRule;
+  /** The transactional lane's jobs waiting or running now. */
+  pressure(): Promise<number>;
+  /** The pause before a paced page. */
+  sleep(ms: number): Promise<void>;
 }
 
 export interface FanoutPorts {
@@ -79,8 +95,10 @@ export interface FanoutPorts {
   contactProperties: PropertyFallbacks;
   clock: { now(): number; monotonicMs(): number };
   observer: FanoutObserver;
-  /** Default {@link FANOUT_PAGE_SIZE}. */
+  /** Default {@link FANOUT_PAGE_SIZE}: the page at full speed. */
   pageSize?: number;
+  /** Adaptive pacing (pacing.ts); without it every page is full and none waits. */
+  pacer?: FanoutPacer;
   /** Default {@link FANOUT_LOG_EVERY_PAGES}. */
   logEveryPages?: number;
   /** True once the process is shutting down: the run stops after its next checkpoint (`paused`). */
@@ -142,19 +160,33 @@ export async function runBroadcastFanout(job: FanoutJob, ports: FanoutPorts): Pr
   const fields = placeholderFields(sources);
   const defs = placeholderNeeds(sources).properties ? await ports.contactProperties.all(teamId) : [];
 
+  let size = pageSize;
   const pageAfter = (after: FanoutCursor | null) => {
-    const page = ports.members.page(teamId, broadcast.segment_id, after, pageSize);
+    const page = ports.members.page(teamId, broadcast.segment_id, after, size);
     page.catch(() => undefined); // awaited below, or dropped when the run ends first
     return page;
   };
+  // the next page's size, after a pause when the transactional lane is busy (pacing.ts)
+  const pace = async (): Promise<number> => {
+    const pacer = ports.pacer;
+    if (!pacer) return pageSize;
+    const decided = fanoutPace(await pacer.pressure(), pacer.rule, pageSize);
+    ports.observer.paced?.(decided);
+    if (decided.delayMs > 0) await pacer.sleep(decided.delayMs);
+    return decided.pageSize;
+  };
   let next = pageAfter(cursor);
   for (;;) {
+    const requested = size;
     const { contacts } = await next;
     if (contacts.length === 0) break;
     const last = contacts[contacts.length - 1]!;
-    const more = contacts.length === pageSize;
+    const more = contacts.length === requested;
     // the next page is read while this one is written (reads only: two pages in memory at most)
-    if (more) next = pageAfter({ score: last.score, contactId: last.id });
+    if (more) {
+      size = await pace();
+      next = pageAfter({ score: last.score, contactId: last.id });
+    }
     const { topicDefault, states } = await ports.recipients.read(
       teamId,
       contacts.map((c) => c.email),

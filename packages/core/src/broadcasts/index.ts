@@ -1,5 +1,6 @@
 export * from './ports.js';
 export * from './fanout.js';
+export * from './pacing.js';
 export * from './personalize.js';
 export * from './schemas.js';
 export * from './use-cases.js';
