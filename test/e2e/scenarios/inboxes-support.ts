@@ -7,11 +7,12 @@
  * scenario calls it.
  */
 import { expect, it } from 'vitest';
-import { Resend } from 'resend';
+import type { Resend } from 'resend';
 import { Webhook as SvixWebhook } from 'svix';
 import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
 import type { InboxEventType } from '@petrel/contracts';
 import type { Stack } from '../helpers.js';
+import { recordingSdkCalls, sdkMethodPaths } from '../sdk-methods.js';
 
 /** The SDK's answer's data, failing the test with its error otherwise. */
 export function ok<T>(r: { data: T | null; error: unknown }): T {
@@ -73,64 +74,20 @@ export async function inboxHook(stack: Stack, events: readonly InboxEventType[])
   };
 }
 
-const isResource = (v: unknown): v is object =>
-  typeof v === 'object' && v !== null && !(v instanceof Resend) && !Array.isArray(v);
-
-/** The methods a resource object's class declares (not those of Object). */
-function methodsOf(o: object): string[] {
-  return Object.getOwnPropertyNames(Object.getPrototypeOf(o)).filter(
-    (k) => k !== 'constructor' && typeof (o as Record<string, unknown>)[k] === 'function',
-  );
-}
-
-/**
- * Every method path of the SDK's `inboxes` resource and its sub-resources (`inboxes.create`,
- * `inboxes.threads.emails.reply`, …), read from a client's object graph: what a new SDK version
- * adds shows up here without a change to this list.
- */
-export function inboxMethodPaths(): string[] {
-  const out: string[] = [];
-  const walk = (o: object, path: string): void => {
-    for (const m of methodsOf(o)) out.push(`${path}.${m}`);
-    for (const [k, v] of Object.entries(o)) if (isResource(v)) walk(v, `${path}.${k}`);
-  };
-  walk(new Resend('re_method_listing').inboxes, 'inboxes');
-  return out.sort();
-}
-
 /**
  * The client with its `inboxes` resource (and every sub-resource) wrapped so each method call
  * adds its path to `calls`; everything else of the client is untouched.
  */
-export function recordingInboxCalls(resend: Resend, calls: Set<string>): Resend {
-  const wrap = <T extends object>(target: T, path: string): T =>
-    new Proxy(target, {
-      get(t, prop) {
-        const v: unknown = Reflect.get(t, prop, t);
-        if (typeof prop !== 'string') return v;
-        if (typeof v === 'function')
-          return (...args: unknown[]) => {
-            calls.add(`${path}.${prop}`);
-            return (v as (...a: unknown[]) => unknown).apply(t, args);
-          };
-        return isResource(v) ? wrap(v, `${path}.${prop}`) : v;
-      },
-    });
-  return new Proxy(resend, {
-    get(t, prop) {
-      const v: unknown = Reflect.get(t, prop, t);
-      return prop === 'inboxes' && isResource(v) ? wrap(v, 'inboxes') : v;
-    },
-  });
-}
+export const recordingInboxCalls = (resend: Resend, calls: Set<string>): Resend =>
+  recordingSdkCalls(resend, calls, 'inboxes');
 
 /**
  * A test, registered after a suite's inbox scenarios, that every method path of
- * {@link inboxMethodPaths} is in `calls` (filled by {@link recordingInboxCalls}).
+ * `sdkMethodPaths('inboxes')` is in `calls` (filled by {@link recordingInboxCalls}).
  */
 export function everyInboxMethodCalled(calls: ReadonlySet<string>): void {
   it('inboxes: the scenarios above called every resend.inboxes.* method of the SDK', () => {
-    const all = inboxMethodPaths();
+    const all = sdkMethodPaths('inboxes');
     // the walk found the resource tree (29 methods in resend 6.x), not an empty object
     expect(all).toEqual(
       expect.arrayContaining(['inboxes.create', 'inboxes.agent.update', 'inboxes.threads.emails.forward']),

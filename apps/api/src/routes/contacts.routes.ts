@@ -161,7 +161,9 @@ export function contactsRoutes(s: AudienceStores): RouteSpec[] {
       const contact = await s.contacts.resolveId(res.locals.auth.teamId, contactParam(req));
       const id = segmentId.toLowerCase();
       const body = { object: 'contact_segment', id, contact_id: contact, segment_id: id };
-      res.json(op === 'add' ? body : { ...body, deleted: true });
+      // the SDK's RemoveContactSegmentResponseSuccess declares `audienceId` (the segment, as the
+      // legacy audience-scoped API named it) besides Resend's documented fields
+      res.json(op === 'add' ? body : { ...body, audienceId: id, deleted: true });
     };
 
   return [
