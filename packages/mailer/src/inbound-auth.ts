@@ -6,12 +6,15 @@
  * Authentication-Results field (RFC 8601) stating them under `authservId`.
  *
  * DNS goes through a node:dns/promises Resolver on `servers` (DNS_SERVERS; the system's when
- * empty), so tests answer from a local authoritative server. Without a DMARC record mailauth
+ * empty), so tests answer from a local authoritative server. Answers are kept `cacheMs` (60 s),
+ * NXDOMAIN and NODATA too (RFC 2308 negative caching), a failure never: a sender's SPF, DKIM key
+ * and DMARC record are the same for every message of a burst, and each query costs CPU. Without a DMARC record mailauth
  * computes no alignment; core's report rule still needs it, so it is computed here the way
  * DMARC would (relaxed: same organizational domain, mailauth's own `getAlignment`).
  */
 import { Resolver } from 'node:dns/promises';
 import { createRequire } from 'node:module';
+import { LRUCache } from 'lru-cache';
 import { authenticate } from 'mailauth';
 import type { InboundAuthentication } from '@petrel/contracts';
 import type { AuthenticatedMessage, MessageAuthenticator, SmtpEnvelopeFacts } from '@petrel/core';
@@ -32,7 +35,14 @@ export interface MailauthOptions {
   authservId: string;
   /** Per DNS query try, in ms (c-ares `timeout`). */
   timeoutMs?: number;
+  /** How long a DNS answer is reused, in ms (0: never). */
+  cacheMs?: number;
 }
+
+type Answer = string[] | string[][];
+/** The DNS errors that are answers (the name or the type does not exist): cached like records. */
+const NEGATIVE = new Set(['ENOTFOUND', 'ENODATA']);
+const CACHE_ENTRIES = 10_000;
 
 const POLICIES = new Set(['none', 'quarantine', 'reject']);
 
@@ -40,8 +50,30 @@ export function createMailauthAuthenticator(opts: MailauthOptions): MessageAuthe
   const dns = new Resolver({ timeout: opts.timeoutMs ?? 3_000, tries: 2 });
   if (opts.servers !== undefined && opts.servers.length > 0) dns.setServers([...opts.servers]);
   // mailauth asks with the record type as a string and reads TXT answers as string[][]
-  const resolver = (name: string, rrtype: string) =>
-    dns.resolve(name, rrtype) as Promise<string[] | string[][]>;
+  const lookup = (name: string, rrtype: string) => dns.resolve(name, rrtype) as Promise<Answer>;
+  const cacheMs = opts.cacheMs ?? 60_000;
+  const cache = new LRUCache<string, { answer: Answer } | { error: Error }>({
+    max: CACHE_ENTRIES,
+    ttl: Math.max(1, cacheMs),
+  });
+  const resolver = async (name: string, rrtype: string): Promise<Answer> => {
+    const key = `${rrtype} ${name.toLowerCase()}`;
+    const hit = cacheMs > 0 ? cache.get(key) : undefined;
+    if (hit) {
+      if ('error' in hit) throw hit.error;
+      return hit.answer;
+    }
+    try {
+      const answer = await lookup(name, rrtype);
+      if (cacheMs > 0) cache.set(key, { answer });
+      return answer;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (cacheMs > 0 && typeof code === 'string' && NEGATIVE.has(code))
+        cache.set(key, { error: err as Error });
+      throw err;
+    }
+  };
 
   return {
     async authenticate(raw: Buffer, envelope: SmtpEnvelopeFacts): Promise<AuthenticatedMessage> {
