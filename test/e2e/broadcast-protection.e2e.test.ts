@@ -3,14 +3,15 @@
  * `resend` SDK, a broadcast to a segment with a seeded complaining (complained@resend.dev) or
  * hard-bouncing (bounced@resend.dev) recipient — real simulated events, no SMTP for them — pauses
  * once its rate goes over the threshold (a small minimum sample here), says why
- * (`status: paused`, `paused_reason`), and loses nothing: every contact's email is either done
+ * (`status: paused`, `paused_reason`, a `broadcast.paused` team event, the metric), and loses nothing: every contact's email is either done
  * (sent before the pause) or held (`queued`, its job waiting). Resumed (POST
  * /broadcasts/:id/resume), it goes on to completion with exactly one email per contact in the
  * SMTP sink; canceled, its held emails end `canceled` and are never sent.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { waitUntil } from '@petrel/testing';
+import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
+import { WEBHOOK_TEST_ENV, sdkVerified } from './scenarios/webhooks.js';
 
 /** Small enough for a test segment; the rates keep their documented defaults (0.3 %, 5 %). */
 const MIN_SAMPLE = 10;
@@ -18,16 +19,28 @@ const MIN_SAMPLE = 10;
 const HOLD_RECHECK_MS = 2_000;
 
 let stack: Stack;
+let rx: HttpReceiver;
+let secret: string;
 beforeAll(async () => {
   stack = await startStack({
     env: {
+      ...WEBHOOK_TEST_ENV,
       BROADCAST_PROTECTION_MIN_SAMPLE: String(MIN_SAMPLE),
       BROADCAST_HOLD_RECHECK_MS: String(HOLD_RECHECK_MS),
       WORKER_BROADCAST_CONCURRENCY: '5',
     },
   });
+  rx = await startHttpReceiver();
+  // the SDK types only Resend's event names: Petrel's broadcast.paused goes through the raw API
+  const hook = await stack.http('/webhooks', {
+    method: 'POST',
+    body: JSON.stringify({ endpoint: rx.url, events: ['broadcast.paused'] }),
+  });
+  expect(hook.status).toBe(201);
+  secret = hook.body.signing_secret;
 });
 afterAll(async () => {
+  await rx?.stop();
   await stack?.stop();
 });
 
@@ -128,6 +141,23 @@ describe('a broadcast over its complaint threshold', () => {
     // the held ones were not sent: the sink has exactly the done good ones
     const sunk = new Set(stack.sink.messages.map((m) => m.envelope.to[0]));
     for (const e of held) expect(sunk.has(e.to[0]!), e.to[0]).toBe(false);
+    // the team's event, once (the webhook dispatcher reads the same stream)
+    const events = await stack.teamEvents('broadcast.');
+    expect(events.filter((e) => e.data.broadcast_id === id)).toMatchObject([
+      { type: 'broadcast.paused', data: { broadcast_id: id, paused_reason: answer.paused_reason } },
+    ]);
+    // and as a signed webhook to the endpoint subscribed to it
+    const delivered = await waitUntil(
+      () =>
+        rx.requests
+          .map((r) => sdkVerified(stack, r, secret) as { type: string; data: Record<string, unknown> })
+          .find((e) => e.data.broadcast_id === id) ?? null,
+      { timeoutMs: 20_000, message: 'the broadcast.paused webhook' },
+    );
+    expect(delivered).toMatchObject({
+      type: 'broadcast.paused',
+      data: { paused_reason: answer.paused_reason },
+    });
     // the log line's metric
     expect(await (await fetch(stack.metricsUrl)).text()).toMatch(
       /petrel_broadcasts_paused_total\{reason="complaint_rate"[^}]*\} 1\n/,

@@ -88,6 +88,12 @@ export const INBOX_EVENT_TYPES = [
   'inbox.draft.deleted',
 ] as const;
 export type InboxEventType = (typeof INBOX_EVENT_TYPES)[number];
+/**
+ * Petrel's broadcast events: `broadcast.paused` when the protection rule pauses one (data:
+ * `broadcast_id`, `paused_reason`; docs/operations.md, "Broadcast protection").
+ */
+export const BROADCAST_EVENT_TYPES = ['broadcast.paused'] as const;
+export type BroadcastEventType = (typeof BROADCAST_EVENT_TYPES)[number];
 
 /**
  * Any event on a team's events stream: the same envelope as {@link EmailEvent}, for the
@@ -95,7 +101,13 @@ export type InboxEventType = (typeof INBOX_EVENT_TYPES)[number];
  */
 export interface TeamEvent {
   id: string;
-  type: ContactEventType | SuppressionEventType | TopicEventType | DomainEventType | InboxEventType;
+  type:
+    | ContactEventType
+    | SuppressionEventType
+    | TopicEventType
+    | DomainEventType
+    | InboxEventType
+    | BroadcastEventType;
   created_at: string;
   teamId: string;
   data: Record<string, unknown>;
@@ -113,6 +125,7 @@ export const WEBHOOK_EVENT_TYPES = [
   ...SUPPRESSION_EVENT_TYPES,
   ...TOPIC_EVENT_TYPES,
   ...INBOX_EVENT_TYPES,
+  ...BROADCAST_EVENT_TYPES,
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
 

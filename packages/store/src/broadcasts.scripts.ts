@@ -22,6 +22,6 @@ export interface BroadcastStoreCommands {
   petrelStartBroadcast(record: string, nowMs: number): Promise<BroadcastCasReply>;
   petrelCheckpointBroadcast(record: string, ...argv: Arg[]): Promise<number>;
   petrelFinishBroadcast(record: string, sentIso: string): Promise<number>;
-  petrelPauseBroadcast(record: string, reason: string): Promise<BroadcastCasReply>;
+  petrelPauseBroadcast(record: string, stream: string, ...argv: Arg[]): Promise<BroadcastCasReply>;
   petrelResumeBroadcast(record: string): Promise<BroadcastCasReply>;
 }

@@ -31,7 +31,8 @@ import {
   type ProtectionCounts,
   idKey,
 } from '@petrel/core';
-import type { Keys } from './keys.js';
+import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
+import { teamEventJson } from './team-event-json.js';
 import type { RedisClient } from './redis.js';
 import type { BroadcastCasReply } from './broadcasts.scripts.js';
 import { getHash, pageHashes } from './hash-records.js';
@@ -229,7 +230,22 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
   async pause(teamId: string, id: string, reason: string): Promise<CasResult> {
     const key = this.key(teamId, id);
     if (!key) return { ok: false, reason: 'not_found' };
-    return casResult(await this.redis.petrelPauseBroadcast(key, reason));
+    const event = teamEventJson(
+      'broadcast.paused',
+      teamId,
+      { broadcast_id: idKey(id), paused_reason: reason },
+      this.clock.now(),
+    );
+    return casResult(
+      await this.redis.petrelPauseBroadcast(
+        key,
+        this.keys.events(teamId),
+        reason,
+        EVENTS_STREAM_MAXLEN,
+        EVENTS_STREAM_FIELD,
+        event,
+      ),
+    );
   }
 
   async resume(teamId: string, id: string): Promise<CasResult> {
