@@ -31,6 +31,9 @@ const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 20
 const PRIVATE_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
 const PUBLIC_B64 = publicKey.export({ type: 'spki', format: 'der' }).toString('base64');
 
+/** The inbound server's name: the authserv-id of its Authentication-Results. */
+const AUTHSERV = 'mx.petrel.test';
+
 let stack: Stack;
 let dns: TestDnsServer;
 beforeAll(async () => {
@@ -45,7 +48,7 @@ beforeAll(async () => {
   txt('mx.lenient.test', 'v=spf1 -all');
   txt('_dmarc.lenient.test', 'v=DMARC1; p=none');
   stack = await startStack({
-    env: { ...INBOUND_TEST_ENV, DNS_SERVERS: dns.address, INBOUND_AUTH: 'on' },
+    env: { ...INBOUND_TEST_ENV, DNS_SERVERS: dns.address, INBOUND_AUTH: 'on', SMTP_HOSTNAME: AUTHSERV },
   });
 });
 afterAll(async () => {
@@ -145,12 +148,14 @@ describe('received mail carries its authentication results', () => {
     expect(stored.indexOf('\r\nReceived: ')).toBeLessThan(stored.indexOf('DKIM-Signature:'));
   });
 
-  it('a tampered signature and a forbidden IP under p=none: accepted, dkim, spf and dmarc fail', async () => {
+  it('a tampered signature and a forbidden IP under p=none: accepted, dkim, spf and dmarc fail; a forged result under our name is removed', async () => {
     const subject = `lenient ${tag()}`;
     const original = await signed(message('Bob <bob@genuine.test>', subject));
     // re-addressed as lenient.test after signing: the signature no longer verifies, nor aligns
-    const raw = original.replace('From: Bob <bob@genuine.test>', 'From: Bob <bob@lenient.test>');
-    expect(raw).not.toBe(original);
+    const forgedResult = `Authentication-Results: ${AUTHSERV}; dkim=pass; spf=pass; dmarc=pass\r\n`;
+    const raw =
+      forgedResult + original.replace('From: Bob <bob@genuine.test>', 'From: Bob <bob@lenient.test>');
+    expect(raw).not.toContain('From: Bob <bob@genuine.test>');
     const reply = await deliver(
       raw,
       { from: 'bob@lenient.test', to: [`support@${INBOUND_DOMAIN}`] },
@@ -166,7 +171,13 @@ describe('received mail carries its authentication results', () => {
       dmarc: { result: 'fail', domain: 'lenient.test', policy: 'none', alignment: { spf: null, dkim: null } },
       bimi: { result: 'skipped' },
     });
-    expect(got.data!.headers!['authentication-results']).toContain('dmarc=fail');
+    const ar = got.data!.headers!['authentication-results']!;
+    expect(ar).toContain('dmarc=fail');
+    expect(ar).not.toContain('dmarc=pass');
+    const rawUrl = (got.data as unknown as { raw: { download_url: string } }).raw.download_url;
+    const stored = await (await fetch(rawUrl)).text();
+    expect(stored.match(/^Authentication-Results:/gim)).toHaveLength(1);
+    expect(stored).toMatch(new RegExp(`^Authentication-Results: ${AUTHSERV.replaceAll('.', '\\.')};`));
   });
 
   it('DMARC p=reject failure: 550 5.7.1 at the end of DATA and nothing stored', async () => {

@@ -24,6 +24,7 @@ import {
   type MessageAuthenticator,
   type ReceivePorts,
   type ReportPorts,
+  withoutForgedAuthResults,
 } from '@petrel/core';
 import { log } from '@petrel/observability';
 import { readData } from '../smtp-data.js';
@@ -108,7 +109,10 @@ export async function receiveMessage(m: {
     }));
     const stored = await receiveInbound(
       {
-        raw: Buffer.concat([Buffer.from((checked?.header ?? '') + trace), data.raw]),
+        // ours on top; one arriving under our name is forged and removed (RFC 8601 section 5)
+        raw: checked
+          ? Buffer.concat([Buffer.from(checked.header + trace), withoutForgedAuthResults(data.raw, m.byHost)])
+          : Buffer.concat([Buffer.from(trace), data.raw]),
         mailFrom,
         deliveries,
         ...(checked && { authentication: checked.results }),

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { EmailToDeliver } from '../emails/record.js';
 import type { InboundAuthentication } from '@petrel/contracts';
-import { dmarcRefusal, reportTrust } from './authentication.js';
+import { dmarcRefusal, reportTrust, withoutForgedAuthResults } from './authentication.js';
 import { processReturnedMail } from './process-report.js';
 import type { ReportPorts } from './ports.js';
 
@@ -172,5 +172,30 @@ describe('processReturnedMail with authentication', () => {
     );
     expect(out).toEqual({ kind: 'not_a_report' });
     expect(acted).toEqual([]);
+  });
+});
+
+describe('withoutForgedAuthResults (RFC 8601 section 5)', () => {
+  const body = '\r\nHello\r\nAuthentication-Results: mx.petrel.test; dkim=pass\r\n';
+  const msg = (head: string) => Buffer.from(head + body, 'latin1');
+
+  it("removes fields claiming this server's authserv-id, folded lines included, and keeps the others", () => {
+    const raw = msg(
+      'Received: from a\r\n' +
+        'Authentication-Results: MX.Petrel.Test;\r\n dkim=pass header.d=bank.test;\r\n\tdmarc=pass\r\n' +
+        'Authentication-Results: mx.other.test; spf=fail\r\n' +
+        'authentication-results:mx.petrel.test (forged); spf=pass\r\n' +
+        'Subject: hi\r\n',
+    );
+    expect(withoutForgedAuthResults(raw, 'mx.petrel.test').toString('latin1')).toBe(
+      'Received: from a\r\nAuthentication-Results: mx.other.test; spf=fail\r\nSubject: hi\r\n' + body,
+    );
+  });
+
+  it('returns the same buffer when nothing claims the id (the body is never read)', () => {
+    const raw = msg('Authentication-Results: mx.other.test; spf=pass\r\nSubject: hi\r\n');
+    expect(withoutForgedAuthResults(raw, 'mx.petrel.test')).toBe(raw);
+    const plain = msg('Subject: hi\r\n');
+    expect(withoutForgedAuthResults(plain, 'mx.petrel.test')).toBe(plain);
   });
 });

@@ -77,3 +77,25 @@ export function reportTrust(a: InboundAuthentication): ReportTrust {
   }
   return { trusted: false, reason: `dmarc ${d.result} for ${d.domain}` };
 }
+
+/**
+ * `raw` without the Authentication-Results fields that claim to be this server's (their
+ * authserv-id is `authservId`): RFC 8601 section 5 — a field arriving with our own id was
+ * written by someone else, and a reader trusting our results must not be shown a forged one.
+ * Only the header section is read; fields of other servers are kept, folded lines included.
+ * Returns `raw` itself when there is nothing to remove.
+ */
+export function withoutForgedAuthResults(raw: Buffer, authservId: string): Buffer {
+  const end = raw.indexOf('\r\n\r\n');
+  const head = raw.subarray(0, end < 0 ? raw.length : end + 2).toString('latin1');
+  if (!/^authentication-results\s*:/im.test(head)) return raw;
+  const id = authservId.toLowerCase();
+  // a field is its first line and the folded lines after it (RFC 5322 section 2.2.3)
+  const fields = head.match(/[^\r\n]*\r\n(?:[ \t][^\r\n]*\r\n)*/g) ?? [];
+  const kept = fields.filter((f) => {
+    const m = /^authentication-results\s*:\s*([^\s;]+)/i.exec(f);
+    return !m || m[1]!.toLowerCase() !== id;
+  });
+  if (kept.length === fields.length) return raw;
+  return Buffer.concat([Buffer.from(kept.join(''), 'latin1'), raw.subarray(head.length)]);
+}
