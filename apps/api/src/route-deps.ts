@@ -43,9 +43,8 @@ export const domainClaims = (ctx: ApiContext) => ({
   policy: domainClaimPolicy(ctx.config),
 });
 
-export const inboxes = ({ rt, stores: s, config, defaultTeamId }: ApiContext) => ({
-  redis: rt.redis,
-  keys: rt.keys,
+export const inboxes = ({ stores: s, config, defaultTeamId }: ApiContext) => ({
+  inboxes: s.inboxes,
   domains: s.domains,
   inbound: s.inbound,
   emails: s.emails,
@@ -54,9 +53,9 @@ export const inboxes = ({ rt, stores: s, config, defaultTeamId }: ApiContext) =>
   agentRunner: config.INBOX_AGENT_URL !== undefined,
 });
 
-export const inboxDrafts = ({ rt, stores: s, config, accept, sendIdempotency }: ApiContext) => ({
-  redis: rt.redis,
-  keys: rt.keys,
+export const inboxDrafts = ({ stores: s, config, accept, sendIdempotency }: ApiContext) => ({
+  inboxes: s.inboxes,
+  drafts: s.inboxDrafts,
   accept,
   idempotency: sendIdempotency,
   inbound: s.inbound,

@@ -28,13 +28,11 @@ import {
   type InboxSendResult,
 } from '@petrel/core';
 import {
-  InboxDraftsStore,
-  InboxesStore,
   inboxMessageContent,
   type EmailsStore,
   type InboundStore,
-  type Keys,
-  type RedisClient,
+  type InboxDraftsStore,
+  type InboxesStore,
 } from '@petrel/store';
 import { validationError } from '@petrel/contracts';
 import { parseBody } from './parse-body.js';
@@ -42,8 +40,9 @@ import { parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface InboxDraftsDeps {
-  redis: RedisClient;
-  keys: Keys;
+  /** The inboxes and their drafts (the runtime's stores). */
+  inboxes: InboxesStore;
+  drafts: InboxDraftsStore;
   /** The accept path of POST /emails (stages, idempotency, commit). */
   accept: AcceptPorts;
   /** The Idempotency-Key store with completion (draft creates). */
@@ -57,8 +56,7 @@ export interface InboxDraftsDeps {
 }
 
 export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
-  const inboxes = new InboxesStore(deps.redis, deps.keys);
-  const drafts = new InboxDraftsStore(deps.redis, deps.keys);
+  const { inboxes, drafts } = deps;
   const ports = {
     inboxes,
     drafts,

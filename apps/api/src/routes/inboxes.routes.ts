@@ -51,22 +51,14 @@ import {
   type ReceivingDomains,
   type ThreadQuery,
 } from '@petrel/core';
-import {
-  InboxesStore,
-  inboxMessageContent,
-  type DomainsStore,
-  type EmailsStore,
-  type InboundStore,
-  type Keys,
-  type RedisClient,
-} from '@petrel/store';
+import { inboxMessageContent, type DomainsStore, type EmailsStore, type InboundStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
 import { parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface InboxesDeps {
-  redis: RedisClient;
-  keys: Keys;
+  /** The inboxes, their threads and labels (the runtime's store). */
+  inboxes: InboxesPort;
   domains: Pick<DomainsStore, 'all'>;
   /** Where messages' bodies are read (a message's id is its received or sent email's). */
   inbound: Pick<InboundStore, 'get' | 'raw'>;
@@ -161,7 +153,7 @@ function threadQuery(req: Request): ThreadQuery {
 }
 
 export function inboxesRoutes(deps: InboxesDeps): RouteSpec[] {
-  const store: InboxesPort = new InboxesStore(deps.redis, deps.keys);
+  const store = deps.inboxes;
   const ports = {
     inboxes: store,
     receiving: receivingDomains(deps),
