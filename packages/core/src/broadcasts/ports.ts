@@ -11,7 +11,6 @@
  */
 import type { BroadcastCounts, BroadcastRecord, BroadcastStatus, ContactRecord } from '@petrel/contracts';
 import type { ContactValues, PropertyFallback } from './personalize.js';
-import type { ProtectionCounts } from './protection.js';
 
 /** The editable content of a broadcast (everything the API may set while it is a draft). */
 export type BroadcastContent = Pick<
@@ -148,4 +147,14 @@ export interface BroadcastReader extends BroadcastProtectionPort {
     teamId: string,
     broadcastId: string,
   ): Promise<{ status: BroadcastStatus; content: BroadcastContent } | null>;
+}
+
+/** What the rule reads: counters kept per broadcast (or per team) as the events are recorded. */
+export interface ProtectionCounts {
+  /** Emails handed to a server (or the simulator) successfully: `email.sent`. */
+  sent: number;
+  /** `email.bounced` with `bounce.type` Permanent. */
+  hardBounced: number;
+  /** `email.complained`. */
+  complained: number;
 }

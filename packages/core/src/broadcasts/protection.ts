@@ -16,17 +16,9 @@
  * written with the events (never by scanning the emails).
  */
 
-import type { BroadcastProtectionPort } from './ports.js';
+import type { BroadcastProtectionPort, ProtectionCounts } from './ports.js';
 
-/** What the rule reads: counters kept per broadcast (or per team) as the events are recorded. */
-export interface ProtectionCounts {
-  /** Emails handed to a server (or the simulator) successfully: `email.sent`. */
-  sent: number;
-  /** `email.bounced` with `bounce.type` Permanent. */
-  hardBounced: number;
-  /** `email.complained`. */
-  complained: number;
-}
+export type { ProtectionCounts } from './ports.js';
 
 export interface ProtectionThresholds {
   /** Complaints / sent above which the broadcast pauses (0.003 = 0.3 %). */
