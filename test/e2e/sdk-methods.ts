@@ -101,13 +101,21 @@ export function recordingSdkCalls(resend: Resend, calls: Set<string>, root?: str
   });
 }
 
+/** What the SDK's declarations say a method's answer always has. */
+export interface DeclaredAnswer {
+  /** The fields every answer has. */
+  fields: string[];
+  /** Of those, the ones typed as string literals (`object: 'email'`, a status): their values. */
+  literals: Map<string, (string | null)[]>;
+}
+
 /**
- * For each method path, the fields its answer's `data` always has according to the SDK's type
+ * For each method path, what its answer's `data` always has according to the SDK's type
  * declarations (the non-optional properties common to every variant of the success type; for a
  * method that answers without a request, such as `webhooks.verify`, of what it returns), read with
  * the TypeScript compiler from the declarations the SDK ships.
  */
-export function sdkDeclaredFields(paths: readonly string[]): Map<string, string[]> {
+export function sdkDeclaredFields(paths: readonly string[]): Map<string, DeclaredAnswer> {
   const file = join(process.cwd(), '__sdk_surface__.ts');
   const source = "import type { Resend } from 'resend';\nexport declare const client: Resend;\n";
   const options: ts.CompilerOptions = {
@@ -144,7 +152,18 @@ export function sdkDeclaredFields(paths: readonly string[]): Map<string, string[
           .getPropertiesOfType(t)
           .filter((p) => !(p.flags & ts.SymbolFlags.Optional))
           .map((p) => p.name);
-  const out = new Map<string, string[]>();
+  /** The values a field may take when its type is made of string literals (and null), else null. */
+  const literalValues = (types: readonly ts.Type[], field: string): (string | null)[] | null => {
+    const values = new Set<string | null>();
+    for (const t of types)
+      for (const v of variants(member(t, field))) {
+        if (v.isStringLiteral()) values.add(v.value);
+        else if (v.flags & ts.TypeFlags.Null) values.add(null);
+        else return null;
+      }
+    return [...values];
+  };
+  const out = new Map<string, DeclaredAnswer>();
   for (const path of paths) {
     const method = path.split('.').reduce(member, client);
     const returned = method.getCallSignatures()[0]!.getReturnType();
@@ -160,10 +179,13 @@ export function sdkDeclaredFields(paths: readonly string[]): Map<string, string[
         .map((v) => member(v, 'data'))
         .flatMap(variants)
         .filter((v) => !(v.flags & ts.TypeFlags.Null));
-    out.set(
-      path,
-      types.map(required).reduce((a, b) => a.filter((k) => b.includes(k))),
-    );
+    const fields = types.map(required).reduce((a, b) => a.filter((k) => b.includes(k)));
+    const literals = new Map<string, (string | null)[]>();
+    for (const field of fields) {
+      const values = literalValues(types, field);
+      if (values) literals.set(field, values);
+    }
+    out.set(path, { fields, literals });
   }
   return out;
 }

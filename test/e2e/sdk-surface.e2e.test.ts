@@ -17,7 +17,7 @@ import { email, startStack, type Stack } from './helpers.js';
 import { createTeamResources, type TeamResources } from './team-resources.js';
 import { connectApp, registerApp } from './oauth-flow.js';
 import { INBOUND_DOMAIN } from './scenarios/inbound.js';
-import { SDK_VERSION, sdkDeclaredFields, sdkMethodPaths } from './sdk-methods.js';
+import { SDK_VERSION, sdkDeclaredFields, sdkMethodPaths, type DeclaredAnswer } from './sdk-methods.js';
 
 let stack: Stack;
 let dns: TestDnsServer;
@@ -564,7 +564,7 @@ const pick = (data: unknown, path: string): string =>
 describe('the official resend SDK, every method', () => {
   const methods = sdkMethodPaths();
   /** Per method, the fields its `data` always has by the SDK's declarations. */
-  let declared: Map<string, string[]>;
+  let declared: Map<string, DeclaredAnswer>;
   beforeAll(() => {
     declared = sdkDeclaredFields(methods);
   }, 60_000);
@@ -578,8 +578,11 @@ describe('the official resend SDK, every method', () => {
     expect(methods).not.toContain('contacts.imports.buildColumnMap');
     expect(Object.keys(CALLS).sort()).toEqual(methods);
     // the declarations were read: a get names its fields, a list its page
-    expect(declared.get('emails.get')).toEqual(expect.arrayContaining(['object', 'id', 'last_event']));
-    expect(declared.get('logs.list')).toEqual(expect.arrayContaining(['object', 'data', 'has_more']));
+    expect(declared.get('emails.get')?.fields).toEqual(
+      expect.arrayContaining(['object', 'id', 'last_event']),
+    );
+    expect(declared.get('emails.get')?.literals.get('object')).toEqual(['email']);
+    expect(declared.get('logs.list')?.fields).toEqual(expect.arrayContaining(['object', 'data', 'has_more']));
   });
 
   for (const [path, row] of Object.entries(CALLS))
@@ -587,8 +590,12 @@ describe('the official resend SDK, every method', () => {
       const { data, error } = await row.call();
       expect(error, path).toBeNull();
       expect(data, path).toMatchObject(row.shape);
-      const missing = declared.get(path)!.filter((field) => !(field in (data as object)));
+      const want = declared.get(path)!;
+      const answer = data as Record<string, unknown>;
+      const missing = want.fields.filter((field) => !(field in answer));
       expect(missing, `${path}: fields the SDK declares that the answer lacks`).toEqual([]);
+      for (const [field, values] of want.literals)
+        expect(values, `${path}: ${field} is one of the SDK's values`).toContain(answer[field]);
       if (row.keep) ctx[row.keep[0]] = pick(data, row.keep[1]);
     });
 });
