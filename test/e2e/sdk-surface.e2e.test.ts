@@ -4,7 +4,9 @@
  * and its type declarations) has a row in CALLS, called with real ids created through the SDK
  * (team-resources.ts, plus a sent email with an attachment, a domain another team holds verified
  * for the claim) and answered with `error: null` and data in the shape the SDK's response type
- * declares (its `object` and the fields it names). A method a new SDK version adds has no row and
+ * declares: the row's own expectations, and every field the SDK's declarations say the answer
+ * always has, read with the TypeScript compiler (sdkDeclaredFields), with a field typed as string
+ * literals (`object`, a status) holding one of them. A method a new SDK version adds has no row and
  * fails the first test until one is written. Rows run in order: creates first, removes last, each
  * on a resource of its own.
  */
@@ -36,7 +38,7 @@ beforeAll(async () => {
   res = await createTeamResources(stack, 'sdk');
   // a sent email with an attachment (emails.attachments.*)
   const sent = await r.emails.send({
-    ...(email(2) as { from: string; to: string[]; subject: string; html: string }),
+    ...mail(2),
     attachments: [{ filename: 'a.txt', content: Buffer.from('hello').toString('base64') }],
   });
   expect(sent.error).toBeNull();
