@@ -21,6 +21,12 @@ interface Running {
   exited: Promise<number | null>;
 }
 
+/** The captured messages (the capture server writes each under a hidden name, then renames it). */
+const emlFiles = (dir: string): string[] => readdirSync(dir).filter((f) => f.endsWith('.eml'));
+
+/** Every process started, so a failing test leaves none behind holding its ports. */
+const started: ChildProcess[] = [];
+
 async function startPetrel(): Promise<Running> {
   let out = '';
   const child = spawn(process.execPath, [MAIN], {
@@ -35,6 +41,7 @@ async function startPetrel(): Promise<Running> {
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  started.push(child);
   child.stdout!.on('data', (d) => (out += d));
   child.stderr!.on('data', (d) => (out += d));
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -44,6 +51,8 @@ async function startPetrel(): Promise<Running> {
 }
 
 afterAll(() => {
+  for (const child of started)
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   rmSync(dataDir, { recursive: true, force: true });
 });
 
@@ -72,8 +81,8 @@ describe('npm start (all-in-one process)', () => {
     });
     expect(sent.error).toBeNull();
     const mailDir = join(dataDir, 'mail');
-    await waitUntil(() => existsSync(mailDir) && readdirSync(mailDir).length === 1, { timeoutMs: 15_000 });
-    const eml = readFileSync(join(mailDir, readdirSync(mailDir)[0]!), 'utf8');
+    await waitUntil(() => existsSync(mailDir) && emlFiles(mailDir).length === 1, { timeoutMs: 15_000 });
+    const eml = readFileSync(join(mailDir, emlFiles(mailDir)[0]!), 'utf8');
     expect(eml).toContain(`Message-ID: <${sent.data!.id}@acme.test>`);
     expect(eml).toContain('Subject: Captured');
 
@@ -112,7 +121,7 @@ describe('npm start (all-in-one process)', () => {
     const wanted = new Set(acceptedIds.map((id) => `<${id}@acme.test>`));
     await waitUntil(
       () => {
-        const seen = readdirSync(mailDir).map(
+        const seen = emlFiles(mailDir).map(
           (f) => /Message-ID: (<[^>]+>)/i.exec(readFileSync(join(mailDir, f), 'utf8'))?.[1],
         );
         return [...wanted].every((id) => seen.includes(id));

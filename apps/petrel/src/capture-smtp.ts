@@ -4,7 +4,7 @@
  * at exactly what Petrel sent. Nothing is relayed anywhere.
  */
 import { mkdirSync } from 'node:fs';
-import { writeFile } from 'node:fs/promises';
+import { rename, writeFile } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
@@ -36,7 +36,11 @@ export async function startCaptureSmtp(opts: { dataDir: string; port: number }):
         const name = `${new Date().toISOString().replace(/[:.]/g, '-')}_${mid.replace(/[^\w.@-]/g, '_')}.eml`;
         const rcpt = session.envelope.rcptTo.map((r) => r.address);
         const envelope = `X-Petrel-Envelope-From: ${session.envelope.mailFrom ? session.envelope.mailFrom.address : ''}\r\nX-Petrel-Envelope-To: ${rcpt.join(', ')}\r\n`;
-        writeFile(resolve(dir, name), Buffer.concat([Buffer.from(envelope), raw]))
+        // Written under a hidden name, then renamed: a rename within a directory is atomic
+        // (POSIX rename(2)), so a mail client or `ls` never sees half a message.
+        const path = resolve(dir, name);
+        writeFile(`${resolve(dir, `.${name}`)}.part`, Buffer.concat([Buffer.from(envelope), raw]))
+          .then(() => rename(`${resolve(dir, `.${name}`)}.part`, path))
           .then(() => {
             count += 1;
             callback();
