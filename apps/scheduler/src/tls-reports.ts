@@ -174,11 +174,7 @@ async function runTlsReports(deps: TlsReportsDeps, s: TlsReportsSettings): Promi
   for (const r of run.sent) log().info({ domain: r.domain, rua: r.uris }, 'TLS report sent');
 }
 
-function startTlsReports(
-  deps: TlsReportsDeps,
-  s: TlsReportsSettings,
-  intervalMs: number,
-): IntervalLoop {
+function startTlsReports(deps: TlsReportsDeps, s: TlsReportsSettings, intervalMs: number): IntervalLoop {
   return startIntervalLoop(
     () => runTlsReports(deps, s),
     intervalMs,
