@@ -1088,6 +1088,21 @@ describe('routes served against the document', () => {
     );
   });
 
+  it('serves every operation the document has', () => {
+    const served = new Set(
+      stack.routes.flatMap((r) => {
+        const found = operation(r.method, r.path);
+        return found ? [`${r.method.toUpperCase()} ${found.path}`] : [];
+      }),
+    );
+    const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+      Object.keys(item ?? {})
+        .filter((m) => METHODS.includes(m))
+        .map((m) => `${m.toUpperCase()} ${path}`),
+    );
+    expect(operations.filter((op) => !served.has(op))).toEqual([]);
+  });
+
   it('covered every route it serves that the document has', () => {
     const documented = stack.routes
       .filter((r) => operation(r.method, r.path))
