@@ -747,7 +747,11 @@ export const domainsEnv = {
    */
   DOMAIN_CLAIM_GRACE_S: z.coerce.number().int().min(0).default(86_400),
   DOMAIN_CLAIM_ACTIVITY_WINDOW_S: z.coerce.number().int().min(0).default(86_400),
-  DOMAIN_CLAIM_TTL_S: z.coerce.number().int().min(60).default(7 * 86_400),
+  DOMAIN_CLAIM_TTL_S: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(7 * 86_400),
   /**
    * Host name the domains' MX records point at: the inbound SMTP server (SMTP_INBOUND_PORT on
    * port 25), where bounces to the return-path subdomain and received mail arrive.
