@@ -57,6 +57,9 @@ describe('startSmtpSink', () => {
       to,
       smtpUtf8: false,
       wire: { from: 'hello@petrel.test', to },
+      // the client's address and whether the session used TLS (sending pools, MTA-STS)
+      peer: '127.0.0.1',
+      secure: false,
     });
     expect(message?.parsed.subject).toBe('Grüße ✓');
     expect(message?.parsed.messageId).toBe(info.messageId);
