@@ -6,8 +6,13 @@ bash scripts/ensure-redis.sh
 bash scripts/ensure-chromium.sh
 bash scripts/ensure-promtool.sh
 bash scripts/ensure-deps.sh
-npm run lint
-npm run typecheck
+# lint and typecheck are single-threaded and independent: side by side on two cores
+npm run lint &
+lint=$!
+npm run typecheck &
+typecheck=$!
+wait "$lint"
+wait "$typecheck"
 npx vitest run "$@"
 if [ "${CI:-}" = "true" ]; then
   # The container image built with buildah and run (test/image): minutes of both cores, so in

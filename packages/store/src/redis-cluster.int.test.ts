@@ -139,7 +139,7 @@ describe('closing a cluster client while its slot map is being refreshed', () =>
     const ended = new Promise<'end'>((resolve) => client.once('end', () => resolve('end')));
     client.disconnect();
     (client as unknown as { connectionPool: { reset(n: typeof nodes): void } }).connectionPool.reset(nodes);
-    const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5_000).unref());
+    const stuck = new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 2_000).unref());
     const outcome = await Promise.race([ended, stuck]);
     if (outcome === 'stuck') client.nodes().forEach((n) => n.disconnect());
     return outcome;
@@ -166,7 +166,7 @@ describe('closing a cluster client while its slot map is being refreshed', () =>
       c.disconnect();
       return Promise.race([
         ended,
-        new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 5_000).unref()),
+        new Promise<'stuck'>((resolve) => setTimeout(() => resolve('stuck'), 2_000).unref()),
       ]);
     };
     expect(await ends(closesCleanly(spent(await ready(new Cluster(fx.cluster.nodes)))))).toBe('end');
