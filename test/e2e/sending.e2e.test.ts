@@ -29,9 +29,18 @@ afterAll(async () => {
 
 const toOf = (i: number) => `bulk${i}@example.test`;
 
+/**
+ * An empty sink for the next test's count: the previous test's emails are delivered first (no
+ * pending send job), so none of them can land after the clear and be counted as this test's.
+ */
+async function freshSink(): Promise<void> {
+  await stack.drained();
+  stack.sink.clear();
+}
+
 describe('POST /emails/batch', () => {
   it('delivers a 100-email batch exactly once each, ids mapping to their emails in order', async () => {
-    stack.sink.clear();
+    await freshSink();
     const emails = Array.from({ length: 100 }, (_, i) => ({
       from: 'Acme <news@acme.test>',
       to: toOf(i),
@@ -88,7 +97,7 @@ describe('POST /emails/batch', () => {
   });
 
   it('strict mode: one invalid email rejects the batch and nothing is sent', async () => {
-    stack.sink.clear();
+    await freshSink();
     const { data, error } = await stack.resend.batch.send([
       email(1) as any,
       email(2, { tags: [{ name: 'bad tag!', value: 'x' }] }) as any,
@@ -101,7 +110,7 @@ describe('POST /emails/batch', () => {
   });
 
   it('permissive mode: valid emails accepted, invalid ones reported by index', async () => {
-    stack.sink.clear();
+    await freshSink();
     const { data, error } = await stack.resend.batch.send(
       [email(1) as any, email(2, { to: 'not-an-address' }) as any, email(3) as any],
       { batchValidation: 'permissive' },
@@ -261,7 +270,7 @@ describe('validation rules: a failing case and an at-the-limit passing case each
 
 describe('idempotency', () => {
   it('replays the first response for the same key and body and sends once', async () => {
-    stack.sink.clear();
+    await freshSink();
     const key = `order-${Date.now()}`;
     const batch = [email(1, { to: 'idem1@example.test' }), email(2, { to: 'idem2@example.test' })] as any[];
     const first = await stack.resend.batch.send(batch, { idempotencyKey: key });
@@ -292,7 +301,7 @@ describe('idempotency', () => {
   });
 
   it('12 parallel requests with one key → exactly one send', async () => {
-    stack.sink.clear();
+    await freshSink();
     const key = `parallel-${Date.now()}`;
     const body = email(7, { to: 'parallel@example.test' }) as any;
     const results = await Promise.all(
@@ -377,7 +386,7 @@ describe('SMTP outcomes', () => {
 
 describe('single emails: scheduling', () => {
   it('scheduled then cancelled is never sent', async () => {
-    stack.sink.clear();
+    await freshSink();
     const { data, error } = await stack.resend.emails.send({
       from: 'a@acme.test',
       to: 'later@example.test',
@@ -419,7 +428,7 @@ describe('single emails: scheduling', () => {
   });
 
   it('sends attachments and inline images with a single email', async () => {
-    stack.sink.clear();
+    await freshSink();
     const png = Buffer.from('89504e470d0a1a0a', 'hex');
     const { error, data } = await stack.resend.emails.send({
       from: 'a@acme.test',
