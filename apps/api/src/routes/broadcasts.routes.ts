@@ -30,9 +30,8 @@ import {
 } from '@petrel/core';
 import type { BroadcastsStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
-import { UNPAGED_LIST_MAX } from './contacts.routes.js';
 
 export interface BroadcastRouteDeps extends BroadcastPorts {
   broadcasts: BroadcastsStore;

@@ -13,7 +13,7 @@
  * the properties the contact has a value for (fallbacks apply when rendering, not here).
  */
 import type { Request, RequestHandler } from 'express';
-import { notFound, validationError, type ContactRecord, type SegmentRecord } from '@petrel/contracts';
+import { notFound } from '@petrel/contracts';
 import {
   createContact,
   createContactSchema,
@@ -22,16 +22,10 @@ import {
   type TopicsReader,
 } from '@petrel/core';
 import type { ContactPropertiesStore, ContactsStore, SegmentsStore } from '@petrel/store';
+import { contactListItem, contactWire, segmentListItem } from './contact-wire.js';
 import { parseBody } from './parse-body.js';
-import { pageArray, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, listBody, pageArray, parsePageQuery, queryParam } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
-
-/**
- * Resend's older list endpoints (contacts, segments) return everything when `limit` is
- * omitted; Petrel returns at most this many then (`has_more` tells when there are more, and
- * `after` pages on), so one request never reads an unbounded list.
- */
-export const UNPAGED_LIST_MAX = 10_000;
 
 /** The stores of the audience routes. */
 export interface AudienceStores {
@@ -40,28 +34,6 @@ export interface AudienceStores {
   properties: ContactPropertiesStore;
   topics: TopicsReader;
 }
-
-/** A contact in a list. */
-function contactListItem(c: ContactRecord) {
-  return {
-    id: c.id,
-    email: c.email,
-    first_name: c.first_name,
-    last_name: c.last_name,
-    unsubscribed: c.unsubscribed,
-    created_at: c.created_at,
-  };
-}
-
-/** GET /contacts/:c: properties as `{ key: { type, value } }`. */
-function contactWire(c: ContactRecord) {
-  const properties = Object.fromEntries(
-    Object.entries(c.properties).map(([key, value]) => [key, { type: typeof value, value }]),
-  );
-  return { object: 'contact', ...contactListItem(c), properties };
-}
-
-export const segmentListItem = (s: SegmentRecord) => ({ id: s.id, name: s.name, created_at: s.created_at });
 
 export const contactParam = (req: Request): string => pathParam(req, 'c');
 
@@ -83,9 +55,7 @@ async function sendContactList(
   res: Parameters<RequestHandler>[1],
 ): Promise<void> {
   const page = parsePageQuery(req, UNPAGED_LIST_MAX);
-  const result = await s.contacts.list(teamId, page, segmentId);
-  if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such contact`);
-  res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(contactListItem) });
+  res.json(listBody(await s.contacts.list(teamId, page, segmentId), page, 'contact', contactListItem));
 }
 
 /** GET, PATCH, DELETE of one contact (also mounted under /audiences/:id/contacts). */
@@ -127,10 +97,7 @@ export function createContactHandler(s: AudienceStores, audienceParam?: string):
 export function contactsRoutes(s: AudienceStores): RouteSpec[] {
   const list: RequestHandler = async (req, res) => {
     const teamId = res.locals.auth.teamId;
-    const filter = (req.query as Record<string, unknown>).segment_id;
-    if (filter !== undefined && typeof filter !== 'string') {
-      throw validationError('segment_id: must be given once, as a string');
-    }
+    const filter = queryParam(req, 'segment_id');
     let segmentId: string | undefined;
     if (filter) {
       const segment = await s.segments.get(teamId, filter);

@@ -22,9 +22,8 @@ import {
   type DomainDnsTargets,
 } from '@petrel/core';
 import type { DomainsStore } from '@petrel/store';
-import { UNPAGED_LIST_MAX } from './contacts.routes.js';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface DomainsRouteDeps {

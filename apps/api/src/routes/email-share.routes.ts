@@ -39,8 +39,7 @@ import {
 import { attachmentType } from '@petrel/mailer';
 import type { EmailsStore, InboundStore } from '@petrel/store';
 import { createHash } from 'node:crypto';
-import { UNPAGED_LIST_MAX } from './contacts.routes.js';
-import { pageArray, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, pageArray, parsePageQuery } from './pagination.js';
 import { parseBody } from './parse-body.js';
 import { disposition, safeType } from './receiving.routes.js';
 import { pathParam, type RouteSpec } from './route-table.js';

@@ -1,6 +1,22 @@
 import type { Request } from 'express';
 import { LIMITS, PetrelError } from '@petrel/contracts';
 
+/**
+ * Resend's older list endpoints (contacts, segments) return everything when `limit` is
+ * omitted; Petrel returns at most this many then (`has_more` tells when there are more, and
+ * `after` pages on), so one request never reads an unbounded list.
+ */
+export const UNPAGED_LIST_MAX = 10_000;
+
+/** A query value given at most once, as a string (`?a=1&a=2` and `?a[x]=1` are 422). */
+export function queryParam(req: Request, name: string): string | undefined {
+  const v = (req.query as Record<string, unknown>)[name];
+  if (v === undefined) return undefined;
+  if (typeof v !== 'string')
+    throw new PetrelError('validation_error', `${name}: must be given once, as a string`);
+  return v;
+}
+
 export interface PageQuery {
   limit: number;
   after?: string;
@@ -9,17 +25,9 @@ export interface PageQuery {
 
 /** Parse `limit`, `after`, `before` (Resend's cursor pagination): limit 1–100, one cursor; else 422. */
 export function parsePageQuery(req: Request, defaultLimit: number = LIMITS.paginationDefault): PageQuery {
-  const q = req.query as Record<string, unknown>;
-  const one = (name: string): string | undefined => {
-    const v = q[name];
-    if (v === undefined) return undefined;
-    if (typeof v !== 'string')
-      throw new PetrelError('validation_error', `${name}: must be given once, as a string`);
-    return v;
-  };
-  const limitRaw = one('limit');
-  const after = one('after');
-  const before = one('before');
+  const limitRaw = queryParam(req, 'limit');
+  const after = queryParam(req, 'after');
+  const before = queryParam(req, 'before');
   let limit = defaultLimit;
   if (limitRaw !== undefined) {
     if (!/^\d+$/.test(limitRaw) || Number(limitRaw) < 1 || Number(limitRaw) > LIMITS.paginationMax) {
@@ -56,4 +64,19 @@ export function pageArray<T extends { id: string }>(
   const data = items.slice(start, Math.min(end, start + q.limit));
   const has_more = q.before ? start > 0 : start + q.limit < end;
   return { data, has_more };
+}
+
+/**
+ * A store's page as Resend's list object, each item through `wire`; a store answers null when
+ * the cursor names nothing, which is a 422 naming the cursor and `what` it should have named.
+ */
+export function listBody<T, W = T>(
+  result: { items: T[]; hasMore: boolean } | null,
+  page: PageQuery,
+  what: string,
+  wire: (item: T) => W = (item) => item as unknown as W,
+): { object: 'list'; has_more: boolean; data: W[] } {
+  if (!result)
+    throw new PetrelError('validation_error', `${page.after ? 'after' : 'before'}: no such ${what}`);
+  return { object: 'list', has_more: result.hasMore, data: result.items.map((item) => wire(item)) };
 }

@@ -30,8 +30,7 @@ import {
   verifyDownloadToken,
 } from '@petrel/core';
 import type { InboundStore } from '@petrel/store';
-import { UNPAGED_LIST_MAX } from './contacts.routes.js';
-import { pageArray, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, pageArray, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface ReceivingDeps {

@@ -8,14 +8,10 @@ import type { RequestHandler } from 'express';
 import { notFound, validationError, type SegmentRecord } from '@petrel/contracts';
 import { segmentSchema } from '@petrel/core';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
-import {
-  UNPAGED_LIST_MAX,
-  segmentListItem,
-  segmentMembersHandler,
-  type AudienceStores,
-} from './contacts.routes.js';
+import { segmentListItem } from './contact-wire.js';
+import { segmentMembersHandler, type AudienceStores } from './contacts.routes.js';
 
 /**
  * The segment CRUD under `base`, answering with `object` (`segment`, or `audience` for the
