@@ -1,6 +1,8 @@
 import {
   automationEnv,
+  broadcastLaneYieldEnv,
   broadcastProtectionEnv,
+  softBounceEnv,
   dataEnv,
   deliveryEnv,
   directCareEnv,
@@ -32,6 +34,8 @@ export const workerConfigShape = {
   ...workerEnv,
   // the thresholds that pause a broadcast, and how long its held emails wait
   ...broadcastProtectionEnv,
+  // how many soft-bounced emails in a row, over how many days, suppress an address
+  ...softBounceEnv,
   ...dataEnv,
   ...linksEnv,
   ...automationEnv,
@@ -46,6 +50,8 @@ export const workerConfigShape = {
    * the other lane (bench phase `lanes`). Raise it for a slow relay, where each send mostly waits.
    */
   WORKER_BROADCAST_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(20),
+  // ...which it lowers at run time while transactional jobs wait (lane-yield.ts)
+  ...broadcastLaneYieldEnv,
 };
 
 export type WorkerConfig = ReturnType<typeof loadWorkerConfig>;

@@ -4,6 +4,7 @@
  * running core's deliver-email use-case over its lane's SMTP sender. Retries use the `smtp-retry`
  * backoff strategy: the configured ladder with jitter, honouring "try again in N seconds" hints.
  */
+import { broadcastLaneYieldRule } from '@petrel/config';
 import type { DeliverStage } from '@petrel/core';
 import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
 import { createSendWorkers, type QueueConnection, type Worker } from '@petrel/queue';
@@ -13,8 +14,15 @@ import type { LaneIndependentDeliverDeps } from './delivery-ports.js';
 import { deliverEmailProcessor } from './deliver-email.processor.js';
 import { deliverObserver } from './deliver-observer.js';
 import { SoftFailError } from './job-result.js';
+import { startBroadcastLaneYield } from './lane-yield.js';
 import { smtpRetryBackoff } from './retry-backoff.js';
 import type { LaneSenders } from './senders.js';
+
+export interface SendLanes {
+  workers: Worker<SendJob>[];
+  /** Stops the broadcast lane's yield, then closes the workers (in-flight sends finish). */
+  close(): Promise<void>;
+}
 
 export function startSendLanes(
   config: WorkerConfig,
@@ -25,12 +33,14 @@ export function startSendLanes(
     connection: QueueConnection;
     prefix: string;
     stages: readonly DeliverStage[] | undefined;
+    /** The transactional lane's jobs waiting and running (SendQueues.busy('send')). */
+    pressure: () => Promise<number>;
   },
-): Worker<SendJob>[] {
+): SendLanes {
   // Every process consumes every shard. createSendWorkers splits WORKER_CONCURRENCY over a lane's
   // queues, so a process still runs at most that many jobs of a lane at once, and
   // WORKER_SEND_RATE likewise, so it stays the lane's rate across processes.
-  const workers = SEND_LANES.flatMap((lane) => {
+  const byLane = SEND_LANES.map((lane) => {
     // Metrics name the lane's queues by their base name, whatever the shards.
     const queue = LANE_QUEUE[lane];
     zeroSeries(metrics.jobsProcessed(), { queue: [queue], result: ['completed', 'stalled'] });
@@ -67,10 +77,20 @@ export function startSendLanes(
       return w;
     });
   });
+  const workers = byLane.flat();
+  // While transactional jobs wait, the broadcast lane runs fewer jobs at once (lane-yield.ts).
+  const laneYield = startBroadcastLaneYield({
+    rule: broadcastLaneYieldRule(config),
+    workers: byLane[SEND_LANES.indexOf('broadcast')]!,
+    fullConcurrency: config.WORKER_BROADCAST_CONCURRENCY,
+    pressure: deps.pressure,
+    intervalMs: config.WORKER_BROADCAST_YIELD_INTERVAL_MS,
+  });
   log().info(
     {
       concurrency: config.WORKER_CONCURRENCY,
       broadcastConcurrency: config.WORKER_BROADCAST_CONCURRENCY,
+      broadcastYield: config.WORKER_BROADCAST_YIELD,
       delivery: config.DELIVERY_MODE,
       // relay: connections per lane; direct: the ceiling per MX host
       pool: config.DELIVERY_MODE === 'relay' ? config.SMTP_POOL_SIZE : config.DIRECT_MAX_CONNECTIONS_PER_HOST,
@@ -80,5 +100,11 @@ export function startSendLanes(
     },
     'send workers started',
   );
-  return workers;
+  return {
+    workers,
+    async close() {
+      await laneYield.stop();
+      await Promise.all(workers.map((w) => w.close()));
+    },
+  };
 }

@@ -40,13 +40,15 @@ export async function startWorker(
   // Relay: one SMTP pool per lane; direct: one MX sender shared by the lanes (senders.ts).
   const senders = createLaneSenders(config, { redis: rt.redis, keys: rt.keys });
   const schedule = retrySchedule(config.RETRY_SCHEDULE_S);
-  const workers = startSendLanes(config, {
+  const lanes = startSendLanes(config, {
     ports: await deliveryPorts(config, rt, schedule.length),
     senders,
     schedule,
     connection: rt.connection('bull'),
     prefix: rt.keys.bullPrefix(),
     stages: ext.stages,
+    // the reading the broadcast fan-out paces itself by: the broadcast lane yields by it too
+    pressure: () => rt.queues.send.busy('send'),
   });
   const imports = startContactImports(config, rt);
   // Automation runs: their own queue, AUTOMATION_CONCURRENCY jobs at a time (automation-engine.ts).
@@ -55,17 +57,12 @@ export async function startWorker(
   const agent = await startInboxAgent(config, rt);
 
   return {
-    workers,
+    workers: lanes.workers,
     ready: () => rt.ready(),
     async close() {
       // Stop taking jobs and let in-flight sends finish (a running import stops at its next
       // checkpoint), then close the transport and Redis.
-      await Promise.all([
-        ...workers.map((w) => w.close()),
-        imports.close(),
-        automations.close(),
-        agent?.close(),
-      ]);
+      await Promise.all([lanes.close(), imports.close(), automations.close(), agent?.close()]);
       await Promise.all(senders.all.map((s) => s.close()));
       await release();
     },

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import {
   ConfigError,
+  broadcastLaneYieldEnv,
+  broadcastLaneYieldRule,
   httpServerEnv,
   inboxAgentEndpoint,
   inboxAgentEnv,
@@ -164,5 +166,25 @@ describe('the inbox agent endpoint', () => {
       /INBOX_AGENT_MODEL: required when INBOX_AGENT_URL is set/,
     );
     expect(() => agent({ INBOX_AGENT_URL: 'not a url', INBOX_AGENT_MODEL: 'm' })).toThrow(/INBOX_AGENT_URL/);
+  });
+});
+
+describe('the broadcast lane yield (WORKER_BROADCAST_YIELD_*)', () => {
+  const yieldConfig = (env: Record<string, string>) => loadConfig(broadcastLaneYieldEnv, env);
+
+  it('is on by default with the documented thresholds, floor and interval', () => {
+    const c = yieldConfig({});
+    expect(broadcastLaneYieldRule(c)).toEqual({ idleAt: 0, busyAt: 10, minConcurrency: 1 });
+    expect(c.WORKER_BROADCAST_YIELD_INTERVAL_MS).toBe(100);
+  });
+
+  it('WORKER_BROADCAST_YIELD=false: no rule, the lane keeps its concurrency', () => {
+    expect(broadcastLaneYieldRule(yieldConfig({ WORKER_BROADCAST_YIELD: 'false' }))).toBeUndefined();
+  });
+
+  it('refuses a floor of 0 (a broadcast never stops), naming the setting', () => {
+    expect(() => yieldConfig({ WORKER_BROADCAST_MIN_CONCURRENCY: '0' })).toThrow(
+      /WORKER_BROADCAST_MIN_CONCURRENCY/,
+    );
   });
 });

@@ -433,6 +433,21 @@ export const broadcastProtectionEnv = {
   BROADCAST_HOLD_RECHECK_MS: z.coerce.number().int().min(100).optional(),
 };
 
+/**
+ * Soft-bounce suppression (core deliver/soft-bounces.ts; docs/operations.md, "Soft-bounce
+ * suppression"): an address whose emails end in a final soft bounce (a Temporary bounce once the
+ * retry ladder is spent, or a 4xx for it while the others got the message)
+ * `SOFT_BOUNCE_SUPPRESS_EMAILS` times in a row, the first at least `SOFT_BOUNCE_SUPPRESS_DAYS`
+ * days before the latest, joins the team's suppression list (origin `bounce`). A delivery to it
+ * ends the streak.
+ */
+export const softBounceEnv = {
+  /** Emails in a row that must soft-bounce; 0 switches the rule off. */
+  SOFT_BOUNCE_SUPPRESS_EMAILS: z.coerce.number().int().min(0).max(1000).default(3),
+  /** Days from the streak's first soft bounce to its latest before it suppresses (0: any). */
+  SOFT_BOUNCE_SUPPRESS_DAYS: z.coerce.number().min(0).max(365).default(2),
+};
+
 /** The automation engine (steps of automation runs, in the worker processes). */
 export const automationEnv = {
   /**
@@ -624,6 +639,42 @@ export function fanoutPaceRule(config: {
     busyAt: config.FANOUT_PACE_BUSY_AT,
     minPageSize: config.FANOUT_PACE_MIN_PAGE_SIZE,
     maxDelayMs: config.FANOUT_PACE_MAX_DELAY_MS,
+  };
+}
+
+/**
+ * The broadcast lane yields to transactional mail (the worker; core broadcasts/lane-yield.ts and
+ * docs/operations.md, "Broadcast fan-out pacing"): every WORKER_BROADCAST_YIELD_INTERVAL_MS each
+ * worker process reads the transactional lane's jobs waiting and running and, above
+ * WORKER_BROADCAST_YIELD_IDLE_AT, runs fewer broadcast jobs at once — down to
+ * WORKER_BROADCAST_MIN_CONCURRENCY at WORKER_BROADCAST_YIELD_BUSY_AT jobs — so a broadcast's
+ * sends leave the CPU to password resets; WORKER_BROADCAST_CONCURRENCY again once the lane drains.
+ */
+export const broadcastLaneYieldEnv = {
+  /** false: the broadcast lane always runs WORKER_BROADCAST_CONCURRENCY jobs at once. */
+  WORKER_BROADCAST_YIELD: boolEnv.default(true),
+  /** Transactional jobs (waiting + running) at or below which the broadcast lane runs in full. */
+  WORKER_BROADCAST_YIELD_IDLE_AT: z.coerce.number().int().min(0).default(0),
+  /** Transactional jobs at or above which the broadcast lane runs its floor (above the idle level). */
+  WORKER_BROADCAST_YIELD_BUSY_AT: z.coerce.number().int().min(1).default(10),
+  /** The broadcast lane's jobs at once per process at the busy level: at least 1, never a stop. */
+  WORKER_BROADCAST_MIN_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(1),
+  /** How often a worker process reads the transactional lane (one count per shard), in ms. */
+  WORKER_BROADCAST_YIELD_INTERVAL_MS: z.coerce.number().int().min(10).max(60_000).default(100),
+};
+
+/** The yield rule of WORKER_BROADCAST_YIELD_*, or undefined with WORKER_BROADCAST_YIELD=false. */
+export function broadcastLaneYieldRule(config: {
+  WORKER_BROADCAST_YIELD: boolean;
+  WORKER_BROADCAST_YIELD_IDLE_AT: number;
+  WORKER_BROADCAST_YIELD_BUSY_AT: number;
+  WORKER_BROADCAST_MIN_CONCURRENCY: number;
+}): { idleAt: number; busyAt: number; minConcurrency: number } | undefined {
+  if (!config.WORKER_BROADCAST_YIELD) return undefined;
+  return {
+    idleAt: config.WORKER_BROADCAST_YIELD_IDLE_AT,
+    busyAt: config.WORKER_BROADCAST_YIELD_BUSY_AT,
+    minConcurrency: config.WORKER_BROADCAST_MIN_CONCURRENCY,
   };
 }
 

@@ -352,6 +352,14 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  broadcastLaneConcurrency: once(
+    () =>
+      new client.Gauge({
+        name: 'petrel_broadcast_lane_concurrency',
+        help: 'Broadcast-lane jobs this worker process runs at once now: WORKER_BROADCAST_CONCURRENCY, lower while transactional jobs wait',
+        registers: [registry],
+      }),
+  ),
 };
 
 type LabelValues = Readonly<Record<string, readonly string[]>>;

@@ -299,4 +299,19 @@ export function createSendWorkers(
   );
 }
 
+/**
+ * Sets the concurrency of one lane's workers in a process (those createSendWorkers made) to
+ * `concurrency` in all, split over them as createSendWorkers split it (at least 1 each); returns
+ * what they run at once now. BullMQ reads `Worker.concurrency` before it fetches each job, so a
+ * lower value takes effect as running jobs finish (none is interrupted) and a higher one at the
+ * next fetch (https://docs.bullmq.io/guide/workers/concurrency).
+ */
+export function setLaneConcurrency(workers: readonly Worker<SendJob>[], concurrency: number): number {
+  const split = splitEvenly(concurrency, workers.length);
+  workers.forEach((w, i) => {
+    if (w.concurrency !== split[i]) w.concurrency = split[i]!;
+  });
+  return split.reduce((a, b) => a + b, 0);
+}
+
 export { Job, Worker, UnrecoverableError } from 'bullmq';

@@ -1,6 +1,7 @@
 export * from './ports.js';
 export * from './fanout.js';
 export * from './pacing.js';
+export * from './lane-yield.js';
 export * from './personalize.js';
 export * from './schemas.js';
 export * from './use-cases.js';

@@ -37,14 +37,23 @@ export interface FanoutPace {
   delayMs: number;
 }
 
+/**
+ * How far `pressure` transactional jobs are from `idleAt` (0) to `busyAt` (1), clamped to
+ * [0, 1]: the one reading of the lane's pressure that the fan-out's pace and the broadcast
+ * lane's concurrency (lane-yield.ts) both scale by.
+ */
+export function pressureShare(pressure: number, idleAt: number, busyAt: number): number {
+  const span = Math.max(1, busyAt - idleAt);
+  // a NaN or negative reading (a counter not there yet) is an idle lane, never a stop
+  const load = !Number.isNaN(pressure) && pressure > idleAt ? pressure - idleAt : 0;
+  return Math.min(1, load / span);
+}
+
 /** The pace of the next page for `pressure` transactional jobs waiting or running. */
 export function fanoutPace(pressure: number, rule: FanoutPaceRule, fullPageSize: number): FanoutPace {
   const full = Math.max(1, fullPageSize);
   const min = Math.min(full, Math.max(1, rule.minPageSize));
-  const span = Math.max(1, rule.busyAt - rule.idleAt);
-  // a NaN or negative reading (a counter not there yet) is an idle lane, never a stop
-  const load = Number.isFinite(pressure) && pressure > rule.idleAt ? pressure - rule.idleAt : 0;
-  const f = Math.min(1, load / span);
+  const f = pressureShare(pressure, rule.idleAt, rule.busyAt);
   if (f === 0) return { state: 'full', pressure, pageSize: full, delayMs: 0 };
   return {
     state: 'paced',
