@@ -58,6 +58,11 @@ export async function deliveryPorts(
     // read only for broadcast emails: a plain send makes no extra round trip
     broadcasts: s.broadcasts,
     protection: broadcastProtection(config),
+    // SOFT_BOUNCE_SUPPRESS_EMAILS=0: the stage reads and writes no streak
+    softBounces: {
+      settings: { emails: config.SOFT_BOUNCE_SUPPRESS_EMAILS, days: config.SOFT_BOUNCE_SUPPRESS_DAYS },
+      streaks: s.softBounces,
+    },
     contacts: s.contacts,
     contactProperties: s.contactProperties,
     // the team's tracking switches cached a few seconds (read for every email)

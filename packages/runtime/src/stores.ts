@@ -37,6 +37,7 @@ import {
   SegmentMembersStore,
   SegmentsStore,
   SentEmailsLocator,
+  SoftBounceStore,
   SuppressionsStore,
   TeamSettingsStore,
   TemplatesStore,
@@ -118,6 +119,7 @@ export const STORES = {
   segmentMembers: (c: StoreContext) => new SegmentMembersStore(c.redis, c.keys),
   segments: (c: StoreContext) => new SegmentsStore(c.redis, c.keys),
   sentEmails: (c: StoreContext) => new SentEmailsLocator(c.redis, c.keys, emailsOf(c)),
+  softBounces: (c: StoreContext) => new SoftBounceStore(c.redis, c.keys),
   suppressions: (c: StoreContext) => new SuppressionsStore(c.redis, c.keys),
   teamSettings: (c: StoreContext) => new TeamSettingsStore(c.redis, c.keys),
   // versions of a deleted template stay readable as long as an email that pinned one can exist

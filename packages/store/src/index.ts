@@ -45,5 +45,6 @@ export * from './inboxes.content.js';
 export * from './oauth.store.js';
 export * from './tls-rpt.store.js';
 export * from './warmup.store.js';
+export { SoftBounceStore } from './soft-bounces.store.js';
 export * from './request-logs.store.js';
 export * from './usage.store.js';

@@ -208,6 +208,13 @@ export class Keys {
   suppressionByEmail(teamId: string): string {
     return `${this.prefix}:{${teamId}}:suppression-by-email`;
   }
+  /**
+   * An address's soft-bounce streak (hash: `n` emails, `first` ms, `last` email id; core
+   * deliver/soft-bounces.ts), in its team's slot; expires a while after its latest soft bounce.
+   */
+  softBounceStreak(teamId: string, mailbox: string): string {
+    return `${this.prefix}:{${teamId}}:soft-bounce:${mailbox}`;
+  }
   /** Contact import record (hash: status, counts, options, progress). */
   contactImport(teamId: string, importId: string): string {
     return `${this.prefix}:{${teamId}}:contact-import:${importId}`;

@@ -29,6 +29,7 @@ import type { DomainStoreCommands } from './domains.scripts.js';
 import type { CustomEventStoreCommands } from './custom-events.scripts.js';
 import type { RateLimitStoreCommands } from './rate-limit.scripts.js';
 import type { WatchdogStoreCommands } from './watchdog.scripts.js';
+import type { SoftBounceStoreCommands } from './soft-bounces.scripts.js';
 import type { InboxStoreCommands } from './inboxes.scripts.js';
 import type { RequestLogStoreCommands } from './request-logs.scripts.js';
 import type { OAuthStoreCommands } from './oauth.scripts.js';
@@ -70,6 +71,7 @@ export interface StoreCommands
     InboundStoreCommands,
     RateLimitStoreCommands,
     WatchdogStoreCommands,
+    SoftBounceStoreCommands,
     InboxStoreCommands,
     RequestLogStoreCommands,
     OAuthStoreCommands {

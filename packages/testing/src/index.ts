@@ -63,6 +63,7 @@ export * from './memory/contact-imports.js';
 export * from './memory/topics.js';
 export * from './memory/suppressions.js';
 export * from './memory/recipient-states.js';
+export * from './memory/soft-bounces.js';
 export * from './memory/contacts.js';
 export * from './memory/fanout.js';
 export * from './memory/broadcasts.js';

@@ -40,6 +40,7 @@ describe('deliverEmail', () => {
       'sign',
       'send',
       'record-and-publish',
+      'soft-bounces',
     ]);
   });
 
@@ -53,6 +54,7 @@ describe('deliverEmail', () => {
       'build-mime': ['messages'],
       simulate: ['simulated'],
       send: ['result'],
+      'record-and-publish': ['outcome'],
     };
     const known = new Set<string>();
     for (const stage of DELIVERY_STAGES) {

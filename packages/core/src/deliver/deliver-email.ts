@@ -17,13 +17,15 @@ import { resolveContent } from './stages/resolve-content.js';
 import { send } from './stages/send.js';
 import { sign } from './stages/sign.js';
 import { simulate } from './stages/simulate.js';
+import { softBounces } from './stages/soft-bounces.js';
 import { track } from './stages/track.js';
 
 /**
  * The delivery pipeline, in order; a feature grows it by one stage:
  * topic and suppression decisions refine decide-recipients' list, unsubscribe and tracking
  * headers join decorate, the test addresses are answered by `simulate` (stages/simulate.ts), DKIM
- * is the `sign` stage between build-mime and send (stages/sign.ts).
+ * is the `sign` stage between build-mime and send (stages/sign.ts); what follows from a recorded
+ * outcome runs after record-and-publish (soft-bounce streaks: stages/soft-bounces.ts).
  */
 export const DELIVERY_STAGES: readonly DeliverStage[] = [
   resolveContent,
@@ -36,6 +38,7 @@ export const DELIVERY_STAGES: readonly DeliverStage[] = [
   sign,
   send,
   recordAndPublish,
+  softBounces,
 ];
 
 /** Statuses from which a send may (still) happen. */
@@ -65,6 +68,8 @@ export async function deliverEmail(
     const outcome = await stage.run(ctx as Parameters<typeof stage.run>[0], deps);
     if (outcome) return observed(deps, outcome, email);
   }
+  // record-and-publish leaves the recorded outcome for the stages after it (soft-bounces)
+  if (ctx.outcome) return observed(deps, ctx.outcome, email);
   throw new Error('the delivery stages ended without an outcome');
 }
 

@@ -30,3 +30,15 @@ export {
 } from './retry-policy.js';
 export type { RetryDelayOptions } from './retry-policy.js';
 export * from './verp.js';
+export {
+  DEFAULT_SOFT_BOUNCE_SETTINGS,
+  softBounceFacts,
+  softBounceStreakTtlMs,
+  softBounceSuppresses,
+} from './soft-bounces.js';
+export type {
+  SoftBounceFacts,
+  SoftBounceSettings,
+  SoftBounceStreak,
+  SoftBounceStreaks,
+} from './soft-bounces.js';

@@ -15,7 +15,8 @@ export type DeliverStageName =
   | 'sign'
   | 'simulate'
   | 'send'
-  | 'record-and-publish';
+  | 'record-and-publish'
+  | 'soft-bounces';
 
 export type DeliverOutcome =
   /** The record expired or was deleted: nothing to send. */

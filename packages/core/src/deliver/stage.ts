@@ -15,6 +15,7 @@ import type {
 } from './ports.js';
 import type { EmailToDeliver } from '../emails/record.js';
 import type { BroadcastProtectionSettings } from '../broadcasts/protection.js';
+import type { SoftBounceSettings, SoftBounceStreaks } from './soft-bounces.js';
 
 /** What the stages produce, in pipeline order. */
 export interface DeliveryProducts {
@@ -45,6 +46,11 @@ export interface DeliveryProducts {
   simulated: SimulatedRecipient[];
   /** send: what the SMTP server said. */
   result: SendResult;
+  /**
+   * record-and-publish: the outcome it recorded. The stages after it carry out what follows from
+   * a recorded outcome (soft-bounces) and never change it; the pipeline ends with it.
+   */
+  outcome: Extract<DeliverOutcome, { kind: 'delivered' | 'delayed' | 'bounced' }>;
 }
 
 /** A test address answered by the simulate stage instead of an SMTP server. */
@@ -88,6 +94,11 @@ export interface DeliverDeps extends DeliverPorts {
    * (BROADCAST_PROTECTION_*, BROADCAST_HOLD_RECHECK_MS); default the documented defaults.
    */
   protection?: BroadcastProtectionSettings | undefined;
+  /**
+   * Soft-bounce suppression (soft-bounces.ts): the rule's settings and where the streaks are
+   * kept (SOFT_BOUNCE_SUPPRESS_*); absent or `emails: 0`, no streak is read or written.
+   */
+  softBounces?: { settings: SoftBounceSettings; streaks: SoftBounceStreaks } | undefined;
 }
 
 /** The context as a stage needing `K` sees it: those products are there. */

@@ -86,7 +86,9 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
         deps.observer.onSideEffectError(`broadcast protection ${email.broadcastId}`, err);
       }
     }
-    return decision.outcome;
+    // the stages after this one act on the recorded outcome; the pipeline ends with it
+    ctx.outcome = decision.outcome;
+    return undefined;
   },
 };
 
