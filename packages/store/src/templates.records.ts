@@ -53,7 +53,7 @@ export interface TemplatePatch {
 export type CreateTemplateResult =
   { ok: true; id: string; versionId: string } | { ok: false; reason: 'alias_taken' };
 export type UpdateTemplateResult =
-  | { ok: true; id: string; versionId: string; version: 'new' | 'in_place' | 'unchanged' }
+  | { ok: true; id: string; versionId: string; version: 'new' | 'unchanged' }
   | { ok: false; reason: 'not_found' | 'alias_taken' };
 export type PublishTemplateResult =
   { ok: true; versionId: string } | { ok: false; reason: 'not_found' | 'changed' };
@@ -117,18 +117,6 @@ export function mergeContent(current: TemplateContent, patch: TemplatePatch, now
         ? current.variables
         : variableRecords(patch.variables ?? [], current.variables, now),
   };
-}
-
-export function sameContent(a: TemplateContent, b: TemplateContent): boolean {
-  const strip = (vars: TemplateVariableRecord[]) => vars.map((v) => [v.key, v.type, v.fallback_value]);
-  return (
-    a.from === b.from &&
-    a.subject === b.subject &&
-    a.html === b.html &&
-    a.text === b.text &&
-    JSON.stringify(a.reply_to) === JSON.stringify(b.reply_to) &&
-    JSON.stringify(strip(a.variables)) === JSON.stringify(strip(b.variables))
-  );
 }
 
 export function toMeta(r: Record<string, string>): TemplateMeta {

@@ -102,13 +102,18 @@ describe('TemplatesStore', () => {
     expect((await store.list(t, { limit: 100 }))?.items).toHaveLength(1);
   });
 
-  it('edits a draft in place, then versions edits of a published template', async () => {
+  it('gives every content edit a new version, drops replaced drafts, keeps published versions', async () => {
     const t = team();
     const id = await created(t);
-    const v1 = (await store.get(t, id))!.template.current_version_id;
+    const v0 = (await store.get(t, id))!.template.current_version_id;
 
     const edit = await store.update(t, id, { html: '<p>Hey {{{NAME}}}</p>' });
-    expect(edit).toEqual({ ok: true, id, versionId: v1, version: 'in_place' });
+    expect(edit).toMatchObject({ ok: true, id, version: 'new' });
+    const v1 = edit.ok ? edit.versionId : '';
+    expect(v1).not.toBe(v0);
+    // The replaced draft was never published, so no email can pin it: it is gone.
+    expect(await store.getVersion(t, id, v0)).toBeNull();
+    expect(await redis.hget(keys.template(t, id), 'versions')).toBe(v1);
 
     expect(await store.publish(t, id, v1)).toEqual({ ok: true, versionId: v1 });
     let meta = (await store.get(t, id))!.template;
@@ -129,13 +134,18 @@ describe('TemplatesStore', () => {
     const published = await store.getPublished(t, id);
     expect(published.ok && published.compiled.version.subject).toBe('Hi {{{NAME}}}');
 
-    // A second edit of the unpublished v2 stays in v2.
+    // A second edit of the unpublished v2 replaces it with v3; the published v1 stays.
     const edit3 = await store.update(t, id, { text: 'plain {{{NAME}}}' });
-    expect(edit3).toEqual({ ok: true, id, versionId: v2, version: 'in_place' });
+    expect(edit3).toMatchObject({ ok: true, id, version: 'new' });
+    const v3 = edit3.ok ? edit3.versionId : '';
+    expect(v3).not.toBe(v2);
+    expect(await store.getVersion(t, id, v2)).toBeNull();
+    expect(await redis.hget(keys.template(t, id), 'versions')).toBe(`${v1} ${v3}`);
+    expect(await store.publish(t, id, v2)).toEqual({ ok: false, reason: 'changed' });
 
-    expect(await store.publish(t, id, v2)).toEqual({ ok: true, versionId: v2 });
+    expect(await store.publish(t, id, v3)).toEqual({ ok: true, versionId: v3 });
     const after = await store.getPublished(t, id);
-    expect(after.ok && after.compiled.version).toMatchObject({ id: v2, text: 'plain {{{NAME}}}' });
+    expect(after.ok && after.compiled.version).toMatchObject({ id: v3, text: 'plain {{{NAME}}}' });
     // The old published version stays readable (emails may pin it).
     expect((await store.getVersion(t, id, v1))?.subject).toBe('Hi {{{NAME}}}');
     meta = (await store.getMeta(t, id))!;

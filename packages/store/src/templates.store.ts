@@ -7,11 +7,14 @@
  * `template:<id>:version:<vid>` holds one version's content (from, subject, reply_to, html, text,
  * variables). A field that is absent from a version hash is `null`.
  *
- * Versioning: a version that has ever been published is never written again, so a published
- * version id names the same content for as long as it exists (accepted emails pin it, and the
- * compiled cache below relies on it). Editing the content of a template whose current version is
- * published writes a new version (`has_unpublished_versions`); editing an unpublished draft
- * rewrites that draft in place. Publishing promotes the current version.
+ * Versioning: a version hash is never written again, so a version id names the same content for
+ * as long as it exists (accepted emails pin published ones, the compiled cache below relies on
+ * it, and core's publishTemplate publishes the version id it checked: an edit between its check
+ * and its publish must change the id, or the publish would go out unchecked). Every edit of the
+ * content writes a new version and makes it current (`has_unpublished_versions`); an edit of a
+ * draft that was never published also deletes that draft (no email can have pinned it). An
+ * update that changes no content (a rename, an alias) keeps the current version. Publishing
+ * promotes the current version.
  *
  * Every write is one Lua script guarded by the template's `rev` counter (optimistic concurrency:
  * read, compute, write-if-unchanged, retry), and alias uniqueness is decided inside the same
@@ -23,13 +26,12 @@
  */
 import type { RedisClient } from './redis.js';
 import { LRUCache } from 'lru-cache';
-import { UUID_RE, newId, parseTemplate, type NewTemplateContent } from '@petrel/core';
+import { UUID_RE, newId, parseTemplate, sameTemplateContent, type NewTemplateContent } from '@petrel/core';
 import { Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
 import {
   mergeContent,
   pairs,
-  sameContent,
   toMeta,
   toVersion,
   variableRecords,
@@ -227,7 +229,7 @@ export class TemplatesStore {
       if (!current) return { ok: false, reason: 'not_found' };
       const iso = now.toISOString();
       const next = mergeContent(current, patch, iso);
-      const changed = !sameContent(current, next);
+      const changed = !sameTemplateContent(current, next);
       const newVersionId = newId(now.getTime());
       const templateFields = pairs({
         updated_at: iso,
@@ -252,7 +254,7 @@ export class TemplatesStore {
       if (res === 'retry') continue;
       if (res === 'missing') return { ok: false, reason: 'not_found' };
       if (res === 'alias_taken') return { ok: false, reason: 'alias_taken' };
-      const version = res as 'new' | 'in_place' | 'unchanged';
+      const version = res as 'new' | 'unchanged';
       return { ok: true, id, versionId: version === 'new' ? newVersionId : meta.current_version_id, version };
     }
     throw new Error(`template ${id}: too many concurrent updates`);

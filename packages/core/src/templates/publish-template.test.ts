@@ -67,7 +67,10 @@ describe('publishTemplate', () => {
 
   it(`gives up with a 409 after ${PUBLISH_ATTEMPTS} concurrent edits in a row`, async () => {
     const { templates, id, ports } = await setup();
-    templates.beforePublish = () => void templates.update('team', id, { name: 'edited' });
+    // A content edit each time: a rename alone keeps the version and would not conflict.
+    let edits = 0;
+    templates.beforePublish = () =>
+      void templates.update('team', id, { html: `<p>{{{NAME}}} ${++edits}</p>` });
     await expect(publishTemplate({ teamId: 'team', idOrAlias: id }, ports)).rejects.toMatchObject({
       statusCode: 409,
       errorName: 'conflict',

@@ -89,6 +89,27 @@ export function describeTemplatesContract(name: string, makePort: MakePort<Templ
       expect(await port.publish(other, id, v2)).toEqual({ ok: false, reason: 'not_found' });
     });
 
+    it('publish is optimistic on drafts too: an edit of a never-published draft makes a new current version, and publishing the one read before the edit is `changed`', async () => {
+      const { port, team } = setup();
+      const id = await created(port, team, content());
+      const read = (await port.get(team, id))!.template.current_version_id;
+      expect(await port.update(team, id, { html: '<p>Edited {{{NAME}}}</p>' })).toMatchObject({ ok: true });
+      const edited = (await port.get(team, id))!.template.current_version_id;
+      expect(edited).not.toBe(read);
+      expect(await port.publish(team, id, read)).toEqual({ ok: false, reason: 'changed' });
+      expect(await port.publish(team, id, edited)).toEqual({ ok: true, versionId: edited });
+    });
+
+    it('an update that changes no content (a rename, the same html) keeps the current version', async () => {
+      const { port, team } = setup();
+      const id = await created(port, team, content());
+      const v1 = (await port.get(team, id))!.template.current_version_id;
+      const renamed = await port.update(team, id, { name: 'Renamed', html: '<p>Hello {{{NAME}}}</p>' });
+      expect(renamed).toMatchObject({ ok: true, id });
+      expect((await port.get(team, id))!.template.current_version_id).toBe(v1);
+      expect(await port.publish(team, id, v1)).toEqual({ ok: true, versionId: v1 });
+    });
+
     it('duplicate: a new template with the current content and without the alias; unknown is null', async () => {
       const { port, team, other } = setup();
       const id = await created(port, team, content({ alias: 'orig' }));

@@ -3,14 +3,13 @@
  * acceptance stages (TemplateLookup): the same id-or-alias resolution, team-unique aliases,
  * current and published versions, and optimistic publish (`changed` when the current version is
  * no longer the one expected) as the Redis store (../contracts/templates.contract.ts holds both
- * to it). Versions are replaced on every update. The store differs there: it rewrites a draft
- * that was never published in place (same version id) and keeps the version of an update that
- * changes no content, so its publish cannot see a concurrent edit of such a draft; the contract
- * leaves those two cases out until the store and this fake agree.
+ * to it). As in the store, every update that changes the content makes a new current version,
+ * and one that changes no content (core's sameTemplateContent) keeps it.
  */
 import {
   newId,
   parseTemplate,
+  sameTemplateContent,
   type CurrentTemplate,
   type NewTemplateContent,
   type PublishedTemplate,
@@ -111,8 +110,10 @@ export class MemoryTemplates implements TemplatesPort, TemplateLookup {
       text: keep(patch.text, cur.text),
       variables: patch.variables === undefined ? cur.variables : (patch.variables ?? []),
     });
-    t.versions.set(v.id, v);
-    t.current_version_id = v.id;
+    if (!sameTemplateContent(cur, v)) {
+      t.versions.set(v.id, v);
+      t.current_version_id = v.id;
+    }
     if (patch.name) t.name = patch.name;
     if (patch.alias !== undefined) t.alias = patch.alias;
     return { ok: true as const, id: t.id };
