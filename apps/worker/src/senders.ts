@@ -134,6 +134,8 @@ export function createLaneSenders(
       createSmtpSender({
         url,
         poolSize: config.SMTP_POOL_SIZE,
+        overflowConnections: config.SMTP_POOL_OVERFLOW ?? config.SMTP_POOL_SIZE,
+        slowAnswerMs: config.SMTP_SLOW_ANSWER_MS,
         connectionTimeoutMs: config.SMTP_CONNECTION_TIMEOUT_MS,
         socketTimeoutMs: config.SMTP_SOCKET_TIMEOUT_MS,
       }),

@@ -221,6 +221,13 @@ export const smtpEnv = {
   /** Relay for outgoing mail, e.g. smtp://user:pass@relay:587. Unset in all-in-one mode: a local capture server. */
   SMTP_URL: z.string().url().optional(),
   SMTP_POOL_SIZE: z.coerce.number().int().min(1).max(200).default(20),
+  /**
+   * Extra relay connections opened while answers are slow, so one slow 250 does not hold up the
+   * messages queued behind it (default: SMTP_POOL_SIZE more; 0: never more than the pool).
+   */
+  SMTP_POOL_OVERFLOW: z.coerce.number().int().min(0).max(200).optional(),
+  /** A send on its session this long counts as slow (opens an overflow connection). */
+  SMTP_SLOW_ANSWER_MS: z.coerce.number().int().positive().default(1000),
   SMTP_CONNECTION_TIMEOUT_MS: z.coerce.number().int().positive().default(30_000),
   SMTP_SOCKET_TIMEOUT_MS: z.coerce.number().int().positive().default(60_000),
 };

@@ -462,3 +462,71 @@ describe('createSmtpSender against a real smtp-server', () => {
     });
   });
 });
+
+describe('slow answers and the overflow connections', () => {
+  /**
+   * A server that holds the DATA answer of mail to `slow@example.test` until the test releases it,
+   * and answers everything else at once.
+   */
+  async function holdingServer(): Promise<{ server: TestServer; held: Promise<void>; release: () => void }> {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let heldNow!: () => void;
+    const held = new Promise<void>((r) => (heldNow = r));
+    const server = await startServer({
+      onData(stream, session, cb) {
+        stream.resume();
+        stream.on('end', () => {
+          const to = session.envelope.rcptTo.map((r) => r.address);
+          server.received.push({ from: '', to, raw: Buffer.alloc(0), smtpUtf8: false });
+          if (to.includes('slow@example.test')) {
+            heldNow();
+            void gate.then(() => cb());
+          } else cb();
+        });
+      },
+    });
+    return { server, held, release };
+  }
+  const to = (address: string) => buildMessage({ ...input, to: [address], cc: [], bcc: [] });
+
+  it('a held answer gets an overflow connection for the next send once it counts as slow', async () => {
+    const { server, held, release } = await holdingServer();
+    const s = sender(server.url, { poolSize: 1, overflowConnections: 1, slowAnswerMs: 50 });
+    const slow = s.send(to('slow@example.test'));
+    await held;
+    // the documented threshold: a send on its session for slowAnswerMs counts as slow
+    await new Promise((r) => setTimeout(r, 100));
+    // the pool's one connection is held: only the overflow can carry this one while it is
+    expect((await s.send(to('fast@example.test'))).kind).toBe('sent');
+    expect(server.connections()).toBe(2);
+    release();
+    expect((await slow).kind).toBe('sent');
+  });
+
+  it('without an overflow, the next send waits for the held answer', async () => {
+    const { server, held, release } = await holdingServer();
+    const s = sender(server.url, { poolSize: 1, slowAnswerMs: 50 });
+    const slow = s.send(to('slow@example.test'));
+    await held;
+    await new Promise((r) => setTimeout(r, 100));
+    let fastDone = false;
+    const fast = s.send(to('fast@example.test')).then((r) => ((fastDone = true), r));
+    // the fast message cannot have reached the server: its only connection is held
+    await new Promise((r) => setTimeout(r, 200));
+    expect(fastDone).toBe(false);
+    expect(server.received.map((m) => m.to[0])).toEqual(['slow@example.test']);
+    release();
+    expect((await slow).kind).toBe('sent');
+    expect((await fast).kind).toBe('sent');
+    expect(server.connections()).toBe(1);
+  });
+
+  it('no overflow connection while the pool has room or nothing is slow', async () => {
+    const server = await startServer();
+    const s = sender(server.url, { poolSize: 2, overflowConnections: 4, slowAnswerMs: 60_000 });
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => s.send(to(`r${i}@example.test`))));
+    expect(results.every((r) => r.kind === 'sent')).toBe(true);
+    expect(server.connections()).toBeLessThanOrEqual(2);
+  });
+});

@@ -65,6 +65,18 @@ export interface SmtpSenderOptions {
   starttls?: 'require' | 'opportunistic';
   /** Local address the connections are opened from (a sending IP pool's, direct delivery). */
   localAddress?: string;
+  /**
+   * Extra connections the sender may open while answers are slow (default 0: never more than
+   * `poolSize`). A receiver that pauses before its 250 holds a pooled connection for that long;
+   * with every connection taken, the fast messages queue behind the slow ones and one slow
+   * answer in a hundred sets the pace of the other 99 (bench/README.md, realistic sink phase).
+   * With an overflow, the sender keeps about `poolSize` connections free of slow answers: while
+   * k sends have been on their session for `slowAnswerMs` or more, up to min(k, overflow) sends
+   * go over a second pool. For a relay only: a direct MX host's connection ceiling is per host.
+   */
+  overflowConnections?: number;
+  /** How long a send may be on its session before it counts as slow (default 1,000 ms). */
+  slowAnswerMs?: number;
 }
 
 /** A message ready for the wire, as {@link buildMessage} returns it. */
@@ -104,28 +116,53 @@ const DEFAULT_MAX_REQUEUES = 1;
 export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
   if (!/^smtps?:\/\//i.test(opts.url)) throw new RangeError('SMTP url must start with smtp:// or smtps://');
   if (!(opts.poolSize >= 1)) throw new RangeError('poolSize must be at least 1');
-  const pool = new SMTPPool({
-    url: opts.url,
-    maxConnections: Math.floor(opts.poolSize),
-    maxMessages: Infinity,
-    maxRequeues: opts.maxRequeues ?? DEFAULT_MAX_REQUEUES,
-    connectionTimeout: opts.connectionTimeoutMs,
-    greetingTimeout: opts.greetingTimeoutMs ?? opts.connectionTimeoutMs,
-    socketTimeout: opts.socketTimeoutMs,
-    tls: opts.tls,
-    ...(opts.name !== undefined && { name: opts.name }),
-    ...(opts.localAddress !== undefined && { localAddress: opts.localAddress }),
-    ...(opts.starttls === 'require' && { requireTLS: true }),
-    ...(opts.starttls === 'opportunistic' && { opportunisticTLS: true }),
-    // the message is prebuilt bytes: nothing may be fetched from disk or the network
-    disableFileAccess: true,
-    disableUrlAccess: true,
-    logger: false,
-  });
-  if (!Array.isArray((pool as unknown as PoolInternals)._connections)) {
-    // fail at start-up, not by quietly treating every server as one without SMTPUTF8
-    throw new Error('nodemailer SMTPPool no longer lists its connections in _connections');
+  const newPool = (maxConnections: number): SMTPPool => {
+    const pool = new SMTPPool({
+      url: opts.url,
+      maxConnections,
+      maxMessages: Infinity,
+      maxRequeues: opts.maxRequeues ?? DEFAULT_MAX_REQUEUES,
+      connectionTimeout: opts.connectionTimeoutMs,
+      greetingTimeout: opts.greetingTimeoutMs ?? opts.connectionTimeoutMs,
+      socketTimeout: opts.socketTimeoutMs,
+      tls: opts.tls,
+      ...(opts.name !== undefined && { name: opts.name }),
+      ...(opts.localAddress !== undefined && { localAddress: opts.localAddress }),
+      ...(opts.starttls === 'require' && { requireTLS: true }),
+      ...(opts.starttls === 'opportunistic' && { opportunisticTLS: true }),
+      // the message is prebuilt bytes: nothing may be fetched from disk or the network
+      disableFileAccess: true,
+      disableUrlAccess: true,
+      logger: false,
+    });
+    if (!Array.isArray((pool as unknown as PoolInternals)._connections)) {
+      // fail at start-up, not by quietly treating every server as one without SMTPUTF8
+      throw new Error('nodemailer SMTPPool no longer lists its connections in _connections');
+    }
+    return pool;
+  };
+  const poolSize = Math.floor(opts.poolSize);
+  const pool = newPool(poolSize);
+  const overflowMax = Math.max(0, Math.floor(opts.overflowConnections ?? 0));
+  const overflow = overflowMax > 0 ? newPool(overflowMax) : undefined;
+  const slowMs = opts.slowAnswerMs ?? 1000;
+  /** Sends handed to each pool: when their current session began (0 while queued). */
+  const onPool = new Set<SessionClock>();
+  const onOverflow = new Set<SessionClock>();
+
+  /** The pool for the next send: the overflow only while the pool is full and answers are slow. */
+  function choosePool(): { pool: SMTPPool; sends: Set<SessionClock> } {
+    if (overflow === undefined || onPool.size < poolSize) return { pool, sends: onPool };
+    const now = performance.now();
+    let slow = 0;
+    for (const sends of [onPool, onOverflow]) {
+      for (const s of sends) if (s.since > 0 && now - s.since >= slowMs) slow++;
+    }
+    return onOverflow.size < Math.min(slow, overflowMax)
+      ? { pool: overflow, sends: onOverflow }
+      : { pool, sends: onPool };
   }
+
   const inFlight = new Set<Promise<SendResult>>();
   let closing: Promise<void> | undefined;
 
@@ -143,18 +180,26 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
     let result: SendResult;
     // the plan of the latest session the pool gave the message to (a requeue plans again)
     let plan: AttemptPlan | undefined;
+    const { pool: via, sends } = choosePool();
+    const clock: SessionClock = { since: 0 };
+    sends.add(clock);
     try {
       const info = await new Promise<SMTPPool.SentMessageInfo | undefined>((resolve, reject) => {
         const mail = rawMail(
           msg,
           opts.sendTimeoutMs !== undefined ? AbortSignal.timeout(opts.sendTimeoutMs) : undefined,
-          (m) => (plan = planAttempt(msg, sessionOffersSmtpUtf8(pool, m))),
+          (m) => {
+            clock.since = performance.now();
+            return (plan = planAttempt(msg, sessionOffersSmtpUtf8(via, m)));
+          },
         );
-        pool.send(mail, (err, sent) => (err ? reject(err) : resolve(sent)));
+        via.send(mail, (err, sent) => (err ? reject(err) : resolve(sent)));
       });
       result = withRejected(classifySendInfo(info), plan?.refused ?? []);
     } catch (err) {
       result = plan?.fatal ?? classifySendError(err);
+    } finally {
+      sends.delete(clock);
     }
     report(result, performance.now() - started);
     return result;
@@ -184,6 +229,7 @@ export function createSmtpSender(opts: SmtpSenderOptions): SmtpSender {
         // queued and in-flight sends finish first: closing the pool would fail the queued ones
         await Promise.allSettled([...inFlight]);
         pool.close();
+        overflow?.close();
       })();
       return closing;
     },
@@ -196,6 +242,11 @@ interface AttemptEnvelope {
   to: string[];
   /** Adds `BODY=8BITMIME` (RFC 6152) where the server offers it: the header fields are UTF-8. */
   use8BitMime?: boolean;
+}
+
+/** When a send's current session began (`performance.now()`; 0 while it waits for one). */
+interface SessionClock {
+  since: number;
 }
 
 /** What one attempt sends over the session the pool gave it. */
