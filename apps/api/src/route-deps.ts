@@ -79,12 +79,12 @@ export const emailMetrics = ({ stores: s }: ApiContext) => ({
 export const logs = (ctx: ApiContext) => ({
   reader: ctx.stores.requestLogs,
   policy: ctx.requestLogPolicy,
-  now: Date.now,
+  clock: Date,
 });
 
 export const usage = ({ stores: s, config }: ApiContext) => ({
   reader: s.usage,
   // the same defaults the limits are enforced with (rate-limit middleware, daily-quota stage)
   defaults: { rps: config.RATE_LIMIT_RPS, dailyQuota: config.DAILY_QUOTA },
-  now: Date.now,
+  clock: Date,
 });

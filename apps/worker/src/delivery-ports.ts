@@ -66,7 +66,7 @@ export async function deliveryPorts(
     contacts: s.contacts,
     contactProperties: s.contactProperties,
     // the team's tracking switches cached a few seconds (read for every email)
-    tracking: { settings: s.teamSettings, links: trackingLinks(links) },
+    tracking: { settings: s.teamSettings, links: trackingLinks({ ...links, clock: Date }) },
     // DKIM: the from-domain's keys decrypted once per process (cached 30 s), signed in-process
     domains: s.domains,
     signer: createDkimSigner(),

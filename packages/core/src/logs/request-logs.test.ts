@@ -90,7 +90,7 @@ describe('request log retention and look-ups', () => {
         return id === log.id ? log : null;
       },
     };
-    const deps = { reader, policy, now: () => now };
+    const deps = { reader, policy, clock: { now: () => now } };
     await listRequestLogs(deps, 't', { limit: 10 }, {});
     expect(calls).toEqual([Date.UTC(2026, 0, 3)]);
     await expect(listRequestLogs(deps, 't', { limit: 10, after: 'nope' }, {})).rejects.toMatchObject({

@@ -4,6 +4,7 @@
  * `retentionMs` and at most about `maxEntries` per team, newest first.
  */
 import { PetrelError } from '@petrel/contracts';
+import type { Clock } from '../kernel/clock.js';
 import type { Page, PageRequest } from '../kernel/page.js';
 import { decodeLogId } from './log-id.js';
 
@@ -120,7 +121,7 @@ export interface RequestLogReader {
 export interface RequestLogDeps {
   reader: RequestLogReader;
   policy: Pick<RequestLogPolicy, 'retentionMs'>;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
 }
 
 /** A cursor must be a log id: a malformed one is the client's mistake (422 naming it). */
@@ -139,12 +140,12 @@ export async function listRequestLogs(
   filter: RequestLogFilter,
 ): Promise<Page<RequestLogSummary>> {
   checkCursor(page);
-  return deps.reader.page(teamId, page, filter, requestLogCutoffMs(deps.now(), deps.policy));
+  return deps.reader.page(teamId, page, filter, requestLogCutoffMs(deps.clock.now(), deps.policy));
 }
 
 export async function getRequestLog(deps: RequestLogDeps, teamId: string, id: string): Promise<RequestLog> {
   const found = decodeLogId(id)
-    ? await deps.reader.get(teamId, id, requestLogCutoffMs(deps.now(), deps.policy))
+    ? await deps.reader.get(teamId, id, requestLogCutoffMs(deps.clock.now(), deps.policy))
     : null;
   if (!found) throw new PetrelError('not_found', 'Log not found');
   return found;

@@ -32,7 +32,7 @@ function setup() {
     ids: new SequentialIds(),
     onRecordError: (e) => errors.push(e),
   });
-  const links = trackingLinks({ secret: SECRET, publicUrl: 'https://p.test/', now: () => clock.now() });
+  const links = trackingLinks({ secret: SECRET, publicUrl: 'https://p.test/', clock });
   const token = (url: string) => url.slice(url.lastIndexOf('/') + 1);
   const claims = { teamId: TEAM, emailId: email.id, recipient: 'ada@example.test' };
   return {

@@ -7,6 +7,7 @@
  * elsewhere — makes it invalid, so the click route is never an open redirect.
  */
 import { openToken, signToken } from '../audience/signed-token.js';
+import type { Clock } from '../kernel/clock.js';
 
 /**
  * How long tracking links work. Mail is read and clicked months later, and an expired click link
@@ -115,12 +116,12 @@ export interface TrackingLinks {
 export function trackingLinks(opts: {
   secret: string;
   publicUrl: string;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
   ttlS?: number;
 }): TrackingLinks {
   const base = opts.publicUrl.replace(/\/+$/, '');
   const ttl = opts.ttlS ?? TRACKING_TOKEN_TTL_S;
-  const expiresAt = () => Math.floor(opts.now() / 1000) + ttl;
+  const expiresAt = () => Math.floor(opts.clock.now() / 1000) + ttl;
   return {
     base,
     openUrl: (c) => `${base}${OPEN_PATH}/${signOpenToken({ ...c, expiresAt: expiresAt() }, opts.secret)}`,

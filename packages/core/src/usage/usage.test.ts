@@ -62,7 +62,7 @@ describe('usage', () => {
       {
         reader: { counts: async () => counts, ownLimits: async () => ({ rps: null, dailyQuota: 0 }) },
         defaults: { rps: 10, dailyQuota: 1000 },
-        now: () => NOW,
+        clock: { now: () => NOW },
       },
       'team',
     );

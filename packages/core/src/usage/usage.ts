@@ -5,6 +5,7 @@
  * (the daily sending quota and the request rate: the team's own value set with the CLI, else the
  * deployment's default), `null` where nothing is enforced.
  */
+import type { Clock } from '../kernel/clock.js';
 import { utcDay } from '../ratelimit/daily-quota.js';
 
 /** The periods the usage counters are kept for: a UTC day (`YYYY-MM-DD`) and month (`YYYY-MM`). */
@@ -116,11 +117,11 @@ export interface UsageDeps {
   reader: UsageReader;
   /** RATE_LIMIT_RPS and DAILY_QUOTA: the deployment's defaults. */
   defaults: { rps: number; dailyQuota: number };
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
 }
 
 export async function getUsage(deps: UsageDeps, teamId: string): Promise<UsageReport> {
-  const nowMs = deps.now();
+  const nowMs = deps.clock.now();
   const [counts, own] = await Promise.all([deps.reader.counts(teamId, nowMs), deps.reader.ownLimits(teamId)]);
   return usageReport(
     counts,

@@ -37,7 +37,7 @@ export function memoryTracking(clock: Clock): TrackingPorts & { settings: Memory
     links: trackingLinks({
       secret: TEST_TRACKING_SECRET,
       publicUrl: TEST_PUBLIC_URL,
-      now: () => clock.now(),
+      clock,
     }),
   };
 }
