@@ -5,7 +5,7 @@
  * A feature adds its line to one of them (its dependencies, when more than a store or two, to
  * route-deps.ts); mountRoutes orders them, fixed paths first.
  */
-import { engagementTracker, newId, vetNewEndpoint } from '@petrel/core';
+import { engagementTracker, newId, systemClock, vetNewEndpoint } from '@petrel/core';
 import { log } from '@petrel/observability';
 import type { ApiContext } from './api-context.js';
 import * as deps from './route-deps.js';
@@ -101,8 +101,10 @@ export function linkRoutes(ctx: ApiContext): RouteSpec[] {
       contacts: s.contacts,
       topics: s.topics,
       recipients: s.recipientStates,
+      emails: s.emails,
       secret: ctx.secret,
-      now: () => Date.now(),
+      clock: systemClock,
+      ids: { newEventId: () => newId() },
     }),
     // open pixels and tracked links: signed with the same key, recorded through the email records
     ...trackingRoutes(

@@ -42,8 +42,12 @@ export const TERMINAL_STATUSES: ReadonlySet<EmailStatus> = new Set([
   'canceled',
 ]);
 
-/** Timeline-only kinds: recorded on the email, never sent as webhooks. */
-export type TimelineOnlyEventType = 'email.queued' | 'email.canceled' | 'email.rescheduled';
+/**
+ * Timeline-only kinds: recorded on the email, never sent as webhooks (`email.unsubscribed`: the
+ * recipient used the email's unsubscribe link; Resend's webhook list has no such type).
+ */
+export type TimelineOnlyEventType =
+  'email.queued' | 'email.canceled' | 'email.rescheduled' | 'email.unsubscribed';
 
 /** The envelope of an internal (and webhook) event. */
 export interface EmailEvent {

@@ -7,7 +7,7 @@
  * the script registry builds the Lua values from it (the include count-email-metrics) without an
  * import cycle.
  */
-import { RECIPIENT_GROUPS } from '@petrel/core';
+import { ONCE_PER_EMAIL_EVENTS, RECIPIENT_GROUPS } from '@petrel/core';
 import { luaSet } from './lua-files.js';
 
 export const METRIC_FIELD = { team: 't:' } as const;
@@ -26,6 +26,7 @@ export const PROTECTION_FIELDS = {
 export const EMAIL_METRICS_LUA_VALUES: Readonly<Record<string, string>> = {
   'metrics.recipientGroups': luaSet(RECIPIENT_GROUPS),
   'metrics.teamField': `'${METRIC_FIELD.team}'`,
+  'metrics.oncePerEmail': luaSet(ONCE_PER_EMAIL_EVENTS),
   'metrics.protectionFields': `{${Object.entries(PROTECTION_FIELDS)
     .map(([metric, field]) => `['${metric}'] = '${field}'`)
     .join(', ')}}`,

@@ -185,4 +185,48 @@ describe('email metrics counters', () => {
         .items,
     ).toEqual([]);
   });
+
+  it('records an email’s unsubscribe once: timeline, team / domain / broadcast counters and the broadcast’s unsubscribed group; a repeat adds nothing', async () => {
+    const team = 'team-unsub';
+    const emails = new EmailsStore(fx.redis, fx.keys, 3_600_000, {
+      statsRetentionMs: 3_600_000,
+      clock: { now: () => NOW },
+    });
+    const id = '0190a1b2-0000-7000-8000-000000000021';
+    await emails.stage(team, [email(id, 'x@one.test', BROADCAST)], new Date(NOW));
+    await emails.recordEvents(team, id, [item(id, 'sent', BROADCAST), item(id, 'delivered', BROADCAST)]);
+    const unsub = () => ev(id, 'email.unsubscribed', BROADCAST);
+    expect(await emails.recordUnsubscribe(team, id, unsub())).toBe('recorded');
+    expect(await emails.recordUnsubscribe(team, id, unsub())).toBe('repeat');
+    expect(await emails.recordUnsubscribe(team, 'gone', ev('gone', 'email.unsubscribed'))).toBe('missing');
+
+    const metrics = new EmailMetricsStore(fx.redis, fx.keys, 3_600_000);
+    const [counts] = await metrics.counters.read(team, [HOUR], 'team');
+    expect(counts!.counts).toMatchObject({ delivered: 1, unsubscribed: 1 });
+    const [byDomain] = await metrics.counters.read(team, [HOUR], 'domain');
+    expect(byDomain).toMatchObject({ domain: 'one.test', counts: { unsubscribed: 1 } });
+    const [byBroadcast] = await metrics.counters.read(team, [HOUR], 'broadcast');
+    expect(byBroadcast).toMatchObject({ broadcast: BROADCAST, counts: { unsubscribed: 1 } });
+
+    const analytics = new BroadcastAnalyticsStore(fx.redis, fx.keys, 3_600_000);
+    const group = await analytics.recipients(
+      team,
+      BROADCAST,
+      parseRecipientsQuery({ type: 'unsubscribed' }),
+      {
+        limit: 10,
+      },
+    );
+    expect(group.items.map((r) => r.emailId)).toEqual([id]);
+
+    // on the timeline once, numbered after the others; the status stays where it was
+    const [timeline] = await metrics.emails.timelines(team, [id]);
+    expect(timeline!.events.map((e) => [e.type, e.data.sequence])).toEqual([
+      ['email.queued', 1],
+      ['email.sent', 2],
+      ['email.delivered', 3],
+      ['email.unsubscribed', 4],
+    ]);
+    expect((await emails.get(team, id))!.status).toBe('delivered');
+  });
 });

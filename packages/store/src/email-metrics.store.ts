@@ -16,9 +16,10 @@ import {
   type CountedMetric,
   type EmailMetricsPorts,
   type MetricsCell,
+  type RecordedEventKind,
   type TimelineEvent,
 } from '@petrel/core';
-import type { EmailEvent, EmailStatus } from '@petrel/contracts';
+import type { EmailEvent } from '@petrel/contracts';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { pipeline } from './scripts.js';
@@ -40,7 +41,7 @@ const READ_CHUNK = 500;
 export function eventCountArgs(
   keys: Keys,
   teamId: string,
-  items: readonly { status: EmailStatus; event: EmailEvent }[],
+  items: readonly { status: RecordedEventKind; event: EmailEvent }[],
   hour: { hourMs: number; expireAtMs: number },
   broadcastTtlMs: number,
 ): { keys: string[]; perEvent: [string, string][]; tail: (string | number)[] } {

@@ -18,7 +18,14 @@ import { outboxMember } from './outbox.store.js';
 import { defineScripts, pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
 import type { ChainableCommander } from 'ioredis';
 import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
-import { emailSearchTerms, emailStatusRank, fromDomain, type ContactValues } from '@petrel/core';
+import {
+  emailSearchTerms,
+  emailStatusRank,
+  fromDomain,
+  isOncePerEmail,
+  type ContactValues,
+  type RecordedEventKind,
+} from '@petrel/core';
 import { EmailSearch } from './email-search.js';
 import { statsBucket } from './email-stats.js';
 import { eventCountArgs, queueReceivedCounts } from './email-metrics.store.js';
@@ -247,6 +254,29 @@ export class EmailsStore {
     items: { status: EmailStatus; event: EmailEvent }[],
     fields: Record<string, string> = {},
   ): Promise<'moved' | 'kept' | 'missing'> {
+    const res = await this.runRecordEvents(teamId, emailId, items, fields);
+    return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
+  }
+
+  /**
+   * Record the email's unsubscribe (`email.unsubscribed`, timeline only) and count it for the
+   * team, its sending domain and its broadcast, once per email: 'repeat' when it already has one.
+   */
+  async recordUnsubscribe(
+    teamId: string,
+    emailId: string,
+    event: EmailEvent,
+  ): Promise<'recorded' | 'repeat' | 'missing'> {
+    const res = await this.runRecordEvents(teamId, emailId, [{ status: 'unsubscribed', event }], {});
+    return res === 2 ? 'repeat' : res === -1 ? 'missing' : 'recorded';
+  }
+
+  private async runRecordEvents(
+    teamId: string,
+    emailId: string,
+    items: { status: RecordedEventKind; event: EmailEvent }[],
+    fields: Record<string, string>,
+  ): Promise<number> {
     const names = Object.keys(fields);
     const args: (string | number)[] = [EVENTS_STREAM_MAXLEN, names.length];
     for (const n of names) args.push(n, fields[n]!);
@@ -259,10 +289,16 @@ export class EmailsStore {
     // the metrics' counters and a broadcast's indexes, counted by the same script (email-metrics.store.ts)
     const counts = eventCountArgs(this.keys, teamId, items, stats, this.retentionMs);
     items.forEach((it, i) =>
-      args.push(it.status, statusRank(it.status), eventJsonHead(it.event), ...counts.perEvent[i]!),
+      args.push(
+        it.status,
+        // a once-per-email event moves no status: below every rank
+        isOncePerEmail(it.status) ? -1 : statusRank(it.status),
+        eventJsonHead(it.event),
+        ...counts.perEvent[i]!,
+      ),
     );
     args.push(...counts.tail);
-    const res = await this.redis.petrelRecordEmailEvents(
+    return this.redis.petrelRecordEmailEvents(
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
       this.keys.events(teamId),
@@ -273,7 +309,6 @@ export class EmailsStore {
       ...counts.keys,
       ...args,
     );
-    return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
   }
 
   /** Set plain fields (no event), e.g. a new scheduled_at. Returns false if the email is gone. */

@@ -76,6 +76,55 @@ function setup(current: () => Stack) {
       expect([200, 302]).toContain(res.status);
       await res.arrayBuffer();
     },
+    /** A sent broadcast of `team` to `addresses`, once every one of its emails is over. */
+    async sentBroadcast(team: Team, addresses: string[], html: string): Promise<string> {
+      const seg = (await team.resend.segments.create({ name: `seg ${ctx.tag()}` })).data!.id;
+      for (const email of addresses) {
+        const { error } = await team.resend.contacts.create({ email, segments: [{ id: seg }] });
+        expect(error).toBeNull();
+      }
+      const { data, error } = await team.resend.broadcasts.create({
+        segmentId: seg,
+        from: 'News <news@acme.test>',
+        subject: 'Spring',
+        html,
+        name: 'Spring sale',
+      });
+      expect(error).toBeNull();
+      expect((await team.resend.broadcasts.send(data!.id)).error).toBeNull();
+      const over = ['delivered', 'bounced', 'complained', 'failed', 'suppressed'];
+      await waitUntil(
+        async () => {
+          const list = await team.resend.emails.list({ limit: 100 });
+          const mine = list.data?.data ?? [];
+          return mine.length === addresses.length && mine.every((e) => over.includes(e.last_event));
+        },
+        { timeoutMs: 60_000, message: 'the broadcast’s emails to be over' },
+      );
+      return data!.id;
+    },
+    /** Three fresh addresses at example.test. */
+    people(): [string, string, string] {
+      const tag = ctx.tag();
+      return [`ada.${tag}@example.test`, `bob.${tag}@example.test`, `eve.${tag}@example.test`];
+    },
+    /** The unsubscribe URL of the copy `to` got (its List-Unsubscribe, RFC 8058). */
+    unsubscribeUrl(to: string): string {
+      const copy = ctx.copiesTo(to)[0]!;
+      const value = copy.parsed.headers.find((h) => h.key === 'list-unsubscribe')?.value;
+      expect(typeof value).toBe('string');
+      return (value as string).slice(1, -1).replace(/^http:\/\/localhost:/, 'http://127.0.0.1:');
+    },
+    /** The RFC 8058 one-click POST a mailbox provider sends to the copy `to` got. */
+    async oneClick(to: string): Promise<void> {
+      const res = await fetch(ctx.unsubscribeUrl(to), {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'List-Unsubscribe=One-Click',
+      });
+      expect(res.status).toBe(200);
+      await res.arrayBuffer();
+    },
     /** A raw GET with the team's key (what the SDK's types would not let a test send). */
     async raw(team: Team, path: string): Promise<{ status: number; body: any }> {
       return stack.http(path, { key: team.key });
@@ -271,38 +320,56 @@ export function emailMetricsScenarios(current: () => Stack): void {
     expect(raw.status).toBe(200);
     expect(raw.body.object).toBe('metrics');
   });
+
+  it('counts unsubscribes once per email, by one-click (RFC 8058) and by the preference page; opening the page counts nothing', async () => {
+    const team = await t.team();
+    const [ada, bob, eve] = t.people();
+    const broadcast = await t.sentBroadcast(team, [ada, bob, eve], '<p>Spring is here</p>');
+    await t.oneClick(ada);
+    await t.oneClick(ada); // a second click of the same email's link: counted once
+    const saved = await fetch(`${t.unsubscribeUrl(bob)}/preferences`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'unsubscribe_all=1',
+    });
+    expect(saved.status).toBe(200);
+    await saved.arrayBuffer();
+    await t.oneClick(bob); // the page, then one-click: still one
+    const page = await fetch(t.unsubscribeUrl(eve)); // a GET (a link scanner) changes and counts nothing
+    expect(page.status).toBe(200);
+    await page.arrayBuffer();
+
+    const { data, error } = await team.resend.emails.metrics({
+      metrics: ['delivered', 'unsubscribed', 'unsubscribe_rate'],
+    });
+    expect(error).toBeNull();
+    expect(data!.totals).toEqual({ delivered: 3, unsubscribed: 2, unsubscribe_rate: 0.6667 });
+    const byBroadcast = await team.resend.emails.metrics({
+      dimensions: ['broadcast'],
+      metrics: ['unsubscribed'],
+    });
+    expect(byBroadcast.data!.data).toEqual([
+      { broadcast_id: broadcast, broadcast_name: 'Spring sale', unsubscribed: 2 },
+    ]);
+    const list = (await team.resend.emails.list({ limit: 100 })).data!.data;
+    const idOf = (to: string) => list.find((e) => e.to.includes(to))!.id;
+    const byEmail = await team.resend.emails.metrics({
+      dimensions: ['email'],
+      emailId: [idOf(ada), idOf(eve)],
+      metrics: ['unsubscribed'],
+    });
+    expect(byEmail.error).toBeNull();
+    expect(byEmail.data!.data).toEqual(
+      [
+        { email_id: idOf(ada), unsubscribed: 1 },
+        { email_id: idOf(eve), unsubscribed: 0 },
+      ].sort((a, b) => (a.email_id < b.email_id ? -1 : 1)),
+    );
+  });
 }
 
 export function broadcastAnalyticsScenarios(current: () => Stack): void {
   const t = setup(current);
-
-  /** A sent broadcast of `team` to `addresses`, once every one of its emails is over. */
-  async function sentBroadcast(team: Team, addresses: string[], html: string): Promise<string> {
-    const seg = (await team.resend.segments.create({ name: `seg ${t.tag()}` })).data!.id;
-    for (const email of addresses) {
-      const { error } = await team.resend.contacts.create({ email, segments: [{ id: seg }] });
-      expect(error).toBeNull();
-    }
-    const { data, error } = await team.resend.broadcasts.create({
-      segmentId: seg,
-      from: 'News <news@acme.test>',
-      subject: 'Spring',
-      html,
-      name: 'Spring sale',
-    });
-    expect(error).toBeNull();
-    expect((await team.resend.broadcasts.send(data!.id)).error).toBeNull();
-    const over = ['delivered', 'bounced', 'complained', 'failed', 'suppressed'];
-    await waitUntil(
-      async () => {
-        const list = await team.resend.emails.list({ limit: 100 });
-        const mine = list.data?.data ?? [];
-        return mine.length === addresses.length && mine.every((e) => over.includes(e.last_event));
-      },
-      { timeoutMs: 60_000, message: 'the broadcast’s emails to be over' },
-    );
-    return data!.id;
-  }
 
   it('lists a broadcast’s recipients by event type, bounce type and address, with their opens and clicks, and its clicked links', async () => {
     const team = await t.team();
@@ -312,7 +379,7 @@ export function broadcastAnalyticsScenarios(current: () => Stack): void {
       string,
     ];
     const hard = `bounced+${t.tag()}@resend.dev`;
-    const id = await sentBroadcast(
+    const id = await t.sentBroadcast(
       team,
       [ada, bob, eve, hard],
       `<p>Hi {{{contact.first_name|there}}}: <a href="${LINK}">sale</a> <a href="https://shop.test/faq">faq</a></p>`,
@@ -399,7 +466,7 @@ export function broadcastAnalyticsScenarios(current: () => Stack): void {
   it('refuses bad parameters with 422 naming the field; another team’s broadcast is 404', async () => {
     const team = await t.team();
     const stranger = await t.team();
-    const id = await sentBroadcast(team, [`solo.${t.tag()}@example.test`], '<p>hi</p>');
+    const id = await t.sentBroadcast(team, [`solo.${t.tag()}@example.test`], '<p>hi</p>');
     const cases: [string, string][] = [
       [`/broadcasts/${id}/recipients`, 'type'],
       [`/broadcasts/${id}/recipients?type=read`, 'type'],
@@ -420,5 +487,24 @@ export function broadcastAnalyticsScenarios(current: () => Stack): void {
     }
     const sdk = await stranger.resend.broadcasts.recipients(id, { type: 'sent' });
     expect(sdk.error).toMatchObject({ statusCode: 404 });
+  });
+
+  it('lists the recipients who unsubscribed through the email’s link, each once however often they click', async () => {
+    const team = await t.team();
+    const [ada, bob, eve] = t.people();
+    const id = await t.sentBroadcast(team, [ada, bob, eve], '<p>Spring is here</p>');
+    const unsubscribed = async () => {
+      const { data, error } = await team.resend.broadcasts.recipients(id, { type: 'unsubscribed' });
+      expect(error).toBeNull();
+      return data!.data;
+    };
+    expect(await unsubscribed()).toEqual([]);
+    for (const to of [ada, ada, bob]) await t.oneClick(to);
+    const rows = await unsubscribed();
+    expect(rows.map((r) => r.email).sort()).toEqual([ada, bob].sort());
+    expect(rows.every((r) => typeof r.contact_id === 'string')).toBe(true);
+    // the contacts left: the send path skips them
+    expect((await team.resend.contacts.get({ email: ada })).data?.unsubscribed).toBe(true);
+    expect((await team.resend.contacts.get({ email: eve })).data?.unsubscribed).toBe(false);
   });
 }

@@ -10,9 +10,18 @@
  * sees and manages it (GET /contacts/:email/topics) and the send path finds it. Every write goes
  * through the contacts port, which publishes contact.created / contact.updated /
  * contact.topics.updated. Repeating a request changes nothing more.
+ *
+ * Leaving (one-click, or a saved page that turns a topic off or leaves everything) is also the
+ * email's `email.unsubscribed`, recorded on its timeline and counted where its other events are
+ * (GET /emails/metrics `unsubscribed`, the broadcast's `unsubscribed` recipients), once per
+ * email: the store drops a repeat. It is timeline-only: Resend's webhooks have no such type.
  */
-import type { Subscription, TopicRecord } from '@petrel/contracts';
+import type { EmailEvent, Subscription, TopicRecord } from '@petrel/contracts';
 import { PetrelError } from '@petrel/contracts';
+import { emailEventData } from '../emails/email-event.js';
+import type { EmailToDeliver } from '../emails/record.js';
+import type { Clock } from '../kernel/clock.js';
+import type { IdSource } from '../kernel/ids.js';
 import type { ContactsPort } from './contacts/ports.js';
 import type { RecipientStates, TopicsReader } from './ports.js';
 import { verifyUnsubscribeToken, type UnsubscribeClaims } from './unsubscribe-token.js';
@@ -21,16 +30,27 @@ export interface UnsubscribePorts {
   contacts: Pick<ContactsPort, 'get' | 'create' | 'update' | 'setTopics'>;
   topics: TopicsReader;
   recipients: RecipientStates;
+  emails: {
+    /** The record; null once it expired (retention) or never existed. */
+    get(teamId: string, emailId: string): Promise<EmailToDeliver | null>;
+    /** Records and counts `event` unless the email already has an unsubscribe ('repeat'). */
+    recordUnsubscribe(
+      teamId: string,
+      emailId: string,
+      event: EmailEvent,
+    ): Promise<'recorded' | 'repeat' | 'missing'>;
+  };
   secret: string;
-  now: () => number;
+  clock: Clock;
+  ids: IdSource;
 }
 
 /** A checked token's claims, or a 4xx that says why not (never which part was wrong). */
 export function checkToken(
   token: string,
-  ports: Pick<UnsubscribePorts, 'secret' | 'now'>,
+  ports: Pick<UnsubscribePorts, 'secret' | 'clock'>,
 ): UnsubscribeClaims {
-  const check = verifyUnsubscribeToken(token, ports.secret, ports.now());
+  const check = verifyUnsubscribeToken(token, ports.secret, ports.clock.now());
   if (check.ok) return check.claims;
   throw new PetrelError(
     'validation_error',
@@ -126,6 +146,22 @@ async function unsubscribeAll(teamId: string, email: string, ports: UnsubscribeP
   await ports.contacts.update(teamId, email, { unsubscribed: true });
 }
 
+/** The email's `email.unsubscribed`, with the data its other events carry (its broadcast's among them). */
+async function recordUnsubscribe(
+  claims: UnsubscribeClaims,
+  ports: UnsubscribePorts,
+): Promise<'recorded' | 'repeat' | 'missing'> {
+  const email = await ports.emails.get(claims.teamId, claims.emailId);
+  if (email === null) return 'missing'; // expired: the choice is kept, there is no email to count on
+  return ports.emails.recordUnsubscribe(claims.teamId, claims.emailId, {
+    id: ports.ids.newEventId(),
+    type: 'email.unsubscribed',
+    created_at: new Date(ports.clock.now()).toISOString(),
+    teamId: claims.teamId,
+    data: emailEventData(email),
+  });
+}
+
 /** RFC 8058 one-click: out of the email's topic, or out of everything for an email without one. */
 export async function oneClickUnsubscribe(
   token: string,
@@ -142,6 +178,7 @@ export async function oneClickUnsubscribe(
   } else {
     await unsubscribeAll(claims.teamId, claims.recipient, ports);
   }
+  await recordUnsubscribe(claims, ports);
   return claims;
 }
 
@@ -168,5 +205,8 @@ export async function savePreferences(
   if (!form.unsubscribeAll && shown.unsubscribed) {
     await ports.contacts.update(teamId, recipient, { unsubscribed: false });
   }
+  const left =
+    (form.unsubscribeAll && !shown.unsubscribed) || changes.some((c) => c.subscription === 'opt_out');
+  if (left) await recordUnsubscribe(shown.claims, ports);
   return readPreferences(token, ports);
 }

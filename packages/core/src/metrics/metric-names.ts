@@ -73,11 +73,27 @@ export function bounceKind(data: Record<string, unknown>): BounceKind {
 }
 
 /**
+ * Events an email has at most once, each recorded on its timeline as `email.<kind>` (a
+ * timeline-only kind: Resend's webhooks have no such type) without moving its status: the
+ * recording script drops a repeat, so a second click on an unsubscribe link counts nothing.
+ */
+export const ONCE_PER_EMAIL_EVENTS = ['unsubscribed'] as const;
+export type OncePerEmailEvent = (typeof ONCE_PER_EMAIL_EVENTS)[number];
+
+/** What a recorded event is about: a status it may move the email to, or a once-per-email event. */
+export type RecordedEventKind = EmailStatus | OncePerEmailEvent;
+
+export function isOncePerEmail(kind: RecordedEventKind): kind is OncePerEmailEvent {
+  return (ONCE_PER_EMAIL_EVENTS as readonly string[]).includes(kind);
+}
+
+/**
  * The counters one recorded event adds 1 to (the `unique_*` ones excepted: the script counts an
  * email's first open or click itself, as only it knows whether one came before).
  */
-export function eventMetrics(status: EmailStatus, data: Record<string, unknown>): CountedMetric[] {
+export function eventMetrics(status: RecordedEventKind, data: Record<string, unknown>): CountedMetric[] {
   switch (status) {
+    case 'unsubscribed':
     case 'sent':
     case 'delivered':
     case 'delivery_delayed':

@@ -6,7 +6,8 @@
 -- then the metrics' tail: broadcast id, broadcast indexes' TTL (ms), the hour hashes' expiry.
 -- Appends and publishes every event, sets the fields, and moves `status` to the highest-ranked
 -- event's status if that is forward (rank comparison), so events that arrive out of order never
--- move an email backwards. Returns 1 if the status moved, 0 if not, -1 if the record is gone.
+-- move an email backwards. Returns 1 if the status moved, 0 if not, -1 if the record is gone,
+-- 2 if every event was of a once-per-email status the email already had (count-email-metrics).
 -- Dashboard (email-search.ts, email-stats.ts): KEYS[6] the team's counters of this hour, each
 -- event of a counted status adding 1 to `<lane>:<status>` (the hash expires at the last ARGV,
 -- a ms time); KEYS[7..18] the team's status indexes in EMAIL_STATUSES order (KEYS[7 + rank]):
@@ -30,9 +31,16 @@ local lane = nil
 local counted = false
 local status = nil
 local first = 3 + nf * 2
-local n = (#ARGV - first - 2) / 5
 local seq = 0
 --- @include "count-email-metrics"
+-- an event of a once-per-email status the email already has is dropped (nothing appended,
+-- published or counted): 2 when that leaves no event at all
+local kept = {}
+local n = 0
+for i = first, #ARGV - 3, 5 do
+  if first_time(ARGV[i]) then kept[i] = true; n = n + 1 end
+end
+if n == 0 and #ARGV - 3 >= first then return 2 end
 if n > 0 then
   seq = redis.call('HINCRBY', KEYS[1], 'seq', n)
   if seq == n then
@@ -42,18 +50,20 @@ if n > 0 then
   seq = seq - n
 end
 for i = first, #ARGV - 3, 5 do
-  seq = seq + 1
-  local ev = ARGV[i + 2] .. seq .. '}}'
-  redis.call('RPUSH', KEYS[2], ev)
-  redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'event', ev)
-  if COUNTED_STATUSES[ARGV[i]] then
-    lane = lane or redis.call('HGET', KEYS[1], 'lane') or 'send'
-    redis.call('HINCRBY', KEYS[6], lane .. ':' .. ARGV[i], 1)
-    counted = true
+  if kept[i] then
+    seq = seq + 1
+    local ev = ARGV[i + 2] .. seq .. '}}'
+    redis.call('RPUSH', KEYS[2], ev)
+    redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'event', ev)
+    if COUNTED_STATUSES[ARGV[i]] then
+      lane = lane or redis.call('HGET', KEYS[1], 'lane') or 'send'
+      redis.call('HINCRBY', KEYS[6], lane .. ':' .. ARGV[i], 1)
+      counted = true
+    end
+    if ARGV[i + 3] ~= '' then count_metrics(ARGV[i + 3], ARGV[i + 4]) end
+    local rank = tonumber(ARGV[i + 1])
+    if rank > best then best = rank; status = ARGV[i] end
   end
-  if ARGV[i + 3] ~= '' then count_metrics(ARGV[i + 3], ARGV[i + 4]) end
-  local rank = tonumber(ARGV[i + 1])
-  if rank > best then best = rank; status = ARGV[i] end
 end
 if best >= $[email.finishedRank] then
   redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'id'))

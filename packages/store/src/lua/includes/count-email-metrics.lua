@@ -9,7 +9,15 @@
 -- (`c:<url>` every click, `u:<url>` the email's first click of it). Its sent, hard-bounced and
 -- complained emails also count on the broadcast's record KEYS[24] (`p_<metric>`, the protection
 -- rule's counters), while that record exists.
+-- `first_time(status)`: false for an event of a once-per-email status (`unsubscribed`) that the
+-- email already has (the record's `once:<status>`), which the script then neither records nor
+-- counts, so a second click on an unsubscribe link counts nothing.
 local GROUPS = $[metrics.recipientGroups]
+local ONCE = $[metrics.oncePerEmail]
+local function first_time(status)
+  if not ONCE[status] then return true end
+  return redis.call('HSETNX', KEYS[1], 'once:' .. status, 1) == 1
+end
 local PROTECTION = $[metrics.protectionFields]
 local m_protected = nil
 local m_fetched, m_id, m_dom, m_bid, m_indexed = false, nil, nil, nil, false
