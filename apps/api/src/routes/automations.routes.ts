@@ -13,9 +13,6 @@ import {
   notFound,
   updateAutomationSchema,
   validationError,
-  type AutomationListItem,
-  type AutomationRecord,
-  type AutomationRunRecord,
   type AutomationRunStatus,
   type AutomationStatus,
 } from '@petrel/contracts';
@@ -25,83 +22,17 @@ import {
   duplicateAutomation,
   stopAutomation,
   updateAutomation,
-  type RunState,
-  type StoredAutomation,
 } from '@petrel/core';
 import type { AutomationRunsStore, AutomationsStore } from '@petrel/store';
+import { automationListItem, automationToWire, runToWire } from './automation-wire.js';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { listBody, parsePageQuery, queryParam } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface AutomationsRouteDeps {
   automations: AutomationsStore;
   runs: AutomationRunsStore;
   clock: { now(): number };
-}
-
-function automationToWire(a: StoredAutomation): AutomationRecord {
-  return {
-    object: 'automation',
-    id: a.id,
-    name: a.name,
-    status: a.status,
-    created_at: a.created_at,
-    updated_at: a.updated_at,
-    steps: a.graph.steps,
-    connections: a.graph.connections,
-  };
-}
-
-const listItem = (a: StoredAutomation): AutomationListItem => ({
-  id: a.id,
-  name: a.name,
-  status: a.status,
-  created_at: a.created_at,
-  updated_at: a.updated_at,
-});
-
-/**
- * A run with its steps in graph order: each step's record once it was scheduled; the steps a
- * finished run never reached are `skipped`.
- */
-function runToWire(run: RunState): AutomationRunRecord {
-  const over = run.status !== 'running';
-  const steps = run.graph.steps.flatMap((s) => {
-    const rec = run.steps[s.key];
-    if (rec) {
-      const { exit: _exit, ...wire } = rec;
-      return [wire];
-    }
-    if (!over) return [];
-    return [
-      {
-        key: s.key,
-        type: s.type,
-        status: 'skipped' as const,
-        output: null,
-        error: null,
-        started_at: null,
-        completed_at: null,
-        created_at: run.completed_at ?? run.created_at,
-      },
-    ];
-  });
-  return {
-    object: 'automation_run',
-    id: run.id,
-    status: run.status,
-    started_at: run.started_at,
-    completed_at: run.completed_at,
-    created_at: run.created_at,
-    steps,
-  };
-}
-
-function oneQuery(req: Request, name: string): string | undefined {
-  const v = (req.query as Record<string, unknown>)[name];
-  if (v === undefined) return undefined;
-  if (typeof v !== 'string') throw validationError(`${name}: must be given once, as a string`);
-  return v;
 }
 
 export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
@@ -117,12 +48,11 @@ export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
 
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, LIMITS.paginationDefault);
-    const status = oneQuery(req, 'status');
+    const status = queryParam(req, 'status');
     if (status !== undefined && !(AUTOMATION_STATUSES as readonly string[]).includes(status))
       throw validationError("status: must be 'enabled' or 'disabled'");
     const result = await deps.automations.list(team(res), page, status as AutomationStatus | undefined);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such automation`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(listItem) });
+    res.json(listBody(result, page, 'automation', automationListItem));
   };
 
   const get: RequestHandler = async (req, res) => {
@@ -154,7 +84,7 @@ export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
 
   const listRuns: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, LIMITS.paginationDefault);
-    const raw = oneQuery(req, 'status');
+    const raw = queryParam(req, 'status');
     const statuses = raw === undefined ? undefined : raw.split(',').map((s) => s.trim());
     const bad = statuses?.find((s) => !(AUTOMATION_RUN_STATUSES as readonly string[]).includes(s));
     if (bad !== undefined)
@@ -170,8 +100,7 @@ export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
       page,
       statuses as AutomationRunStatus[] | undefined,
     );
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such run`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items });
+    res.json(listBody(result, page, 'run'));
   };
 
   const getRun: RequestHandler = async (req, res) => {

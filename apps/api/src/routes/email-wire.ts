@@ -1,11 +1,26 @@
 /**
  * The wire side of /emails that is mapping, not rules: an email record in Resend's email object
- * shape, and the `x-batch-validation` header.
+ * shape, the `x-batch-validation` header, the list's search filters and the reschedule body.
  */
 import type { Request } from 'express';
+import { z } from 'zod';
 import { validationError } from '@petrel/contracts';
-import type { RecipientOutcome } from '@petrel/core';
+import type { EmailSearchQuery, RecipientOutcome } from '@petrel/core';
 import type { EmailRecord } from '@petrel/store';
+import { queryParam } from './pagination.js';
+
+/** PATCH /emails/:id (Resend's UpdateEmailOptions). */
+export const rescheduleSchema = z.strictObject({ scheduled_at: z.string().min(1) });
+
+/** The list filters of the query string (a Petrel extension, the dashboard's search), each given at most once. */
+export function searchQuery(req: Request): EmailSearchQuery {
+  const out: EmailSearchQuery = {};
+  for (const name of ['to', 'status', 'tag', 'subject'] as const) {
+    const v = queryParam(req, name);
+    if (v !== undefined) out[name] = v;
+  }
+  return out;
+}
 
 /**
  * The wire form of an email (GET /emails/:id; `full` adds html, text, tags and object). With

@@ -2,15 +2,13 @@
  * /emails: send (single and batch), read, list, reschedule, cancel.
  * Thin: parse the request, call one use-case or store read, map the result.
  */
-import type { Request, RequestHandler } from 'express';
-import { z } from 'zod';
-import { notFound, validationError } from '@petrel/contracts';
+import type { RequestHandler } from 'express';
+import { notFound } from '@petrel/contracts';
 import {
   acceptEmails,
-  broadcastEmailContent,
   cancelEmail,
+  emailAsSent,
   emailSearchQueryTerms,
-  type EmailSearchQuery,
   recordedRecipientOutcomes,
   rescheduleEmail,
   type AcceptPorts,
@@ -22,9 +20,9 @@ import type { EmailsStore } from '@petrel/store';
 import type { SendQueues } from '@petrel/queue';
 import { allOf, metrics, zeroSeries } from '@petrel/observability';
 import { requireFullAccess } from '../middleware/auth.js';
-import { batchMode, emailToWire } from './email-wire.js';
+import { batchMode, emailToWire, rescheduleSchema, searchQuery } from './email-wire.js';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { listBody, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface EmailsRouteDeps {
@@ -33,21 +31,6 @@ export interface EmailsRouteDeps {
   accept: AcceptPorts;
   /** What GET /emails/:id reads to render a broadcast's email as its recipient got it. */
   broadcastEmails: BroadcastEmailReadPorts;
-}
-
-const rescheduleSchema = z.strictObject({ scheduled_at: z.string().min(1) });
-
-/** The list filters of the query string, each given at most once. */
-function searchQuery(req: Request): EmailSearchQuery {
-  const q = req.query as Record<string, unknown>;
-  const out: EmailSearchQuery = {};
-  for (const name of ['to', 'status', 'tag', 'subject'] as const) {
-    const v = q[name];
-    if (v === undefined) continue;
-    if (typeof v !== 'string') throw validationError(`${name}: must be given once, as a string`);
-    out[name] = v;
-  }
-  return out;
 }
 
 /** The path each sending endpoint answers on. */
@@ -90,12 +73,7 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
     // Petrel extension (the dashboard's search): to, status, tag, subject, answered from indexes
     const terms = emailSearchQueryTerms(searchQuery(req));
     const result = await deps.emails.list(res.locals.auth.teamId, { ...page, terms });
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such email`);
-    res.json({
-      object: 'list',
-      has_more: result.hasMore,
-      data: result.items.map((r) => emailToWire(r, false)),
-    });
+    res.json(listBody(result, page, 'email', (r) => emailToWire(r, false)));
   };
 
   const get: RequestHandler = async (req, res) => {
@@ -103,15 +81,8 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
     const id = pathParam(req, 'id');
     const found = await deps.emails.getWithEvents(teamId, id);
     if (!found) throw notFound('Email');
-    let { record } = found;
     // a broadcast's email stores no body: rendered as sent, by the worker's own render
-    if (record.broadcastId !== null) {
-      const personal = await broadcastEmailContent(
-        { ...record, broadcastId: record.broadcastId },
-        deps.broadcastEmails,
-      );
-      if (personal) record = { ...record, content: { ...record.content, ...personal } };
-    }
+    const record = await emailAsSent(found.record, deps.broadcastEmails);
     // per-recipient outcomes are on the timeline (the email.delivered event), not the record
     res.json(emailToWire(record, true, recordedRecipientOutcomes(found.events)));
   };

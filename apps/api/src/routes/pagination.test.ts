@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { LIMITS } from '@petrel/contracts';
-import { pageArray, parsePageQuery } from './pagination.js';
+import { listBody, pageArray, parsePageQuery, queryParam } from './pagination.js';
 
 const q = (query: Record<string, unknown>) => ({ query }) as never;
 
@@ -38,5 +38,35 @@ describe('pageArray', () => {
 
   it('refuses an unknown cursor', () => {
     expect(() => pageArray(items, { limit: 2, after: 'z' })).toThrow('after: no such item');
+  });
+});
+
+describe('queryParam', () => {
+  it('reads a value given once, and nothing when absent', () => {
+    expect(queryParam(q({ status: 'sent' }), 'status')).toBe('sent');
+    expect(queryParam(q({}), 'status')).toBeUndefined();
+  });
+
+  it.each([[['a', 'b']], [{ x: '1' }]])('refuses %j, naming the parameter', (value) => {
+    expect(() => queryParam(q({ status: value }), 'status')).toThrow(
+      'status: must be given once, as a string',
+    );
+  });
+});
+
+describe('listBody', () => {
+  it("answers a store's page as Resend's list object, each item mapped", () => {
+    const page = { items: [{ id: 'a' }, { id: 'b' }], hasMore: true };
+    expect(listBody(page, { limit: 2 }, 'thing', (x) => x.id.toUpperCase())).toEqual({
+      object: 'list',
+      has_more: true,
+      data: ['A', 'B'],
+    });
+    expect(listBody(page, { limit: 2 }, 'thing').data).toEqual(page.items);
+  });
+
+  it('refuses the cursor a store found nothing for, naming it', () => {
+    expect(() => listBody(null, { limit: 2, after: 'z' }, 'thing')).toThrow('after: no such thing');
+    expect(() => listBody(null, { limit: 2, before: 'z' }, 'thing')).toThrow('before: no such thing');
   });
 });

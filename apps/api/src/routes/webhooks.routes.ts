@@ -4,7 +4,7 @@
  * parse with the wire schema, call a use-case or a store read, map to the wire shape.
  */
 import type { Request, RequestHandler } from 'express';
-import { LIMITS, notFound, validationError } from '@petrel/contracts';
+import { LIMITS, notFound } from '@petrel/contracts';
 import {
   createWebhook,
   createWebhookSchema,
@@ -16,33 +16,23 @@ import {
   type WebhookAdminPorts,
   type WebhookDeliveryQueuePort,
   type WebhookEndpoint,
-  type WebhookEventEntry,
 } from '@petrel/core';
 import type { WebhooksStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { pageArray, parsePageQuery } from './pagination.js';
+import { listBody, pageArray, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
+import {
+  webhookAttemptItem,
+  webhookEventItem,
+  webhookEventWire,
+  webhookListItem,
+  webhookWire,
+} from './webhook-wire.js';
 
 export interface WebhookRoutesDeps extends Omit<WebhookAdminPorts, 'webhooks'> {
   store: WebhooksStore;
   queue: WebhookDeliveryQueuePort;
 }
-
-/** A webhook in a list (GET /webhooks): no secret, as Resend lists them. */
-const listItem = (w: WebhookEndpoint) => ({
-  id: w.id,
-  endpoint: w.endpoint,
-  created_at: w.created_at,
-  status: w.status,
-  events: w.events,
-});
-
-const eventItem = (e: WebhookEventEntry) => ({
-  id: e.id,
-  type: e.type,
-  created_at: e.created_at,
-  status: e.status,
-});
 
 export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
   const { store } = deps;
@@ -66,14 +56,12 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
 
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, LIMITS.paginationDefault);
-    const result = await store.list(team(res), page);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such webhook`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(listItem) });
+    res.json(listBody(await store.list(team(res), page), page, 'webhook', webhookListItem));
   };
 
   const get: RequestHandler = async (req, res) => {
     const w = await existing(req, team(res));
-    res.json({ object: 'webhook', ...listItem(w), signing_secret: w.secret });
+    res.json(webhookWire(w));
   };
 
   const update: RequestHandler = async (req, res) => {
@@ -99,9 +87,7 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
     const teamId = team(res);
     const w = await existing(req, teamId);
     const page = parsePageQuery(req, LIMITS.paginationDefault);
-    const result = await store.listEvents(teamId, w.id, page);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such event`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(eventItem) });
+    res.json(listBody(await store.listEvents(teamId, w.id, page), page, 'event', webhookEventItem));
   };
 
   const event: RequestHandler = async (req, res) => {
@@ -109,12 +95,7 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
     const w = await existing(req, teamId);
     const e = await store.getEvent(teamId, w.id, eventId(req));
     if (!e) throw notFound('Webhook event');
-    res.json({
-      object: 'webhook_event',
-      ...eventItem(e),
-      next_attempt_at: e.next_attempt_ms === null ? null : new Date(e.next_attempt_ms).toISOString(),
-      payload: JSON.parse(e.payload) as unknown,
-    });
+    res.json(webhookEventWire(e));
   };
 
   const replay: RequestHandler = async (req, res) => {
@@ -131,13 +112,10 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
     const e = await store.getEvent(teamId, w.id, eventId(req));
     if (!e) throw notFound('Webhook event');
     const page = parsePageQuery(req, LIMITS.paginationDefault);
-    const all = (await store.attempts(teamId, w.id, e.id)).map((a) => ({
-      id: a.id,
-      http_status_code: a.http_status_code,
-      response: a.response,
-      sent_at: a.sent_at,
-    }));
-    const { data, has_more } = pageArray(all, page);
+    const { data, has_more } = pageArray(
+      (await store.attempts(teamId, w.id, e.id)).map(webhookAttemptItem),
+      page,
+    );
     res.json({ object: 'list', has_more, data });
   };
 

@@ -4,3 +4,4 @@ export * from './condition.js';
 export * from './graph.js';
 export * from './engine.js';
 export * from './use-cases.js';
+export * from './run-steps.js';

@@ -113,3 +113,16 @@ export async function broadcastEmailContent(
     ports,
   );
 }
+
+/**
+ * An email record with the content its recipient got: a broadcast's email stores no body, so it
+ * is rendered from its broadcast (GET /emails/:id and a shared link show the same); any other
+ * record, or one whose broadcast is gone, as it is.
+ */
+export async function emailAsSent<
+  E extends PersonalEmail & { broadcastId: string | null; content: PersonalEmail['content'] },
+>(record: E, ports: BroadcastEmailReadPorts): Promise<E> {
+  if (record.broadcastId === null) return record;
+  const personal = await broadcastEmailContent({ ...record, broadcastId: record.broadcastId }, ports);
+  return personal ? { ...record, content: { ...record.content, ...personal } } : record;
+}
