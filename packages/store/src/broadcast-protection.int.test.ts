@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EmailEvent, EmailStatus } from '@petrel/contracts';
-import { useStoreRedis } from './redis.fixture.js';
+import { newEmail, storedContent, useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { BroadcastsStore } from './broadcasts.store.js';
 
@@ -23,27 +23,11 @@ function email(id: string, broadcastId?: string) {
     teamId: TEAM,
     data: { email_id: id, ...(broadcastId && { broadcast_id: broadcastId }) },
   };
-  return {
-    id,
-    content: {
-      from: 'news@acme.test',
-      to: [`${id}@example.test`],
-      cc: [],
-      bcc: [],
-      reply_to: [],
-      subject: 's',
-      html: '<p>x</p>',
-      headers: {},
-      tags: [],
-      attachments: [],
-    },
-    status: 'queued' as const,
-    lane: 'broadcast' as const,
-    dueMs: 0,
-    messageId: `<${id}@x.test>`,
+  return newEmail(id, event, {
+    content: storedContent({ from: 'news@acme.test', to: [`${id}@example.test`] }),
+    lane: 'broadcast',
     ...(broadcastId && { broadcastId }),
-    event,
-  };
+  });
 }
 
 const item = (

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailEvent, EmailStatus } from '@petrel/contracts';
 import { parseRecipientsQuery } from '@petrel/core';
-import { useStoreRedis } from './redis.fixture.js';
+import { newEmail, storedContent, useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { EmailMetricsStore } from './email-metrics.store.js';
 import { BroadcastAnalyticsStore } from './broadcast-analytics.store.js';
@@ -15,27 +15,10 @@ const HOUR = Math.floor(NOW / HOUR_MS) * HOUR_MS;
 const BROADCAST = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 
 function email(id: string, from: string, broadcastId?: string) {
-  return {
-    id,
-    content: {
-      from,
-      to: [`${id}@example.test`],
-      cc: [],
-      bcc: [],
-      reply_to: [],
-      subject: 's',
-      html: '<p>x</p>',
-      headers: {},
-      tags: [],
-      attachments: [],
-    },
-    status: 'queued' as const,
-    lane: 'send' as const,
-    dueMs: 0,
-    messageId: `<${id}@x.test>`,
+  return newEmail(id, ev(id, 'email.queued', broadcastId), {
+    content: storedContent({ from, to: [`${id}@example.test`] }),
     ...(broadcastId && { broadcastId }),
-    event: ev(id, 'email.queued', broadcastId),
-  };
+  });
 }
 function ev(
   emailId: string,
@@ -228,5 +211,64 @@ describe('email metrics counters', () => {
       ['email.unsubscribed', 4],
     ]);
     expect((await emails.get(team, id))!.status).toBe('delivered');
+  });
+});
+
+describe('deleting an email', () => {
+  it('removes a sent email’s record, attachments, timeline and index entries at once, keeps the counters, and refuses a queued one', async () => {
+    const team = 'team-delete';
+    const emails = new EmailsStore(fx.redis, fx.keys, 3_600_000, {
+      statsRetentionMs: 3_600_000,
+      clock: { now: () => NOW },
+    });
+    const [sent, queued, fromBroadcast] = [31, 32, 33].map(
+      (n) => `0190a1b2-0000-7000-8000-0000000000${n}`,
+    ) as [string, string, string];
+    const withParts = {
+      ...email(sent, 'x@one.test'),
+      content: {
+        ...email(sent, 'x@one.test').content,
+        subject: 'Invoice ready',
+        tags: [{ name: 'kind', value: 'invoice' }],
+        attachments: [{ filename: 'a.txt', content: Buffer.from('secret').toString('base64') }],
+      },
+    };
+    await emails.stage(team, [withParts, email(queued, 'x@one.test')], new Date(NOW));
+    await emails.stage(team, [email(fromBroadcast, 'x@one.test', BROADCAST)], new Date(NOW));
+    for (const [id, b] of [
+      [sent, undefined],
+      [fromBroadcast, BROADCAST],
+    ] as const)
+      await emails.recordEvents(team, id, [item(id, 'sent', b), item(id, 'delivered', b)]);
+    const listed = async (terms?: string[]) =>
+      (await emails.list(team, { limit: 10, ...(terms && { terms }) }))!.items.map((e) => e.id);
+    expect(await listed(['tag:kind=invoice'])).toEqual([sent]);
+    expect(await fx.redis.zscore(fx.keys.emailSearch(team) + 'subject:invoice', sent)).not.toBeNull();
+
+    expect(await emails.deleteFinished(team, sent)).toBe('deleted');
+    expect(await emails.get(team, sent)).toBeNull();
+    expect(await emails.getForSend(team, sent)).toBeNull();
+    expect(await emails.events(team, sent)).toEqual([]);
+    // gone from the listing and every index itself (a read would skip a missing record anyway)
+    expect(await fx.redis.zscore(fx.keys.emails(team), sent)).toBeNull();
+    for (const term of [`to:${sent}@example.test`, 'tag:kind', 'subject:invoice', 'status:delivered'])
+      expect(await fx.redis.zscore(fx.keys.emailSearch(team) + term, sent), term).toBeNull();
+    expect(await emails.deleteFinished(team, sent)).toBe('missing');
+
+    // a queued email is still on its way: refused, untouched
+    expect(await emails.deleteFinished(team, queued)).toBe('not_deletable');
+    expect((await emails.get(team, queued))!.status).toBe('queued');
+
+    // a broadcast's email leaves the broadcast's recipient groups; the counters stay
+    expect(await emails.deleteFinished(team, fromBroadcast)).toBe('deleted');
+    const analytics = new BroadcastAnalyticsStore(fx.redis, fx.keys, 3_600_000);
+    expect(
+      await analytics.recipients(team, BROADCAST, parseRecipientsQuery({ type: 'sent' }), { limit: 10 }),
+    ).toMatchObject({ items: [] });
+    expect(await fx.redis.zcard(fx.keys.broadcastRecipients(team, BROADCAST))).toBe(0);
+    const metrics = new EmailMetricsStore(fx.redis, fx.keys, 3_600_000);
+    const [counts] = await metrics.counters.read(team, [HOUR], 'team');
+    expect(counts!.counts).toMatchObject({ received: 3, sent: 2, delivered: 2 });
+    expect(await listed()).toEqual([queued]);
   });
 });

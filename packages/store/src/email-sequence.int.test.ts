@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { EmailEvent, EmailStatus } from '@petrel/contracts';
-import { useStoreRedis } from './redis.fixture.js';
+import { newEmail, useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { EVENTS_STREAM_FIELD } from './keys.js';
 import { defineScripts } from './scripts.js';
@@ -15,18 +15,6 @@ import { SEQUENCE_PLACEHOLDER_END, eventJsonHead, sequencedEventJson } from './e
 
 const fx = useStoreRedis('seq');
 
-const content = {
-  from: 'a@acme.test',
-  to: ['b@example.test'],
-  cc: [],
-  bcc: [],
-  reply_to: [],
-  subject: 's',
-  html: '<p>x</p>',
-  headers: {},
-  tags: [],
-  attachments: [],
-};
 let n = 0;
 const ev = (type: EmailEvent['type'], data: Record<string, unknown> = {}): EmailEvent => ({
   id: `ev-${++n}`,
@@ -38,7 +26,7 @@ const ev = (type: EmailEvent['type'], data: Record<string, unknown> = {}): Email
 
 async function staged(store: EmailsStore, id: string, status: EmailStatus = 'queued'): Promise<void> {
   const event = ev(status === 'scheduled' ? 'email.scheduled' : 'email.queued');
-  const email = { id, content, status, lane: 'send' as const, dueMs: 0, messageId: `<${id}@x>`, event };
+  const email = newEmail(id, event, { status });
   expect(await store.stage('team', [email], new Date())).toBe(1);
 }
 

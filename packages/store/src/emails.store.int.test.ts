@@ -1,24 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailEvent } from '@petrel/contracts';
-import { useStoreRedis } from './redis.fixture.js';
+import { newEmail, storedContent, useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { IdempotencyStore, requestFingerprint } from './idempotency.store.js';
 import { execAll, transaction } from './scripts.js';
 
 const fx = useStoreRedis('store');
 
-const content = {
-  from: 'a@acme.test',
-  to: ['b@example.test'],
-  cc: [],
-  bcc: [],
-  reply_to: [],
-  subject: 's',
-  html: '<p>x</p>',
-  headers: {},
-  tags: [],
-  attachments: [],
-};
 const ev = (type: EmailEvent['type']): EmailEvent => ({
   id: type,
   type,
@@ -30,19 +18,11 @@ const ev = (type: EmailEvent['type']): EmailEvent => ({
 describe('EmailsStore', () => {
   it('creates records only once (an idempotent retry leaves the first untouched)', async () => {
     const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
-    const email = {
-      id: 'e1',
-      content,
-      status: 'queued' as const,
-      lane: 'send' as const,
-      dueMs: 0,
-      messageId: '<e1@acme.test>',
-      event: ev('email.queued'),
-    };
+    const email = newEmail('e1', ev('email.queued'));
     expect(await store.stage('t', [email], new Date())).toBe(1);
     await store.recordEvent('t', 'e1', 'delivered', ev('email.delivered'));
     expect(
-      await store.stage('t', [{ ...email, content: { ...content, subject: 'changed' } }], new Date()),
+      await store.stage('t', [{ ...email, content: storedContent({ subject: 'changed' }) }], new Date()),
     ).toBe(0);
     const rec = await store.get('t', 'e1');
     expect(rec).toMatchObject({ status: 'delivered', content: { subject: 's' } });
@@ -51,21 +31,7 @@ describe('EmailsStore', () => {
 
   it('moves the status forward only, even when events arrive out of order', async () => {
     const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
-    await store.stage(
-      't',
-      [
-        {
-          id: 'e2',
-          content,
-          status: 'queued',
-          lane: 'send',
-          dueMs: 0,
-          messageId: '<e2@x>',
-          event: ev('email.queued'),
-        },
-      ],
-      new Date(),
-    );
+    await store.stage('t', [newEmail('e2', ev('email.queued'))], new Date());
     expect(await store.recordEvent('t', 'e2', 'delivered', ev('email.delivered'))).toBe('moved');
     expect(await store.recordEvent('t', 'e2', 'delivery_delayed', ev('email.delivery_delayed'))).toBe('kept');
     expect(await store.recordEvent('t', 'e2', 'sent', ev('email.sent'))).toBe('kept');
@@ -83,21 +49,7 @@ describe('EmailsStore', () => {
 
   it('records several events in one call: all appended and published in order, fields set, status to the highest', async () => {
     const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
-    await store.stage(
-      't',
-      [
-        {
-          id: 'e5',
-          content,
-          status: 'queued',
-          lane: 'send',
-          dueMs: 0,
-          messageId: '<e5@x>',
-          event: ev('email.queued'),
-        },
-      ],
-      new Date(),
-    );
+    await store.stage('t', [newEmail('e5', ev('email.queued'))], new Date());
     const before = await fx.redis.xlen(fx.keys.events('t'));
     const res = await store.recordEvents(
       't',
@@ -134,30 +86,18 @@ describe('EmailsStore', () => {
     const created = await store.stage(
       'mix',
       [
-        {
-          id: 'm1',
-          content,
-          status: 'queued',
-          lane: 'send',
-          dueMs: 0,
-          messageId: '<m1@x>',
-          event: ev('email.queued'),
-        },
-        {
-          id: 'm2',
-          content: {
-            ...content,
+        newEmail('m1', ev('email.queued')),
+        newEmail('m2', ev('email.scheduled'), {
+          content: storedContent({
             scheduled_at: '2026-11-22T10:00:00.000Z',
             attachments: [{ filename: 'a.txt', content: 'eA==' }],
-          },
+          }),
           status: 'scheduled',
           lane: 'broadcast',
           dueMs: Date.parse('2026-11-22T10:00:00.000Z'),
-          messageId: '<m2@x>',
           template: { id: 'tpl', versionId: 'v1' },
           broadcastId: 'b1',
-          event: ev('email.scheduled'),
-        },
+        }),
       ],
       at,
     );
@@ -200,21 +140,8 @@ describe('EmailsStore', () => {
 
   it('cancels only scheduled emails', async () => {
     const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
-    await store.stage(
-      't',
-      [
-        {
-          id: 'e3',
-          content,
-          status: 'scheduled',
-          lane: 'send',
-          dueMs: Date.now() + 60_000,
-          messageId: '<e3@x>',
-          event: ev('email.scheduled'),
-        },
-      ],
-      new Date(),
-    );
+    const scheduled = { status: 'scheduled' as const, dueMs: Date.now() + 60_000 };
+    await store.stage('t', [newEmail('e3', ev('email.scheduled'), scheduled)], new Date());
     expect(await store.cancelScheduled('t', 'e3', ev('email.canceled'))).toBe('canceled');
     expect(await store.cancelScheduled('t', 'e3', ev('email.canceled'))).toBe('not_scheduled');
     expect(await store.cancelScheduled('t', 'nope', ev('email.canceled'))).toBe('missing');

@@ -11,9 +11,11 @@
  * Not part of the build (tsconfig excludes `*.fixture.ts`).
  */
 import { afterAll, beforeAll, inject } from 'vitest';
+import type { EmailContent, EmailEvent } from '@petrel/contracts';
 import { startRedis, startRedisCluster, uniquePrefix } from '@petrel/testing';
 import { createRedis, type RedisClient } from './redis.js';
 import { Keys } from './keys.js';
+import type { NewEmail } from './emails.store.js';
 
 export interface StoreFixture {
   readonly redis: RedisClient;
@@ -49,4 +51,39 @@ export function useStoreRedis(prefixName: string): StoreFixture {
     await server?.stop();
   });
   return fx;
+}
+
+/** An email's content as the store keeps it: one recipient, no copies, headers or tags. */
+export function storedContent(over: Partial<EmailContent> = {}): EmailContent {
+  return {
+    from: 'a@acme.test',
+    to: ['b@example.test'],
+    cc: [],
+    bcc: [],
+    reply_to: [],
+    subject: 's',
+    html: '<p>x</p>',
+    headers: {},
+    tags: [],
+    attachments: [],
+    ...over,
+  };
+}
+
+/** An email as `EmailsStore.stage` takes it: queued on the send lane, due at once. */
+export function newEmail(
+  id: string,
+  event: EmailEvent,
+  over: Partial<Omit<NewEmail, 'id' | 'event'>> = {},
+): NewEmail {
+  return {
+    id,
+    content: storedContent(),
+    status: 'queued',
+    lane: 'send',
+    dueMs: 0,
+    messageId: `<${id}@x.test>`,
+    event,
+    ...over,
+  };
 }
