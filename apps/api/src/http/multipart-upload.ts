@@ -22,7 +22,7 @@ export interface UploadOptions {
   tooLarge: string;
 }
 
-export interface UploadSink {
+interface UploadSink {
   /** How many bytes of the file go to `write` at once (the last chunk may be smaller). */
   chunkBytes: number;
   /** How many of the file's first bytes are kept as `head`. */
