@@ -16,7 +16,7 @@ import {
   DEFERRAL_REASONS,
   type SmtpSender,
 } from '@petrel/mailer';
-import { TlsRptStore, WarmupStore, type Keys, type RedisClient } from '@petrel/store';
+import type { Stores } from '@petrel/runtime';
 import { log, metrics, zeroSeries } from '@petrel/observability';
 import { SEND_LANES, type SendLane } from '@petrel/contracts';
 import { TLS_RPT_RESULT_TYPES } from '@petrel/core';
@@ -29,12 +29,12 @@ export interface LaneSenders {
 }
 
 /**
- * `store` holds what the workers share (TLS-RPT counters, warm-up counters); without it (unit
- * tests) neither is kept.
+ * `stores` (the runtime's) hold what the workers share (TLS-RPT counters, warm-up counters);
+ * without them (unit tests) neither is kept.
  */
 export function createLaneSenders(
   config: WorkerConfig,
-  store?: { redis: RedisClient; keys: Keys },
+  stores?: Pick<Stores, 'tlsRpt' | 'warmup'>,
 ): LaneSenders {
   // exported at zero from the start (in either mode, so the dashboard's direct-delivery panels
   // have their series): MTA-STS sessions by mode and result, each configured pool address
@@ -53,10 +53,7 @@ export function createLaneSenders(
     });
     const stsCa =
       config.MTA_STS_CA_FILE !== undefined ? readFileSync(config.MTA_STS_CA_FILE, 'utf8') : undefined;
-    const tlsRpt =
-      config.TLS_RPT && store
-        ? new TlsRptStore(store.redis, store.keys, { periodMs: config.TLS_RPT_DAY_S * 1000 })
-        : undefined;
+    const tlsRpt = config.TLS_RPT ? stores?.tlsRpt : undefined;
     const direct = createDirectSender({
       dns,
       port: config.DIRECT_SMTP_PORT,
@@ -77,12 +74,12 @@ export function createLaneSenders(
         ...(stsCa !== undefined && { stsCa }),
       }),
       ...(config.SENDING_POOLS.length > 0 &&
-        store && {
+        stores && {
           pools: createSourcePools({
             pools: config.SENDING_POOLS,
             ...(config.WARMUP_SCHEDULE !== undefined && { schedule: config.WARMUP_SCHEDULE }),
             dayMs: config.WARMUP_DAY_S * 1000,
-            counter: new WarmupStore(store.redis, store.keys),
+            counter: stores.warmup,
             observer: {
               used(pool, address, cap) {
                 metrics.poolSends().inc({ pool, address });

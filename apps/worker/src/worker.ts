@@ -38,7 +38,7 @@ export async function startWorker(
   if (config.DELIVERY_MODE === 'relay' && !config.SMTP_URL)
     throw new Error('SMTP_URL is required to start the worker (DELIVERY_MODE=relay)');
   // Relay: one SMTP pool per lane; direct: one MX sender shared by the lanes (senders.ts).
-  const senders = createLaneSenders(config, { redis: rt.redis, keys: rt.keys });
+  const senders = createLaneSenders(config, rt.stores);
   const schedule = retrySchedule(config.RETRY_SCHEDULE_S);
   const lanes = startSendLanes(config, {
     ports: await deliveryPorts(config, rt, schedule.length),
