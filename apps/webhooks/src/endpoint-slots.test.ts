@@ -81,3 +81,34 @@ describe('EndpointSlots', () => {
     expect(slots.held('a')).toBe(1);
   });
 });
+
+describe('EndpointSlots.forFirstAttempt', () => {
+  it('waits for a slot once, then sends first attempts of a slow endpoint to the queue at once', async () => {
+    const slots = new EndpointSlots(1);
+    expect(slots.tryAcquire('a')).toBe(true);
+    const first = slots.forFirstAttempt('a');
+    vi.advanceTimersByTime(100);
+    expect(await first).toBe(false);
+    // taken for slow: no wait, so a slot released meanwhile is not this attempt's
+    const second = slots.forFirstAttempt('a');
+    slots.release('a');
+    expect(await second).toBe(false);
+    expect(slots.held('a')).toBe(0);
+    expect(await slots.forFirstAttempt('a')).toBe(true); // a free slot is taken even while slow
+    expect(await slots.forFirstAttempt('b')).toBe(true); // other endpoints are not slow
+  });
+
+  it('waits again once the endpoint has been slow for a second', async () => {
+    const slots = new EndpointSlots(1);
+    slots.tryAcquire('a');
+    const first = slots.forFirstAttempt('a');
+    vi.advanceTimersByTime(100);
+    expect(await first).toBe(false);
+    vi.advanceTimersByTime(1_000);
+    const again = slots.forFirstAttempt('a');
+    await Promise.resolve();
+    slots.release('a'); // handed to the waiting first attempt
+    expect(await again).toBe(true);
+    expect(slots.held('a')).toBe(1);
+  });
+});

@@ -16,10 +16,17 @@
  * dispatcher. The cap is then `limit` × dispatcher processes per endpoint, which is what
  * WEBHOOK_ENDPOINT_CONCURRENCY documents.
  */
+/** How long a first attempt waits for a slot of its endpoint before it goes to the queue. */
+const SLOT_WAIT_MS = 100;
+/** How long an endpoint whose slot did not come in SLOT_WAIT_MS gets no further wait. */
+const ENDPOINT_SLOW_MS = 1_000;
+
 export class EndpointSlots {
   private readonly inFlight = new Map<string, number>();
   /** Per endpoint, the waiters of `acquire`, first come first served. */
   private readonly waiting = new Map<string, (() => void)[]>();
+  /** Endpoints whose slot did not come in time: until when their first attempts do not wait. */
+  private readonly slowUntil = new Map<string, number>();
 
   constructor(private readonly limit: number) {}
 
@@ -51,6 +58,25 @@ export class EndpointSlots {
         resolve(false);
       }, waitMs);
     });
+  }
+
+  /**
+   * A slot for a first attempt: at once, or after waiting at most SLOT_WAIT_MS for one — a
+   * 200-answering endpoint frees one within a round trip. An endpoint whose wait ran out is taken
+   * for slow and its first attempts go to the queue without waiting for ENDPOINT_SLOW_MS, so a
+   * slow endpoint holds a batch (and the other endpoints' deliveries behind it) at most
+   * SLOT_WAIT_MS in every ENDPOINT_SLOW_MS.
+   */
+  async forFirstAttempt(endpointId: string): Promise<boolean> {
+    if (this.tryAcquire(endpointId)) return true;
+    const slowUntil = this.slowUntil.get(endpointId);
+    if (slowUntil !== undefined) {
+      if (Date.now() < slowUntil) return false;
+      this.slowUntil.delete(endpointId);
+    }
+    if (await this.acquire(endpointId, SLOT_WAIT_MS)) return true;
+    this.slowUntil.set(endpointId, Date.now() + ENDPOINT_SLOW_MS);
+    return false;
   }
 
   release(endpointId: string): void {

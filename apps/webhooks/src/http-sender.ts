@@ -1,11 +1,11 @@
 /**
  * The dispatcher's HTTP egress: one POST per attempt through undici, SSRF-safe.
  *
- * Before every attempt the endpoint is vetted again (`vetEndpoint` in core: scheme, special-use
- * names, every resolved address public unless WEBHOOK_ALLOW_PRIVATE_NETWORKS; a name's verdict
- * reused for at most a second), and the name is pinned to the address that passed: the agent's `lookup` answers only pinned names, with the
- * pinned address, so a DNS answer that changes between the check and the connect (rebinding) is
- * never used, and a name that was never vetted never connects. The URL keeps the name, so the
+ * Before every attempt the endpoint is vetted again (vetted-endpoints.ts: a name's verdict reused
+ * for at most a second), and the name is pinned to the address that passed: the agent's `lookup`
+ * answers only pinned names, with the pinned address, so a DNS answer that changes between the
+ * check and the connect (rebinding) is never used, and a name that was never vetted never
+ * connects. The URL keeps the name, so the
  * Host header, SNI and certificate check are the endpoint's. Kept-alive connections were opened
  * to vetted addresses only.
  *
@@ -20,13 +20,12 @@ import {
   parseRetryAfter,
   ABORT_HEADER,
   ABORT_VALUE,
-  vetEndpoint,
   type HostResolver,
-  type VettedEndpoint,
   type WebhookRequest,
   type WebhookSendResult,
   type WebhookSender,
 } from '@petrel/core';
+import { vettedEndpoints } from './vetted-endpoints.js';
 
 export interface HttpSenderOptions {
   allowPrivate: boolean;
@@ -44,11 +43,6 @@ export interface HttpSender extends WebhookSender {
 }
 
 const utf8 = new TextDecoder('utf-8', { fatal: false });
-
-/** How long a name's vetted address is reused before the name is resolved and checked again. */
-const VETTED_NAME_MS = 1_000;
-/** Endpoints whose verdict is kept at most (the map starts over beyond). */
-const VETTED_MAX = 10_000;
 
 export function createHttpSender(opts: HttpSenderOptions): HttpSender {
   const now = opts.now ?? Date.now;
@@ -71,27 +65,7 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     keepAliveTimeout: 10_000,
   });
 
-  /**
-   * Endpoints that passed, by URL. An IP literal's verdict depends on the URL alone, so it is
-   * kept; a name's resolved-and-checked address is reused for VETTED_NAME_MS (the system
-   * resolver gives no TTL): a changed DNS answer — a rebinding one included — is checked and
-   * pinned within that bound. A refusal or a failed resolution is never kept.
-   */
-  const passed = new Map<string, { vetted: VettedEndpoint; until: number }>();
-  async function vet(endpoint: string): Promise<VettedEndpoint> {
-    const at = now();
-    const hit = passed.get(endpoint);
-    if (hit && hit.until > at) return hit.vetted;
-    const vetted = await vetEndpoint(endpoint, { allowPrivate: opts.allowPrivate, resolve: opts.resolve });
-    if (vetted.ok) {
-      if (passed.size >= VETTED_MAX) passed.clear();
-      passed.set(endpoint, {
-        vetted,
-        until: vetted.host === vetted.address ? Number.POSITIVE_INFINITY : at + VETTED_NAME_MS,
-      });
-    }
-    return vetted;
-  }
+  const vet = vettedEndpoints({ allowPrivate: opts.allowPrivate, resolve: opts.resolve, now });
 
   async function send(req: WebhookRequest): Promise<WebhookSendResult> {
     const started = performance.now();

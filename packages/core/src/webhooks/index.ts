@@ -8,3 +8,4 @@ export * from './ports.js';
 export * from './use-cases.js';
 export * from './dispatch-events.js';
 export * from './deliver-webhook.js';
+export * from './first-attempts.js';
