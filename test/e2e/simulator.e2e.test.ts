@@ -5,6 +5,11 @@
  * ends in the state a real reply would give, with the same events on GET /emails/:id/events and
  * on a real webhook receiver (signatures verified by the SDK), the suppression list updated as
  * for a real bounce or complaint — and the SMTP sink never sees a connection for them.
+ *
+ * Soft-bounce suppression (docs/operations.md, "Soft-bounce suppression"), here after 2 emails in
+ * a row over any span: `tempfail@`'s Temporary bounces, and a real address the SMTP sink refuses
+ * with a 451 while it takes the message for the other recipient (a final 4xx), suppress the
+ * address with origin `bounce`; a delivery in between starts the count again.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
@@ -12,13 +17,25 @@ import { startStack, type Stack } from './helpers.js';
 import { WEBHOOK_TEST_ENV, sdkVerified } from './scenarios/webhooks.js';
 
 const SIMULATOR_DOMAIN = 'sim.petrel.test';
+/** SOFT_BOUNCE_SUPPRESS_EMAILS of this stack (SOFT_BOUNCE_SUPPRESS_DAYS 0: any span). */
+const SOFT_BOUNCES = 2;
+/** A real address the sink refuses with a 451, accepts on its next RCPT, then refuses for good. */
+const FLAKY = `flaky-${Date.now()}@people.test`;
 const BOUNCE_REPLY = '550 5.1.1 The email account that you tried to reach does not exist';
 
 let stack: Stack;
 let rx: HttpReceiver;
 let secret: string;
 beforeAll(async () => {
-  stack = await startStack({ env: { ...WEBHOOK_TEST_ENV, SIMULATOR_DOMAIN } });
+  stack = await startStack({
+    env: {
+      ...WEBHOOK_TEST_ENV,
+      SIMULATOR_DOMAIN,
+      SOFT_BOUNCE_SUPPRESS_EMAILS: String(SOFT_BOUNCES),
+      SOFT_BOUNCE_SUPPRESS_DAYS: '0',
+    },
+    plan: { [FLAKY]: [{ at: 'rcpt', code: 451 }, 'accept', { at: 'rcpt', code: 451 }] },
+  });
   rx = await startHttpReceiver();
   const { data, error } = await stack.resend.webhooks.create({
     endpoint: rx.url,
@@ -203,5 +220,66 @@ describe('mixed and lookalike recipients (SDK)', () => {
     await lastEvent(id, 'delivered');
     const [, message] = await stack.sink.waitFor(2);
     expect(message!.envelope.to).toEqual(['delivered@resend.dev.evil.test']);
+  });
+});
+
+describe('soft-bounce suppression (SDK)', () => {
+  it('tempfail@: a Temporary bounce on 2 emails in a row suppresses the address (origin bounce)', async () => {
+    const to = label('tempfail');
+    const first = await send([to]);
+    await lastEvent(first, 'bounced');
+    // its job has ended, the soft-bounces stage (after the record) included
+    await stack.settled([first]);
+    // one soft-bounced email is not a streak yet
+    expect((await stack.resend.suppressions.get(to)).error).toMatchObject({ statusCode: 404 });
+    const second = await send([to]);
+    await lastEvent(second, 'bounced');
+    const suppression = await waitUntil(async () => (await stack.resend.suppressions.get(to)).data ?? null, {
+      timeoutMs: 10_000,
+      message: `${to} suppressed`,
+    });
+    expect(suppression).toMatchObject({ email: to, origin: 'bounce', source_id: second });
+    const listed = await stack.resend.suppressions.list({ origin: 'bounce' });
+    expect(listed.error).toBeNull();
+    expect((listed.data?.data ?? []).map((s: { email: string }) => s.email)).toContain(to);
+
+    // the next email to it is left out, as for any suppressed address
+    const next = await send([to]);
+    await lastEvent(next, 'failed');
+    expect(types(await timeline(next))).toEqual(['email.queued', 'email.suppressed', 'email.failed']);
+  });
+
+  it('a 4xx for one recipient while the other got it is final and counts; a delivery in between resets', async () => {
+    const other = () => label('delivered');
+    // 1: the sink refuses FLAKY with a 451 (final: the message went to the other) → streak 1
+    const one = await send([other(), FLAKY]);
+    await lastEvent(one, 'delivered');
+    // each job ends (its streak written, after the record) before the next email is sent
+    await stack.settled([one]);
+    const got = await stack.http(`/emails/${one}`);
+    expect(got.body.recipients.find((r: { email: string }) => r.email === FLAKY)).toMatchObject({
+      status: 'bounced',
+    });
+    // 2: delivered to FLAKY → the streak ends
+    const two = await send([other(), FLAKY]);
+    await lastEvent(two, 'delivered');
+    await stack.settled([two]);
+    expect(stack.sink.messages.some((m) => m.envelope.to.includes(FLAKY))).toBe(true);
+    // 3: refused again → streak 1 again, not suppressed (without the reset it would be 2)
+    const three = await send([other(), FLAKY]);
+    await lastEvent(three, 'delivered');
+    await stack.settled([three]);
+    expect((await stack.resend.suppressions.get(FLAKY)).error).toMatchObject({ statusCode: 404 });
+    // 4: refused again → 2 in a row: suppressed, this email as the source
+    const four = await send([other(), FLAKY]);
+    await lastEvent(four, 'delivered');
+    const suppression = await waitUntil(
+      async () => (await stack.resend.suppressions.get(FLAKY)).data ?? null,
+      {
+        timeoutMs: 10_000,
+        message: `${FLAKY} suppressed`,
+      },
+    );
+    expect(suppression).toMatchObject({ origin: 'bounce', source_id: four });
   });
 });

@@ -12,6 +12,7 @@ export function deliverObserver(lane: string): DeliverObserver {
   zeroSeries(metrics.sendOutcomes(), { kind: kinds, lane: [lane] });
   metrics.acceptToDelivered();
   zeroSeries(metrics.broadcastsPaused(), { reason: ['complaint_rate', 'hard_bounce_rate'] });
+  zeroSeries(metrics.complaints(), { lane: [lane], source: ['simulated'] });
   return {
     onSmtpResult(result, seconds) {
       metrics.smtpLatency().observe({ kind: result.kind }, seconds);
@@ -32,6 +33,9 @@ export function deliverObserver(lane: string): DeliverObserver {
     },
     onSideEffectError(what, err) {
       log().error({ err, what }, 'a write after the send failed; the email itself is recorded');
+    },
+    onComplaints(count, lane) {
+      metrics.complaints().inc({ lane, source: 'simulated' }, count);
     },
     onBroadcastPaused({ broadcastId, breach, reason }) {
       metrics.broadcastsPaused().inc({ reason: breach.reason });

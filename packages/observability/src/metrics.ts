@@ -70,6 +70,15 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  complaints: once(
+    () =>
+      new client.Counter({
+        name: 'petrel_complaints_total',
+        help: 'Complaints recorded on sent emails, by the email lane and where they came from (arf, simulated)',
+        labelNames: ['lane', 'source'],
+        registers: [registry],
+      }),
+  ),
   broadcastsPaused: once(
     () =>
       new client.Counter({

@@ -26,7 +26,7 @@ import {
   type ReportPorts,
   withoutForgedAuthResults,
 } from '@petrel/core';
-import { log } from '@petrel/observability';
+import { log, metrics } from '@petrel/observability';
 import { readData } from '../smtp-data.js';
 import type { inboundRouter } from './routing.js';
 
@@ -91,6 +91,7 @@ export async function receiveMessage(m: {
       },
       m.reports,
     );
+    if (outcome.kind === 'complained') metrics.complaints().inc({ lane: outcome.lane, source: 'arf' });
     log().info({ id, mailFrom, outcome }, 'report at the bounce domain processed');
   }
   if (byTeam.size > 0) {

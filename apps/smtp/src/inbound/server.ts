@@ -20,7 +20,7 @@ import type { SMTPServerOptions } from 'smtp-server';
 import { SMTPServer } from 'smtp-server';
 import { newId, type ReceivePorts, type ReportPorts } from '@petrel/core';
 import { createMailauthAuthenticator } from '@petrel/mailer';
-import { log } from '@petrel/observability';
+import { log, metrics, zeroSeries } from '@petrel/observability';
 import { listen, type SmtpContext, type SmtpListener } from '../context.js';
 import { smtpError } from '../smtp-data.js';
 import { receiveMessage } from './receive.js';
@@ -30,6 +30,8 @@ import { inboundRouter } from './routing.js';
 const MAX_RECIPIENTS = 100;
 
 export async function startInbound(ctx: SmtpContext): Promise<SmtpListener[]> {
+  // the complaint series from start-up: the transactional complaint-rate alert reads increase()
+  zeroSeries(metrics.complaints(), { lane: ['send', 'broadcast'], source: ['arf'] });
   const { config, rt } = ctx;
   const s = rt.stores;
   if (config.SMTP_INBOUND_PORT === 'off') return [];

@@ -5,7 +5,7 @@
  * (wired by apps/worker); packages/testing has in-memory versions.
  */
 import type { EmailContent } from '@petrel/contracts';
-import type { DomainTls } from '@petrel/contracts';
+import type { DomainTls, SendLane } from '@petrel/contracts';
 import type { CompiledTemplate } from '../templates/parse-template.js';
 import type { DkimSigner, SendingDomains } from '../domains/domains-port.js';
 import type { DeclaredVariable } from '../templates/render-template.js';
@@ -155,6 +155,8 @@ export interface DeliverObserver {
    * address to the suppression list): logged, never retried by sending again.
    */
   onSideEffectError(what: string, err: unknown): void;
+  /** Complaints recorded by the send itself (a simulated `complained@`), for the complaint metric. */
+  onComplaints?(count: number, lane: SendLane): void;
   /** The protection rule paused a broadcast (once per pause): a warn line and a metric. */
   onBroadcastPaused(paused: BroadcastPaused): void;
 }

@@ -36,13 +36,21 @@ import { emailIdCandidates, type EmailReference } from './match-email.js';
 import type { ReportPorts } from './ports.js';
 import { readReport } from './report-message.js';
 import { isBounceDomainAddress } from '../deliver/verp.js';
-import type { InboundAuthentication } from '@petrel/contracts';
+import type { InboundAuthentication, SendLane } from '@petrel/contracts';
 import { reportTrust } from './authentication.js';
 
 export type ReportOutcome =
   | { kind: 'bounced'; teamId: string; emailId: string; bounce: Bounce; suppressed: string[] }
   | { kind: 'delayed'; teamId: string; emailId: string }
-  | { kind: 'complained'; teamId: string; emailId: string; feedbackType: string; suppressed: string[] }
+  | {
+      kind: 'complained';
+      teamId: string;
+      emailId: string;
+      /** The complained email's lane: the transactional complaint rate is an alert of its own. */
+      lane: SendLane;
+      feedbackType: string;
+      suppressed: string[];
+    }
   /** A report whose author domain is not authenticated (authentication.ts): acted on nowhere. */
   | { kind: 'unauthenticated'; report: 'dsn' | 'arf'; reason: string }
   /** A report, but of no email Petrel holds (expired, foreign, forged). */
@@ -220,6 +228,7 @@ export async function processComplaint(
     kind: 'complained',
     teamId: email.teamId,
     emailId: email.id,
+    lane: email.broadcastId === null ? 'send' : 'broadcast',
     feedbackType: arf.feedbackType,
     suppressed,
   };

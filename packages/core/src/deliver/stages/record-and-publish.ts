@@ -65,6 +65,9 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
         deps.observer.onSideEffectError(`suppress ${address}`, err);
       }
     }
+    if (complainers.length > 0) {
+      deps.observer.onComplaints?.(complainers.length, email.broadcastId === null ? 'send' : 'broadcast');
+    }
     for (const address of complainers) {
       try {
         await deps.suppressions.add(job.teamId, address, 'complaint', email.id);
