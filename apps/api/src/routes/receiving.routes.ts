@@ -14,27 +14,23 @@
  * The fixed path `/emails/receiving` is mounted before `/emails/:id` (route-table.ts).
  */
 import type { Request, RequestHandler } from 'express';
-import {
-  notFound,
-  validationError,
-  type InboundAttachment,
-  type InboundEmailRecord,
-} from '@petrel/contracts';
+import { notFound, validationError } from '@petrel/contracts';
 import {
   INBOUND_DOWNLOAD_PATH,
-  hasCidReferences,
-  inboundAttachmentContent,
+  findReceivedEmail,
+  idKey,
   inboundDownloadLinks,
-  inlineCidImages,
-  parseInboundMessage,
-  verifyDownloadToken,
+  openReceivedDownload,
+  receivedEmailHtml,
+  type ReceivedHtmlFormat,
 } from '@petrel/core';
 import type { InboundStore } from '@petrel/store';
-import { UNPAGED_LIST_MAX, pageArray, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, listBody, pageArray, parsePageQuery } from './pagination.js';
+import { downloadableAttachment, receivedEmailWire, receivedListItem } from './receiving-wire.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface ReceivingDeps {
-  inbound: InboundStore;
+  inbound: Pick<InboundStore, 'get' | 'raw' | 'list'>;
   /** The key of the signed links (the unsubscribe links' key; tokens of each purpose differ). */
   secret: string;
   /** Public base URL the download links point under (read per request). */
@@ -42,37 +38,8 @@ export interface ReceivingDeps {
   now: () => number;
 }
 
-/** Attachment metadata as the received email carries it. */
-function attachmentMeta(a: InboundAttachment) {
-  return {
-    id: a.id,
-    filename: a.filename,
-    size: a.size,
-    content_type: a.content_type,
-    content_id: a.content_id,
-    content_disposition: a.content_disposition,
-  };
-}
-
-/** The fields of a received email every shape shares (list item, GET). */
-function common(r: Omit<InboundEmailRecord, 'html' | 'text' | 'headers' | 'size'>) {
-  return {
-    id: r.id,
-    to: r.to,
-    from: r.from,
-    created_at: r.created_at,
-    subject: r.subject,
-    bcc: r.bcc,
-    cc: r.cc,
-    reply_to: r.reply_to,
-    received_for: r.received_for,
-    message_id: r.message_id,
-    attachments: r.attachments.map(attachmentMeta),
-  };
-}
-
 /** `html_format`: data_uri (default) or cid; else 422. */
-function htmlFormat(req: Request): 'data_uri' | 'cid' {
+function htmlFormat(req: Request): ReceivedHtmlFormat {
   const v = (req.query as Record<string, unknown>).html_format;
   if (v === undefined || v === 'data_uri') return 'data_uri';
   if (v === 'cid') return 'cid';
@@ -83,60 +50,35 @@ export function receivingRoutes(deps: ReceivingDeps): RouteSpec[] {
   const links = () =>
     inboundDownloadLinks({ secret: deps.secret, publicUrl: deps.publicUrl(), now: deps.now });
   const team = (res: Parameters<RequestHandler>[1]): string => res.locals.auth.teamId as string;
-
-  async function email(teamId: string, id: string): Promise<InboundEmailRecord> {
-    const found = await deps.inbound.get(teamId, id);
-    if (!found) throw notFound('Email');
-    return found;
-  }
-
-  const downloadable = (teamId: string, emailId: string, a: InboundAttachment) => ({
-    ...attachmentMeta(a),
-    // the SDK types it 'inline' | 'attachment': a part without the header is an attachment
-    content_disposition: a.content_disposition ?? 'attachment',
-    ...links().url({ teamId, emailId, attachmentId: a.id }),
-  });
+  const link = (teamId: string, emailId: string, attachmentId: string | null) =>
+    links().url({ teamId, emailId, attachmentId });
 
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, UNPAGED_LIST_MAX);
-    const result = await deps.inbound.list(team(res), page);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such email`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(common) });
+    res.json(listBody(await deps.inbound.list(team(res), page), page, 'email', receivedListItem));
   };
 
   const get: RequestHandler = async (req, res) => {
     const format = htmlFormat(req);
-    const r = await email(team(res), pathParam(req, 'id'));
-    let html = r.html;
-    if (format === 'data_uri' && html !== null && hasCidReferences(html)) {
-      const raw = await deps.inbound.raw(team(res), r.id);
-      if (raw) html = inlineCidImages(html, (await parseInboundMessage(raw)).attachments);
-    }
-    res.json({
-      object: 'email',
-      ...common(r),
-      html,
-      text: r.text,
-      headers: r.headers,
-      // Petrel extension: the inbound server's SPF, DKIM, DMARC, ARC and BIMI results (null: unchecked)
-      authentication: r.authentication ?? null,
-      raw: links().url({ teamId: team(res), emailId: r.id, attachmentId: null }),
-    });
+    const r = await findReceivedEmail(deps.inbound, team(res), pathParam(req, 'id'));
+    const html = await receivedEmailHtml(deps.inbound, team(res), r, format);
+    res.json(receivedEmailWire(r, html, link(team(res), r.id, null)));
   };
 
   const listAttachments: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, UNPAGED_LIST_MAX);
-    const r = await email(team(res), pathParam(req, 'emailId'));
+    const r = await findReceivedEmail(deps.inbound, team(res), pathParam(req, 'emailId'));
     // newest-first ids are the listing order elsewhere; attachments keep the message's order
     const { data, has_more } = pageArray(r.attachments, page);
-    res.json({ object: 'list', has_more, data: data.map((a) => downloadable(team(res), r.id, a)) });
+    const item = (a: (typeof data)[number]) => downloadableAttachment(a, link(team(res), r.id, a.id));
+    res.json({ object: 'list', has_more, data: data.map(item) });
   };
 
   const getAttachment: RequestHandler = async (req, res) => {
-    const r = await email(team(res), pathParam(req, 'emailId'));
-    const a = r.attachments.find((x) => x.id === pathParam(req, 'id').toLowerCase());
+    const r = await findReceivedEmail(deps.inbound, team(res), pathParam(req, 'emailId'));
+    const a = r.attachments.find((x) => x.id === idKey(pathParam(req, 'id')));
     if (!a) throw notFound('Attachment');
-    res.json({ object: 'attachment', ...downloadable(team(res), r.id, a) });
+    res.json({ object: 'attachment', ...downloadableAttachment(a, link(team(res), r.id, a.id)) });
   };
 
   return [
@@ -160,31 +102,20 @@ export function disposition(filename: string): string {
 /** The signed download links (no API key: the token is the credential). */
 export function receivingDownloadRoutes(deps: ReceivingDeps): RouteSpec[] {
   const download: RequestHandler = async (req, res) => {
-    const claims = verifyDownloadToken(pathParam(req, 'token'), deps.secret, deps.now());
-    // a sent email's attachment link is served at its own path (sent-attachments.routes.ts)
-    if (!claims || claims.source === 'sent') throw notFound('Download');
-    const raw = await deps.inbound.raw(claims.teamId, claims.emailId);
-    if (!raw) throw notFound('Email');
-    let body = raw;
-    let type = 'message/rfc822';
-    let name = `${claims.emailId}.eml`;
-    if (claims.attachmentId !== null) {
-      const r = await deps.inbound.get(claims.teamId, claims.emailId);
-      const index = r?.attachments.findIndex((a) => a.id === claims.attachmentId) ?? -1;
-      const part = index >= 0 ? await inboundAttachmentContent(raw, index) : null;
-      if (!r || !part) throw notFound('Attachment');
-      body = Buffer.from(part.content);
-      type = safeType(r.attachments[index]!.content_type);
-      name = r.attachments[index]!.filename ?? `attachment-${index + 1}`;
-    }
+    const token = pathParam(req, 'token');
+    const d = await openReceivedDownload(token, {
+      inbound: deps.inbound,
+      secret: deps.secret,
+      nowMs: deps.now(),
+    });
     res
       .status(200)
-      .setHeader('Content-Type', type)
-      .setHeader('Content-Disposition', disposition(name))
+      .setHeader('Content-Type', safeType(d.contentType))
+      .setHeader('Content-Disposition', disposition(d.filename))
       .setHeader('X-Content-Type-Options', 'nosniff')
       .setHeader('Content-Security-Policy', "sandbox; default-src 'none'")
       .setHeader('Cache-Control', 'private, no-store')
-      .send(body);
+      .send(d.body);
   };
   return [{ path: `${INBOUND_DOWNLOAD_PATH}/:token`, methods: { get: download } }];
 }

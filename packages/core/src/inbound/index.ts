@@ -11,3 +11,5 @@ export * from './receive-inbound.js';
 export * from './process-report.js';
 export * from './download-token.js';
 export * from './authentication.js';
+export * from './receiving-domains.js';
+export * from './received-emails.js';

@@ -9,3 +9,4 @@ export * from './agent-answer.js';
 export * from './agent-prompt.js';
 export * from './agent-run.js';
 export * from './replies.js';
+export * from './thread-query.js';

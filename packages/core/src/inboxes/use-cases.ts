@@ -12,13 +12,20 @@ import {
   type InboundEmailRecord,
   type InboxFolder,
   type InboxLabelRecord,
+  type InboxMessageRecord,
   type InboxRecord,
   type InboxThreadRecord,
 } from '@petrel/contracts';
 import type { Clock } from '../kernel/clock.js';
 import { mailboxKey, parseAddress, routingDomain } from '../kernel/mailbox.js';
 import type { InboxEventSource, InboxesPort, NewInboxMessage, ReceivingDomains } from './ports.js';
-import type { CreateInboxInput, CreateLabelInput, UpdateInboxInput, UpdateLabelInput } from './schemas.js';
+import type {
+  CreateInboxInput,
+  CreateLabelInput,
+  UpdateAgentInput,
+  UpdateInboxInput,
+  UpdateLabelInput,
+} from './schemas.js';
 import { INBOX_RULES } from './schemas.js';
 import { chooseThread, messageIdList, ownMessageId, subjectKey } from './threading.js';
 import { idKey } from '../kernel/ids.js';
@@ -108,6 +115,26 @@ export async function removeInbox(
   return removed;
 }
 
+/** PATCH …/agent: what is given replaces the stored setting; each action is kept once. */
+export async function updateAgentSettings(
+  cmd: { teamId: string; inbox: InboxRecord; input: UpdateAgentInput },
+  ports: { inboxes: InboxesPort },
+): Promise<InboxRecord> {
+  const { input } = cmd;
+  const updated = await ports.inboxes.update(
+    cmd.teamId,
+    cmd.inbox.id,
+    {
+      ...(input.instructions !== undefined && { agent_instructions: input.instructions }),
+      ...(input.tone !== undefined && { agent_tone: input.tone }),
+      ...(input.actions !== undefined && { agent_actions: [...new Set(input.actions)] }),
+    },
+    'api',
+  );
+  if (!updated) throw notFound('Inbox');
+  return updated;
+}
+
 // ---------------------------------------------------------------------------------------------
 // Labels
 
@@ -171,6 +198,20 @@ export async function findThread(
   const thread = await inboxes.thread(teamId, inboxId, idKey(threadId));
   if (!thread) throw notFound('Thread');
   return thread;
+}
+
+/** A message of the thread (its id is its received or sent email's); 404 for any other. */
+export async function findThreadMessage(
+  inboxes: InboxesPort,
+  teamId: string,
+  inboxId: string,
+  threadId: string,
+  messageId: string,
+): Promise<InboxMessageRecord> {
+  const thread = await findThread(inboxes, teamId, inboxId, threadId);
+  const m = await inboxes.message(teamId, inboxId, messageId);
+  if (!m || m.thread_id !== thread.id) throw notFound('Email');
+  return m;
 }
 
 export async function updateThread(

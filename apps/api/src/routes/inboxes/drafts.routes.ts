@@ -11,7 +11,6 @@ import {
   draftListItem,
   draftObject,
   findDraft,
-  findInbox,
   forwardEmail,
   forwardSchema,
   newId,
@@ -34,10 +33,10 @@ import {
   type InboxDraftsStore,
   type InboxesStore,
 } from '@petrel/store';
-import { validationError } from '@petrel/contracts';
-import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
-import { pathParam, type RouteSpec } from './route-table.js';
+import { parseBody } from '../parse-body.js';
+import { listBody, parsePageQuery } from '../pagination.js';
+import { pathParam, type RouteSpec } from '../route-table.js';
+import { inboxFinder, teamOf as team } from './context.js';
 
 export interface InboxDraftsDeps {
   /** The inboxes and their drafts (the runtime's stores). */
@@ -67,8 +66,7 @@ export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
     clock: Date,
     ids: { newId: () => newId() },
   };
-  const team = (res: Response): string => res.locals.auth.teamId;
-  const inboxOf = (req: Request, res: Response) => findInbox(inboxes, team(res), pathParam(req, 'inbox'));
+  const inboxOf = inboxFinder(inboxes);
   const common = (req: Request, res: Response) => ({
     teamId: team(res),
     idempotencyKey: req.get('idempotency-key'),
@@ -101,9 +99,7 @@ export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
   const list: RequestHandler = async (req, res) => {
     const inbox = await inboxOf(req, res);
     const page = parsePageQuery(req);
-    const found = await drafts.drafts(team(res), inbox.id, page);
-    if (!found) throw validationError(`${page.after ? 'after' : 'before'}: no such item`);
-    res.json({ object: 'list', has_more: found.hasMore, data: found.items.map(draftListItem) });
+    res.json(listBody(await drafts.drafts(team(res), inbox.id, page), page, 'item', draftListItem));
   };
   const create: RequestHandler = async (req, res) => {
     const inbox = await inboxOf(req, res);
