@@ -244,11 +244,12 @@ const NOT_IN_DOCUMENT = [
   'GET /emails/:id/events',
   // the dashboard's overview counters (a Petrel extension: sent, delivered, bounced… per hour)
   'GET /stats/emails',
-  // OAuth 2.1 (docs/oauth.md): the authorization and token endpoints and the server metadata
-  // (RFC 6749, RFC 8414: their own wire, not Resend's API), and the dashboard's consent page's
-  // two calls; oauth-grants.e2e.test.ts drives them
+  // OAuth 2.1 (docs/oauth.md): the authorization, token and revocation endpoints and the server
+  // metadata (RFC 6749, RFC 7009, RFC 8414: their own wire, not Resend's API), and the
+  // dashboard's consent page's two calls; oauth-grants.e2e.test.ts drives them
   'GET /oauth/authorize',
   'POST /oauth/token',
+  'POST /oauth/revoke',
   'GET /.well-known/oauth-authorization-server',
   'GET /oauth/consent',
   'POST /oauth/consent',

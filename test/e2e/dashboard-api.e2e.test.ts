@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
+import { dashboardBrowser, signInToDashboard } from './dashboard-browser.js';
 import { email, startStack, type Stack } from './helpers.js';
 
 let stack: Stack;
@@ -17,52 +18,9 @@ afterAll(async () => {
   await stack?.stop();
 });
 
-interface Browser {
-  cookies: Map<string, string>;
-  csrf(): string | undefined;
-  request(
-    path: string,
-    init?: { method?: string; body?: unknown; csrf?: string | null },
-  ): Promise<{ status: number; body: any; headers: Headers }>;
-}
-
 /** A cookie jar and fetch, as a browser on the dashboard's origin would send them. */
-function browser(): Browser {
-  const cookies = new Map<string, string>();
-  return {
-    cookies,
-    csrf: () => cookies.get('petrel_csrf'),
-    async request(path, init = {}) {
-      const headers = new Headers();
-      if (cookies.size > 0) headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-      const csrf = init.csrf === undefined ? cookies.get('petrel_csrf') : init.csrf;
-      if (csrf !== null && csrf !== undefined) headers.set('x-csrf-token', csrf);
-      // no Bearer key: the cookies alone
-      const res = await stack.http(path, {
-        key: null,
-        method: init.method ?? 'GET',
-        headers,
-        ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-      });
-      for (const c of res.headers.getSetCookie()) {
-        const [pair] = c.split(';');
-        const eq = pair!.indexOf('=');
-        const name = pair!.slice(0, eq);
-        const value = pair!.slice(eq + 1);
-        if (/Max-Age=0/i.test(c)) cookies.delete(name);
-        else cookies.set(name, value);
-      }
-      return res;
-    },
-  };
-}
-
-async function signedIn(): Promise<Browser> {
-  const b = browser();
-  const res = await b.request('/dashboard/session', { method: 'POST', body: { api_key: stack.key } });
-  expect(res.status).toBe(201);
-  return b;
-}
+const browser = () => dashboardBrowser(stack);
+const signedIn = () => signInToDashboard(stack, stack.key);
 
 describe('dashboard sessions', () => {
   it('signs in with a full-access key: an httpOnly SameSite=Strict session cookie and a readable CSRF cookie', async () => {

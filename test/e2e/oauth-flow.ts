@@ -9,6 +9,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { newId, registerOAuthClient, type OAuthClientRecord } from '@petrel/core';
 import { Keys, OAuthClientsStore, createRedis } from '@petrel/store';
+import { signInToDashboard, type DashboardBrowser } from './dashboard-browser.js';
 import type { Stack } from './helpers.js';
 
 export interface OAuthApp {
@@ -50,41 +51,6 @@ export async function registerApp(
 export function pkce(): { verifier: string; challenge: string } {
   const verifier = randomBytes(32).toString('base64url');
   return { verifier, challenge: createHash('sha256').update(verifier).digest('base64url') };
-}
-
-/** A browser on the dashboard's origin: a cookie jar, the CSRF header on writes, no Bearer key. */
-export interface DashboardBrowser {
-  request(
-    path: string,
-    init?: { method?: string; body?: unknown; csrf?: boolean },
-  ): Promise<{ status: number; body: any; headers: Headers }>;
-}
-
-export async function signInToDashboard(stack: Stack, apiKey: string): Promise<DashboardBrowser> {
-  const cookies = new Map<string, string>();
-  const browser: DashboardBrowser = {
-    async request(path, init = {}) {
-      const headers = new Headers();
-      if (cookies.size > 0) headers.set('cookie', [...cookies].map(([k, v]) => `${k}=${v}`).join('; '));
-      const csrf = cookies.get('petrel_csrf');
-      if (init.csrf !== false && csrf) headers.set('x-csrf-token', csrf);
-      const res = await stack.http(path, {
-        key: null,
-        method: init.method ?? 'GET',
-        headers,
-        ...(init.body !== undefined && { body: JSON.stringify(init.body) }),
-      });
-      for (const c of res.headers.getSetCookie()) {
-        const [pair] = c.split(';');
-        const eq = pair!.indexOf('=');
-        cookies.set(pair!.slice(0, eq), pair!.slice(eq + 1));
-      }
-      return res;
-    },
-  };
-  const res = await browser.request('/dashboard/session', { method: 'POST', body: { api_key: apiKey } });
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
-  return browser;
 }
 
 export interface AuthorizeParams {
@@ -140,21 +106,48 @@ export async function consent(
   return new URL(decided.body.redirect_to as string);
 }
 
-/** POST /oauth/token with a form body (RFC 6749 section 4.1.3); `basic`: client id and secret. */
-export async function tokenRequest(
+type FormAnswer = { status: number; body: any; headers: Headers };
+
+/** A form POST to one of the client's endpoints; `basic`: client id and secret (RFC 6749 2.3.1). */
+async function postForm(
   stack: Stack,
+  path: string,
   form: Record<string, string>,
   basic?: { id: string; secret: string },
-): Promise<{ status: number; body: any; headers: Headers }> {
+): Promise<FormAnswer> {
   const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded' };
   if (basic)
     headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(basic.id)}:${encodeURIComponent(basic.secret)}`).toString('base64')}`;
-  const res = await fetch(`${stack.baseUrl}/oauth/token`, {
+  const res = await fetch(`${stack.baseUrl}${path}`, {
     method: 'POST',
     headers,
     body: new URLSearchParams(form).toString(),
   });
   return { status: res.status, body: await res.json(), headers: res.headers };
+}
+
+/** POST /oauth/token (RFC 6749 section 4.1.3, 6). */
+export const tokenRequest = (
+  stack: Stack,
+  form: Record<string, string>,
+  basic?: { id: string; secret: string },
+) => postForm(stack, '/oauth/token', form, basic);
+
+/** POST /oauth/revoke (RFC 7009 section 2.1). */
+export const revokeRequest = (
+  stack: Stack,
+  form: Record<string, string>,
+  basic?: { id: string; secret: string },
+) => postForm(stack, '/oauth/revoke', form, basic);
+
+/** Delete a registered app as the operator's CLI does (`oauth-clients delete`: the same store call). */
+export async function deleteApp(stack: Stack, app: OAuthApp): Promise<boolean> {
+  const redis = createRedis(stack.redis.url);
+  try {
+    return await new OAuthClientsStore(redis, new Keys(stack.prefix)).delete(app.client.id);
+  } finally {
+    await redis.quit();
+  }
 }
 
 export interface Connected {

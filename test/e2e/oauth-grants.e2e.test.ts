@@ -3,7 +3,8 @@
  * over HTTP (authorize → consent with the dashboard session → code → token), the API called
  * with the access token through the official SDK (scopes enforced), `oauthGrants.list` and
  * `revoke` through the SDK, a revoked grant's tokens refused on the very next request, and the
- * refusals the RFCs require (bad verifier, another redirect URI, a reused code or refresh token).
+ * refusals the RFCs require (bad verifier, another redirect URI, a reused code or refresh token),
+ * token revocation by the app (RFC 7009), and a deleted app's tokens refused at once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
@@ -13,13 +14,15 @@ import {
   authorizationQuery,
   connectApp,
   consent,
+  deleteApp,
   pkce,
   registerApp,
-  signInToDashboard,
+  revokeRequest,
   startAuthorization,
   tokenRequest,
   type OAuthApp,
 } from './oauth-flow.js';
+import { signInToDashboard } from './dashboard-browser.js';
 
 let stack: Stack;
 let app: OAuthApp;
@@ -41,6 +44,11 @@ afterAll(async () => {
 });
 
 const sdk = (token: string) => new Resend(token, { baseUrl: stack.baseUrl });
+/** What the SDK gets for an access token that no longer stands. */
+const REFUSED_TOKEN = { statusCode: 401, name: 'invalid_access_token' };
+/** A refresh of `of`'s refresh token, as the (public) app sends it. */
+const refreshAs = (of: OAuthApp, refreshToken: string) =>
+  tokenRequest(stack, { grant_type: 'refresh_token', refresh_token: refreshToken, client_id: of.client.id });
 
 describe('the authorization code flow with PKCE', () => {
   it('authorize → consent in the dashboard session → code → token; the SDK sends with a sending_access token', async () => {
@@ -319,6 +327,84 @@ describe('oauthGrants.list / revoke', () => {
   });
 });
 
+describe('POST /oauth/revoke (RFC 7009)', () => {
+  const grantOf = async (grantId: string) =>
+    (await stack.resend.oauthGrants.list()).data!.data.find((g) => g.id === grantId);
+
+  it('the app revokes its refresh token: the grant ends with its access token at once; an unknown token is 200', async () => {
+    const connected = await connectApp(stack, app, stack.key, 'sending_access');
+    const client = sdk(connected.accessToken);
+    expect((await client.emails.send(email(12) as never)).error).toBeNull();
+    const form = {
+      token: connected.refreshToken,
+      token_type_hint: 'refresh_token',
+      client_id: app.client.id,
+    };
+    const revoked = await revokeRequest(stack, form);
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expect(revoked.headers.get('cache-control')).toBe('no-store');
+    expect((await client.emails.send(email(13) as never)).error).toMatchObject(REFUSED_TOKEN);
+    expect((await refreshAs(app, connected.refreshToken)).body).toMatchObject({ error: 'invalid_grant' });
+    expect(await grantOf(connected.grantId)).toMatchObject({
+      revoked_at: expect.any(String),
+      revoked_reason: 'revoked_by_client',
+    });
+    // section 2.2: a token revoked already, or never issued, answers 200 all the same
+    for (const token of [connected.refreshToken, connected.accessToken, 'pto_a.b.c', 'not-a-token'])
+      expect((await revokeRequest(stack, { token, client_id: app.client.id })).status, token).toBe(200);
+  });
+
+  it('the client authenticates as at the token endpoint; only the client a token was issued to revokes it', async () => {
+    const server = await registerApp(stack, { name: 'Revoking Server', confidential: true });
+    const credentials = { id: server.client.id, secret: server.secret! };
+    const connected = await connectApp(stack, server, stack.key, 'sending_access');
+    const form = { token: connected.accessToken };
+    const noSecret = await revokeRequest(stack, { ...form, client_id: server.client.id });
+    expect(noSecret.status).toBe(401);
+    expect(noSecret.body).toMatchObject({ error: 'invalid_client' });
+    const wrong = await revokeRequest(stack, form, { ...credentials, secret: 'not-the-secret' });
+    expect(wrong.status).toBe(401);
+    expect(wrong.headers.get('www-authenticate')).toMatch(/^Basic /);
+    expect((await revokeRequest(stack, form)).body).toMatchObject({ error: 'invalid_request' });
+    expect((await revokeRequest(stack, {}, credentials)).body).toMatchObject({
+      error: 'invalid_request',
+      error_description: expect.stringMatching(/^token: /),
+    });
+    // another (public) client holding the token may not revoke it: the token keeps working
+    const other = await revokeRequest(stack, { ...form, client_id: app.client.id });
+    expect(other.status).toBe(400);
+    expect(other.body).toMatchObject({ error: 'invalid_grant' });
+    const client = sdk(connected.accessToken);
+    expect((await client.emails.send(email(14) as never)).error).toBeNull();
+    // its own client, with the secret in the form (client_secret_post): revoked at once
+    const done = await revokeRequest(stack, {
+      ...form,
+      client_id: server.client.id,
+      client_secret: server.secret!,
+    });
+    expect(done.status, JSON.stringify(done.body)).toBe(200);
+    expect((await client.emails.send(email(15) as never)).error).toMatchObject({ statusCode: 401 });
+    expect(await grantOf(connected.grantId)).toMatchObject({ revoked_reason: 'revoked_by_client' });
+    const meta = await stack.http('/.well-known/oauth-authorization-server', { key: null });
+    expect(meta.body.revocation_endpoint).toBe(`${meta.body.issuer}/oauth/revoke`);
+  });
+});
+
+describe('a deleted app', () => {
+  it('its access tokens are refused on the very next request, not when they expire', async () => {
+    const doomed = await registerApp(stack, { name: 'Doomed App' });
+    const connected = await connectApp(stack, doomed, stack.key, 'full_access');
+    const client = sdk(connected.accessToken);
+    expect((await client.domains.list()).error).toBeNull();
+    expect(await deleteApp(stack, doomed)).toBe(true);
+    expect((await client.domains.list()).error).toMatchObject(REFUSED_TOKEN);
+    expect((await refreshAs(doomed, connected.refreshToken)).body).toMatchObject({ error: 'invalid_client' });
+    // the team's other apps are untouched
+    const kept = await connectApp(stack, app, stack.key, 'sending_access');
+    expect((await sdk(kept.accessToken).emails.send(email(16) as never)).error).toBeNull();
+  });
+});
+
 describe('refusals', () => {
   const exchange = (code: string, verifier: string, redirectUri = app.redirectUri) =>
     tokenRequest(stack, {
@@ -435,7 +521,7 @@ describe('refusals', () => {
     const noCsrf = await browser.request('/oauth/consent', {
       method: 'POST',
       body: { ...query, approve: true },
-      csrf: false,
+      csrf: null,
     });
     expect(noCsrf.status).toBe(403);
     expect(noCsrf.body).toMatchObject({ name: 'invalid_csrf_token' });

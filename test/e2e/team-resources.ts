@@ -23,10 +23,11 @@ export const LINK_ROUTE_PREFIXES = [
   // a shared email's page and a sent email's attachment download (email-share.routes.ts)
   '/shared/',
   '/emails/downloads/',
-  // OAuth: the authorization endpoint (a browser), the token endpoint (an app's own credentials in
-  // the form) and the server's metadata (oauth.routes.ts)
+  // OAuth: the authorization endpoint (a browser), the token and revocation endpoints (an app's
+  // own credentials in the form) and the server's metadata (oauth.routes.ts)
   '/oauth/authorize',
   '/oauth/token',
+  '/oauth/revoke',
   '/.well-known/',
 ];
 export const isLinkRoute = (path: string): boolean => LINK_ROUTE_PREFIXES.some((p) => path.startsWith(p));

@@ -97,7 +97,7 @@ export async function apiContext(
     },
     accept,
     sendIdempotency: eventSendIdempotency(accept, stores.idempotency, rt.redis),
-    oauth: oauthComponents({ redis: rt.redis, keys: rt.keys, publicUrl }),
+    oauth: oauthComponents({ stores, publicUrl }),
     requestLogPolicy: logPolicy,
     requestLog:
       logPolicy.retentionMs > 0

@@ -71,3 +71,4 @@ export * from './memory/tracking.js';
 export * from './memory/webhooks.js';
 export * from './memory/watchdog.js';
 export { createTestCa, selfSignedCertificate, type TestCa, type TestCertificate } from './test-ca.js';
+export * from './memory/oauth.js';

@@ -95,3 +95,23 @@ export function requireFullAccess(_req: Request, res: Response, next: NextFuncti
   }
   next();
 }
+
+/** Only a person signed in to the dashboard passes (approving an OAuth app), never an app's credential. */
+export function requireSession(_req: Request, res: Response, next: NextFunction): void {
+  if (res.locals.authVia !== 'session')
+    throw new PetrelError(
+      'invalid_permission',
+      'An application is approved in the dashboard by a signed-in person, not with an API key or OAuth token',
+    );
+  next();
+}
+
+/** OAuth grants are managed with an API key or in the dashboard, not by the apps they are given to. */
+export function refuseOAuthToken(_req: Request, res: Response, next: NextFunction): void {
+  if (res.locals.authVia === 'oauth')
+    throw new PetrelError(
+      'invalid_permission',
+      'OAuth grants are managed with an API key or in the dashboard',
+    );
+  next();
+}

@@ -1,16 +1,17 @@
 /**
  * OAuth 2.1 for third-party apps (docs/oauth.md): the authorization server, its routes, and the
- * access tokens as Bearer credentials. `oauthComponents` builds them over one Redis connection.
+ * access tokens as Bearer credentials, over the runtime's OAuth stores.
  */
-import { OAuthClientsStore, OAuthGrantsStore, type Keys, type RedisClient } from '@petrel/store';
+import type { Stores } from '@petrel/runtime';
 import type { RouteSpec } from '../routes/route-table.js';
-import { oauthApiRoutes, oauthPublicRoutes } from './oauth.routes.js';
+import { oauthApiRoutes } from './consent.routes.js';
+import { oauthPublicRoutes } from './oauth.routes.js';
 import { oauthBearerAuth, type OAuthBearerAuth } from './token-auth.js';
 
 export type { OAuthBearerAuth } from './token-auth.js';
 
 export interface OAuthComponents {
-  /** Served without an API key: /oauth/authorize, /oauth/token, the RFC 8414 metadata. */
+  /** Served without an API key: /oauth/authorize, /oauth/token, /oauth/revoke, the RFC 8414 metadata. */
   publicRoutes: RouteSpec[];
   /** Behind the API's authentication: the consent endpoints and /oauth/grants. */
   apiRoutes: RouteSpec[];
@@ -19,18 +20,14 @@ export interface OAuthComponents {
 }
 
 export function oauthComponents(deps: {
-  redis: RedisClient;
-  keys: Keys;
+  stores: Pick<Stores, 'oauthClients' | 'oauthGrants'>;
   publicUrl(): string;
 }): OAuthComponents {
-  const stores = {
-    clients: new OAuthClientsStore(deps.redis, deps.keys),
-    grants: new OAuthGrantsStore(deps.redis, deps.keys),
-  };
+  const stores = { clients: deps.stores.oauthClients, grants: deps.stores.oauthGrants };
   const routeDeps = { stores, publicUrl: deps.publicUrl, now: () => new Date() };
   return {
     publicRoutes: oauthPublicRoutes(routeDeps),
     apiRoutes: oauthApiRoutes(routeDeps),
-    tokens: oauthBearerAuth(stores.grants),
+    tokens: oauthBearerAuth(stores),
   };
 }

@@ -1,2 +1,3 @@
 export * from './oauth-rules.js';
 export * from './oauth-grants.js';
+export * from './oauth-credentials.js';

@@ -60,17 +60,6 @@ export interface OAuthGrantsRepository {
 
 /** The reason a grant revoked through DELETE /oauth/grants/:id (or the dashboard) carries. */
 export const GRANT_REVOKED_BY_TEAM = 'revoked_by_team';
-/**
- * A code presented a second time: someone else holds it, so every token issued from it goes
- * (RFC 6749 section 4.1.2: the server "SHOULD revoke (when possible) all tokens previously issued
- * based on that authorization code"); the grant is revoked, which ends them all.
- */
-export const GRANT_REVOKED_CODE_REUSED = 'authorization_code_reused';
-/**
- * A rotated refresh token presented again: the token leaked, and the server cannot tell the app
- * from the thief, so the grant goes (OAuth 2.1 draft, section 4.3.1, refresh token rotation).
- */
-export const GRANT_REVOKED_REFRESH_REUSED = 'refresh_token_reused';
 
 export const hashOAuthSecret = (secret: string): string => createHash('sha256').update(secret).digest('hex');
 
