@@ -20,6 +20,7 @@ import {
   type OAuthGrantRecord,
   type OAuthGrantsRepository,
   type OAuthScope,
+  type OAuthTakeResult,
 } from '@petrel/core';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
@@ -116,7 +117,7 @@ export interface OAuthTokenRecord {
 }
 
 /** What taking a one-time credential found: taken now, taken before (a replay), or no such record. */
-export type TakeResult = 'taken' | 'replayed' | 'gone';
+export type TakeResult = OAuthTakeResult;
 
 const takeResult = (n: number): TakeResult => (n === 1 ? 'taken' : n === 0 ? 'replayed' : 'gone');
 
