@@ -77,6 +77,12 @@ export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
   });
   const answer = (res: Response, r: { status: number; body: string }) =>
     res.status(r.status).type('application/json').send(r.body);
+  /** The path's draft: its team, inbox (404 first) and id. */
+  const draftOf = async (req: Request, res: Response) => ({
+    teamId: team(res),
+    inbox: await inboxOf(req, res),
+    draftId: pathParam(req, 'draft'),
+  });
 
   /** Reply or forward: the inbox, thread and email of the path, the body by its kind's schema. */
   const onEmail =
@@ -112,30 +118,19 @@ export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
     res.json(draftObject(await findDraft(drafts, team(res), inbox.id, pathParam(req, 'draft'))));
   };
   const patch: RequestHandler = async (req, res) => {
-    const inbox = await inboxOf(req, res);
+    const target = await draftOf(req, res);
     const input = parseBody(updateDraftSchema, req.body);
-    const d = await updateDraft(
-      { teamId: team(res), inbox, draftId: pathParam(req, 'draft'), input, source: 'api' },
-      ports,
-    );
+    const d = await updateDraft({ ...target, input, source: 'api' }, ports);
     res.json({ object: 'inbox_draft', id: d.id });
   };
   const remove: RequestHandler = async (req, res) => {
-    const inbox = await inboxOf(req, res);
-    const d = await removeDraft(
-      { teamId: team(res), inbox, draftId: pathParam(req, 'draft'), source: 'api' },
-      ports,
-    );
+    const d = await removeDraft({ ...(await draftOf(req, res)), source: 'api' }, ports);
     res.json({ object: 'inbox_draft', id: d.id, deleted: true });
   };
   const send: RequestHandler = async (req, res) => {
-    const inbox = await inboxOf(req, res);
+    const target = await draftOf(req, res);
     const input = parseBody(sendDraftSchema, req.body);
-    const sent = await sendDraft(
-      { ...common(req, res), inbox, draftId: pathParam(req, 'draft'), input },
-      ports,
-    );
-    answer(res, sent);
+    answer(res, await sendDraft({ ...common(req, res), ...target, input }, ports));
   };
 
   const base = '/inboxes/:inbox';
