@@ -93,7 +93,10 @@ export function revocationEndpoint(stores: OAuthStores): RequestHandler {
       return sendOAuth(
         res,
         401,
-        oauthError('invalid_client', 'Invalid client: client is invalid'),
+        oauthError(
+          'invalid_client',
+          'client_id: no registered client with this id and secret (a confidential client sends its secret)',
+        ),
         challenge,
       );
     }
