@@ -242,6 +242,9 @@ const NOT_IN_DOCUMENT = [
   'GET /dashboard/csp-report',
   // an email's event timeline (a Petrel extension the dashboard shows)
   'GET /emails/:id/events',
+  // deleting a sent email, which revokes its share and attachment links (a Petrel extension,
+  // `{ object, id, deleted }` as Resend's other deletions; email-share-attachments.e2e.test.ts)
+  'DELETE /emails/:id',
   // the dashboard's overview counters (a Petrel extension: sent, delivered, bounced… per hour)
   'GET /stats/emails',
   // OAuth 2.1 (docs/oauth.md): the authorization, token and revocation endpoints and the server

@@ -3,7 +3,8 @@
  * through the official SDK against the whole stack: the download links and the shared page
  * work without an API key (the signed token is the credential), give back exactly what was sent,
  * show the html only inside a sandboxed frame under a strict CSP, and stop working when tampered
- * with, expired, or when the email's record is gone (as the retention removes it).
+ * with, expired, or when the email's record is gone (as the retention removes it, or as
+ * `DELETE /emails/:id`, a Petrel extension, removes it at once).
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -14,8 +15,10 @@ import { receivedEmail } from './team-resources.js';
 
 let stack: Stack;
 let redis: RedisClient;
+/** A recipient domain whose SMTP sessions stall after DATA: its emails stay on their way. */
+const HELD = 'held.e2e.test';
 beforeAll(async () => {
-  stack = await startStack();
+  stack = await startStack({ plan: { [HELD]: [{ at: 'data', stall: true }] } });
   redis = createRedis(stack.redis.url);
 });
 afterAll(async () => {
@@ -30,8 +33,13 @@ const anonymous = async (url: string) => {
 };
 
 /** A plain-text email from the stack's team: its id. */
-async function sendText(to: string, subject: string, text: string): Promise<string> {
-  const sent = await stack.resend.emails.send({ from: 'hello@acme.test', to, subject, text });
+async function sendText(
+  to: string,
+  subject: string,
+  text: string,
+  extra: { scheduledAt?: string } = {},
+): Promise<string> {
+  const sent = await stack.resend.emails.send({ from: 'hello@acme.test', to, subject, text, ...extra });
   expect(sent.error).toBeNull();
   return sent.data!.id;
 }
@@ -288,5 +296,89 @@ describe('shared email links', () => {
     expect(typed).toMatchObject({ status: 422, body: { message: expect.stringContaining('expires_in') } });
     const unknown = await stack.resend.emails.share('0190a000-0000-7000-8000-000000000000');
     expect(unknown.error).toMatchObject({ statusCode: 404, name: 'not_found' });
+  });
+});
+
+describe('DELETE /emails/:id (a Petrel extension)', () => {
+  const remove = (id: string, key?: string) =>
+    stack.http(`/emails/${id}`, { method: 'DELETE', ...(key !== undefined && { key }) });
+
+  it('deletes a delivered email: its share link and attachment links are 4xx pages at once, it is gone from reads, its counts stay', async () => {
+    const to = `deleted.${Date.now().toString(36)}@example.test`;
+    const sent = await stack.resend.emails.send({
+      from: 'Acme <hello@acme.test>',
+      to,
+      subject: 'Delete me later',
+      html: '<p>private</p>',
+      attachments: [{ filename: 'secret.txt', content: Buffer.from('secret').toString('base64') }],
+    });
+    expect(sent.error).toBeNull();
+    const id = sent.data!.id;
+    await waitUntil(async () => (await stack.resend.emails.get(id)).data?.last_event === 'delivered', {
+      timeoutMs: 30_000,
+      message: 'the email to be delivered',
+    });
+    const shared = (await stack.resend.emails.share(id)).data!.url;
+    const [file] = (await stack.resend.emails.attachments.list({ emailId: id })).data!.data;
+    expect((await anonymous(shared)).status).toBe(200);
+    expect((await anonymous(`${shared}/html`)).status).toBe(200);
+    expect((await anonymous(file!.download_url)).status).toBe(200);
+    const received = async () => (await stack.resend.emails.metrics({ metrics: ['received'] })).data!.totals;
+    const countsBefore = await received();
+
+    const deleted = await remove(id);
+    expect(deleted).toMatchObject({ status: 200, body: { object: 'email', id, deleted: true } });
+
+    for (const url of [shared, `${shared}/html`, file!.download_url]) {
+      const dead = await anonymous(url);
+      expect(dead.status, url).toBe(404);
+      expect(dead.headers.get('content-type'), url).toMatch(/^text\/html/);
+      expect(dead.bytes.toString('utf8'), url).not.toContain('private');
+    }
+    expect((await stack.resend.emails.get(id)).error).toMatchObject({ statusCode: 404 });
+    expect((await stack.resend.emails.attachments.list({ emailId: id })).error).toMatchObject({
+      statusCode: 404,
+    });
+    const listed = await stack.http(`/emails?to=${encodeURIComponent(to)}`);
+    expect(listed).toMatchObject({ status: 200, body: { data: [] } });
+    // metrics are history: what was counted stays counted
+    expect(await received()).toEqual(countsBefore);
+    expect(await remove(id)).toMatchObject({ status: 404, body: { name: 'not_found' } });
+  });
+
+  it('a scheduled email is canceled, then deleted, and never sent; one still on its way is refused, naming the rule', async () => {
+    const later = await sendText('later@example.test', 'Scheduled, then deleted', 'x', {
+      scheduledAt: 'in 1 hour',
+    });
+    expect(await remove(later)).toMatchObject({ status: 200, body: { deleted: true } });
+    await stack.settled([later]);
+    expect(stack.sink.byMessageId(`<${later}@acme.test>`)).toEqual([]);
+    expect((await stack.resend.emails.get(later)).error).toMatchObject({ statusCode: 404 });
+
+    const address = `stalled@${HELD}`;
+    const held = await sendText(address, 'On its way', 'x');
+    // the worker is inside the SMTP transaction: the email is not sent yet
+    await waitUntil(() => stack.sink.attemptsFor(address) > 0, {
+      timeoutMs: 20_000,
+      message: 'the held email to reach the sink',
+    });
+    const refused = await remove(held);
+    expect(refused.status).toBe(422);
+    expect(refused.body).toMatchObject({
+      name: 'validation_error',
+      message: expect.stringMatching(
+        /^Only emails that are scheduled or done sending \(sent, .*\) can be deleted; this email is (queued|delivery_delayed)/,
+      ),
+    });
+    expect((await stack.resend.emails.get(held)).error).toBeNull();
+  });
+
+  it("another team's key gets 404 and deletes nothing", async () => {
+    const id = await sendText('kept@example.test', 'Not yours', 'x');
+    const store = new ApiKeysStore(redis, new Keys(stack.prefix));
+    const other = (await store.create(await store.createTeam('deleter'), { name: 'other' })).token;
+    expect(await remove(id, other)).toMatchObject({ status: 404, body: { name: 'not_found' } });
+    expect(await remove('not-an-id')).toMatchObject({ status: 404, body: { name: 'not_found' } });
+    expect((await stack.resend.emails.get(id)).error).toBeNull();
   });
 });

@@ -103,6 +103,7 @@ describe('tenant isolation and key scopes (R19)', () => {
       'POST /emails',
       'GET /emails/:id',
       'PATCH /emails/:id',
+      'DELETE /emails/:id',
       'POST /emails/:id/cancel',
       'GET /templates/:idOrAlias',
       'POST /templates/:idOrAlias/publish',

@@ -349,6 +349,40 @@ export class EmailsStore {
   }
 
   /**
+   * Delete a sent email (core emails/delete-email.ts) with its content, attachments, timeline
+   * and index entries, in one script (the team's slot) that checks the status is still
+   * deletable. Its term indexes are recomputed from its content, which never changes.
+   */
+  async deleteFinished(teamId: string, emailId: string): Promise<'deleted' | 'not_deletable' | 'missing'> {
+    const [content, broadcastId] = await this.redis.hmget(
+      this.keys.email(teamId, emailId),
+      'content',
+      'broadcast_id',
+    );
+    if (typeof content !== 'string') return 'missing';
+    const c = JSON.parse(content) as Partial<EmailContent>;
+    const terms = emailSearchTerms({
+      to: c.to ?? [],
+      cc: c.cc ?? [],
+      bcc: c.bcc ?? [],
+      tags: c.tags ?? [],
+      subject: c.subject ?? '',
+    });
+    const keys = [
+      this.keys.email(teamId, emailId),
+      this.keys.emailEvents(teamId, emailId),
+      this.keys.emails(teamId),
+      this.keys.unfinishedEmails(teamId, 'send'),
+      this.keys.unfinishedEmails(teamId, 'broadcast'),
+      this.keys.broadcastRecipients(teamId, broadcastId ?? ''),
+      ...this.search.statusKeys(teamId),
+      ...terms.map((t) => this.search.termKey(teamId, t)),
+    ];
+    const res = await this.redis.petrelDeleteEmail(keys.length, ...keys, broadcastId ?? '');
+    return res === 1 ? 'deleted' : res === 0 ? 'not_deletable' : 'missing';
+  }
+
+  /**
    * Remove from the team's listing the ids of emails created before `cutoffMs`: their records
    * have expired (retention), and a listing must not page through ids that no longer resolve.
    * Returns how many were removed.

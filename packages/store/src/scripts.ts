@@ -88,6 +88,7 @@ export interface StoreCommands
     ...argv: Arg[]
   ): Promise<number>;
   petrelCreateBroadcastEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
+  petrelDeleteEmail(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
   petrelSegmentMembersAfter(members: string, score: Arg, id: string, limit: number): Promise<string[]>;
   petrelCancelScheduledEmail(
     record: string,

@@ -1,5 +1,5 @@
 /**
- * /emails: send (single and batch), read, list, reschedule, cancel.
+ * /emails: send (single and batch), read, list, reschedule, cancel, delete (a Petrel extension).
  * Thin: parse the request, call one use-case or store read, map the result.
  */
 import type { RequestHandler } from 'express';
@@ -7,14 +7,15 @@ import { notFound } from '@petrel/contracts';
 import {
   acceptEmails,
   cancelEmail,
+  deleteEmail,
   emailAsSent,
   emailSearchQueryTerms,
   recordedRecipientOutcomes,
   rescheduleEmail,
   type AcceptPorts,
   type BroadcastEmailReadPorts,
+  type DeleteEmailPorts,
   type Endpoint,
-  type ScheduledEmailPorts,
 } from '@petrel/core';
 import type { EmailsStore } from '@petrel/store';
 import type { SendQueues } from '@petrel/queue';
@@ -37,7 +38,7 @@ export interface EmailsRouteDeps {
 const SEND_PATHS: Record<Endpoint, string> = { single: '/emails', batch: '/emails/batch' };
 
 export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
-  const scheduled: ScheduledEmailPorts = { emails: deps.emails, jobs: deps.queues };
+  const scheduled: DeleteEmailPorts = { emails: deps.emails, jobs: deps.queues };
   // the sending series from start-up: accepted emails per endpoint, and the sends' request
   // durations at the status a successful send answers (200, as Resend's API)
   const endpoints = allOf<Endpoint>({ single: true, batch: true });
@@ -123,12 +124,21 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
     res.json({ object: 'email', id });
   };
 
+  const remove: RequestHandler = async (req, res) => {
+    const cmd = { teamId: res.locals.auth.teamId, emailId: pathParam(req, 'id'), now: new Date() };
+    res.json(await deleteEmail(cmd, scheduled));
+  };
+
   return [
     { path: SEND_PATHS.single, methods: { post: send('single'), get: [requireFullAccess, list] } },
     { path: SEND_PATHS.batch, methods: { post: send('batch') } },
     {
       path: '/emails/:id',
-      methods: { get: [requireFullAccess, get], patch: [requireFullAccess, reschedule] },
+      methods: {
+        get: [requireFullAccess, get],
+        patch: [requireFullAccess, reschedule],
+        delete: [requireFullAccess, remove],
+      },
     },
     { path: '/emails/:id/cancel', methods: { post: [requireFullAccess, cancel] } },
     { path: '/emails/:id/events', methods: { get: [requireFullAccess, events] } },

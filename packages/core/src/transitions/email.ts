@@ -20,6 +20,11 @@ export const EMAIL_MACHINE = statusMachine({
      * statuses ranked below `sent`).
      */
     unfinished: ['scheduled', 'queued', 'delivery_delayed'],
+    /**
+     * DELETE /emails/:id (a Petrel extension) removes it: its SMTP transaction is over (every
+     * status from `sent` on). A scheduled one is canceled first; a queued one is refused.
+     */
+    deletable: EMAIL_STATUSES.slice(EMAIL_STATUSES.indexOf('sent')),
   },
 });
 

@@ -1,6 +1,6 @@
 /**
  * In-memory email records and send jobs for unit tests of the scheduled-email use-cases
- * (reschedule, cancel): the Redis store's forward-only status rule and its atomic
+ * (reschedule, cancel, delete): the Redis store's forward-only status rule and its atomic
  * cancel-if-scheduled, and delayed jobs keyed by lane and email id as BullMQ keeps them.
  */
 import type { EmailEvent, EmailStatus } from '@petrel/contracts';
@@ -8,6 +8,7 @@ import {
   canMove,
   EMAIL_MACHINE,
   guardAllows,
+  type EmailDeleter,
   type EmailRecordsPort,
   type ScheduledEmailPorts,
   type ScheduledEmailView,
@@ -21,7 +22,7 @@ export interface MemoryEmail extends ScheduledEmailView {
   events: EmailEvent[];
 }
 
-export class MemoryEmailRecords implements EmailRecordsPort {
+export class MemoryEmailRecords implements EmailRecordsPort, EmailDeleter {
   readonly emails = new Map<string, MemoryEmail>();
 
   private key = (teamId: string, id: string) => `${teamId}\n${id}`;
@@ -65,6 +66,15 @@ export class MemoryEmailRecords implements EmailRecordsPort {
     e.status = 'canceled';
     e.events.push(event);
     return 'canceled' as const;
+  }
+
+  /** The store's delete: only while the status is deletable (EmailDeleter). */
+  async deleteFinished(teamId: string, id: string) {
+    const e = this.find(teamId, id);
+    if (!e) return 'missing' as const;
+    if (!guardAllows(EMAIL_MACHINE.guards.deletable, e.status)) return 'not_deletable' as const;
+    this.emails.delete(this.key(teamId, id));
+    return 'deleted' as const;
   }
 }
 
