@@ -20,7 +20,8 @@ import { LRUCache } from 'lru-cache';
 import { isApiKeyPermission, type ApiKeyPermission } from '@petrel/contracts';
 import { newId } from '@petrel/core';
 import { Keys } from './keys.js';
-import { defineScripts, execAll, pipeline, transaction, type StoreCommands } from './scripts.js';
+import { readRecords } from './page-index.js';
+import { defineScripts, execAll, transaction, type StoreCommands } from './scripts.js';
 
 export interface ApiKeyRecord {
   id: string;
@@ -172,14 +173,8 @@ export class ApiKeysStore {
 
   async list(teamId: string): Promise<ApiKeyRecord[]> {
     const ids = await this.redis.zrange(this.keys.apiKeys(teamId), 0, '-1');
-    const pipe = pipeline(this.redis, 'ApiKeysStore.list');
-    for (const id of ids) pipe.hgetall(this.keys.apiKey(teamId, id));
-    const rows = (await pipe.exec()) ?? [];
-    return rows
-      .map(([, r]) => r as Record<string, string>)
-      .filter((r) => r && r.id)
-      .map(toRecord)
-      .reverse();
+    const keys = ids.map((id) => this.keys.apiKey(teamId, id));
+    return (await readRecords(this.redis, 'ApiKeysStore.list', keys, toRecord)).reverse();
   }
 
   async get(teamId: string, keyId: string): Promise<ApiKeyRecord | null> {

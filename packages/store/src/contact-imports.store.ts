@@ -35,7 +35,7 @@ import type {
 } from '@petrel/core';
 import type { RedisClient } from './redis.js';
 import { Keys } from './keys.js';
-import { pageIndex } from './page-index.js';
+import { pageIndex, readRecords } from './page-index.js';
 import { defineScripts, pipeline, transaction, execAll, type StoreCommands } from './scripts.js';
 
 /** Bytes per chunk of an uploaded file (the API cuts the stream at this size). */
@@ -193,15 +193,9 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
   }
 
   private async read(teamId: string, ids: readonly string[]): Promise<ContactImportRecord[]> {
-    if (ids.length === 0) return [];
-    const p = pipeline(this.redis, 'ContactImportsStore.read');
-    for (const id of ids) p.hgetall(this.keys.contactImport(teamId, id));
-    const rows = (await p.exec()) ?? [];
     // an id whose record expired (never claimed) is left out
-    return rows
-      .map(([, h]) => h as Record<string, string>)
-      .filter((h) => h?.id)
-      .map(toRecord);
+    const keys = ids.map((id) => this.keys.contactImport(teamId, id));
+    return readRecords(this.redis, 'ContactImportsStore.read', keys, toRecord);
   }
 
   // ---- references (API) ----

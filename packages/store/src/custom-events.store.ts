@@ -25,10 +25,10 @@ import {
   type Page,
   type PageRequest,
 } from '@petrel/core';
-import { pageIndex } from './page-index.js';
+import { pageIndex, pageRecords } from './page-index.js';
 import { TeamStore } from './team-store.js';
 import type { RedisClient } from './redis.js';
-import { defineScripts, execAll, pipeline, transaction } from './scripts.js';
+import { defineScripts, execAll, transaction } from './scripts.js';
 import { requestFingerprint, type IdempotencyClaim, type IdempotencyStore } from './idempotency.store.js';
 
 /** Received events kept per team (the newest); each is at most CUSTOM_EVENT_LIMITS.payloadBytes of payload. */
@@ -49,17 +49,9 @@ export class CustomEventsStore extends TeamStore implements CustomEventsPort {
   }
 
   async list(teamId: string, page: PageRequest): Promise<Page<CustomEventRecord> | null> {
-    const found = await pageIndex(this.redis, this.keys.customEvents(teamId), page);
-    if (!found) return null;
-    if (found.ids.length === 0) return { items: [], hasMore: found.hasMore };
-    const pipe = pipeline(this.redis, 'CustomEventsStore.list');
-    for (const id of found.ids) pipe.hgetall(this.keys.customEvent(teamId, id));
-    const rows = (await pipe.exec()) ?? [];
-    const items = rows
-      .map(([, r]) => r as Record<string, string>)
-      .filter((r) => r?.id)
-      .map(toRecord);
-    return { items, hasMore: found.hasMore };
+    const keyOf = (id: string) => this.keys.customEvent(teamId, id);
+    const index = this.keys.customEvents(teamId);
+    return pageRecords(this.redis, 'CustomEventsStore.list', index, page, keyOf, toRecord);
   }
 
   async create(

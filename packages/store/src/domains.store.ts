@@ -46,9 +46,8 @@ import {
   idKey,
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
-import { pageIndex } from './page-index.js';
+import { pageRecords } from './page-index.js';
 import type { RedisClient } from './redis.js';
-import { pipeline } from './scripts.js';
 import { teamEventJson } from './team-event-json.js';
 import { TeamStore } from './team-store.js';
 import { generateDkimKey, type DomainKeyCipher } from './domains.crypto.js';
@@ -159,17 +158,8 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
   }
 
   async list(teamId: string, page: PageRequest): Promise<Page<DomainRecordSet> | null> {
-    const found = await pageIndex(this.redis, this.keys.domains(teamId), page);
-    if (!found) return null;
-    if (found.ids.length === 0) return { items: [], hasMore: found.hasMore };
-    const pipe = pipeline(this.redis, 'DomainsStore.list');
-    for (const id of found.ids) pipe.hgetall(this.keys.domain(teamId, id));
-    const rows = (await pipe.exec()) ?? [];
-    const items = rows
-      .map(([, r]) => r as Record<string, string>)
-      .filter((r) => r?.id)
-      .map(toDomain);
-    return { items, hasMore: found.hasMore };
+    const keyOf = (id: string) => this.keys.domain(teamId, id);
+    return pageRecords(this.redis, 'DomainsStore.list', this.keys.domains(teamId), page, keyOf, toDomain);
   }
 
   /** Every domain of the team, newest first (Resend lists domains without a limit as all). */

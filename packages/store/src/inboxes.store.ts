@@ -57,7 +57,7 @@ import {
 import { InboxDraftsStore } from './inboxes.drafts.store.js';
 import { membersOfAll, walkIndex } from './email-search.js';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
-import { pageIndex } from './page-index.js';
+import { pageIndex, pageRecords, readRecords } from './page-index.js';
 import { execAll, pipeline, transaction } from './scripts.js';
 import { teamEventJson } from './team-event-json.js';
 import { TeamStore } from './team-store.js';
@@ -148,16 +148,8 @@ export class InboxesStore extends TeamStore implements InboxesPort {
   }
 
   async list(teamId: string, page: PageRequest): Promise<Page<InboxRecord> | null> {
-    const found = await pageIndex(this.redis, this.keys.inboxes(teamId), page);
-    if (!found) return null;
-    const pipe = pipeline(this.redis, 'InboxesStore.list');
-    for (const id of found.ids) pipe.hgetall(this.keys.inbox(teamId, id));
-    const rows = (await pipe.exec()) ?? [];
-    const items = rows
-      .map(([, r]) => r as Record<string, string>)
-      .filter((r) => r?.id)
-      .map(toInbox);
-    return { items, hasMore: found.hasMore };
+    const keyOf = (id: string) => this.keys.inbox(teamId, id);
+    return pageRecords(this.redis, 'InboxesStore.list', this.keys.inboxes(teamId), page, keyOf, toInbox);
   }
 
   async update(
@@ -767,10 +759,9 @@ export class InboxesStore extends TeamStore implements InboxesPort {
       start = Math.max(0, i - page.limit);
     }
     const ids = all.slice(start, Math.min(end, start + page.limit));
-    const pipe = pipeline(this.redis, 'InboxesStore.messages');
-    for (const id of ids) pipe.hgetall(this.part(teamId, inboxId, `message:${id}`));
-    const rows = ((await pipe.exec()) ?? []).map(([, r]) => r as Record<string, string>).filter((r) => r?.id);
-    return { items: rows.map(toMessage), hasMore: page.before ? start > 0 : start + page.limit < end };
+    const keys = ids.map((id) => this.part(teamId, inboxId, `message:${id}`));
+    const items = await readRecords(this.redis, 'InboxesStore.messages', keys, toMessage);
+    return { items, hasMore: page.before ? start > 0 : start + page.limit < end };
   }
 
   async message(teamId: string, inboxId: string, messageId: string): Promise<InboxMessageRecord | null> {

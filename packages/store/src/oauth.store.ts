@@ -24,6 +24,7 @@ import {
 } from '@petrel/core';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
+import { readRecords } from './page-index.js';
 import { execAll, pipeline, transaction } from './scripts.js';
 import { TeamStore } from './team-store.js';
 
@@ -60,13 +61,8 @@ export class OAuthClientsStore extends TeamStore implements OAuthClientsReposito
 
   async list(): Promise<OAuthClientRecord[]> {
     const ids = await this.redis.zrange(this.keys.oauthClients(), 0, '-1');
-    const pipe = pipeline(this.redis, 'OAuthClientsStore.list');
-    for (const id of ids) pipe.hgetall(this.keys.oauthClient(id));
-    const rows = (await pipe.exec()) ?? [];
-    return rows
-      .map(([, r]) => r as Record<string, string>)
-      .filter((r) => r?.id)
-      .map(toClient);
+    const keys = ids.map((id) => this.keys.oauthClient(id));
+    return readRecords(this.redis, 'OAuthClientsStore.list', keys, toClient);
   }
 
   async delete(clientId: string): Promise<boolean> {
@@ -165,13 +161,8 @@ export class OAuthGrantsStore extends TeamStore implements OAuthGrantsRepository
 
   async list(teamId: string): Promise<OAuthGrantRecord[]> {
     const ids = await this.redis.zrevrange(this.keys.oauthGrants(teamId), 0, '-1');
-    const pipe = pipeline(this.redis, 'OAuthGrantsStore.list');
-    for (const id of ids) pipe.hgetall(this.keys.oauthGrant(teamId, id));
-    const rows = (await pipe.exec()) ?? [];
-    return rows
-      .map(([, r]) => r as Record<string, string>)
-      .filter((r) => r?.id)
-      .map(toGrant);
+    const keys = ids.map((id) => this.keys.oauthGrant(teamId, id));
+    return readRecords(this.redis, 'OAuthGrantsStore.list', keys, toGrant);
   }
 
   async revoke(teamId: string, grantId: string, reason: string, now: Date): Promise<OAuthGrantRecord | null> {

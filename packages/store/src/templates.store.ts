@@ -28,7 +28,7 @@ import type { RedisClient } from './redis.js';
 import { LRUCache } from 'lru-cache';
 import { UUID_RE, newId, parseTemplate, sameTemplateContent, type NewTemplateContent } from '@petrel/core';
 import { Keys } from './keys.js';
-import { pageIndex } from './page-index.js';
+import { pageRecords } from './page-index.js';
 import {
   mergeContent,
   pairs,
@@ -45,7 +45,7 @@ import {
   type TemplateVersion,
   type UpdateTemplateResult,
 } from './templates.records.js';
-import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
+import { defineScripts, type StoreCommands } from './scripts.js';
 
 export type {
   CompiledTemplateVersion,
@@ -159,18 +159,8 @@ export class TemplatesStore {
     teamId: string,
     opts: { limit: number; after?: string; before?: string },
   ): Promise<{ items: TemplateMeta[]; hasMore: boolean } | null> {
-    const page = await pageIndex(this.redis, this.keys.templates(teamId), opts);
-    if (!page) return null;
-    const { ids, hasMore } = page;
-    if (ids.length === 0) return { items: [], hasMore };
-    const pipe = pipeline(this.redis, 'TemplatesStore.list');
-    for (const id of ids) pipe.hgetall(this.keys.template(teamId, id));
-    const rows = (await pipe.exec()) ?? [];
-    const items = rows
-      .map(([, r]) => r as Record<string, string>)
-      .filter((r) => r?.id)
-      .map(toMeta);
-    return { items, hasMore };
+    const keyOf = (id: string) => this.keys.template(teamId, id);
+    return pageRecords(this.redis, 'TemplatesStore.list', this.keys.templates(teamId), opts, keyOf, toMeta);
   }
 
   async create(

@@ -22,10 +22,9 @@ import {
   idKey,
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
-import { pageIndex } from './page-index.js';
+import { pageIndex, readRecords } from './page-index.js';
 import { teamEventJson } from './team-event-json.js';
 import { TeamStore } from './team-store.js';
-import { pipeline } from './scripts.js';
 
 /** Optimistic-concurrency retries before a write gives up (only under heavy contention). */
 const MAX_WRITE_ATTEMPTS = 8;
@@ -115,14 +114,8 @@ export class TopicsStore extends TeamStore implements TopicsPort {
 
   /** The records of `ids` in that order (one round trip), skipping any deleted meanwhile. */
   private async read(teamId: string, ids: readonly string[]): Promise<TopicRecord[]> {
-    if (ids.length === 0) return [];
-    const pipe = pipeline(this.redis, 'TopicsStore.read');
-    for (const id of ids) pipe.hgetall(this.keys.topic(teamId, id));
-    const rows = (await pipe.exec()) ?? [];
-    return rows
-      .map(([, r]) => r as Record<string, string>)
-      .filter((r) => r?.id)
-      .map(toTopic);
+    const keys = ids.map((id) => this.keys.topic(teamId, id));
+    return readRecords(this.redis, 'TopicsStore.read', keys, toTopic);
   }
 
   /** Now, or 1 ms after the last write when the clock has not moved past it (see header). */
