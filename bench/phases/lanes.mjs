@@ -23,6 +23,37 @@ export const title = 'Send lanes: transactional accept→250 p99 while a 100k br
 const TARGET = 2;
 const CONTACTS = { full: 100_000, quick: 3_000 };
 const domainOf = (from) => /@([^>]+)>?$/.exec(from)[1];
+/** How often the broadcast lane's concurrency is read from the workers' /metrics in a window. */
+const LANE_SAMPLE_MS = 500;
+
+/**
+ * Samples `petrel_broadcast_lane_concurrency` (summed over the worker processes) until stopped:
+ * shows whether the broadcast lane yielded (WORKER_BROADCAST_YIELD) during the window.
+ */
+function sampleLaneConcurrency(workers) {
+  const samples = [];
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      const texts = await workers.metrics().catch(() => []);
+      const values = texts.map((t) => Number(/^petrel_broadcast_lane_concurrency (\S+)$/m.exec(t)?.[1]));
+      if (values.length > 0 && values.every(Number.isFinite)) samples.push(values.reduce((a, b) => a + b, 0));
+      await sleep(LANE_SAMPLE_MS);
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await loop;
+    if (samples.length === 0) return null;
+    const mean = samples.reduce((a, b) => a + b, 0) / samples.length;
+    return {
+      mean: round(mean, 1),
+      min: Math.min(...samples),
+      max: Math.max(...samples),
+      samples: samples.length,
+    };
+  };
+}
 const TRANSACTIONAL = domainOf(FROM);
 const BROADCAST = domainOf(BROADCAST_FROM);
 
@@ -59,9 +90,11 @@ async function measure(ctx, o, withBroadcast, transactional = true) {
     workers.workers.forEach((w) => (procs[w.name] = w.child.pid));
     const a = await cpuSnapshot(procs, ctx.redis.client);
     const t0 = Date.now();
+    const stopSampling = sampleLaneConcurrency(workers);
     const steady = await offer(o.durationS);
     const t1 = Date.now();
     const b = await cpuSnapshot(procs, ctx.redis.client);
+    const laneConcurrency = await stopSampling();
     const expected = steady.ok * 10;
     // the tail of the window's transactional emails (the broadcast may still be draining)
     await waitUntil(
@@ -84,12 +117,17 @@ async function measure(ctx, o, withBroadcast, transactional = true) {
       transactional_delivered: tx.count,
       broadcast_delivered_in_window: bc.count,
       broadcast_per_s: round((bc.count / (t1 - t0)) * 1000, 0),
+      // the broadcast lane's jobs at once over all worker processes (mean / min / max of samples)
+      broadcast_lane_concurrency: laneConcurrency,
       cpu,
       ...(broadcastId && { broadcast_id: broadcastId }),
     };
+    const lane = laneConcurrency
+      ? `; broadcast lane concurrency mean ${laneConcurrency.mean} (min ${laneConcurrency.min})`
+      : '';
     if (!transactional) {
       ctx.progress(
-        `  broadcast, no transactional: ${fmtInt(result.broadcast_per_s)} messages/s` +
+        `  broadcast, no transactional: ${fmtInt(result.broadcast_per_s)} messages/s${lane}` +
           `; cpu: workers ${cpu.workers}%, redis ${cpu.redis}%, scheduler ${cpu.scheduler}%`,
       );
       return result;
@@ -97,7 +135,7 @@ async function measure(ctx, o, withBroadcast, transactional = true) {
     ctx.progress(
       `  ${withBroadcast ? 'with a broadcast draining' : 'alone                    '}: transactional accept→250 ` +
         `p50 ${fmtInt(tx.latency_ms.p50)} / p99 ${fmtInt(tx.latency_ms.p99)} ms (${fmtInt(tx.count)} emails)` +
-        (withBroadcast ? `; broadcast ${fmtInt(result.broadcast_per_s)} messages/s meanwhile` : '') +
+        (withBroadcast ? `; broadcast ${fmtInt(result.broadcast_per_s)} messages/s meanwhile${lane}` : '') +
         `; cpu: workers ${cpu.workers}%, redis ${cpu.redis}%, scheduler ${cpu.scheduler}%`,
     );
     return result;
@@ -142,7 +180,12 @@ export async function run(ctx) {
     target: { ratio_max: TARGET },
     broadcast_drain_ratio: drain,
     met: rat !== null && rat <= TARGET && busy.broadcast_delivered_in_window > 0,
-    setup: { ...o, bodies: undefined },
+    // the lever under test: the broadcast lane yielding to transactional jobs (on by default)
+    setup: {
+      ...o,
+      bodies: undefined,
+      broadcast_yield: process.env.WORKER_BROADCAST_YIELD ?? 'true (default)',
+    },
     cpu: { petrel: busy.cpu, baseline: alone.cpu },
     runs: { alone, busy, broadcastOnly },
   };
