@@ -135,6 +135,16 @@ describe('a broadcast over its complaint threshold', () => {
     );
 
     const { done, held } = await heldStill(addresses);
+    // a hold spends no attempt of the retry ladder: a held job that looked at its paused
+    // broadcast twice (held, woke, held again) still has all its attempts
+    const rechecked = await waitUntil(
+      async () => {
+        const job = await stack.sendJob(held[0]!.id);
+        return job !== null && job.attemptsStarted >= 2 ? job : null;
+      },
+      { timeoutMs: 20_000, message: 'a held email to look at its broadcast twice' },
+    );
+    expect(rechecked.attemptsMade).toBe(0);
     // nothing lost: every contact has one email, done before the pause or held
     expect(new Set([...done, ...held].map((e) => e.to[0])).size).toBe(addresses.length);
     expect(held.length).toBeGreaterThan(0);

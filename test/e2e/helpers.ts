@@ -62,6 +62,11 @@ export interface Stack {
    * oldest first per team; `prefix` keeps only those whose type starts with it (`contact.`).
    */
   teamEvents(prefix?: string): Promise<(EmailEvent | TeamEvent)[]>;
+  /**
+   * An email's send job as BullMQ counts it: the runs it started and the attempts it spent
+   * (`attemptsMade`, what the retry ladder reads); null once the job is gone.
+   */
+  sendJob(emailId: string): Promise<{ attemptsStarted: number; attemptsMade: number } | null>;
   stop(): Promise<void>;
 }
 
@@ -145,6 +150,11 @@ export async function startStack(
     redis,
     sink,
     teamEvents,
+    async sendJob(emailId) {
+      const jobs = await Promise.all(lanes().map((q) => q.getJob(emailId)));
+      const job = jobs.find((j) => j !== undefined && j !== null);
+      return job ? { attemptsStarted: job.attemptsStarted, attemptsMade: job.attemptsMade } : null;
+    },
     resend,
     key,
     baseUrl,

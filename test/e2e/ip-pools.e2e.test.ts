@@ -5,7 +5,8 @@
  * from-domain's pool, else the `default` pool — the sink sees those addresses; a new address
  * has a daily cap per destination provider (WARMUP_SCHEDULE, with a short test "day",
  * WARMUP_DAY_S): what exceeds it is deferred, not failed, and goes out once the next day's cap
- * allows it.
+ * allows it. A deferral spends no attempt of the retry ladder (one retry here): an email deferred
+ * twice still goes out, where two spent attempts would have ended it as a Temporary bounce.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
@@ -37,11 +38,11 @@ beforeAll(async () => {
         warm: { addresses: ['127.0.0.10'], domains: ['warm.e2e.test'] },
         default: { addresses: ['127.0.0.9'] },
       }),
-      // day 0: 2 emails per provider and address; day 1: 100
-      WARMUP_SCHEDULE: '2,100',
+      // day 0: 2 emails per provider and address; day 1: 1 (a cut, so some wait twice); day 2: 100
+      WARMUP_SCHEDULE: '2,1,100',
       WARMUP_DAY_S: String(DAY_S),
-      // a deferral waits for the next warm-up day, not a fraction of it
-      RETRY_SCHEDULE_S: '1,1,1,1,1,1,1,1',
+      // one retry: a deferral that spent it would bounce the email at its second deferral
+      RETRY_SCHEDULE_S: '1',
       RETRY_TIME_SCALE: '1',
     },
   });
@@ -107,6 +108,8 @@ describe('sending IP pools', () => {
     const since = Number(await redis.get(new Keys(stack.prefix).warmupSince('127.0.0.10')));
     expect(since).toBeGreaterThan(0);
     expect(received.filter((m) => m.receivedAt < since + DAY_S * 1000)).toHaveLength(2);
+    // day 1 took one more; the last two were deferred twice (more than the ladder's one retry)
+    expect(received.filter((m) => m.receivedAt < since + 2 * DAY_S * 1000)).toHaveLength(3);
 
     // the other three were deferred (a retryable delay), never bounced
     const events = await stack.teamEvents('email.');
@@ -123,7 +126,7 @@ describe('sending IP pools', () => {
       ),
     ).toBe(false);
     const metrics = await (await fetch(stack.metricsUrl)).text();
-    expect(metrics).toMatch(/petrel_pool_warmup_deferrals_total\{[^}]*pool="warm"[^}]*\} [3-9]/);
+    expect(metrics).toMatch(/petrel_pool_warmup_deferrals_total\{[^}]*pool="warm"[^}]*\} ([5-9]|\d\d)/);
     expect(metrics).toMatch(
       /petrel_direct_deferrals_total\{[^}]*destination="mx\.warm-b\.test"[^}]*reason="warmup"[^}]*\} [3-9]/,
     );

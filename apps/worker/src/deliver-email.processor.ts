@@ -7,7 +7,7 @@ import { sendJobSchema, type SendJob } from '@petrel/contracts';
 import { deliverEmail, DELIVERY_STAGES, type DeliverDeps, type DeliverStage } from '@petrel/core';
 import { DelayedError, parseJobData, type Job } from '@petrel/queue';
 import { withLogContext } from '@petrel/observability';
-import { toJobResult, type JobResult } from './job-result.js';
+import { toJobResult, waitsWithoutAttempt, type JobResult } from './job-result.js';
 
 export function deliverEmailProcessor(
   deps: DeliverDeps,
@@ -17,9 +17,10 @@ export function deliverEmailProcessor(
     const { teamId, emailId } = parseJobData(sendJobSchema, job);
     return withLogContext({ jobId: job.id, teamId, emailId }, async () => {
       const outcome = await deliverEmail({ teamId, emailId, attemptsMade: job.attemptsMade }, deps, stages);
-      if (outcome.kind === 'held') {
-        // its broadcast is paused: the job waits (no attempt counted) and looks again
-        await job.moveToDelayed(outcome.untilMs, token);
+      const until = waitsWithoutAttempt(outcome, Date.now());
+      if (until !== null) {
+        // a paused broadcast's hold or a warm-up deferral: the job waits, no attempt counted
+        await job.moveToDelayed(until, token);
         throw new DelayedError();
       }
       return toJobResult(outcome);

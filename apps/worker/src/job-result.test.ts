@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { DeliverOutcome } from '@petrel/core';
 import { UnrecoverableError } from '@petrel/queue';
-import { SoftFailError, toJobResult } from './job-result.js';
+import { SoftFailError, toJobResult, waitsWithoutAttempt } from './job-result.js';
 
 describe('toJobResult', () => {
   it.each<[DeliverOutcome, string]>([
@@ -50,3 +50,29 @@ function catchFrom(fn: () => unknown): unknown {
   }
   throw new Error('expected a throw');
 }
+
+describe('waitsWithoutAttempt', () => {
+  const NOW = 1_000_000;
+  it('a held email waits until its next look; a deferral until the sender said', () => {
+    expect(waitsWithoutAttempt({ kind: 'held', untilMs: NOW + 2_000 }, NOW)).toBe(NOW + 2_000);
+    expect(
+      waitsWithoutAttempt(
+        { kind: 'delayed', detail: 'warm-up cap', retryAfterMs: 4_000, deferred: true },
+        NOW,
+      ),
+    ).toBe(NOW + 4_000);
+  });
+
+  it('a real temporary failure spends an attempt (the backoff decides), and the rest do not wait', () => {
+    expect(
+      waitsWithoutAttempt({ kind: 'delayed', detail: '451 later', retryAfterMs: 4_000 }, NOW),
+    ).toBeNull();
+    expect(waitsWithoutAttempt({ kind: 'delivered' }, NOW)).toBeNull();
+  });
+
+  it('a deferral is never a job result', () => {
+    expect(() => toJobResult({ kind: 'delayed', detail: 'warm-up cap', deferred: true })).toThrow(
+      'a deferral is the processor’s to delay',
+    );
+  });
+});

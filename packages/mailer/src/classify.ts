@@ -41,6 +41,12 @@ export type SendResult =
       retryAfterMs?: number;
       command?: FailedCommand;
       detail: string;
+      /**
+       * Petrel held the message back itself before asking any server (every address of the
+       * sending pool at its warm-up cap): the email waits `retryAfterMs` without spending an
+       * attempt of its retry ladder.
+       */
+      deferred?: true;
     }
   | {
       /** Never retry: 5xx (the enhanced code's class decides when present). */

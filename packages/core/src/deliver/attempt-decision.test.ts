@@ -298,4 +298,41 @@ describe('decideAttempt', () => {
       decideAttempt({ result: soft, recipients, attemptsMade: 0, retries: 0, status: 'queued' }).case,
     ).toBe('bounced-temporary');
   });
+
+  it('a deferral (no server asked: a warm-up cap) never ends the ladder and is marked for the job to wait', () => {
+    const deferral: SendResult = {
+      kind: 'soft_fail',
+      detail: "warm-up: every address of sending pool warm reached today's cap (2) for warm-b.test",
+      retryAfterMs: 4_000,
+      deferred: true,
+    };
+    // the ladder is spent, yet no bounce: the deferral is not an attempt
+    const last = decideAttempt({
+      result: deferral,
+      recipients,
+      attemptsMade: 3,
+      retries: 3,
+      status: 'queued',
+    });
+    expect(last.case).toBe('delay-first-time');
+    expect(last.events.map((e) => e.type)).toEqual(['email.delivery_delayed']);
+    expect(last.outcome).toEqual({
+      kind: 'delayed',
+      detail: deferral.detail,
+      retryAfterMs: 4_000,
+      deferred: true,
+    });
+    const again = decideAttempt({
+      result: deferral,
+      recipients,
+      attemptsMade: 9,
+      retries: 3,
+      status: 'delivery_delayed',
+    });
+    expect(again).toMatchObject({ case: 'delay-again', events: [], outcome: { deferred: true } });
+    // a real temporary failure is not marked
+    expect(
+      decideAttempt({ result: soft, recipients, attemptsMade: 0, retries: 3, status: 'queued' }).outcome,
+    ).not.toHaveProperty('deferred');
+  });
 });

@@ -10,10 +10,13 @@
  * | soft_fail          | none         | any              | bounced-temporary | email.bounced Temporary (→ bounced)         |
  * | soft_fail          | some         | not delayed yet  | delay-first-time  | email.delivery_delayed (→ delivery_delayed) |
  * | soft_fail          | some         | delivery_delayed | delay-again       | none (only the attempt count)               |
+ * | soft_fail deferred | any          | (as the two above) | delay-*         | as the two above, no attempt counted        |
  *
  * A soft bounce that never got through is reported as Resend does: `email.bounced` with bounce
  * type `Temporary` (subType `RetriesExhausted`). One `email.delivery_delayed` per email, however
- * many retries follow it. A server may accept the message for some recipients and refuse others
+ * many retries follow it. A deferral (`deferred`: Petrel held the message back before asking any
+ * server, e.g. at a sending pool's warm-up cap) is not an attempt: it never ends the ladder, and
+ * the job waits without spending one. A server may accept the message for some recipients and refuse others
  * (RFC 5321 section 3.3): the email is delivered, and its `email.delivered` data lists every
  * recipient with what became of it ({@link recipientOutcomes}). When every recipient is refused
  * the mailer reports a hard or soft fail, decided as any other.
@@ -121,7 +124,7 @@ export function decideAttempt({
       outcome: { kind: 'bounced', bounce: 'Permanent', code: result.code, detail: result.detail },
     };
   }
-  if (attemptsMade >= retries) {
+  if (!result.deferred && attemptsMade >= retries) {
     const bounce: Bounce = {
       type: 'Temporary',
       subType: 'RetriesExhausted',
@@ -134,7 +137,12 @@ export function decideAttempt({
       outcome: { kind: 'bounced', bounce: 'Temporary', code: result.code, detail: result.detail },
     };
   }
-  const outcome = { kind: 'delayed', detail: result.detail, retryAfterMs: result.retryAfterMs } as const;
+  const outcome: Extract<DeliverOutcome, { kind: 'delayed' }> = {
+    kind: 'delayed',
+    detail: result.detail,
+    retryAfterMs: result.retryAfterMs,
+    ...(result.deferred ? { deferred: true as const } : {}),
+  };
   if (status === 'delivery_delayed') return { case: 'delay-again', events: [], outcome };
   const delay = { message: result.detail, code: result.code ?? null };
   return {

@@ -32,7 +32,10 @@ export type DeliverOutcome =
    * canceled: canceled; still paused: held again).
    */
   | { kind: 'held'; untilMs: number }
-  /** A temporary failure with retries left: try again later. */
-  | { kind: 'delayed'; detail: string; retryAfterMs?: number }
+  /**
+   * A temporary failure with retries left: try again later. `deferred`: no server was asked
+   * (a sending pool's warm-up cap), so the job waits `retryAfterMs` without spending an attempt.
+   */
+  | { kind: 'delayed'; detail: string; retryAfterMs?: number; deferred?: true }
   /** Permanent (5xx), or Temporary once the retries are spent. */
   | { kind: 'bounced'; bounce: 'Permanent' | 'Temporary'; code?: number; detail: string };

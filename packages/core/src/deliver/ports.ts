@@ -124,7 +124,18 @@ export type SendResult =
       /** Recipients refused while the others were accepted; absent when none was. */
       rejected?: readonly RejectedRecipient[];
     }
-  | { kind: 'soft_fail'; code?: number; enhancedCode?: string; retryAfterMs?: number; detail: string }
+  | {
+      kind: 'soft_fail';
+      code?: number;
+      enhancedCode?: string;
+      retryAfterMs?: number;
+      detail: string;
+      /**
+       * No server was asked: Petrel held the message back itself (a sending pool's warm-up cap).
+       * The email waits `retryAfterMs` without spending an attempt of its retry ladder.
+       */
+      deferred?: true;
+    }
   | { kind: 'hard_fail'; code: number; enhancedCode?: string; detail: string };
 
 /**

@@ -316,7 +316,13 @@ export function createDirectSender(opts: DirectSenderOptions): DirectSender {
         // tracked as a destination, so its series goes when the destination is forgotten
         gateFor(candidates.hosts[0]!);
         deferred(candidates.hosts[0]!, 'warmup');
-        return { kind: 'soft_fail', detail: clip(pick.detail), retryAfterMs: pick.retryAfterMs };
+        // no server was asked: a deferral, not an attempt (it spends none of the retry ladder)
+        return {
+          kind: 'soft_fail',
+          detail: clip(pick.detail),
+          retryAfterMs: pick.retryAfterMs,
+          deferred: true,
+        };
       }
       if (pick.kind === 'address') local = pick.address;
     }

@@ -34,7 +34,9 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
       status: email.status,
       dropped: ctx.dropped ?? [],
     });
-    const fields = { attempts: String(email.attempts + 1) };
+    // a deferral (no server asked: a warm-up cap) is not an attempt
+    const deferred = decision.outcome.kind === 'delayed' && decision.outcome.deferred === true;
+    const fields: Record<string, string> = deferred ? {} : { attempts: String(email.attempts + 1) };
     // a simulated complained@ that got the message complains, as an ARF report would record it
     const complainers =
       decision.outcome.kind === 'delivered'
@@ -50,7 +52,7 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
       })),
     ];
     if (events.length === 0) {
-      await deps.outcomes.setFields(job.teamId, email.id, fields);
+      if (Object.keys(fields).length > 0) await deps.outcomes.setFields(job.teamId, email.id, fields);
     } else {
       const items = events.map((e) => ({
         status: e.status,

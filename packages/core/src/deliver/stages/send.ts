@@ -43,7 +43,12 @@ export function combine(
 ): SendResult {
   if (results.length === 1) return results[0]!;
   const sent = results.filter((r) => r.kind === 'sent');
-  if (sent.length === 0) return results.find((r) => r.kind === 'soft_fail') ?? results[0]!;
+  if (sent.length === 0) {
+    // a deferral stands for the whole email only when no server was asked for any recipient: a
+    // real temporary refusal elsewhere is an attempt
+    const soft = results.filter((r) => r.kind === 'soft_fail');
+    return soft.find((r) => !r.deferred) ?? soft[0] ?? results[0]!;
+  }
   const rejected: RejectedRecipient[] = [];
   results.forEach((r, i) => {
     if (r.kind === 'sent') {
