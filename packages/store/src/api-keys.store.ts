@@ -20,7 +20,7 @@ import { LRUCache } from 'lru-cache';
 import { isApiKeyPermission, type ApiKeyPermission } from '@petrel/contracts';
 import { newId } from '@petrel/core';
 import { Keys } from './keys.js';
-import { readRecords } from './page-index.js';
+import { readHashes } from './hash-records.js';
 import { defineScripts, execAll, transaction, type StoreCommands } from './scripts.js';
 
 export interface ApiKeyRecord {
@@ -174,7 +174,7 @@ export class ApiKeysStore {
   async list(teamId: string): Promise<ApiKeyRecord[]> {
     const ids = await this.redis.zrange(this.keys.apiKeys(teamId), 0, '-1');
     const keys = ids.map((id) => this.keys.apiKey(teamId, id));
-    return (await readRecords(this.redis, 'ApiKeysStore.list', keys, toRecord)).reverse();
+    return (await readHashes(this.redis, 'ApiKeysStore.list', keys, toRecord)).reverse();
   }
 
   async get(teamId: string, keyId: string): Promise<ApiKeyRecord | null> {

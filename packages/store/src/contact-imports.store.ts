@@ -35,7 +35,8 @@ import type {
 } from '@petrel/core';
 import type { RedisClient } from './redis.js';
 import { Keys } from './keys.js';
-import { pageIndex, readRecords } from './page-index.js';
+import { pageIndex } from './page-index.js';
+import { readHashes } from './hash-records.js';
 import { defineScripts, pipeline, transaction, execAll, type StoreCommands } from './scripts.js';
 
 /** Bytes per chunk of an uploaded file (the API cuts the stream at this size). */
@@ -195,7 +196,7 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
   private async read(teamId: string, ids: readonly string[]): Promise<ContactImportRecord[]> {
     // an id whose record expired (never claimed) is left out
     const keys = ids.map((id) => this.keys.contactImport(teamId, id));
-    return readRecords(this.redis, 'ContactImportsStore.read', keys, toRecord);
+    return readHashes(this.redis, 'ContactImportsStore.read', keys, toRecord);
   }
 
   // ---- references (API) ----

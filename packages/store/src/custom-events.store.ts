@@ -25,7 +25,8 @@ import {
   type Page,
   type PageRequest,
 } from '@petrel/core';
-import { pageIndex, pageRecords } from './page-index.js';
+import { pageIndex } from './page-index.js';
+import { pageHashes } from './hash-records.js';
 import { TeamStore } from './team-store.js';
 import type { RedisClient } from './redis.js';
 import { defineScripts, execAll, transaction } from './scripts.js';
@@ -51,7 +52,7 @@ export class CustomEventsStore extends TeamStore implements CustomEventsPort {
   async list(teamId: string, page: PageRequest): Promise<Page<CustomEventRecord> | null> {
     const keyOf = (id: string) => this.keys.customEvent(teamId, id);
     const index = this.keys.customEvents(teamId);
-    return pageRecords(this.redis, 'CustomEventsStore.list', index, page, keyOf, toRecord);
+    return pageHashes(this.redis, 'CustomEventsStore.list', index, page, keyOf, toRecord);
   }
 
   async create(

@@ -46,7 +46,7 @@ import {
   idKey,
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js';
-import { pageRecords } from './page-index.js';
+import { pageHashes } from './hash-records.js';
 import type { RedisClient } from './redis.js';
 import { teamEventJson } from './team-event-json.js';
 import { TeamStore } from './team-store.js';
@@ -159,7 +159,7 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
 
   async list(teamId: string, page: PageRequest): Promise<Page<DomainRecordSet> | null> {
     const keyOf = (id: string) => this.keys.domain(teamId, id);
-    return pageRecords(this.redis, 'DomainsStore.list', this.keys.domains(teamId), page, keyOf, toDomain);
+    return pageHashes(this.redis, 'DomainsStore.list', this.keys.domains(teamId), page, keyOf, toDomain);
   }
 
   /** Every domain of the team, newest first (Resend lists domains without a limit as all). */

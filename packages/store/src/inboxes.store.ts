@@ -57,7 +57,8 @@ import {
 import { InboxDraftsStore } from './inboxes.drafts.store.js';
 import { membersOfAll, walkIndex } from './email-search.js';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
-import { pageIndex, pageRecords, readRecords } from './page-index.js';
+import { pageIndex } from './page-index.js';
+import { pageHashes, readHashes } from './hash-records.js';
 import { execAll, pipeline, transaction } from './scripts.js';
 import { teamEventJson } from './team-event-json.js';
 import { TeamStore } from './team-store.js';
@@ -149,7 +150,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
 
   async list(teamId: string, page: PageRequest): Promise<Page<InboxRecord> | null> {
     const keyOf = (id: string) => this.keys.inbox(teamId, id);
-    return pageRecords(this.redis, 'InboxesStore.list', this.keys.inboxes(teamId), page, keyOf, toInbox);
+    return pageHashes(this.redis, 'InboxesStore.list', this.keys.inboxes(teamId), page, keyOf, toInbox);
   }
 
   async update(
@@ -760,7 +761,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     }
     const ids = all.slice(start, Math.min(end, start + page.limit));
     const keys = ids.map((id) => this.part(teamId, inboxId, `message:${id}`));
-    const items = await readRecords(this.redis, 'InboxesStore.messages', keys, toMessage);
+    const items = await readHashes(this.redis, 'InboxesStore.messages', keys, toMessage);
     return { items, hasMore: page.before ? start > 0 : start + page.limit < end };
   }
 

@@ -24,7 +24,7 @@ import {
 } from '@petrel/core';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
-import { readRecords } from './page-index.js';
+import { readHashes } from './hash-records.js';
 import { execAll, pipeline, transaction } from './scripts.js';
 import { TeamStore } from './team-store.js';
 
@@ -62,7 +62,7 @@ export class OAuthClientsStore extends TeamStore implements OAuthClientsReposito
   async list(): Promise<OAuthClientRecord[]> {
     const ids = await this.redis.zrange(this.keys.oauthClients(), 0, '-1');
     const keys = ids.map((id) => this.keys.oauthClient(id));
-    return readRecords(this.redis, 'OAuthClientsStore.list', keys, toClient);
+    return readHashes(this.redis, 'OAuthClientsStore.list', keys, toClient);
   }
 
   async delete(clientId: string): Promise<boolean> {
@@ -162,7 +162,7 @@ export class OAuthGrantsStore extends TeamStore implements OAuthGrantsRepository
   async list(teamId: string): Promise<OAuthGrantRecord[]> {
     const ids = await this.redis.zrevrange(this.keys.oauthGrants(teamId), 0, '-1');
     const keys = ids.map((id) => this.keys.oauthGrant(teamId, id));
-    return readRecords(this.redis, 'OAuthGrantsStore.list', keys, toGrant);
+    return readHashes(this.redis, 'OAuthGrantsStore.list', keys, toGrant);
   }
 
   async revoke(teamId: string, grantId: string, reason: string, now: Date): Promise<OAuthGrantRecord | null> {

@@ -28,7 +28,7 @@ import type { RedisClient } from './redis.js';
 import { LRUCache } from 'lru-cache';
 import { UUID_RE, newId, parseTemplate, sameTemplateContent, type NewTemplateContent } from '@petrel/core';
 import { Keys } from './keys.js';
-import { pageRecords } from './page-index.js';
+import { pageHashes } from './hash-records.js';
 import {
   mergeContent,
   pairs,
@@ -160,7 +160,7 @@ export class TemplatesStore {
     opts: { limit: number; after?: string; before?: string },
   ): Promise<{ items: TemplateMeta[]; hasMore: boolean } | null> {
     const keyOf = (id: string) => this.keys.template(teamId, id);
-    return pageRecords(this.redis, 'TemplatesStore.list', this.keys.templates(teamId), opts, keyOf, toMeta);
+    return pageHashes(this.redis, 'TemplatesStore.list', this.keys.templates(teamId), opts, keyOf, toMeta);
   }
 
   async create(

@@ -22,7 +22,8 @@ import {
   idKey,
 } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
-import { pageIndex, readRecords } from './page-index.js';
+import { pageIndex } from './page-index.js';
+import { readHashes } from './hash-records.js';
 import { teamEventJson } from './team-event-json.js';
 import { TeamStore } from './team-store.js';
 
@@ -115,7 +116,7 @@ export class TopicsStore extends TeamStore implements TopicsPort {
   /** The records of `ids` in that order (one round trip), skipping any deleted meanwhile. */
   private async read(teamId: string, ids: readonly string[]): Promise<TopicRecord[]> {
     const keys = ids.map((id) => this.keys.topic(teamId, id));
-    return readRecords(this.redis, 'TopicsStore.read', keys, toTopic);
+    return readHashes(this.redis, 'TopicsStore.read', keys, toTopic);
   }
 
   /** Now, or 1 ms after the last write when the clock has not moved past it (see header). */
