@@ -1,8 +1,9 @@
 /**
  * Every route that reads a body (enumerated from the Express router), fed
  * arbitrary JSON and mutations of valid bodies (fast-check), plus the nasty cases: 10,000-deep
- * nesting, a 1 MB subject, a 101-email batch, non-JSON. Never a 5xx; every refusal is a 4xx with
- * the error body; the API stays responsive (a health probe answers between rounds).
+ * nesting, a 1 MB subject, a 101-email batch, non-JSON; arbitrary ids for DELETE /emails/:id.
+ * Never a 5xx; every refusal is a 4xx with the error body; the API stays responsive (a health
+ * probe answers between rounds).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -186,6 +187,20 @@ describe('API input fuzz (R20)', () => {
       ),
       { numRuns: 500 },
     );
+  }, 120_000);
+
+  it('DELETE /emails/:id: any id → 404, never a 5xx; the team’s email is kept', async () => {
+    expect(stack.routes).toContainEqual({ method: 'DELETE', path: '/emails/:id' });
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(fc.string(), fc.uuid(), fc.constant('..%2F')), async (id) => {
+        const url = `/emails/${encodeURIComponent(id) || 'x'}`;
+        const res = await stack.http(url, { method: 'DELETE' });
+        if (res.status !== 404) throw new Error(`DELETE ${url} → ${res.status} ${JSON.stringify(res.body)}`);
+        return true;
+      }),
+      { numRuns: 300 },
+    );
+    expect((await stack.http(`/emails/${idOf('emails')}`)).status).toBe(200);
   }, 120_000);
 
   it('nasty bodies: deep nesting, a 1 MB subject, 101 emails, non-JSON — 4xx or accepted, never 5xx', async () => {
