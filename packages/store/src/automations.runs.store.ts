@@ -17,9 +17,7 @@ import type {
   AutomationRunStepRecord,
 } from '@petrel/contracts';
 import type { AutomationRunsPort, NewRun, RunState, RunStepState, WaitOutcome } from '@petrel/core';
-import type { Keys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { TeamStore } from './team-store.js';
+import { RetainedTeamStore } from './team-store.js';
 import { countUsage } from './usage.store.js';
 import { execAll, pipeline, transaction } from './scripts.js';
 import { pageOf } from './automations.store.js';
@@ -58,17 +56,8 @@ function toRun(r: Record<string, string>, steps: Record<string, string>): RunSta
   };
 }
 
-export class AutomationRunsStore extends TeamStore implements AutomationRunsPort {
-  constructor(
-    redis: RedisClient,
-    keys: Keys,
-    /** How long a finished run stays readable. */
-    private readonly retentionMs: number,
-    clock: { now(): number } = Date,
-  ) {
-    super(redis, keys, clock);
-  }
-
+/** `retentionMs`: how long a finished run stays readable. */
+export class AutomationRunsStore extends RetainedTeamStore implements AutomationRunsPort {
   private iso(ms: number): string {
     return new Date(ms).toISOString();
   }

@@ -29,7 +29,7 @@ import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN, type Keys } from './keys.js'
 import { pageIndex } from './page-index.js';
 import type { RedisClient } from './redis.js';
 import { pipeline } from './scripts.js';
-import { TeamStore } from './team-store.js';
+import { RetainedTeamStore } from './team-store.js';
 import { countUsage } from './usage.store.js';
 import { sequencedEventJson } from './email-event-json.js';
 import type { EmailsStore } from './emails.store.js';
@@ -43,16 +43,7 @@ export type InboundEmailSummary = Omit<InboundEmailRecord, 'html' | 'text' | 'he
 const JSON_FIELDS = ['to', 'cc', 'bcc', 'reply_to', 'received_for', 'attachments'] as const;
 const LIST_FIELDS = ['id', 'created_at', 'from', 'subject', 'message_id', ...JSON_FIELDS] as const;
 
-export class InboundStore extends TeamStore implements InboundEmailsWriter {
-  constructor(
-    redis: RedisClient,
-    keys: Keys,
-    private readonly retentionMs: number,
-    clock: { now(): number } = Date,
-  ) {
-    super(redis, keys, clock);
-  }
-
+export class InboundStore extends RetainedTeamStore implements InboundEmailsWriter {
   async save(teamId: string, r: InboundEmailRecord, raw: Buffer, event: EmailEvent): Promise<void> {
     const compressed = await gzipAsync(raw);
     const createdMs = Date.parse(r.created_at);

@@ -17,3 +17,18 @@ export abstract class TeamStore {
     this.redis = defineScripts(redis);
   }
 }
+
+/**
+ * A team store whose records expire: `retentionMs` after they are written or finished (the
+ * email retention for emails' logs, a finished automation run's time to stay readable).
+ */
+export abstract class RetainedTeamStore extends TeamStore {
+  constructor(
+    redis: RedisClient,
+    keys: Keys,
+    protected readonly retentionMs: number,
+    clock: { now(): number } = Date,
+  ) {
+    super(redis, keys, clock);
+  }
+}

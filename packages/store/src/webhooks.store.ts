@@ -32,10 +32,9 @@ import {
   type WebhooksPort,
   idKey,
 } from '@petrel/core';
-import { WEBHOOK_CONSUMER_GROUP, type Keys } from './keys.js';
-import type { RedisClient } from './redis.js';
+import { WEBHOOK_CONSUMER_GROUP } from './keys.js';
 import { pageHashes, readHashes } from './hash-records.js';
-import { TeamStore } from './team-store.js';
+import { RetainedTeamStore } from './team-store.js';
 import { TurnBatcher } from './webhooks.batcher.js';
 
 const nullable = (v: string | undefined): string | null => (v === undefined || v === '' ? null : v);
@@ -94,22 +93,13 @@ interface UnrecordedAttempt {
   reject(err: unknown): void;
 }
 
-export class WebhooksStore extends TeamStore implements WebhooksPort, WebhookEventLogPort {
+/** `retentionMs`: how long an event log entry and its attempts are kept (the email retention). */
+export class WebhooksStore extends RetainedTeamStore implements WebhooksPort, WebhookEventLogPort {
   /** Attempts waiting for their team's next write. */
   private readonly unrecorded = new TurnBatcher<UnrecordedAttempt>(
     (teamId, items) => this.writeAttempts(teamId, items),
     RECORD_BATCH,
   );
-
-  constructor(
-    redis: RedisClient,
-    keys: Keys,
-    /** How long an event log entry and its attempts are kept (the email retention). */
-    private readonly retentionMs: number,
-    clock: { now(): number } = Date,
-  ) {
-    super(redis, keys, clock);
-  }
 
   // ---- endpoints ----------------------------------------------------------------------------
 
