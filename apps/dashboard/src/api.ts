@@ -5,7 +5,7 @@
  */
 import { parse as parseCookies } from 'cookie';
 import { SESSION_CONFIG } from './session-config';
-import { buildQuery, type QueryValues } from './format';
+import { buildQuery, type QueryValues } from './url';
 
 export class ApiError extends Error {
   constructor(

@@ -5,7 +5,8 @@
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, type List } from './api';
-import { href, statusTone } from './format';
+import { statusTone } from './format';
+import { href } from './url';
 
 export interface Async<T> {
   data: T | undefined;
@@ -152,6 +153,10 @@ export function Table<T>(props: {
   );
 }
 
+/** A form control's id (its label's `for`): the given one, else one made from the label. */
+const controlId = (kind: 'f' | 't' | 's', label: string, id: string | undefined): string =>
+  id ?? `${kind}-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+
 export function Field(props: {
   label: string;
   value: string;
@@ -163,7 +168,7 @@ export function Field(props: {
   placeholder?: string;
 }) {
   const { label, value, onValue, hint } = props;
-  const fid = props.id ?? `f-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  const fid = controlId('f', label, props.id);
   return (
     <div class="field">
       <label for={fid}>{label}</label>
@@ -194,7 +199,7 @@ export function TextArea(props: {
   id?: string;
   required?: boolean;
 }) {
-  const fid = props.id ?? `t-${props.label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  const fid = controlId('t', props.label, props.id);
   return (
     <div class="field">
       <label for={fid}>{props.label}</label>
@@ -216,7 +221,7 @@ export function Select(props: {
   options: readonly { value: string; label: string }[];
   id?: string;
 }) {
-  const fid = props.id ?? `s-${props.label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  const fid = controlId('s', props.label, props.id);
   return (
     <div class="field">
       <label for={fid}>{props.label}</label>

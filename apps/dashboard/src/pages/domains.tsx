@@ -4,7 +4,8 @@
  */
 import { useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
-import { formatDate, href } from '../format';
+import { formatDate } from '../format';
+import { href } from '../url';
 import {
   CopyButton,
   CreateCard,

@@ -4,7 +4,8 @@
  */
 import { useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
-import { buildQuery, formatDate, href } from '../format';
+import { formatDate } from '../format';
+import { buildQuery, href } from '../url';
 import {
   ConfirmButton,
   DetailPage,

@@ -7,7 +7,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { INBOX_MESSAGE_FOLDERS, type InboxFolder } from '@petrel/contracts';
 import { api, seg, type List } from '../api';
-import { buildQuery, formatDate, href, type Route } from '../format';
+import { formatDate } from '../format';
+import { buildQuery, href, type Route } from '../url';
 import {
   ConfirmButton,
   CreateCard,

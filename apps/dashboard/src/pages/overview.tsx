@@ -6,7 +6,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { api } from '../api';
-import { STAT_METRICS, laneSeries, type LaneSeries } from '../format';
+import { STAT_METRICS, laneSeries, type LaneSeries } from '../lane-series';
 import { ErrorNote, Loading, Page, Select, Table, useAsync } from '../ui';
 
 const COLORS: Record<(typeof STAT_METRICS)[number], string> = {

@@ -4,15 +4,15 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
+import { formatDate } from '../format';
 import {
-  formatDate,
   formatDeclaredVariables,
-  href,
   parseDeclaredVariables,
   parseSampleVariables,
   placeholderNames,
   renderPreview,
-} from '../format';
+} from '../template-text';
+import { href } from '../url';
 import {
   CreateCard,
   DetailPage,

@@ -5,7 +5,8 @@
 import { useState } from 'preact/hooks';
 import { WEBHOOK_EVENT_TYPES } from '@petrel/contracts';
 import { api, seg, type List } from '../api';
-import { formatDate, href } from '../format';
+import { formatDate } from '../format';
+import { href } from '../url';
 import {
   ConfirmButton,
   CopyButton,
