@@ -22,7 +22,7 @@
  * email, not the contact as it is later (a contact renamed or deleted after the fan-out would
  * otherwise make the read differ from the delivered message).
  */
-import type { ContactPropertyRecord, ContactPropertyValue, ContactRecord } from '@petrel/contracts';
+import type { ContactPropertyRecord, ContactRecord } from '@petrel/contracts';
 import { escapeHtml } from '../kernel/html.js';
 import { sanitizeSubject } from '../templates/render-template.js';
 
@@ -39,20 +39,8 @@ export interface PersonalSource {
   text?: string;
 }
 
-/**
- * What an email's placeholders read of its contact, taken at the fan-out and stored with the
- * email: only the fields its content uses, and only the non-empty ones (an absent field renders
- * its fallback, as an empty one would). The address is the email's recipient. `{}` when the
- * content uses contact fields the contact does not have.
- */
-export interface ContactValues {
-  first_name?: string;
-  last_name?: string;
-  /** The custom properties the content uses that the contact has a value for. */
-  properties?: Record<string, ContactPropertyValue>;
-  /** The definitions' `fallback_value` of the used properties the contact has no value for. */
-  fallbacks?: Record<string, ContactPropertyValue>;
-}
+export type { ContactValues } from '../emails/contact-values.js';
+import type { ContactValues } from '../emails/contact-values.js';
 
 const PLACEHOLDER = /\{\{\{\s*([A-Za-z_][\w.-]*)\s*(?:\|([^}]*))?\}\}\}/g;
 const LEGACY: Readonly<Record<string, string>> = {

@@ -3,7 +3,7 @@
  * inbound reports and the watchdog. The Redis EmailsStore implements the writers.
  */
 import type { AttachmentInput, EmailContent, EmailEvent, EmailStatus } from '@petrel/contracts';
-import type { ContactValues } from '../broadcasts/personalize.js';
+import type { ContactValues } from './contact-values.js';
 
 /** The parts of an email record the delivery reads. */
 export interface EmailToDeliver {
