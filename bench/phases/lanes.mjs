@@ -36,7 +36,9 @@ function sampleLaneConcurrency(workers) {
   const loop = (async () => {
     while (!stopped) {
       const texts = await workers.metrics().catch(() => []);
-      const values = texts.map((t) => Number(/^petrel_broadcast_lane_concurrency (\S+)$/m.exec(t)?.[1]));
+      const values = texts.map((t) =>
+        Number(/^petrel_broadcast_lane_concurrency(?:\{[^}]*\})? (\S+)$/m.exec(t)?.[1]),
+      );
       if (values.length > 0 && values.every(Number.isFinite)) samples.push(values.reduce((a, b) => a + b, 0));
       await sleep(LANE_SAMPLE_MS);
     }
