@@ -127,7 +127,7 @@ describe('the app over HTTP', () => {
 
   it('answers an unserved method with 405 and Allow, and an unknown path with 404', async () => {
     expect(await call('DELETE', '/emails/receiving')).toMatchObject({ status: 405, allow: 'GET' });
-    expect(await call('PUT', '/emails/x')).toMatchObject({ status: 405, allow: 'GET, PATCH' });
+    expect(await call('PUT', '/emails/x')).toMatchObject({ status: 405, allow: 'GET, PATCH, DELETE' });
     expect(await call('GET', '/nothing-here')).toMatchObject({ status: 404, body: { name: 'not_found' } });
   });
 
