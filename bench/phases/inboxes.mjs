@@ -19,7 +19,8 @@ import { ApiKeysStore, InboxesStore, Keys, createRedis } from '@petrel/store';
 import { createInbox, messageTerms, newId, subjectKey } from '@petrel/core';
 import { INBOUND_BENCH_DOMAIN, inboundRun } from '../lib/inbound-bench.mjs';
 import { PETREL_PREFIX, startPetrelApi } from '../lib/stacks.mjs';
-import { fmtInt, httpJson, median, now, percentile, round } from '../lib/util.mjs';
+import { fillProgress, measurePairs, p99Ratios, ratioRows, timedGet } from '../lib/scale.mjs';
+import { fmtInt, median, round } from '../lib/util.mjs';
 import { startPetrelSmtp } from './smtp.mjs';
 
 export const name = 'inboxes';
@@ -103,8 +104,7 @@ function threadMessage(inbox, i, ms) {
 async function fill(ctx, store, teamId, inbox, n, labels) {
   const t0 = Date.now() - n;
   let next = 0;
-  let shown = now();
-  const started = now();
+  const progress = fillProgress(ctx, n, 'threads');
   const lane = async () => {
     for (;;) {
       const i = next++;
@@ -113,34 +113,17 @@ async function fill(ctx, store, teamId, inbox, n, labels) {
       if (i % 10 !== 1) await store.updateThread(teamId, inbox.id, thread.id, { read: true }, 'system');
       const l = [...(i % 10 === 2 ? [labels.common] : []), ...(i % 100 === 3 ? [labels.rare] : [])];
       if (l.length) await store.setThreadLabels(teamId, inbox.id, thread.id, l, 'system');
-      if (now() - shown > 3_000) {
-        shown = now();
-        ctx.progress(
-          `  filled ${fmtInt(i)} / ${fmtInt(n)} threads (${fmtInt((i / (now() - started)) * 1000)} threads/s)`,
-        );
-      }
+      progress.tick(i);
     }
   };
   await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
-  return round((now() - started) / 1000, 1);
+  return progress.seconds();
 }
-
-async function timedGet(api, path) {
-  const t = now();
-  const res = await httpJson('GET', `${api.url}${path}`, { headers: api.headers });
-  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.text.slice(0, 200)}`);
-  return { ms: now() - t, body: JSON.parse(res.text) };
-}
-
-const stats = (times) => {
-  const s = [...times].sort((a, b) => a - b);
-  return { p50: round(percentile(s, 50), 2), p99: round(percentile(s, 99), 2) };
-};
 
 /** The queries of one inbox (a cursor from its own listing); each must answer at least one thread. */
 async function queries(api, box) {
   const base = `/inboxes/${box.inbox.id}/threads`;
-  const all = (await timedGet(api, `${base}?limit=100`)).body.data;
+  const all = JSON.parse((await timedGet(api, `${base}?limit=100`, api.headers)).text).data;
   const middle = all[50].id;
   return {
     first: `${base}?limit=20`,
@@ -157,28 +140,13 @@ async function queries(api, box) {
 }
 
 async function measureLists(ctx, api, small, large, samples) {
-  const [qs, ql] = [await queries(api, small), await queries(api, large)];
-  const out = { small: {}, large: {} };
-  for (const k of Object.keys(qs)) {
-    const ts = [];
-    const tl = [];
-    for (let i = 0; i < WARMUP + samples; i++) {
-      const a = await timedGet(api, qs[k]);
-      const b = await timedGet(api, ql[k]);
-      if (i === 0 && (a.body.data.length === 0 || b.body.data.length === 0))
-        throw new Error(`${k}: no thread answered (${qs[k]})`);
-      if (i < WARMUP) continue;
-      ts.push(a.ms);
-      tl.push(b.ms);
-    }
-    out.small[k] = stats(ts);
-    out.large[k] = stats(tl);
-    ctx.progress(
-      `  ${k.padEnd(12)} p50 / p99: ${out.small[k].p50} / ${out.small[k].p99} ms at ${fmtInt(small.n)} threads, ` +
-        `${out.large[k].p50} / ${out.large[k].p99} ms at ${fmtInt(large.n)}`,
-    );
-  }
-  return out;
+  const side = async (box) => ({ n: box.n, headers: api.headers, queries: await queries(api, box) });
+  const sides = { small: await side(small), large: await side(large) };
+  const check = (k, a, b) => {
+    if (JSON.parse(a).data.length === 0 || JSON.parse(b).data.length === 0)
+      throw new Error(`${k}: no thread answered (${sides.small.queries[k]})`);
+  };
+  return measurePairs(ctx, api, sides, { warmup: WARMUP, samples, unit: 'threads', pad: 12, check });
 }
 
 async function listsAndSearch(ctx) {
@@ -216,14 +184,7 @@ async function listsAndSearch(ctx) {
       ctx.progress(`  ${fmtInt(b.n)} threads in ${fillS[b.n]} s (${fmtInt(b.n / fillS[b.n])} threads/s)`);
     }
     const pages = await measureLists(ctx, api, small, large, samples);
-    const ratios = Object.fromEntries(
-      Object.keys(pages.small).map((k) => [k, round(pages.large[k].p99 / pages.small[k].p99, 2)]),
-    );
-    ctx.progress(
-      `  p99 ratio ${fmtInt(largeN)} / ${fmtInt(smallN)}: ${Object.entries(ratios)
-        .map(([k, r]) => `${k} ${r}×`)
-        .join(', ')} (target ≤ ${LIST_TARGET}×)`,
-    );
+    const ratios = p99Ratios(ctx, pages, { smallN, largeN, target: LIST_TARGET });
     return { pages, ratios, setup: { small: smallN, large: largeN, samples, fill_s: fillS } };
   } finally {
     await redis.quit().catch(() => undefined);
@@ -321,17 +282,14 @@ export function toJson(r) {
 
 export function rows(r) {
   const { lists, inbound: ib } = r;
-  const n = fmtInt(lists.setup.large);
   return [
-    ...Object.keys(lists.ratios).map((k) => ({
-      phase: 'inboxes',
-      metric: `${k.startsWith('search') ? 'GET …/threads/search' : 'GET …/threads'} ${k} p99 ms at ${n} threads vs ${fmtInt(lists.setup.small)}`,
-      petrel: `${lists.pages.large[k].p99}`,
-      baseline: `${lists.pages.small[k].p99} (${fmtInt(lists.setup.small)} threads)`,
-      ratio: lists.ratios[k],
-      target: `≤ ${LIST_TARGET.toFixed(1)}×`,
-      met: lists.ratios[k] <= LIST_TARGET,
-    })),
+    ...ratioRows('inboxes', (k) => `GET …/threads${k.startsWith('search') ? '/search' : ''} ${k} p99 ms`, {
+      pages: lists.pages,
+      ratios: lists.ratios,
+      sizes: lists.setup,
+      unit: 'threads',
+      target: LIST_TARGET,
+    }),
     {
       phase: 'inboxes',
       metric: `inbound → threaded: CPU ms per message (SMTP + Redis), ${fmtInt(ib.setup.n)} messages; messages/s ${fmtInt(ib.inbox.messages_per_s)} vs ${fmtInt(ib.plain.messages_per_s)}`,

@@ -20,33 +20,23 @@
 //    domain), in alternating blocks of 500, 16 calls in flight; Redis CPU (INFO cpu) and this
 //    process's CPU per email of each.
 import {
-  ApiKeysStore,
   EmailsStore,
   EVENTS_STREAM_MAXLEN,
-  Keys,
-  createRedis,
   defineScripts,
   eventCountArgs,
   statsBucket,
   statusRank,
 } from '@petrel/store';
-import { PETREL_PREFIX, startPetrelApi } from '../lib/stacks.mjs';
-import { fmtInt, httpJson, now, percentile, round } from '../lib/util.mjs';
+import * as scale from '../lib/scale.mjs';
+import { fmtInt, httpJson, round } from '../lib/util.mjs';
 
 export const name = 'metrics';
 export const order = 91;
 export const title =
   'GET /emails/metrics p99 at 1M emails vs 10k; Redis and client CPU per email of the counters';
 
-const SMALL = 10_000;
-const SMALL_QUICK = 500;
-const TARGET = 1.5;
-const PER_CALL = 100;
-const IN_FLIGHT = 16;
-const SAMPLES = 300;
 /** --quick (the CI smoke run): enough to show the phase works, not a p99 to quote. */
 const SAMPLES_QUICK = 40;
-const WARMUP = 20;
 const DOMAINS = 5;
 const BROADCASTS = 10;
 const HOUR = 3_600_000;
@@ -177,8 +167,7 @@ async function seedCounters(redis, keys, team, from, n, t0) {
 async function fill(ctx, redis, keys, team, n, broadcasts, real = n) {
   const t0 = Date.now() - SPAN;
   let next = 0;
-  let shown = now();
-  const started = now();
+  const progress = scale.fillProgress(ctx, n, 'emails');
   const lane = async () => {
     // each lane its own store: its counters' clock is the time of the email it writes
     const clock = { t: 0, now: () => clock.t };
@@ -186,7 +175,7 @@ async function fill(ctx, redis, keys, team, n, broadcasts, real = n) {
     for (;;) {
       const start = next;
       if (start >= real) return;
-      next = Math.min(real, start + PER_CALL);
+      next = Math.min(real, start + scale.PER_CALL);
       clock.t = t0 + Math.floor((start / n) * SPAN);
       const emails = [];
       for (let i = start; i < next; i++) emails.push(newEmail(team.id, i, broadcastOf(broadcasts, i)));
@@ -224,30 +213,13 @@ async function fill(ctx, redis, keys, team, n, broadcasts, real = n) {
             },
           ]);
       }
-      if (now() - shown > 3_000) {
-        shown = now();
-        ctx.progress(
-          `  filled ${fmtInt(next)} / ${fmtInt(n)} emails (${fmtInt((next / (now() - started)) * 1000)} emails/s)`,
-        );
-      }
+      progress.tick(next);
     }
   };
-  await Promise.all(Array.from({ length: IN_FLIGHT }, lane));
+  await Promise.all(Array.from({ length: scale.IN_FLIGHT }, lane));
   if (real < n) await seedCounters(redis, keys, team, real, n, t0);
-  return round((now() - started) / 1000, 1);
+  return progress.seconds();
 }
-
-async function timedGet(api, path, token) {
-  const t = now();
-  const res = await httpJson('GET', `${api.url}${path}`, { headers: { authorization: `Bearer ${token}` } });
-  if (res.status !== 200) throw new Error(`GET ${path}: ${res.status} ${res.text.slice(0, 200)}`);
-  return now() - t;
-}
-
-const stats = (times) => {
-  const s = [...times].sort((a, b) => a - b);
-  return { p50: round(percentile(s, 50), 2), p99: round(percentile(s, 99), 2) };
-};
 
 async function measure(ctx, api, teams) {
   const start = new Date(Date.now() - SPAN).toISOString();
@@ -258,27 +230,10 @@ async function measure(ctx, api, teams) {
     hourly_domain: `/emails/metrics?dimensions=period,domain&granularity=hourly&start_date=${week}`,
     broadcast: `/emails/metrics?dimensions=broadcast&start_date=${start}`,
   };
-  const small = {};
-  const large = {};
-  for (const [k, q] of Object.entries(queries)) {
-    const ts = [];
-    const tl = [];
-    const samples = ctx.opts.quick ? SAMPLES_QUICK : SAMPLES;
-    for (let i = 0; i < WARMUP + samples; i++) {
-      const a = await timedGet(api, q, teams.small.token);
-      const b = await timedGet(api, q, teams.large.token);
-      if (i < WARMUP) continue;
-      ts.push(a);
-      tl.push(b);
-    }
-    small[k] = stats(ts);
-    large[k] = stats(tl);
-    ctx.progress(
-      `  ${k.padEnd(13)} p50 / p99: ${small[k].p50} / ${small[k].p99} ms at ${fmtInt(teams.small.n)} emails, ` +
-        `${large[k].p50} / ${large[k].p99} ms at ${fmtInt(teams.large.n)}`,
-    );
-  }
-  return { small, large };
+  const side = (t) => ({ n: t.n, headers: { authorization: `Bearer ${t.token}` }, queries });
+  const samples = ctx.opts.quick ? SAMPLES_QUICK : scale.SAMPLES;
+  const sides = { small: side(teams.small), large: side(teams.large) };
+  return scale.measurePairs(ctx, api, sides, { warmup: scale.WARMUP, samples, unit: 'emails', pad: 13 });
 }
 
 async function redisCpu(redis) {
@@ -292,10 +247,10 @@ export async function writeCost(ctx, redis, keys, teamId, k) {
   const store = new EmailsStore(redis, keys, DAY, { statsRetentionMs: DAY });
   const scripts = defineScripts(redis);
   const ids = Array.from({ length: 2 * k }, (_, i) => idOf('cost', i));
-  for (let i = 0; i < ids.length; i += PER_CALL)
+  for (let i = 0; i < ids.length; i += scale.PER_CALL)
     await store.stage(
       teamId,
-      ids.slice(i, i + PER_CALL).map((id, j) => newEmail('cost', i + j)),
+      ids.slice(i, i + scale.PER_CALL).map((id, j) => newEmail('cost', i + j)),
       new Date(),
     );
   const head = (ev) => JSON.stringify({ ...ev, data: { ...ev.data, sequence: 0 } }).slice(0, -3);
@@ -347,7 +302,7 @@ export async function writeCost(ctx, redis, keys, teamId, k) {
       const c0 = process.cpuUsage();
       let next = 0;
       await Promise.all(
-        Array.from({ length: IN_FLIGHT }, async () => {
+        Array.from({ length: scale.IN_FLIGHT }, async () => {
           while (next < block.length) await fn(block[next++]);
         }),
       );
@@ -370,17 +325,12 @@ export async function writeCost(ctx, redis, keys, teamId, k) {
 }
 
 export async function run(ctx) {
-  const largeN = ctx.opts.quick ? 100 * SMALL_QUICK : 1_000_000;
-  const smallN = ctx.opts.quick ? SMALL_QUICK : SMALL;
-  await ctx.redis.reset();
-  const api = await startPetrelApi(ctx);
-  const redis = createRedis(ctx.redis.url);
+  const { smallN, largeN } = scale.accountSizes(ctx);
+  const accounts = await scale.startAccounts(ctx);
+  const { api, redis, keys } = accounts;
   try {
-    const keys = new Keys(PETREL_PREFIX);
-    const apiKeys = new ApiKeysStore(redis, keys);
     const team = async (label, n) => {
-      const id = await apiKeys.createTeam(`bench-${label}`);
-      const token = (await apiKeys.create(id, { name: label })).token;
+      const { id, token } = await accounts.team(label);
       const post = async (path, body) => {
         const res = await httpJson('POST', `${api.url}${path}`, {
           body,
@@ -407,71 +357,44 @@ export async function run(ctx) {
     // the small team through the write path; the large one too for as many, the rest as counters
     const fillSmallS = await fill(ctx, redis, keys, teams.small, smallN, teams.small.broadcasts);
     const fillLargeS = await fill(ctx, redis, keys, teams.large, largeN, teams.large.broadcasts, smallN);
-    const { small, large: big } = await measure(ctx, api, teams);
-    const ratios = Object.fromEntries(
-      Object.keys(small).map((k) => [k, round(big[k].p99 / small[k].p99, 2)]),
-    );
-    const worst = Math.max(...Object.values(ratios));
-    ctx.progress(
-      `  p99 ratio ${fmtInt(largeN)} / ${fmtInt(smallN)}: ${Object.entries(ratios)
-        .map(([k, r]) => `${k} ${r}×`)
-        .join(', ')} (target ≤ ${TARGET}×)`,
-    );
+    const queries = await measure(ctx, api, teams);
+    const ratios = scale.p99Ratios(ctx, queries, { smallN, largeN, target: scale.TARGET });
     const cost = await writeCost(ctx, redis, keys, (await team('cost', 0)).id, ctx.opts.quick ? 500 : 5_000);
     return {
-      petrel: big.daily_tz.p99,
-      baseline: small.daily_tz.p99,
-      baseline_is: `the same query at ${fmtInt(smallN)} emails`,
-      ratio: ratios.daily_tz,
-      unit: 'ms p99',
-      target: { ratio_max: TARGET },
-      met: worst <= TARGET,
+      ...scale.ratioSummary(queries, ratios, 'daily_tz', `the same query at ${fmtInt(smallN)} emails`),
       ratios,
-      queries: { small, large: big },
+      queries,
       write_cost: cost,
       setup: {
         small: smallN,
         large: largeN,
         fill_s: { small: fillSmallS, large: fillLargeS },
-        samples: ctx.opts.quick ? SAMPLES_QUICK : SAMPLES,
+        samples: ctx.opts.quick ? SAMPLES_QUICK : scale.SAMPLES,
       },
     };
   } finally {
-    await redis.quit().catch(() => undefined);
-    await api.stop();
-    await ctx.redis.reset();
+    await accounts.close();
   }
 }
 
 export function rows(r) {
-  const n = fmtInt(r.setup.large);
   return [
-    ...Object.keys(r.ratios).map((k) => ({
+    ...scale.ratioRows('metrics', (k) => `GET /emails/metrics ${k} p99 ms`, {
+      pages: r.queries,
+      ratios: r.ratios,
+      sizes: r.setup,
+    }),
+    ...[
+      ['Redis', 'redis_us'],
+      ['client', 'client_us'],
+    ].map(([who, k]) => ({
       phase: 'metrics',
-      metric: `GET /emails/metrics ${k} p99 ms at ${n} emails vs ${fmtInt(r.setup.small)}`,
-      petrel: `${r.queries.large[k].p99}`,
-      baseline: `${r.queries.small[k].p99} (${fmtInt(r.setup.small)} emails)`,
-      ratio: r.ratios[k],
-      target: `≤ ${TARGET.toFixed(1)}×`,
-      met: r.ratios[k] <= TARGET,
+      metric: `recording sent + delivered: ${who} µs per email, with the counters vs without`,
+      petrel: `${r.write_cost.after[k]}`,
+      baseline: `${r.write_cost.before[k]} (record script alone)`,
+      ratio: round(r.write_cost.after[k] / r.write_cost.before[k], 2),
+      target: '',
+      met: null,
     })),
-    {
-      phase: 'metrics',
-      metric: 'recording sent + delivered: Redis µs per email, with the counters vs without',
-      petrel: `${r.write_cost.after.redis_us}`,
-      baseline: `${r.write_cost.before.redis_us} (record script alone)`,
-      ratio: round(r.write_cost.after.redis_us / r.write_cost.before.redis_us, 2),
-      target: '',
-      met: null,
-    },
-    {
-      phase: 'metrics',
-      metric: 'recording sent + delivered: client µs per email, with the counters vs without',
-      petrel: `${r.write_cost.after.client_us}`,
-      baseline: `${r.write_cost.before.client_us} (record script alone)`,
-      ratio: round(r.write_cost.after.client_us / r.write_cost.before.client_us, 2),
-      target: '',
-      met: null,
-    },
   ];
 }
