@@ -72,7 +72,7 @@ export function emailShareRoutes(deps: EmailShareDeps): RouteSpec[] {
     inboundDownloadLinks({
       secret: deps.secret,
       publicUrl: deps.publicUrl(),
-      now: deps.now,
+      clock: { now: deps.now },
       path: SENT_DOWNLOAD_PATH,
     });
   const team = (res: Response): string => res.locals.auth.teamId as string;

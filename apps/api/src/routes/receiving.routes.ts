@@ -48,7 +48,7 @@ function htmlFormat(req: Request): ReceivedHtmlFormat {
 
 export function receivingRoutes(deps: ReceivingDeps): RouteSpec[] {
   const links = () =>
-    inboundDownloadLinks({ secret: deps.secret, publicUrl: deps.publicUrl(), now: deps.now });
+    inboundDownloadLinks({ secret: deps.secret, publicUrl: deps.publicUrl(), clock: { now: deps.now } });
   const team = (res: Parameters<RequestHandler>[1]): string => res.locals.auth.teamId as string;
   const link = (teamId: string, emailId: string, attachmentId: string | null) =>
     links().url({ teamId, emailId, attachmentId });

@@ -7,6 +7,7 @@
  * purpose `inbound-download`, so no other link's token opens a download).
  */
 import { openToken, signToken } from '../audience/signed-token.js';
+import type { Clock } from '../kernel/clock.js';
 
 /** How long a download URL works: long enough to fetch, short enough not to be a share link. */
 export const INBOUND_DOWNLOAD_TTL_S = 3600;
@@ -63,7 +64,7 @@ export const SENT_DOWNLOAD_PATH = '/emails/downloads';
 export function inboundDownloadLinks(opts: {
   secret: string;
   publicUrl: string;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
   ttlS?: number;
   path?: string;
 }): {
@@ -73,7 +74,7 @@ export function inboundDownloadLinks(opts: {
   const ttl = opts.ttlS ?? INBOUND_DOWNLOAD_TTL_S;
   return {
     url(claims) {
-      const expiresAt = Math.floor(opts.now() / 1000) + ttl;
+      const expiresAt = Math.floor(opts.clock.now() / 1000) + ttl;
       return {
         download_url: base + signDownloadToken({ ...claims, expiresAt }, opts.secret),
         expires_at: new Date(expiresAt * 1000).toISOString(),
