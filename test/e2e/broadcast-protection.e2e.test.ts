@@ -6,11 +6,14 @@
  * (`status: paused`, `paused_reason`, a `broadcast.paused` team event, the metric), and loses nothing: every contact's email is either done
  * (sent before the pause) or held (`queued`, its job waiting). Resumed (POST
  * /broadcasts/:id/resume), it goes on to completion with exactly one email per contact in the
- * SMTP sink; canceled, its held emails end `canceled` and are never sent.
+ * SMTP sink; canceled, its held emails end `canceled` and are never sent. A team's own thresholds,
+ * set with the CLI (`petrel team limits --complaint-rate … --min-sample …`), replace the
+ * deployment's (BROADCAST_PROTECTION_*) for that team's broadcasts.
  */
+import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { petrelCli, startStack, type Stack } from './helpers.js';
 import { WEBHOOK_TEST_ENV, sdkVerified } from './scenarios/webhooks.js';
 
 /** Small enough for a test segment; the rates keep their documented defaults (0.3 %, 5 %). */
@@ -53,8 +56,11 @@ interface Listed {
 }
 
 /** A segment of `addresses` (created in this order: the fan-out's order), and a broadcast to it, sent. */
-async function sendBroadcast(name: string, addresses: string[]): Promise<string> {
-  const { resend } = stack;
+async function sendBroadcast(
+  name: string,
+  addresses: string[],
+  resend: Resend = stack.resend,
+): Promise<string> {
   const segment = await resend.segments.create({ name });
   expect(segment.error).toBeNull();
   for (const address of addresses) {
@@ -83,10 +89,10 @@ async function emailsTo(addresses: readonly string[]): Promise<Listed[]> {
 }
 
 /** Waits until the broadcast is paused, and returns its answer. */
-async function paused(id: string): Promise<Record<string, unknown>> {
+async function paused(id: string, resend: Resend = stack.resend): Promise<Record<string, unknown>> {
   return waitUntil(
     async () => {
-      const { data } = await stack.resend.broadcasts.get(id);
+      const { data } = await resend.broadcasts.get(id);
       return data?.status === ('paused' as string) ? (data as unknown as Record<string, unknown>) : null;
     },
     { timeoutMs: 30_000, message: `broadcast ${id} paused` },
@@ -235,5 +241,39 @@ describe('a broadcast over its hard-bounce threshold', () => {
       sent.filter((e) => !bouncers.includes(e.to[0]!)).length,
     );
     expect((await stack.resend.broadcasts.get(id)).data?.status).toBe('canceled');
+  });
+});
+
+describe("a team's own thresholds (petrel team limits)", () => {
+  it("pause the team's broadcast by its threshold, not the deployment's", async () => {
+    const cli = petrelCli(stack);
+    const team = (await cli('teams', 'create', 'careful')).stdout.trim();
+    const token = /token: (\S+)/.exec(
+      (await cli('keys', 'create', '--name', 'k', '--team', team)).stdout,
+    )![1]!;
+    const shown = (
+      await cli('team', 'limits', '--team', team, '--complaint-rate', '0.05', '--min-sample', '1')
+    ).stdout;
+    expect(shown).toMatch(/complaint rate: +5 %/);
+    // the others fall back to the deployment's, and say so
+    expect(shown).toMatch(/hard-bounce rate: +default \(5 %\)/);
+    expect(shown).toMatch(/min sample: +1 sent emails/);
+    // a bad value is refused, naming the option and the rule
+    await expect(cli('team', 'limits', '--team', team, '--complaint-rate', '3')).rejects.toMatchObject({
+      stderr: expect.stringContaining('--complaint-rate must be a fraction from 0 to 1'),
+    });
+
+    // one complaint among 16: over the team's 5 % whatever the number sent when it is read (the
+    // lane runs 5 at once, in no set order: 1 to 16), where the deployment's threshold is 0.3 %
+    const resend = new Resend(token, { baseUrl: stack.baseUrl });
+    const complainer = `complained+team-${Date.now()}@resend.dev`;
+    const addresses = [...people('t', 3), complainer, ...people('t', 12, 3)];
+    const id = await sendBroadcast('team thresholds', addresses, resend);
+    const answer = await paused(id, resend);
+    expect(answer.paused_reason).toMatch(
+      /^complaint rate [\d.]+ % over \d+ sent emails exceeds the team's threshold of 5 %$/,
+    );
+    const canceled = await stack.http(`/broadcasts/${id}/cancel`, { method: 'POST', key: token });
+    expect(canceled.status).toBe(200);
   });
 });

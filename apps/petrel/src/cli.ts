@@ -5,9 +5,11 @@
  *   keys list [--team <id>] | keys create --name <n> [--team <id>] [--permission full_access|sending_access]
  *   keys revoke <keyId> [--team <id>]
  *   team tracking [--open on|off] [--click on|off] [--team <id>]   (shows the switches; sets those given)
- *   team limits [--rps <n>|default] [--daily-quota <n>|default] [--team <id>]
+ *   team limits [--rps <n>|default] [--daily-quota <n>|default] [--complaint-rate <0..1>|default]
+ *               [--hard-bounce-rate <0..1>|default] [--min-sample <n>|default] [--team <id>]
  *                                        (requests per second, emails per UTC day; 0 = none,
- *                                         default = RATE_LIMIT_RPS / DAILY_QUOTA)
+ *                                         default = RATE_LIMIT_RPS / DAILY_QUOTA; the broadcast
+ *                                         protection thresholds, default = BROADCAST_PROTECTION_*)
  *   oauth-clients list | oauth-clients delete <clientId>
  *   oauth-clients create --name <n> --redirect-uri <url> [--redirect-uri <url>…] [--logo <url>] [--confidential]
  *                                        (a third-party app for OAuth: docs/oauth.md; a confidential
@@ -30,7 +32,8 @@ const USAGE = `usage: npm run petrel -- <command>
   keys create --name <name> [--team <id>] [--permission full_access|sending_access]
   keys revoke <keyId> [--team <id>]
   team tracking [--open on|off] [--click on|off] [--team <id>]
-  team limits [--rps <n>|default] [--daily-quota <n>|default] [--team <id>]
+  team limits [--rps <n>|default] [--daily-quota <n>|default] [--complaint-rate <0..1>|default]
+              [--hard-bounce-rate <0..1>|default] [--min-sample <n>|default] [--team <id>]
   oauth-clients list
   oauth-clients create --name <name> --redirect-uri <url> [--redirect-uri <url>…] [--logo <url>] [--confidential]
   oauth-clients delete <clientId>`;
@@ -48,6 +51,9 @@ async function main(): Promise<number> {
       click: { type: 'string' },
       rps: { type: 'string' },
       'daily-quota': { type: 'string' },
+      'complaint-rate': { type: 'string' },
+      'hard-bounce-rate': { type: 'string' },
+      'min-sample': { type: 'string' },
       'redirect-uri': { type: 'string', multiple: true },
       logo: { type: 'string' },
       confidential: { type: 'boolean' },

@@ -10,7 +10,9 @@ import {
   newId,
   trackingLinks,
   unsubscribeLinks,
+  type BroadcastProtectionSettings,
   type DeliverDeps,
+  type TeamProtectionThresholdsReader,
 } from '@petrel/core';
 import { publicUrl } from '@petrel/config';
 import { createDkimSigner } from '@petrel/mailer';
@@ -57,7 +59,8 @@ export async function deliveryPorts(
     unsubscribe: unsubscribeLinks(links),
     // read only for broadcast emails: a plain send makes no extra round trip
     broadcasts: s.broadcasts,
-    protection: broadcastProtection(config),
+    // the deployment's thresholds, and each team's own (`petrel team limits`) read when the rule runs
+    protection: broadcastProtection(config, s.limits),
     // SOFT_BOUNCE_SUPPRESS_EMAILS=0: the stage reads and writes no streak
     softBounces: {
       settings: { emails: config.SOFT_BOUNCE_SUPPRESS_EMAILS, days: config.SOFT_BOUNCE_SUPPRESS_DAYS },
@@ -73,8 +76,14 @@ export async function deliveryPorts(
   };
 }
 
-/** BROADCAST_PROTECTION_* and BROADCAST_HOLD_RECHECK_MS over core's documented defaults. */
-function broadcastProtection(config: WorkerConfig): DeliverDeps['protection'] {
+/**
+ * BROADCAST_PROTECTION_* and BROADCAST_HOLD_RECHECK_MS over core's documented defaults; each
+ * team's own thresholds (set with `petrel team limits`) over those.
+ */
+function broadcastProtection(
+  config: WorkerConfig,
+  teams: TeamProtectionThresholdsReader,
+): BroadcastProtectionSettings {
   const { thresholds, holdRecheckMs } = DEFAULT_BROADCAST_PROTECTION;
   return {
     thresholds: {
@@ -83,5 +92,6 @@ function broadcastProtection(config: WorkerConfig): DeliverDeps['protection'] {
       minSample: config.BROADCAST_PROTECTION_MIN_SAMPLE ?? thresholds.minSample,
     },
     holdRecheckMs: config.BROADCAST_HOLD_RECHECK_MS ?? holdRecheckMs,
+    teams,
   };
 }

@@ -1,10 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { rateLimitDecision, type RateLimitAnswer } from '@petrel/core';
+import { rateLimitDecision, thresholdsInForce, type RateLimitAnswer } from '@petrel/core';
 import { gcraBounds } from '@petrel/testing';
 import { createRedis } from './redis.js';
 import { useStoreRedis } from './redis.fixture.js';
 import { ApiKeysStore } from './api-keys.store.js';
 import { RateLimitStore, dailyQuotaCounter } from './rate-limit.store.js';
+
+/** A team with none of its own limits or thresholds. */
+const NONE = { rps: null, dailyQuota: null, complaintRate: null, hardBounceRate: null, minSample: null };
 
 const fx = useStoreRedis('rate-limit');
 
@@ -45,15 +48,41 @@ describe('RateLimitStore: the GCRA step', () => {
   it("the team's own limit over the default; 0 switches it off; null falls back", async () => {
     const team = await new ApiKeysStore(fx.redis, fx.keys).createTeam('own');
     const store = new RateLimitStore(fx.redis, fx.keys);
-    expect(await store.limits(team)).toEqual({ rps: null, dailyQuota: null });
-    expect(await store.setLimits(team, { rps: 7 })).toEqual({ rps: 7, dailyQuota: null });
+    expect(await store.limits(team)).toEqual(NONE);
+    expect(await store.setLimits(team, { rps: 7 })).toEqual({ ...NONE, rps: 7 });
     expect(await store.take(team, 2)).toMatchObject({ limit: 7, admitted: true });
     await store.setLimits(team, { rps: 0, dailyQuota: 100 });
     expect(await store.take(team, 2)).toEqual({ limit: 0 });
-    expect(await store.setLimits(team, { rps: null })).toEqual({ rps: null, dailyQuota: 100 });
+    expect(await store.setLimits(team, { rps: null })).toEqual({ ...NONE, dailyQuota: 100 });
     expect(await store.take(team, 2)).toMatchObject({ limit: 2 });
     expect(await store.setLimits('no-such-team', { rps: 1 })).toBeNull();
     expect(await fx.redis.exists(fx.keys.team('no-such-team'))).toBe(0);
+  });
+
+  it("the team's own broadcast protection thresholds beside its limits; null falls back", async () => {
+    const team = await new ApiKeysStore(fx.redis, fx.keys).createTeam('protection');
+    const store = new RateLimitStore(fx.redis, fx.keys);
+    const deployment = { complaintRate: 0.003, hardBounceRate: 0.05, minSample: 500 };
+    expect(thresholdsInForce(await store.protectionThresholds(team), deployment)).toEqual(deployment);
+    await store.setLimits(team, { complaintRate: 0.2, minSample: 4 });
+    expect(await store.protectionThresholds(team)).toEqual({
+      complaintRate: 0.2,
+      hardBounceRate: null,
+      minSample: 4,
+    });
+    expect(thresholdsInForce(await store.protectionThresholds(team), deployment)).toEqual({
+      complaintRate: 0.2,
+      hardBounceRate: 0.05,
+      minSample: 4,
+    });
+    // on the team's record, in its slot, beside the limits (which stay as they were)
+    expect(await fx.redis.hget(fx.keys.team(team), 'protection_complaint_rate')).toBe('0.2');
+    expect(await store.limits(team)).toMatchObject({ rps: null, dailyQuota: null });
+    expect(await store.setLimits(team, { complaintRate: null })).toMatchObject({
+      complaintRate: null,
+      minSample: 4,
+    });
+    expect(await store.setLimits('no-such-team', { minSample: 1 })).toBeNull();
   });
 
   it('two connections (two API processes) share one allowance exactly', async () => {

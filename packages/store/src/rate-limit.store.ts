@@ -3,10 +3,15 @@
  * request, `petrelTakeRateLimit`), the daily sending quota acceptance counts against
  * (`petrelTakeDailyQuota`), and the team's own values of both on its record (`rate_limit_rps`,
  * `daily_quota`; absent = the deployment's default, 0 = none), set with the CLI. The rules and
- * the header values are packages/core's (ratelimit/).
+ * the header values are packages/core's (ratelimit/). The team's broadcast protection thresholds
+ * live beside them (`protection_complaint_rate`, `protection_hard_bounce_rate`,
+ * `protection_min_sample`; absent = BROADCAST_PROTECTION_*), set with the same CLI command and
+ * read by the worker when core's protection rule runs (broadcasts/protection.ts).
  */
 import {
   RATE_LIMIT_WINDOW_MS,
+  type TeamProtectionThresholds,
+  type TeamProtectionThresholdsReader,
   type DailyQuotaAnswer,
   type DailyQuotaCounter,
   type RateLimitAnswer,
@@ -18,15 +23,25 @@ import { TeamStore } from './team-store.js';
 /** A day's counter outlives its day by one, so a request at midnight never finds it gone early. */
 const QUOTA_COUNTER_TTL_MS = 2 * 86_400_000;
 
-const FIELDS = { rps: 'rate_limit_rps', dailyQuota: 'daily_quota' } as const;
+const FIELDS = {
+  rps: 'rate_limit_rps',
+  dailyQuota: 'daily_quota',
+  complaintRate: 'protection_complaint_rate',
+  hardBounceRate: 'protection_hard_bounce_rate',
+  minSample: 'protection_min_sample',
+} as const;
+const LIMIT_KEYS = Object.keys(FIELDS) as (keyof typeof FIELDS)[];
 
-/** A team's own limits: a number (0 = none for this team) or null (the deployment's default). */
-export interface TeamLimits {
+/**
+ * A team's own limits: a number (0 = none for this team) or null (the deployment's default); and
+ * its own broadcast protection thresholds (null: the deployment's).
+ */
+export interface TeamLimits extends TeamProtectionThresholds {
   rps: number | null;
   dailyQuota: number | null;
 }
 
-export class RateLimitStore extends TeamStore implements RateLimiter {
+export class RateLimitStore extends TeamStore implements RateLimiter, TeamProtectionThresholdsReader {
   async take(teamId: string, defaultLimit: number): Promise<RateLimitAnswer> {
     const r = await this.redis.petrelTakeRateLimit(
       this.keys.team(teamId),
@@ -58,8 +73,21 @@ export class RateLimitStore extends TeamStore implements RateLimiter {
 
   /** The team's own limits (null: the default applies). */
   async limits(teamId: string): Promise<TeamLimits> {
-    const [rps, quota] = await this.redis.hmget(this.keys.team(teamId), FIELDS.rps, FIELDS.dailyQuota);
-    return { rps: rps === null ? null : Number(rps), dailyQuota: quota === null ? null : Number(quota) };
+    const values = await this.redis.hmget(this.keys.team(teamId), ...LIMIT_KEYS.map((k) => FIELDS[k]));
+    const own = (i: number): number | null => (values[i] == null ? null : Number(values[i]));
+    return {
+      rps: own(0),
+      dailyQuota: own(1),
+      complaintRate: own(2),
+      hardBounceRate: own(3),
+      minSample: own(4),
+    };
+  }
+
+  /** The team's own broadcast protection thresholds (null: the deployment's). */
+  async protectionThresholds(teamId: string): Promise<TeamProtectionThresholds> {
+    const { complaintRate, hardBounceRate, minSample } = await this.limits(teamId);
+    return { complaintRate, hardBounceRate, minSample };
   }
 
   /**
@@ -69,7 +97,7 @@ export class RateLimitStore extends TeamStore implements RateLimiter {
   async setLimits(teamId: string, change: Partial<TeamLimits>): Promise<TeamLimits | null> {
     const key = this.keys.team(teamId);
     if ((await this.redis.exists(key)) === 0) return null;
-    for (const k of ['rps', 'dailyQuota'] as const) {
+    for (const k of LIMIT_KEYS) {
       const v = change[k];
       if (v === undefined) continue;
       if (v === null) await this.redis.hdel(key, FIELDS[k]);

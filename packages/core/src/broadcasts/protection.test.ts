@@ -3,6 +3,7 @@ import {
   DEFAULT_PROTECTION_THRESHOLDS as T,
   describeBreach,
   protectionBreach,
+  thresholdsInForce,
   type ProtectionCounts,
 } from './protection.js';
 
@@ -54,6 +55,29 @@ describe('describeBreach', () => {
     );
     expect(describeBreach({ reason: 'hard_bounce_rate', rate: 0.1, threshold: 0.05, sent: 20 })).toBe(
       "hard-bounce rate 10 % over 20 sent emails exceeds the team's threshold of 5 %",
+    );
+  });
+});
+
+describe('thresholdsInForce', () => {
+  const deployment = { complaintRate: 0.003, hardBounceRate: 0.05, minSample: 500 };
+
+  it("each of the team's own thresholds over the deployment's; null falls back", () => {
+    const none = { complaintRate: null, hardBounceRate: null, minSample: null };
+    expect(thresholdsInForce(none, deployment)).toEqual(deployment);
+    expect(thresholdsInForce({ ...none, complaintRate: 0.001, minSample: 50 }, deployment)).toEqual({
+      complaintRate: 0.001,
+      hardBounceRate: 0.05,
+      minSample: 50,
+    });
+  });
+
+  it('a team rate of 0 is its own (pause at the first complaint), not a fallback', () => {
+    const own = { complaintRate: 0, hardBounceRate: null, minSample: 1 };
+    const inForce = thresholdsInForce(own, deployment);
+    expect(inForce.complaintRate).toBe(0);
+    expect(protectionBreach({ sent: 1, hardBounced: 0, complained: 1 }, inForce)?.reason).toBe(
+      'complaint_rate',
     );
   });
 });

@@ -36,6 +36,33 @@ export const DEFAULT_PROTECTION_THRESHOLDS: ProtectionThresholds = {
   minSample: 500,
 };
 
+/**
+ * A team's own thresholds, set with the CLI (`petrel team limits --complaint-rate …`): each a
+ * value of the team's, or null where the deployment's (BROADCAST_PROTECTION_*) applies.
+ */
+export interface TeamProtectionThresholds {
+  complaintRate: number | null;
+  hardBounceRate: number | null;
+  minSample: number | null;
+}
+
+/** Where a team's own thresholds are kept (on the team's record). */
+export interface TeamProtectionThresholdsReader {
+  protectionThresholds(teamId: string): Promise<TeamProtectionThresholds>;
+}
+
+/** The thresholds in force for a team: each of its own, else the deployment's. */
+export function thresholdsInForce(
+  own: TeamProtectionThresholds,
+  deployment: ProtectionThresholds,
+): ProtectionThresholds {
+  return {
+    complaintRate: own.complaintRate ?? deployment.complaintRate,
+    hardBounceRate: own.hardBounceRate ?? deployment.hardBounceRate,
+    minSample: own.minSample ?? deployment.minSample,
+  };
+}
+
 /** Why a broadcast was paused: the broadcast's `paused_reason` and the event's `reason`. */
 export type ProtectionReason = 'complaint_rate' | 'hard_bounce_rate';
 
@@ -83,7 +110,13 @@ export const DEFAULT_BROADCAST_HOLD_RECHECK_MS = 60_000;
 
 /** The protection settings the send path runs with. */
 export interface BroadcastProtectionSettings {
+  /** The deployment's thresholds (BROADCAST_PROTECTION_*), for a team without its own. */
   thresholds: ProtectionThresholds;
+  /**
+   * Each team's own thresholds, read when the rule runs (after a broadcast email's hard bounce
+   * or complaint, never per email); absent: every team runs on `thresholds`.
+   */
+  teams?: TeamProtectionThresholdsReader;
   /** A held email's wait before it reads the broadcast's status again (the resume latency). */
   holdRecheckMs: number;
 }

@@ -15,6 +15,7 @@ import {
   checkBroadcastProtection,
   DEFAULT_BROADCAST_PROTECTION,
   raisesProtectionRate,
+  thresholdsInForce,
 } from '../../broadcasts/protection.js';
 import { decideAttempt } from '../attempt-decision.js';
 import { emailEvent } from '../../emails/email-event.js';
@@ -78,8 +79,12 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
       }
     }
     if (email.broadcastId !== null && raisesProtectionRate(events)) {
-      const { thresholds } = deps.protection ?? DEFAULT_BROADCAST_PROTECTION;
+      const { thresholds: deployment, teams } = deps.protection ?? DEFAULT_BROADCAST_PROTECTION;
       try {
+        // the team's own thresholds over the deployment's, read only now (a rare event)
+        const thresholds = teams
+          ? thresholdsInForce(await teams.protectionThresholds(job.teamId), deployment)
+          : deployment;
         const paused = await checkBroadcastProtection(
           deps.broadcasts,
           job.teamId,
