@@ -283,3 +283,59 @@ describe('soft-bounce suppression (SDK)', () => {
     expect(suppression).toMatchObject({ origin: 'bounce', source_id: four });
   });
 });
+
+describe('REFUSE_NON_MAIL_DOMAINS=true (SDK)', () => {
+  // a stack of its own: every other e2e stack sends to .test domains on purpose
+  let strict: Stack;
+  beforeAll(async () => {
+    strict = await startStack({ env: { SIMULATOR_DOMAIN, REFUSE_NON_MAIL_DOMAINS: 'true' } });
+  });
+  afterAll(async () => {
+    await strict?.stop();
+  });
+
+  const sendTo = (fields: { to: string[]; cc?: string[]; bcc?: string[] }) =>
+    strict.resend.emails.send({
+      from: 'Acme <sender@acme.test>',
+      subject: 'Reserved',
+      html: '<p>hi</p>',
+      ...fields,
+    });
+
+  it('refuses a recipient at a reserved domain with a 422 naming the field; nothing is sent', async () => {
+    const refused = await sendTo({ to: ['ada@example.com'] });
+    expect(refused.data).toBeNull();
+    expect(refused.error).toMatchObject({
+      statusCode: 422,
+      name: 'validation_error',
+      message: expect.stringMatching(
+        /^to: ada@example\.com is at a domain reserved for tests and documentation/,
+      ),
+    });
+    const inBcc = await sendTo({ to: ['delivered@resend.dev'], bcc: ['qa@staging.test'] });
+    expect(inBcc.error).toMatchObject({
+      statusCode: 422,
+      message: expect.stringMatching(/^bcc: qa@staging\.test /),
+    });
+    // a batch names the email
+    const batch = await strict.resend.batch.send([
+      { from: 'a@acme.test', to: ['delivered@resend.dev'], subject: 's', html: 'x' },
+      { from: 'a@acme.test', to: ['x@nowhere.invalid'], subject: 's', html: 'x' },
+    ]);
+    expect(batch.error).toMatchObject({
+      statusCode: 422,
+      message: expect.stringMatching(/^emails\[1\]\.to: /),
+    });
+    await strict.drained();
+    expect(strict.sink.connectionCount()).toBe(0);
+  });
+
+  it('sends to resend.dev and to SIMULATOR_DOMAIN, even under .test', async () => {
+    const { data, error } = await sendTo({ to: ['delivered@resend.dev', `delivered+x@${SIMULATOR_DOMAIN}`] });
+    expect(error).toBeNull();
+    await waitUntil(async () => (await strict.resend.emails.get(data!.id)).data?.last_event === 'delivered', {
+      timeoutMs: 20_000,
+      message: 'the simulated email delivered',
+    });
+  });
+});

@@ -7,6 +7,7 @@ import {
   domainsEnv,
   inboxAgentEnv,
   limitsEnv,
+  recipientDomainsEnv,
   loadConfig,
   logEnv,
   metricsEnv,
@@ -27,6 +28,8 @@ export const apiConfigShape = {
   ...dnsEnv,
   ...domainsEnv,
   ...limitsEnv,
+  // REFUSE_NON_MAIL_DOMAINS: recipients at reserved domains refused at acceptance
+  ...recipientDomainsEnv,
   ...requestLogEnv,
   ...webhookEnv,
   ...dashboardEnv,

@@ -5,6 +5,7 @@ import {
   domainsEnv,
   inboxAgentEnv,
   limitsEnv,
+  recipientDomainsEnv,
   loadConfig,
   logEnv,
   metricsEnv,
@@ -23,6 +24,8 @@ export const smtpConfigShape = {
   ...queueEnv,
   ...dataEnv,
   ...limitsEnv,
+  // REFUSE_NON_MAIL_DOMAINS: recipients at reserved domains refused at acceptance
+  ...recipientDomainsEnv,
   // the from-domain check of every submission (ENFORCE_VERIFIED_DOMAINS), as on POST /emails
   ...domainsEnv,
   ...webhookEnv,

@@ -10,6 +10,7 @@ import {
   domainsEnv,
   inboxAgentEnv,
   limitsEnv,
+  recipientDomainsEnv,
   linksEnv,
   loadConfig,
   logEnv,
@@ -43,6 +44,8 @@ export const workerConfigShape = {
   ...inboxAgentEnv,
   // DAILY_QUOTA: an automation's emails count against the team's day like any other
   ...limitsEnv,
+  // REFUSE_NON_MAIL_DOMAINS: recipients at reserved domains refused at acceptance
+  ...recipientDomainsEnv,
   /**
    * Jobs of the broadcast lane one process runs at once (WORKER_CONCURRENCY is the transactional
    * lane's). Smaller than the transactional lane's so a broadcast's sends leave the process's CPU

@@ -259,6 +259,19 @@ export const dnsEnv = {
  * each recipient domain's MX (RFC 5321 section 5.1) and delivers to it, with a connection pool
  * and an adaptive concurrency limit per destination host.
  */
+/**
+ * A domain of the operator's whose `delivered@`, `bounced@`, `complained@`, `suppressed@`,
+ * `delayed@` and `tempfail@` (with any `+label`) are simulated like Resend's `resend.dev` test
+ * addresses, which are always simulated: no SMTP connection is made for them. One schema for
+ * the worker (which simulates) and acceptance (which never refuses the domain).
+ */
+const simulatorDomain = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+\.?$/, 'must be a domain name such as simulator.example.com')
+  .optional();
+
 export const deliveryEnv = {
   DELIVERY_MODE: z.enum(['relay', 'direct']).default('relay'),
   /** Port of the receiving MX hosts in direct mode (25; tests point it at a local sink). */
@@ -277,17 +290,21 @@ export const deliveryEnv = {
   DIRECT_MX_CACHE_TTL_S: z.coerce.number().int().min(0).max(86_400).default(300),
   /** The name in EHLO (RFC 5321 section 4.1.1.1: the sending host's FQDN); default the hostname. */
   DIRECT_HELO_NAME: z.string().min(1).optional(),
+  SIMULATOR_DOMAIN: simulatorDomain,
+};
+
+/**
+ * What acceptance refuses by recipient domain (core accept/stages/non-mail-domains.ts), in every
+ * process that accepts emails (API, SMTP submission, the workers' automation emails).
+ */
+export const recipientDomainsEnv = {
   /**
-   * A domain of the operator's whose `delivered@`, `bounced@`, `complained@`, `suppressed@`,
-   * `delayed@` and `tempfail@` (with any `+label`) are simulated like Resend's `resend.dev`
-   * test addresses, which are always simulated: no SMTP connection is made for them.
+   * true: a recipient at a domain reserved for tests and documentation (example.com/.net/.org,
+   * .test, .example, .invalid, .localhost: RFC 2606, RFC 6761) is refused with a 422 naming the
+   * field, except at resend.dev and SIMULATOR_DOMAIN. Off by default.
    */
-  SIMULATOR_DOMAIN: z
-    .string()
-    .trim()
-    .toLowerCase()
-    .regex(/^[a-z0-9-]+(\.[a-z0-9-]+)+\.?$/, 'must be a domain name such as simulator.example.com')
-    .optional(),
+  REFUSE_NON_MAIL_DOMAINS: boolEnv.default(false),
+  SIMULATOR_DOMAIN: simulatorDomain,
 };
 
 /**

@@ -51,6 +51,8 @@ export function acceptanceStages(
     dailyQuota: o.dailyQuota ?? need(config, 'DAILY_QUOTA'),
     onDailyQuotaRefused: o.onDailyQuotaRefused ?? (() => metrics.rateLimited().inc({ kind: 'daily_quota' })),
     maxRecipients: config.MAX_RECIPIENTS_PER_EMAIL,
+    // off unless REFUSE_NON_MAIL_DOMAINS; the simulator's domain is never refused
+    nonMailDomains: config.REFUSE_NON_MAIL_DOMAINS ? { simulatorDomain: config.SIMULATOR_DOMAIN } : undefined,
   });
 }
 

@@ -24,6 +24,8 @@ export interface RuntimeConfig {
   ENFORCE_VERIFIED_DOMAINS?: boolean;
   DAILY_QUOTA?: number;
   MAX_RECIPIENTS_PER_EMAIL?: number | undefined;
+  REFUSE_NON_MAIL_DOMAINS?: boolean;
+  SIMULATOR_DOMAIN?: string | undefined;
   WEBHOOK_ALLOW_PRIVATE_NETWORKS?: boolean;
 }
 

@@ -16,6 +16,7 @@ import {
   type AcceptPorts,
   type AttachmentFetcher,
   type ClaimResult,
+  type NonMailDomainsOptions,
   type Preparer,
   type TemplateLookup,
 } from '@petrel/core';
@@ -53,6 +54,8 @@ export function redisPreparer(deps: {
   onDailyQuotaRefused: () => void;
   /** MAX_RECIPIENTS_PER_EMAIL (unset: core's default). */
   maxRecipients?: number | undefined;
+  /** REFUSE_NON_MAIL_DOMAINS (with SIMULATOR_DOMAIN, never refused); unset: no such stage. */
+  nonMailDomains?: NonMailDomainsOptions | undefined;
 }): Preparer {
   return acceptPreparer({
     templates: deps.templates,
@@ -65,6 +68,7 @@ export function redisPreparer(deps: {
       onRefused: deps.onDailyQuotaRefused,
     },
     maxRecipients: deps.maxRecipients,
+    nonMailDomains: deps.nonMailDomains,
   });
 }
 

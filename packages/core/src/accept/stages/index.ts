@@ -9,6 +9,7 @@ import { resolveTemplate } from './resolve-template.js';
 import { checkSendingDomain, type SendingDomainCheck } from './check-sending-domain.js';
 import { dailyQuota, type DailyQuotaOptions } from './daily-quota.js';
 import { capRecipients } from './recipient-cap.js';
+import { refuseNonMailDomains, type NonMailDomainsOptions } from './non-mail-domains.js';
 import { prepareWith, type AcceptStage } from './stage.js';
 
 export interface AcceptStagePorts {
@@ -22,6 +23,8 @@ export interface AcceptStagePorts {
   dailyQuota?: DailyQuotaOptions;
   /** MAX_RECIPIENTS_PER_EMAIL: to + cc + bcc of one email; absent: DEFAULT_MAX_RECIPIENTS_PER_EMAIL. */
   maxRecipients?: number | undefined;
+  /** REFUSE_NON_MAIL_DOMAINS: recipients at reserved domains refused; absent: no such stage. */
+  nonMailDomains?: NonMailDomainsOptions | undefined;
 }
 
 /**
@@ -32,6 +35,8 @@ export function acceptStages(ports: AcceptStagePorts): AcceptStage[] {
   return [
     // first: pure, and the cheapest refusal of an email too large to be worth any lookup
     capRecipients(ports.maxRecipients),
+    // pure too: a recipient that can never receive mail is refused before any lookup
+    ...(ports.nonMailDomains ? [refuseNonMailDomains(ports.nonMailDomains)] : []),
     checkTopic(ports.topics),
     resolveTemplate(ports.templates),
     // after the template (it may bring the from), before any network work
@@ -59,4 +64,5 @@ export {
 } from './check-sending-domain.js';
 export { dailyQuota, type DailyQuotaOptions } from './daily-quota.js';
 export { capRecipients, DEFAULT_MAX_RECIPIENTS_PER_EMAIL } from './recipient-cap.js';
+export { refuseNonMailDomains, reservedMailDomain, type NonMailDomainsOptions } from './non-mail-domains.js';
 export { fieldPrefix, prepareWith, type AcceptStage, type StageContext, type StageResult } from './stage.js';
