@@ -110,7 +110,7 @@ describe('runtime', () => {
         body: { from: 'a@acme.test', to: 'b@example.test', subject: 'hi', text: 'hello' },
         mode: 'strict',
         idempotencyKey: undefined,
-        now: new Date(),
+        clock: Date,
       },
       ports,
     );

@@ -59,7 +59,7 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
           body: req.body,
           mode: endpoint === 'batch' ? batchMode(req) : 'strict',
           idempotencyKey: req.get('idempotency-key'),
-          now: new Date(),
+          clock: Date,
           // a sending key restricted to a domain sends from it only (the sending-domain stage)
           ...(res.locals.auth.domainId !== undefined && { scope: { domainId: res.locals.auth.domainId } }),
         },

@@ -50,7 +50,7 @@ export async function submit(
         body,
         mode: 'strict',
         idempotencyKey,
-        now: new Date(),
+        clock: Date,
         // a key restricted to one domain sends from it alone, over SMTP as over HTTP
         ...(key.domainId !== undefined && { scope: { domainId: key.domainId } }),
       },

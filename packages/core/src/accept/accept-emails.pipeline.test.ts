@@ -17,7 +17,7 @@ const wire = (body: unknown, over: Partial<AcceptRequest> = {}): AcceptRequest =
   body,
   mode: 'strict',
   idempotencyKey: undefined,
-  now,
+  clock: { now: () => now.getTime() },
   ...over,
 });
 const batch = (body: unknown[], mode: 'strict' | 'permissive', idempotencyKey?: string): AcceptRequest =>
@@ -202,7 +202,7 @@ describe('acceptEmails: already-parsed emails (SMTP submission, automation steps
   const fromProducer = (emails: EmailContent[]): AcceptRequest => ({
     teamId: 'team',
     idempotencyKey: undefined,
-    now,
+    clock: { now: () => now.getTime() },
     emails,
   });
 

@@ -67,7 +67,7 @@ const single = (body: unknown, now: Date, idempotencyKey?: string): AcceptReques
   body,
   mode: 'strict',
   idempotencyKey,
-  now,
+  clock: { now: () => now.getTime() },
 });
 /** Long after scheduled_at, beyond the clock skew validation tolerates. */
 const later = at(5_000 + 10 * 60_000);

@@ -43,8 +43,9 @@ export * from './commit-acceptance.js';
 
 export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Promise<AcceptResponse> {
   checkIdempotencyKey(req.idempotencyKey);
+  const now = new Date(req.clock.now());
 
-  const checked = await validate(req, ports);
+  const checked = await validate(req, now, ports);
   if ('replayed' in checked) return checked;
   const { endpoint, mode, fingerprintBody } = checked;
 
@@ -60,7 +61,7 @@ export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Prom
       endpoint,
       idempotencyKey: req.idempotencyKey,
       claimMs: claim.startedMs,
-      now: req.now,
+      now,
     };
     const accepted = prepared.emails.map((email) => toAcceptedEmail(ids, email));
     const body = responseBody(endpoint, mode, accepted, errors);
@@ -75,9 +76,13 @@ export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Prom
 }
 
 /** Stage 1, or the stored response when a refused request is the retry of an accepted one. */
-async function validate(req: AcceptRequest, ports: AcceptPorts): Promise<CheckedRequest | AcceptResponse> {
+async function validate(
+  req: AcceptRequest,
+  now: Date,
+  ports: AcceptPorts,
+): Promise<CheckedRequest | AcceptResponse> {
   try {
-    return checkRequest(req);
+    return checkRequest(req, now);
   } catch (err) {
     if (!(err instanceof PetrelError) || isParsed(req)) throw err;
     const replay = await replayOfRefused(req, endpointOf(req), req.body, ports);

@@ -6,13 +6,17 @@
  */
 import { validationError, type EmailContent } from '@petrel/contracts';
 import { validateBatch, validateEmail } from '../validation/index.js';
+import type { Clock } from '../kernel/clock.js';
 import type { AcceptError, Endpoint, SenderScope } from './ports.js';
 
 interface AcceptRequestBase {
   teamId: string;
   idempotencyKey: string | undefined;
-  /** The acceptance instant: `scheduled_at` is judged and ids are stamped against it. */
-  now: Date;
+  /**
+   * Read once, at the start of acceptEmails: the acceptance instant, which `scheduled_at` is
+   * judged against and ids are stamped with.
+   */
+  clock: Pick<Clock, 'now'>;
   /** What the request's credential restricts (a domain-restricted API key); none when absent. */
   scope?: SenderScope;
 }
@@ -58,8 +62,8 @@ export function endpointOf(req: AcceptRequest): Endpoint {
   return req.endpoint;
 }
 
-/** Stage 1, pure: throws a PetrelError when the request is refused as a whole. */
-export function checkRequest(req: AcceptRequest): CheckedRequest {
+/** Stage 1, pure: throws a PetrelError when the request is refused as a whole. `now`: the acceptance instant. */
+export function checkRequest(req: AcceptRequest, now: Date): CheckedRequest {
   const endpoint = endpointOf(req);
   if (isParsed(req)) {
     if (req.emails.length === 0) throw validationError('emails: at least one email is required');
@@ -73,11 +77,11 @@ export function checkRequest(req: AcceptRequest): CheckedRequest {
   }
   const base = { endpoint, mode: req.mode, fingerprintBody: req.body };
   if (endpoint === 'single') {
-    const res = validateEmail(req.body, { now: req.now, context: 'single' });
+    const res = validateEmail(req.body, { now, context: 'single' });
     if (!res.ok) throw validationError(res.message);
     return { ...base, valid: [{ index: 0, email: res.email }], errors: [] };
   }
-  const res = validateBatch(req.body, { mode: req.mode, now: req.now });
+  const res = validateBatch(req.body, { mode: req.mode, now });
   if (res.errors.length > 0 && req.mode === 'strict') throw validationError(res.errors[0]!.message);
   return { ...base, valid: res.accepted, errors: res.errors };
 }

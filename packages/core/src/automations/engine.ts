@@ -398,7 +398,7 @@ async function execute(
           body,
           mode: 'strict',
           idempotencyKey: stepIdempotencyKey(run.id, job.index, job.visit),
-          now: new Date(now),
+          clock: { now: () => now },
         },
         ports.accept,
       );

@@ -124,7 +124,7 @@ async function mailTlsReport(
   if (teamId === undefined) throw new Error('emailed TLS reports need TLS_RPT_TEAM_ID');
   const { to, idempotencyKey, body } = tlsReportEmail(uri, report, period, mail.from);
   const res = await acceptEmails(
-    { teamId, idempotencyKey, now: new Date(clock.now()), endpoint: 'single', mode: 'strict', body },
+    { teamId, idempotencyKey, clock, endpoint: 'single', mode: 'strict', body },
     await mail.accept(),
   );
   if (res.status !== 200) throw new Error(`the report email to ${to} was refused: ${res.body}`);

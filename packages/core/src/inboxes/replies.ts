@@ -287,7 +287,7 @@ async function sendAndFile(
       body,
       mode: 'strict',
       idempotencyKey: cmd.idempotencyKey,
-      now: cmd.now,
+      clock: { now: () => cmd.now.getTime() },
       ...(cmd.scope && { scope: cmd.scope }),
     },
     ports.accept,
