@@ -126,21 +126,29 @@ export class EmailsStore {
       received.set(domain, (received.get(domain) ?? 0) + 1);
       keys[2 + i] = this.keys.email(teamId, e.id);
       keys[2 + n + i] = this.keys.emailEvents(teamId, e.id);
-      const { attachments, ...rest } = e.content;
-      const fields: string[] = [
-        'status', e.status,
-        'status_rank', String(statusRank(e.status)),
-        'lane', e.lane,
-        'message_id', e.messageId,
-        'content', JSON.stringify(rest),
-        'scheduled_at', e.content.scheduled_at ?? '',
-        'from_domain', domain,
-      ]; // prettier-ignore
-      if (attachments.length > 0) fields.push('attachments', JSON.stringify(attachments));
-      if (e.template) fields.push('template_id', e.template.id, 'template_version_id', e.template.versionId);
-      if (e.broadcastId) fields.push('broadcast_id', e.broadcastId);
-      args.push(e.id, sequencedEventJson(e.event, 1), outboxMember(e.lane, e.id, e.dueMs), fields.length / 2);
-      for (const f of fields) args.push(f);
+      const { content } = e;
+      // the values of the script's EMAIL_FIELDS, in its order (their names are the script's)
+      args.push(
+        e.id,
+        sequencedEventJson(e.event, 1),
+        outboxMember(e.lane, e.id, e.dueMs),
+        e.status,
+        String(statusRank(e.status)),
+        e.lane,
+        e.messageId,
+        // the content less its attachments (stored apart): a spread with the member undefined
+        // writes the same JSON as a rest copy (JSON.stringify skips undefined members) for less
+        // CPU than V8's rest-with-excluded-keys
+        JSON.stringify({ ...content, attachments: undefined }),
+        content.scheduled_at ?? '',
+        domain,
+      );
+      // the optional fields, as name/value pairs after their count
+      const extrasAt = args.push(0) - 1;
+      if (content.attachments.length > 0) args.push('attachments', JSON.stringify(content.attachments));
+      if (e.template) args.push('template_id', e.template.id, 'template_version_id', e.template.versionId);
+      if (e.broadcastId) args.push('broadcast_id', e.broadcastId);
+      args[extrasAt] = (args.length - extrasAt - 1) / 2;
     }
     // the unfinished indexes (stuck-email watchdog), after the timelines
     keys[2 + 2 * n] = this.keys.unfinishedEmails(teamId, 'send');

@@ -4,17 +4,30 @@
 -- records, then the same count of timeline keys. ARGV: count, createdMs, retentionMs,
 -- sharedCount, sharedCount name/value pairs (fields every record of the request has), then per
 -- email: id, eventJSON (the first event: `data.sequence` 1, and the shared fields start the
--- record's `seq` counter at 1), outbox member, fieldCount, and fieldCount name/value pairs. Fields
--- arrive flat (no JSON to decode here).
+-- record's `seq` counter at 1), outbox member, the values of the fields every email has, in
+-- EMAIL_FIELDS order below, extraCount, and extraCount name/value pairs (the optional fields).
+-- Fields arrive flat (no JSON to decode here), the fixed ones by position: their names are not
+-- sent 100 times a request, and each record is written by one HSET.
 -- An email whose record exists already (an idempotent retry) is left untouched; every email of
 -- the request gets its outbox entry (scored createdMs), so until step 3 removes it the relay
 -- can finish what a crash interrupted. Returns the number of records created.
 -- Optional KEYS[3+2N], KEYS[4+2N]: the team's unfinished indexes of the `send` and `broadcast`
 -- lanes; each created email enters its lane's, scored by when its job is due (the outbox
 -- member's due time, or createdMs), for the stuck-email watchdog.
+local EMAIL_FIELDS = { 'status', 'status_rank', 'lane', 'message_id', 'content', 'scheduled_at', 'from_domain' }
 local n = tonumber(ARGV[1])
 local ns = tonumber(ARGV[4])
-local shared_from, shared_to = 5, 4 + ns * 2
+-- one field list reused by every record: `id`, the shared pairs, the fixed names with their
+-- values put in place per email, then the email's optional pairs
+local fields = { 'id', '' }
+for j = 5, 4 + ns * 2 do fields[#fields + 1] = ARGV[j] end
+local fixed_at = #fields
+for _, name in ipairs(EMAIL_FIELDS) do
+  fields[#fields + 1] = name
+  fields[#fields + 1] = ''
+end
+local fixed_end = #fields
+local nfixed = #EMAIL_FIELDS
 local p = 5 + ns * 2
 local index = {}
 local outbox = {}
@@ -23,14 +36,18 @@ local pending_s, pending_b = {}, {}
 for i = 1, n do
   local rec = KEYS[2 + i]
   local tl = KEYS[2 + n + i]
-  local id, ev, member, nf = ARGV[p], ARGV[p + 1], ARGV[p + 2], tonumber(ARGV[p + 3])
-  local from, to = p + 4, p + 3 + nf * 2
-  p = to + 1
+  local id, ev, member = ARGV[p], ARGV[p + 1], ARGV[p + 2]
+  local values = p + 3
+  local nx = tonumber(ARGV[values + nfixed])
+  local extras = values + nfixed + 1
+  p = extras + nx * 2
   outbox[#outbox + 1] = ARGV[2]
   outbox[#outbox + 1] = member
   if redis.call('EXISTS', rec) == 0 then
-    redis.call('HSET', rec, 'id', id, unpack(ARGV, shared_from, shared_to))
-    if nf > 0 then redis.call('HSET', rec, unpack(ARGV, from, to)) end
+    fields[2] = id
+    for j = 0, nfixed - 1 do fields[fixed_at + 2 + 2 * j] = ARGV[values + j] end
+    for j = 0, nx * 2 - 1 do fields[fixed_end + 1 + j] = ARGV[extras + j] end
+    redis.call('HSET', rec, unpack(fields, 1, fixed_end + nx * 2))
     redis.call('PEXPIRE', rec, ARGV[3])
     redis.call('RPUSH', tl, ev)
     redis.call('PEXPIRE', tl, ARGV[3])
