@@ -10,11 +10,13 @@
  * to vetted addresses only.
  *
  * Redirects are not followed (undici's request never does: a 3xx is an answer, hence a failed
- * attempt); one deadline covers the whole attempt; at most WEBHOOK_RESPONSE_MAX_BYTES of the
- * response are read.
+ * attempt); one deadline covers the whole attempt (attempt-deadlines.ts: one timer for all of
+ * them); at most WEBHOOK_RESPONSE_MAX_BYTES of the response are read. The request goes to the
+ * agent with the origin and path the verdict carries (undici's top-level `request(url)` would
+ * parse the URL again on every attempt).
  */
 import type { LookupFunction } from 'node:net';
-import { Agent, request } from 'undici';
+import { Agent } from 'undici';
 import {
   WEBHOOK_RESPONSE_MAX_BYTES,
   parseRetryAfter,
@@ -26,6 +28,7 @@ import {
   type WebhookSender,
 } from '@petrel/core';
 import { vettedEndpoints } from './vetted-endpoints.js';
+import { AttemptDeadlines } from './attempt-deadlines.js';
 
 export interface HttpSenderOptions {
   allowPrivate: boolean;
@@ -66,13 +69,16 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
   });
 
   const vet = vettedEndpoints({ allowPrivate: opts.allowPrivate, resolve: opts.resolve, now });
+  const deadlines = new AttemptDeadlines(opts.timeoutMs);
 
   async function send(req: WebhookRequest): Promise<WebhookSendResult> {
     const started = performance.now();
     const latency = (): number => Math.round(performance.now() - started);
-    const signal = AbortSignal.timeout(opts.timeoutMs);
+    // a deadline left unended (the vetting threw) expires unheard and leaves the list then
+    const signal = deadlines.start();
     const vetted = await vet(req.endpoint);
     if (!vetted.ok) {
+      signal.end();
       // a name that does not resolve may resolve later: retried; a refused address never is
       const kind = vetted.unresolved ? 'error' : 'refused';
       return { kind, message: vetted.reason, responseBody: vetted.reason, latencyMs: latency() };
@@ -80,11 +86,12 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     if (vetted.host !== vetted.address) pins.set(vetted.url.hostname.toLowerCase(), vetted);
     else opts.onConnect?.({ host: vetted.host, address: vetted.address });
     try {
-      const res = await request(vetted.url, {
+      const res = await agent.request({
+        origin: vetted.origin,
+        path: vetted.path,
         method: 'POST',
         headers: req.headers,
         body: req.body,
-        dispatcher: agent,
         signal,
       });
       const chunks: Buffer[] = [];
@@ -117,10 +124,18 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
         ? `timed out after ${opts.timeoutMs} ms`
         : `request failed${describe(err)}`;
       return { kind: 'error', message, responseBody: message, latencyMs: latency() };
+    } finally {
+      signal.end();
     }
   }
 
-  return { send, close: () => agent.close() };
+  return {
+    send,
+    close: async () => {
+      await agent.close(); // waits for the attempts in flight, their deadlines still running
+      deadlines.close();
+    },
+  };
 }
 
 function describe(err: unknown): string {
