@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import type { EmailContent, EmailEvent, EmailStatus } from '@petrel/contracts';
+import type { EmailContent, EmailStatus } from '@petrel/contracts';
 import { emailSearchQueryTerms } from '@petrel/core';
-import { useStoreRedis } from './redis.fixture.js';
+import { newEmail, storedContent, storedEvent, useStoreRedis } from './redis.fixture.js';
 import { EmailsStore, type NewEmail } from './emails.store.js';
 import { EmailStats, HOUR_MS } from './email-stats.js';
 
@@ -10,36 +10,11 @@ const DAY = 86_400_000;
 /** Recent enough to be within the retention of the stores below (their clock is the real one). */
 const T0 = Date.now() - 60_000;
 
-const ev = (type: EmailEvent['type']): EmailEvent => ({
-  id: `${type}-${Math.random()}`,
-  type,
-  created_at: new Date().toISOString(),
-  teamId: 't',
-  data: {},
-});
+const ev = storedEvent;
 
 function email(id: string, over: Partial<EmailContent> = {}, status: EmailStatus = 'queued'): NewEmail {
-  return {
-    id,
-    content: {
-      from: 'a@acme.test',
-      to: ['nobody@example.test'],
-      cc: [],
-      bcc: [],
-      reply_to: [],
-      subject: 'Hello',
-      html: '<p>x</p>',
-      headers: {},
-      tags: [],
-      attachments: [],
-      ...over,
-    },
-    status,
-    lane: 'send',
-    dueMs: 0,
-    messageId: `<${id}@acme.test>`,
-    event: ev(status === 'scheduled' ? 'email.scheduled' : 'email.queued'),
-  };
+  const content = storedContent({ to: ['nobody@example.test'], subject: 'Hello', ...over });
+  return newEmail(id, ev(status === 'scheduled' ? 'email.scheduled' : 'email.queued'), { content, status });
 }
 
 /** Every page of a filtered listing, following `after` cursors, then back with `before`. */

@@ -53,6 +53,12 @@ export function useStoreRedis(prefixName: string): StoreFixture {
   return fx;
 }
 
+let events = 0;
+/** An event of team `t` with a unique id (created now, no data). */
+export function storedEvent(type: EmailEvent['type']): EmailEvent {
+  return { id: `${type}-${++events}`, type, created_at: new Date().toISOString(), teamId: 't', data: {} };
+}
+
 /** An email's content as the store keeps it: one recipient, no copies, headers or tags. */
 export function storedContent(over: Partial<EmailContent> = {}): EmailContent {
   return {

@@ -1,30 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import type { EmailEvent, SendLane } from '@petrel/contracts';
-import { emailContent } from '@petrel/testing';
-import { useStoreRedis } from './redis.fixture.js';
+import type { SendLane } from '@petrel/contracts';
+import { newEmail as queuedEmail, storedEvent, useStoreRedis } from './redis.fixture.js';
 import { EmailsStore, type NewEmail } from './emails.store.js';
 import { WatchdogStore } from './watchdog.store.js';
 import { defineScripts } from './scripts.js';
 
 const fx = useStoreRedis('watchdog');
 
-const ev = (type: EmailEvent['type']): EmailEvent => ({
-  id: `${type}-${Math.random()}`,
-  type,
-  created_at: new Date().toISOString(),
-  teamId: 't',
-  data: {},
-});
-const newEmail = (id: string, over: Partial<NewEmail> = {}): NewEmail => ({
-  id,
-  content: emailContent(),
-  status: 'queued',
-  lane: 'send',
-  dueMs: 0,
-  messageId: `<${id}@acme.test>`,
-  event: ev('email.queued'),
-  ...over,
-});
+const ev = storedEvent;
+const newEmail = (id: string, over: Partial<NewEmail> = {}): NewEmail =>
+  queuedEmail(id, ev('email.queued'), over);
 
 function stores() {
   const emails = new EmailsStore(fx.redis, fx.keys, 600_000, { statsRetentionMs: 600_000 });
