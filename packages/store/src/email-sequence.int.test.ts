@@ -52,6 +52,25 @@ describe('sequencedEventJson', () => {
       data: { ...event.data, sequence: 12 },
     });
   });
+
+  it('writes the same text as rest copies of the event and its data, data last, whatever the member order', () => {
+    const restCopies = (event: EmailEvent, sequence: number): string => {
+      const { data, ...head } = event;
+      const { sequence: _given, ...rest } = data;
+      return JSON.stringify({ ...head, data: { ...rest, sequence } });
+    };
+    const base = ev('email.delivered', { sequence: 3, to: ['a@x.test'] });
+    const shapes: EmailEvent[] = [
+      base,
+      { data: { sequence: 1, email_id: 'y' }, id: 'ev-d', type: 'email.sent', created_at: 'c', teamId: 't' },
+      { ...base, data: {} as EmailEvent['data'] },
+      { ...base, data: { sequence: 2 } as unknown as EmailEvent['data'] },
+    ];
+    for (const event of shapes) {
+      for (const sequence of [0, 7])
+        expect(sequencedEventJson(event, sequence)).toBe(restCopies(event, sequence));
+    }
+  });
 });
 
 describe('per-email sequence numbers', () => {
