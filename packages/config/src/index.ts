@@ -10,6 +10,9 @@ import { isIP } from 'node:net';
 export const boolEnv = z
   .enum(['1', '0', 'true', 'false', 'yes', 'no', 'on', 'off', ''])
   .transform((v) => ['1', 'true', 'yes', 'on'].includes(v));
+
+/** A size in bytes: a positive whole number, `defaultBytes` when unset. */
+const bytesEnv = (defaultBytes: number) => z.coerce.number().int().positive().default(defaultBytes);
 const port = z.coerce.number().int().min(0).max(65_535);
 
 /** A node of a Redis Cluster: `host:port`, the host a name, an IPv4 address or a bracketed IPv6 one. */
@@ -187,17 +190,9 @@ export const apiEnv = {
   /** When set, a full_access key with exactly this token exists for the default team. */
   BOOTSTRAP_API_KEY: z.string().min(8).optional(),
   /** Largest accepted request body, in bytes (attachments travel base64 inside it). */
-  API_BODY_LIMIT_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(60 * 1024 * 1024),
+  API_BODY_LIMIT_BYTES: bytesEnv(60 * 1024 * 1024),
   /** Largest accepted body on the batch endpoint, in bytes. */
-  API_BATCH_BODY_LIMIT_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(5 * 1024 * 1024),
+  API_BATCH_BODY_LIMIT_BYTES: bytesEnv(5 * 1024 * 1024),
   /**
    * How long an Idempotency-Key stays claimed by a request that has not finished. A request whose
    * API process died keeps its key locked this long; then a retry takes the claim over and
@@ -210,11 +205,7 @@ export const apiEnv = {
    * as it passes the limit. The file is streamed into Redis in 256 KiB chunks, never held by the
    * API, so the limit bounds Redis memory per import, not the API's.
    */
-  CONTACT_IMPORT_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(256 * 1024 * 1024),
+  CONTACT_IMPORT_MAX_BYTES: bytesEnv(256 * 1024 * 1024),
 };
 
 export const smtpEnv = {
@@ -329,11 +320,7 @@ export const smtpSubmissionEnv = {
   SMTP_TLS_CERT: z.string().min(1).optional(),
   SMTP_TLS_KEY: z.string().min(1).optional(),
   /** Largest message accepted, in bytes (advertised with SIZE, RFC 1870; 552 over it). */
-  SMTP_SUBMISSION_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(60 * 1024 * 1024),
+  SMTP_SUBMISSION_MAX_BYTES: bytesEnv(60 * 1024 * 1024),
   /**
    * Failed AUTH attempts one remote address may make before each further attempt is delayed
    * (doubling, up to 30 s) and the connection is closed after it.
@@ -392,11 +379,7 @@ export const smtpInboundEnv = {
    */
   INBOUND_DMARC_REJECT: boolEnv.default(true),
   /** Largest message the inbound server accepts, in bytes (SIZE, RFC 1870; 552 over it). */
-  SMTP_INBOUND_MAX_BYTES: z.coerce
-    .number()
-    .int()
-    .positive()
-    .default(40 * 1024 * 1024),
+  SMTP_INBOUND_MAX_BYTES: bytesEnv(40 * 1024 * 1024),
 };
 
 /** INBOUND_RETENTION_DAYS (else EMAIL_RETENTION_DAYS) in milliseconds. */
@@ -649,14 +632,13 @@ export const fanoutPacingEnv = {
   FANOUT_PACE_MAX_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(200),
 };
 
+/** The parsed values of an environment fragment (e.g. `EnvOf<typeof fanoutPacingEnv>`). */
+export type EnvOf<S extends z.ZodRawShape> = z.infer<z.ZodObject<S>>;
+
 /** The pacing rule of FANOUT_PACE_*, or undefined with FANOUT_PACING=false. */
-export function fanoutPaceRule(config: {
-  FANOUT_PACING: boolean;
-  FANOUT_PACE_IDLE_AT: number;
-  FANOUT_PACE_BUSY_AT: number;
-  FANOUT_PACE_MIN_PAGE_SIZE: number;
-  FANOUT_PACE_MAX_DELAY_MS: number;
-}): { idleAt: number; busyAt: number; minPageSize: number; maxDelayMs: number } | undefined {
+export function fanoutPaceRule(
+  config: EnvOf<typeof fanoutPacingEnv>,
+): { idleAt: number; busyAt: number; minPageSize: number; maxDelayMs: number } | undefined {
   if (!config.FANOUT_PACING) return undefined;
   return {
     idleAt: config.FANOUT_PACE_IDLE_AT,
@@ -675,8 +657,11 @@ export function fanoutPaceRule(config: {
  * sends leave the CPU to password resets; WORKER_BROADCAST_CONCURRENCY again once the lane drains.
  */
 export const broadcastLaneYieldEnv = {
-  /** false: the broadcast lane always runs WORKER_BROADCAST_CONCURRENCY jobs at once. */
-  WORKER_BROADCAST_YIELD: boolEnv.default(true),
+  /**
+   * true: the broadcast lane yields. Off by default: in the lanes bench it made broadcasts drain
+   * 3-20x slower without a transactional p99 gain beyond the noise (bench/README.md, "Lanes").
+   */
+  WORKER_BROADCAST_YIELD: boolEnv.default(false),
   /** Transactional jobs (waiting + running) at or below which the broadcast lane runs in full. */
   WORKER_BROADCAST_YIELD_IDLE_AT: z.coerce.number().int().min(0).default(0),
   /** Transactional jobs at or above which the broadcast lane runs its floor (above the idle level). */
@@ -688,12 +673,9 @@ export const broadcastLaneYieldEnv = {
 };
 
 /** The yield rule of WORKER_BROADCAST_YIELD_*, or undefined with WORKER_BROADCAST_YIELD=false. */
-export function broadcastLaneYieldRule(config: {
-  WORKER_BROADCAST_YIELD: boolean;
-  WORKER_BROADCAST_YIELD_IDLE_AT: number;
-  WORKER_BROADCAST_YIELD_BUSY_AT: number;
-  WORKER_BROADCAST_MIN_CONCURRENCY: number;
-}): { idleAt: number; busyAt: number; minConcurrency: number } | undefined {
+export function broadcastLaneYieldRule(
+  config: EnvOf<typeof broadcastLaneYieldEnv>,
+): { idleAt: number; busyAt: number; minConcurrency: number } | undefined {
   if (!config.WORKER_BROADCAST_YIELD) return undefined;
   return {
     idleAt: config.WORKER_BROADCAST_YIELD_IDLE_AT,
@@ -919,7 +901,7 @@ export function emailStoreOptions(config: { DASHBOARD_STATS_RETENTION_DAYS: numb
 export function loadConfig<S extends z.ZodRawShape>(
   shape: S,
   env: Record<string, string | undefined> = process.env,
-): z.infer<z.ZodObject<S>> {
+): EnvOf<S> {
   const result = z.object(shape).superRefine(redisTarget).superRefine(httpTimeouts).safeParse(env);
   if (!result.success) {
     const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
