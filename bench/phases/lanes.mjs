@@ -182,11 +182,11 @@ export async function run(ctx) {
     target: { ratio_max: TARGET },
     broadcast_drain_ratio: drain,
     met: rat !== null && rat <= TARGET && busy.broadcast_delivered_in_window > 0,
-    // the lever under test: the broadcast lane yielding to transactional jobs (on by default)
+    // the lever under test: the broadcast lane yielding to transactional jobs (off by default)
     setup: {
       ...o,
       bodies: undefined,
-      broadcast_yield: process.env.WORKER_BROADCAST_YIELD ?? 'true (default)',
+      broadcast_yield: process.env.WORKER_BROADCAST_YIELD ?? 'false (default)',
     },
     cpu: { petrel: busy.cpu, baseline: alone.cpu },
     runs: { alone, busy, broadcastOnly },

@@ -75,6 +75,7 @@ describe('the broadcast lane yields to transactional jobs', () => {
     // enqueues stays waiting until the test removes it — the backlog is the test's to end
     const w = await world({
       WORKER_SEND_RATE: '1',
+      WORKER_BROADCAST_YIELD: 'true',
       WORKER_BROADCAST_CONCURRENCY: '12',
       WORKER_BROADCAST_MIN_CONCURRENCY: '2',
       WORKER_BROADCAST_YIELD_IDLE_AT: '0',
