@@ -13,7 +13,7 @@
  * activity (the decision was taken). The placeholder domain holds the claimant's fresh keys from
  * the start, so nothing is written to it at the end.
  */
-import { notFound, validationError } from '@petrel/contracts';
+import { validationError } from '@petrel/contracts';
 import type { DkimSettings, DomainContext } from '../domains/domain-use-cases.js';
 import { createDomain, domainEventData } from '../domains/domain-use-cases.js';
 import type { CreateDomainInput } from '../domains/domain-schemas.js';
@@ -27,6 +27,7 @@ import {
   type HolderActivity,
   type StoredDomainClaim,
 } from './claim-rules.js';
+import { found } from '../kernel/found.js';
 
 export interface DomainClaimsPort {
   get(teamId: string, domainId: string): Promise<StoredDomainClaim | null>;
@@ -97,9 +98,7 @@ async function claimOf(
   domainId: string,
   claims: DomainClaimsPort,
 ): Promise<StoredDomainClaim> {
-  const claim = await claims.get(teamId, domainId);
-  if (!claim) throw notFound('Domain claim');
-  return claim;
+  return found(claims.get(teamId, domainId), 'Domain claim');
 }
 
 export async function getDomainClaim(

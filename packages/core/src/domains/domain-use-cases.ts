@@ -16,6 +16,7 @@ import { DOMAIN_RULES, type CreateDomainInput, type UpdateDomainInput } from './
 import { domainStatus } from './domain-status.js';
 import type { DomainChange, DomainsPort } from './domains-port.js';
 import { checkRecords, type DnsPort } from './verify-domain.js';
+import { found } from '../kernel/found.js';
 
 /** Resend's defaults: send from `send.<domain>`, sending on, receiving off, opportunistic TLS. */
 export const DOMAIN_DEFAULTS = {
@@ -119,9 +120,7 @@ export async function getDomain(
   domainId: string,
   domains: DomainsPort,
 ): Promise<DomainRecordSet> {
-  const found = await domains.get(teamId, domainId);
-  if (!found) throw notFound('Domain');
-  return found;
+  return found(domains.get(teamId, domainId), 'Domain');
 }
 
 export async function updateDomain(

@@ -11,6 +11,7 @@ import {
   inlineCidImages,
   parseInboundMessage,
 } from './inbound-message.js';
+import { found } from '../kernel/found.js';
 
 /** The received emails and their raw copies (the inbound store). */
 export interface ReceivedEmailsReader {
@@ -27,9 +28,7 @@ export async function findReceivedEmail(
   teamId: string,
   id: string,
 ): Promise<InboundEmailRecord> {
-  const found = await inbound.get(teamId, id);
-  if (!found) throw notFound('Email');
-  return found;
+  return found(inbound.get(teamId, id), 'Email');
 }
 
 /**

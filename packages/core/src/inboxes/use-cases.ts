@@ -29,6 +29,7 @@ import type {
 import { INBOX_RULES } from './schemas.js';
 import { chooseThread, messageIdList, ownMessageId, subjectKey } from './threading.js';
 import { idKey } from '../kernel/ids.js';
+import { found } from '../kernel/found.js';
 
 export interface InboxIds {
   newId(): string;
@@ -43,9 +44,7 @@ export async function findInbox(
   teamId: string,
   idOrEmail: string,
 ): Promise<InboxRecord> {
-  const inbox = await inboxes.find(teamId, idOrEmail);
-  if (!inbox) throw notFound('Inbox');
-  return inbox;
+  return found(inboxes.find(teamId, idOrEmail), 'Inbox');
 }
 
 export async function createInbox(

@@ -3,3 +3,4 @@ export * from './ids.js';
 export * from './mailbox.js';
 export * from './page.js';
 export * from './html.js';
+export * from './found.js';

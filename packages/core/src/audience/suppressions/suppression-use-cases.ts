@@ -4,13 +4,13 @@
  * a `deleted: false` in a batch. Bounces and complaints add their entries through
  * {@link SuppressionsWriter} from the sending pipeline, not here.
  */
-import { notFound } from '@petrel/contracts';
 import type {
   AddSuppressionInput,
   AddSuppressionsInput,
   RemoveSuppressionsInput,
 } from './suppression-schemas.js';
 import type { SuppressionsPort } from './suppressions-port.js';
+import { found } from '../../kernel/found.js';
 
 export async function addSuppression(
   cmd: { teamId: string; input: AddSuppressionInput },
@@ -32,8 +32,7 @@ export async function removeSuppression(
   cmd: { teamId: string; idOrEmail: string },
   ports: { suppressions: SuppressionsPort },
 ): Promise<{ id: string }> {
-  const removed = await ports.suppressions.remove(cmd.teamId, cmd.idOrEmail);
-  if (!removed) throw notFound('Suppression');
+  const removed = await found(ports.suppressions.remove(cmd.teamId, cmd.idOrEmail), 'Suppression');
   return { id: removed.id };
 }
 

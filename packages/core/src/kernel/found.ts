@@ -1,0 +1,12 @@
+/**
+ * The one way a use-case turns a lookup that found nothing into the API's 404 (`not_found`,
+ * "<What> not found", as Resend answers).
+ */
+import { notFound } from '@petrel/contracts';
+
+/** What `lookup` found, or a 404 naming `what` when it found nothing. */
+export async function found<T>(lookup: Promise<T | null | undefined>, what: string): Promise<T> {
+  const value = await lookup;
+  if (value === null || value === undefined) throw notFound(what);
+  return value;
+}
