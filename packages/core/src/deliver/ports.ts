@@ -113,6 +113,11 @@ export interface RejectedRecipient {
   /** A 5xx: sending to this address again would be refused again. */
   permanent: boolean;
   detail: string;
+  /**
+   * No server was asked for this address (its domain's delivery was deferred by a sending pool's
+   * warm-up cap): says nothing about the mailbox, so it never counts as its soft bounce.
+   */
+  deferred?: true;
 }
 
 /** The outcome of one SMTP attempt, sorted by the mailer where the reply is read. */

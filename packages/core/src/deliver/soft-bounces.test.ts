@@ -73,6 +73,19 @@ describe('softBounceFacts', () => {
     });
   });
 
+  it('a recipient whose domain was deferred (no server asked) is not a soft bounce', () => {
+    const result: SendResult = {
+      kind: 'sent',
+      code: 250,
+      response: '250 ok',
+      rejected: [{ address: 'b@y.test', permanent: false, detail: 'warm-up cap', deferred: true }],
+    };
+    expect(softBounceFacts({ kind: 'delivered' }, result, ['a@x.test', 'b@y.test'])).toEqual({
+      softBounced: [],
+      delivered: ['a@x.test'],
+    });
+  });
+
   it('a delay with retries left and a Permanent bounce say nothing', () => {
     expect(softBounceFacts({ kind: 'delayed' }, soft, ['a@x.test'])).toEqual({
       softBounced: [],

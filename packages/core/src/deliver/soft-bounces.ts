@@ -82,13 +82,14 @@ export function softBounceFacts(
     return { softBounced: [...recipients], delivered: [] };
   }
   if (outcome.kind !== 'delivered' || result.kind !== 'sent') return { softBounced: [], delivered: [] };
-  const refused = new Map((result.rejected ?? []).map((r) => [mailboxKey(r.address), r.permanent]));
+  const refused = new Map((result.rejected ?? []).map((r) => [mailboxKey(r.address), r]));
   const softBounced: string[] = [];
   const delivered: string[] = [];
   for (const address of recipients) {
-    const permanent = refused.get(mailboxKey(address));
-    if (permanent === undefined) delivered.push(address);
-    else if (!permanent) softBounced.push(address);
+    const refusal = refused.get(mailboxKey(address));
+    if (refusal === undefined) delivered.push(address);
+    // a deferral (no server asked: a warm-up cap) says nothing about the mailbox
+    else if (!refusal.permanent && !refusal.deferred) softBounced.push(address);
   }
   return { softBounced, delivered };
 }

@@ -17,6 +17,14 @@ describe('combine (several domains of one email, read as one transaction)', () =
     expect(combine([deferral, hard], [['a@x.test'], ['b@y.test']])).toBe(deferral);
   });
 
+  it("a deferred domain's recipients, when another got the message, are listed as deferred", () => {
+    const sent: SendResult = { kind: 'sent', code: 250, response: '250 ok' };
+    expect(combine([sent, deferral], [['a@x.test'], ['b@y.test']])).toMatchObject({
+      kind: 'sent',
+      rejected: [{ address: 'b@y.test', permanent: false, deferred: true }],
+    });
+  });
+
   it('a real temporary refusal elsewhere is an attempt: it wins over a deferral', () => {
     expect(combine([deferral, greylisted], [['a@x.test'], ['b@y.test']])).toBe(greylisted);
     expect(combine([greylisted, deferral], [['a@x.test'], ['b@y.test']])).toBe(greylisted);

@@ -62,6 +62,7 @@ export function combine(
         ...(r.enhancedCode !== undefined ? { enhancedCode: r.enhancedCode } : {}),
         permanent: r.kind === 'hard_fail',
         detail: r.detail,
+        ...(r.kind === 'soft_fail' && r.deferred && { deferred: true as const }),
       });
     }
   });
