@@ -11,22 +11,11 @@
  */
 import { mailboxKey, type RecipientState, type RecipientStates } from '@petrel/core';
 import type { Subscription } from '@petrel/contracts';
-import type { Keys } from './keys.js';
-import type { RedisClient } from './redis.js';
-import { defineScripts, type StoreCommands } from './scripts.js';
+import { TeamStore } from './team-store.js';
 
 const asSubscription = (v: unknown): Subscription | null => (v === 'opt_in' || v === 'opt_out' ? v : null);
 
-export class RecipientStatesStore implements RecipientStates {
-  private readonly redis: RedisClient & StoreCommands;
-
-  constructor(
-    redis: RedisClient,
-    private readonly keys: Keys,
-  ) {
-    this.redis = defineScripts(redis);
-  }
-
+export class RecipientStatesStore extends TeamStore implements RecipientStates {
   async read(teamId: string, addresses: readonly string[], topicId: string | null) {
     if (addresses.length === 0) return { topicDefault: null, states: [] };
     const k = this.keys;

@@ -28,6 +28,7 @@ import {
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { defineScripts, pipeline, type StoreCommands } from './scripts.js';
+import { TeamStore } from './team-store.js';
 
 /** A finished request, as the API hands it over (bodies as they were sent and answered). */
 export interface FinishedRequest {
@@ -91,16 +92,7 @@ function parseBody(json: string | undefined): unknown {
 /** Entries read per round trip while a filtered page looks for matches. */
 const FILTER_CHUNK = 200;
 
-export class RequestLogsStore implements RequestLogReader {
-  private readonly redis: RedisClient & StoreCommands;
-
-  constructor(
-    redis: RedisClient,
-    private readonly keys: Keys,
-  ) {
-    this.redis = defineScripts(redis);
-  }
-
+export class RequestLogsStore extends TeamStore implements RequestLogReader {
   /**
    * Newest first. `after`: older than that log; `before`: newer than it (the nearest ones). A
    * cursor needs only to be a log id: an entry trimmed since still marks its place. With filters,
