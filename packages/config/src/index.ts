@@ -659,7 +659,7 @@ export function fanoutPaceRule(
 export const broadcastLaneYieldEnv = {
   /**
    * true: the broadcast lane yields. Off by default: in the lanes bench it made broadcasts drain
-   * 3-20x slower without a transactional p99 gain beyond the noise (bench/README.md, "Lanes").
+   * 2-20x slower without a transactional p99 gain beyond the noise (bench/README.md, "Lanes").
    */
   WORKER_BROADCAST_YIELD: boolEnv.default(false),
   /** Transactional jobs (waiting + running) at or below which the broadcast lane runs in full. */
