@@ -21,7 +21,8 @@ import { parseArgs } from 'node:util';
 import { API_KEY_PERMISSIONS, isApiKeyPermission } from '@petrel/contracts';
 import { initLogger } from '@petrel/observability';
 import { openRuntime } from '@petrel/runtime';
-import { oauthClients, teamLimits, teamTracking } from './cli-commands.js';
+import { teamLimits, teamTracking } from './cli-commands.js';
+import { oauthClients } from './cli-oauth.js';
 import { loadPetrelConfig } from './config.js';
 import { startEmbeddedRedis } from './embedded-redis.js';
 
