@@ -14,7 +14,7 @@
  * that is sending or sent, …) is a 422 `validation_error` whose message names the status.
  */
 import type { Request, RequestHandler } from 'express';
-import { notFound, validationError, type BroadcastRecord } from '@petrel/contracts';
+import { notFound, type BroadcastRecord } from '@petrel/contracts';
 import {
   cancelBroadcast,
   resumeBroadcast,
@@ -30,7 +30,7 @@ import {
 } from '@petrel/core';
 import type { BroadcastsStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { UNPAGED_LIST_MAX, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, listBody, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface BroadcastRouteDeps extends BroadcastPorts {
@@ -102,8 +102,7 @@ export function broadcastsRoutes(deps: BroadcastRouteDeps): RouteSpec[] {
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, UNPAGED_LIST_MAX);
     const result = await deps.broadcasts.listSummaries(res.locals.auth.teamId, page);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such broadcast`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(broadcastListItem) });
+    res.json(listBody(result, page, 'broadcast', broadcastListItem));
   };
 
   const get: RequestHandler = async (req, res) => {

@@ -5,7 +5,7 @@
  * Deleting a property makes the values contacts hold for it unreadable at once.
  */
 import type { RequestHandler } from 'express';
-import { LIMITS, notFound, validationError, type ContactPropertyRecord } from '@petrel/contracts';
+import { LIMITS, notFound, type ContactPropertyRecord } from '@petrel/contracts';
 import {
   createContactProperty,
   createContactPropertySchema,
@@ -14,7 +14,7 @@ import {
 } from '@petrel/core';
 import type { ContactPropertiesStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { listBody, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 const wire = (p: ContactPropertyRecord) => ({
@@ -37,8 +37,7 @@ export function contactPropertiesRoutes(store: ContactPropertiesStore): RouteSpe
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, LIMITS.paginationDefault);
     const result = await store.list(res.locals.auth.teamId, page);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such contact property`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(wire) });
+    res.json(listBody(result, page, 'contact property', wire));
   };
 
   const get: RequestHandler = async (req, res) => {

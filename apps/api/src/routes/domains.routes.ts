@@ -6,7 +6,6 @@
  * omitted (Resend's older list endpoints), up to UNPAGED_LIST_MAX.
  */
 import type { Request, RequestHandler } from 'express';
-import { validationError } from '@petrel/contracts';
 import {
   createDomain,
   createDomainSchema,
@@ -23,7 +22,7 @@ import {
 } from '@petrel/core';
 import type { DomainsStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { UNPAGED_LIST_MAX, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, listBody, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface DomainsRouteDeps {
@@ -49,8 +48,7 @@ export function domainsRoutes(deps: DomainsRouteDeps): RouteSpec[] {
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, UNPAGED_LIST_MAX);
     const result = await deps.domains.list(res.locals.auth.teamId, page);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such domain`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(domainListItem) });
+    res.json(listBody(result, page, 'domain', domainListItem));
   };
 
   const get: RequestHandler = async (req, res) => {

@@ -25,7 +25,7 @@ import {
   type SendEventPorts,
 } from '@petrel/core';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { listBody, parsePageQuery } from './pagination.js';
 import type { RouteSpec } from './route-table.js';
 
 /** The fixed path segment of POST /events/send, also a valid event name. */
@@ -57,7 +57,7 @@ export function eventsRoutes(ports: SendEventPorts): RouteSpec[] {
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, LIMITS.paginationDefault);
     const result = await listEvents({ teamId: res.locals.auth.teamId, page }, ports);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(wireEvent) });
+    res.json(listBody(result, page, 'event', wireEvent));
   };
 
   const get: RequestHandler = async (req, res) => {

@@ -5,10 +5,10 @@
  * older list endpoints), up to UNPAGED_LIST_MAX.
  */
 import type { RequestHandler } from 'express';
-import { notFound, validationError, type SegmentRecord } from '@petrel/contracts';
+import { notFound, type SegmentRecord } from '@petrel/contracts';
 import { segmentSchema } from '@petrel/core';
 import { parseBody } from './parse-body.js';
-import { UNPAGED_LIST_MAX, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, listBody, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 import { segmentListItem } from './contact-wire.js';
 import { segmentMembersHandler, type AudienceStores } from './contacts.routes.js';
@@ -40,8 +40,7 @@ export function segmentCrud(
       get: async (req, res) => {
         const page = parsePageQuery(req, UNPAGED_LIST_MAX);
         const result = await s.segments.list(res.locals.auth.teamId, page);
-        if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such ${object}`);
-        res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(segmentListItem) });
+        res.json(listBody(result, page, object, segmentListItem));
       },
     },
     item: {

@@ -28,7 +28,7 @@ import {
 } from '@petrel/core';
 import type { SuppressionsStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { listBody, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 function listItem(s: SuppressionRecord) {
@@ -60,8 +60,7 @@ export function suppressionsRoutes(store: SuppressionsStore): RouteSpec[] {
     const origin = parseOrigin(req);
     const page = parsePageQuery(req, LIMITS.paginationDefault);
     const result = await store.list(res.locals.auth.teamId, page, origin);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such suppression`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(listItem) });
+    res.json(listBody(result, page, 'suppression', listItem));
   };
 
   const get: RequestHandler = async (req, res) => {

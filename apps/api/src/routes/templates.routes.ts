@@ -10,14 +10,13 @@ import {
   createTemplateSchema,
   notFound,
   updateTemplateSchema,
-  validationError,
   type TemplateListItem,
   type TemplateRecord,
 } from '@petrel/contracts';
 import { createTemplate, duplicateTemplate, publishTemplate, updateTemplate } from '@petrel/core';
 import type { TemplateMeta, TemplateVersion, TemplatesStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { listBody, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 function templateToWire(t: TemplateMeta, v: TemplateVersion): TemplateRecord {
@@ -67,8 +66,7 @@ export function templatesRoutes(store: TemplatesStore): RouteSpec[] {
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, LIMITS.paginationDefault);
     const result = await store.list(res.locals.auth.teamId, page);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such template`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(listItem) });
+    res.json(listBody(result, page, 'template', listItem));
   };
 
   const get: RequestHandler = async (req, res) => {

@@ -4,11 +4,11 @@
  * Topic ids travel raw in the path (the SDK interpolates them unencoded).
  */
 import type { Request, RequestHandler } from 'express';
-import { LIMITS, notFound, validationError, type TopicRecord } from '@petrel/contracts';
+import { LIMITS, notFound, type TopicRecord } from '@petrel/contracts';
 import { createTopic, createTopicSchema, deleteTopic, updateTopic, updateTopicSchema } from '@petrel/core';
 import type { TopicsStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { parsePageQuery } from './pagination.js';
+import { listBody, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 /** A topic in a list (GET /topics): the record without `updated_at`, as Resend lists it. */
@@ -38,8 +38,7 @@ export function topicsRoutes(store: TopicsStore): RouteSpec[] {
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, LIMITS.paginationDefault);
     const result = await store.list(res.locals.auth.teamId, page);
-    if (!result) throw validationError(`${page.after ? 'after' : 'before'}: no such topic`);
-    res.json({ object: 'list', has_more: result.hasMore, data: result.items.map(listItem) });
+    res.json(listBody(result, page, 'topic', listItem));
   };
 
   const get: RequestHandler = async (req, res) => {
