@@ -27,7 +27,7 @@ import type { AutomationRunsStore, AutomationsStore } from '@petrel/store';
 import { automationListItem, automationToWire, runToWire } from './automation-wire.js';
 import { parseBody } from './parse-body.js';
 import { listBody, parsePageQuery, queryParam } from './pagination.js';
-import { pathParam, type RouteSpec } from './route-table.js';
+import { pathParam, teamOf, type RouteSpec } from './route-table.js';
 
 export interface AutomationsRouteDeps {
   automations: AutomationsStore;
@@ -38,11 +38,10 @@ export interface AutomationsRouteDeps {
 export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
   const ports = { automations: deps.automations, runs: deps.runs, clock: deps.clock };
   const id = (req: Request): string => pathParam(req, 'automationId');
-  const team = (res: Parameters<RequestHandler>[1]): string => res.locals.auth.teamId as string;
 
   const create: RequestHandler = async (req, res) => {
     const input = parseBody(createAutomationSchema, req.body);
-    const created = await createAutomation({ teamId: team(res), input }, ports);
+    const created = await createAutomation({ teamId: teamOf(res), input }, ports);
     res.status(201).json({ object: 'automation', id: created.id });
   };
 
@@ -51,34 +50,34 @@ export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
     const status = queryParam(req, 'status');
     if (status !== undefined && !(AUTOMATION_STATUSES as readonly string[]).includes(status))
       throw validationError("status: must be 'enabled' or 'disabled'");
-    const result = await deps.automations.list(team(res), page, status as AutomationStatus | undefined);
+    const result = await deps.automations.list(teamOf(res), page, status as AutomationStatus | undefined);
     res.json(listBody(result, page, 'automation', automationListItem));
   };
 
   const get: RequestHandler = async (req, res) => {
-    const found = await deps.automations.get(team(res), id(req));
+    const found = await deps.automations.get(teamOf(res), id(req));
     if (!found) throw notFound('Automation');
     res.json(automationToWire(found));
   };
 
   const update: RequestHandler = async (req, res) => {
     const input = parseBody(updateAutomationSchema, req.body);
-    const done = await updateAutomation({ teamId: team(res), id: id(req).toLowerCase(), input }, ports);
+    const done = await updateAutomation({ teamId: teamOf(res), id: id(req).toLowerCase(), input }, ports);
     res.json({ object: 'automation', id: done.id });
   };
 
   const remove: RequestHandler = async (req, res) => {
-    const done = await deleteAutomation({ teamId: team(res), id: id(req).toLowerCase() }, ports);
+    const done = await deleteAutomation({ teamId: teamOf(res), id: id(req).toLowerCase() }, ports);
     res.json({ object: 'automation', id: done.id, deleted: true });
   };
 
   const stop: RequestHandler = async (req, res) => {
-    const done = await stopAutomation({ teamId: team(res), id: id(req).toLowerCase() }, ports);
+    const done = await stopAutomation({ teamId: teamOf(res), id: id(req).toLowerCase() }, ports);
     res.json({ object: 'automation', id: done.id, status: done.status });
   };
 
   const duplicate: RequestHandler = async (req, res) => {
-    const done = await duplicateAutomation({ teamId: team(res), id: id(req) }, ports);
+    const done = await duplicateAutomation({ teamId: teamOf(res), id: id(req) }, ports);
     res.status(201).json({ object: 'automation', id: done.id });
   };
 
@@ -92,10 +91,10 @@ export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
         'validation_error',
         `status: "${bad.slice(0, 40)}" is not one of ${AUTOMATION_RUN_STATUSES.join(', ')}`,
       );
-    const automation = await deps.automations.get(team(res), id(req));
+    const automation = await deps.automations.get(teamOf(res), id(req));
     if (!automation) throw notFound('Automation');
     const result = await deps.runs.listRuns(
-      team(res),
+      teamOf(res),
       automation.id,
       page,
       statuses as AutomationRunStatus[] | undefined,
@@ -104,9 +103,9 @@ export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
   };
 
   const getRun: RequestHandler = async (req, res) => {
-    const automation = await deps.automations.get(team(res), id(req));
+    const automation = await deps.automations.get(teamOf(res), id(req));
     if (!automation) throw notFound('Automation');
-    const run = await deps.runs.getRunOf(team(res), automation.id, pathParam(req, 'runId'));
+    const run = await deps.runs.getRunOf(teamOf(res), automation.id, pathParam(req, 'runId'));
     if (!run) throw notFound('Automation run');
     res.json(runToWire(run));
   };

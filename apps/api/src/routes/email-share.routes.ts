@@ -19,7 +19,7 @@
  * The routes served without a key, the page, its frame and the downloads, are
  * email-share-links.routes.ts.
  */
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import { z } from 'zod';
 import { notFound } from '@petrel/contracts';
 import {
@@ -37,7 +37,7 @@ import { attachmentType } from '@petrel/mailer';
 import type { EmailsStore, InboundStore } from '@petrel/store';
 import { UNPAGED_LIST_MAX, pageArray, parsePageQuery } from './pagination.js';
 import { parseBody } from './parse-body.js';
-import { pathParam, type RouteSpec } from './route-table.js';
+import { pathParam, teamOf, type RouteSpec } from './route-table.js';
 
 export interface EmailShareDeps {
   emails: EmailsStore;
@@ -75,7 +75,6 @@ export function emailShareRoutes(deps: EmailShareDeps): RouteSpec[] {
       clock: { now: deps.now },
       path: SENT_DOWNLOAD_PATH,
     });
-  const team = (res: Response): string => res.locals.auth.teamId as string;
 
   async function attachmentsOf(teamId: string, emailId: string) {
     const found = await deps.emails.getForSend(teamId, emailId);
@@ -90,22 +89,22 @@ export function emailShareRoutes(deps: EmailShareDeps): RouteSpec[] {
 
   const listAttachments: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, UNPAGED_LIST_MAX);
-    const email = await attachmentsOf(team(res), pathParam(req, 'emailId'));
+    const email = await attachmentsOf(teamOf(res), pathParam(req, 'emailId'));
     // in the message's order, as received emails' attachments are listed
     const { data, has_more } = pageArray(sentAttachments(email.id, email.attachments), page);
-    res.json({ object: 'list', has_more, data: data.map((a) => downloadable(team(res), email.id, a)) });
+    res.json({ object: 'list', has_more, data: data.map((a) => downloadable(teamOf(res), email.id, a)) });
   };
 
   const getAttachment: RequestHandler = async (req, res) => {
-    const email = await attachmentsOf(team(res), pathParam(req, 'emailId'));
+    const email = await attachmentsOf(teamOf(res), pathParam(req, 'emailId'));
     const a = findSentAttachment(email.id, email.attachments, pathParam(req, 'id'));
     if (!a) throw notFound('Attachment');
-    res.json({ object: 'attachment', ...downloadable(team(res), email.id, a) });
+    res.json({ object: 'attachment', ...downloadable(teamOf(res), email.id, a) });
   };
 
   const share: RequestHandler = async (req, res) => {
     const body = parseBody(shareSchema, req.body);
-    const teamId = team(res);
+    const teamId = teamOf(res);
     const id = pathParam(req, 'id');
     // Resend shares sent and received emails alike by id
     const kind = (await deps.emails.get(teamId, id))

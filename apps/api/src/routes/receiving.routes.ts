@@ -27,7 +27,7 @@ import {
 import type { InboundStore } from '@petrel/store';
 import { UNPAGED_LIST_MAX, listBody, pageArray, parsePageQuery } from './pagination.js';
 import { downloadableAttachment, receivedEmailWire, receivedListItem } from './receiving-wire.js';
-import { pathParam, type RouteSpec } from './route-table.js';
+import { pathParam, teamOf, type RouteSpec } from './route-table.js';
 
 export interface ReceivingDeps {
   inbound: Pick<InboundStore, 'get' | 'raw' | 'list'>;
@@ -49,36 +49,35 @@ function htmlFormat(req: Request): ReceivedHtmlFormat {
 export function receivingRoutes(deps: ReceivingDeps): RouteSpec[] {
   const links = () =>
     inboundDownloadLinks({ secret: deps.secret, publicUrl: deps.publicUrl(), clock: { now: deps.now } });
-  const team = (res: Parameters<RequestHandler>[1]): string => res.locals.auth.teamId as string;
   const link = (teamId: string, emailId: string, attachmentId: string | null) =>
     links().url({ teamId, emailId, attachmentId });
 
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, UNPAGED_LIST_MAX);
-    res.json(listBody(await deps.inbound.list(team(res), page), page, 'email', receivedListItem));
+    res.json(listBody(await deps.inbound.list(teamOf(res), page), page, 'email', receivedListItem));
   };
 
   const get: RequestHandler = async (req, res) => {
     const format = htmlFormat(req);
-    const r = await findReceivedEmail(deps.inbound, team(res), pathParam(req, 'id'));
-    const html = await receivedEmailHtml(deps.inbound, team(res), r, format);
-    res.json(receivedEmailWire(r, html, link(team(res), r.id, null)));
+    const r = await findReceivedEmail(deps.inbound, teamOf(res), pathParam(req, 'id'));
+    const html = await receivedEmailHtml(deps.inbound, teamOf(res), r, format);
+    res.json(receivedEmailWire(r, html, link(teamOf(res), r.id, null)));
   };
 
   const listAttachments: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, UNPAGED_LIST_MAX);
-    const r = await findReceivedEmail(deps.inbound, team(res), pathParam(req, 'emailId'));
+    const r = await findReceivedEmail(deps.inbound, teamOf(res), pathParam(req, 'emailId'));
     // newest-first ids are the listing order elsewhere; attachments keep the message's order
     const { data, has_more } = pageArray(r.attachments, page);
-    const item = (a: (typeof data)[number]) => downloadableAttachment(a, link(team(res), r.id, a.id));
+    const item = (a: (typeof data)[number]) => downloadableAttachment(a, link(teamOf(res), r.id, a.id));
     res.json({ object: 'list', has_more, data: data.map(item) });
   };
 
   const getAttachment: RequestHandler = async (req, res) => {
-    const r = await findReceivedEmail(deps.inbound, team(res), pathParam(req, 'emailId'));
+    const r = await findReceivedEmail(deps.inbound, teamOf(res), pathParam(req, 'emailId'));
     const a = r.attachments.find((x) => x.id === idKey(pathParam(req, 'id')));
     if (!a) throw notFound('Attachment');
-    res.json({ object: 'attachment', ...downloadableAttachment(a, link(team(res), r.id, a.id)) });
+    res.json({ object: 'attachment', ...downloadableAttachment(a, link(teamOf(res), r.id, a.id)) });
   };
 
   return [

@@ -8,7 +8,7 @@
  * path comes before each parameterised path that could match it. Every path also answers the
  * methods it does not serve with 405 and an `Allow` header (RFC 9110 15.5.6).
  */
-import type { Request, RequestHandler, Router } from 'express';
+import type { Request, RequestHandler, Response, Router } from 'express';
 import { PetrelError } from '@petrel/contracts';
 
 export type RouteMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -80,3 +80,6 @@ export function pathParam(req: Request, name: string): string {
   if (typeof value !== 'string') throw new Error(`the route has no :${name} segment`);
   return value;
 }
+
+/** The team the request's API key belongs to (set by the auth middleware before any route). */
+export const teamOf = (res: Response): string => res.locals.auth.teamId as string;

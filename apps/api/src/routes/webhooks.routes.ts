@@ -20,7 +20,7 @@ import {
 import type { WebhooksStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
 import { listBody, pageArray, parsePageQuery } from './pagination.js';
-import { pathParam, type RouteSpec } from './route-table.js';
+import { pathParam, teamOf, type RouteSpec } from './route-table.js';
 import {
   webhookAttemptItem,
   webhookEventItem,
@@ -37,7 +37,6 @@ export interface WebhookRoutesDeps extends Omit<WebhookAdminPorts, 'webhooks'> {
 export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
   const { store } = deps;
   const ports: WebhookAdminPorts = { ...deps, webhooks: store };
-  const team = (res: { locals: { auth: { teamId: string } } }): string => res.locals.auth.teamId;
   const webhookId = (req: Request): string => pathParam(req, 'id');
   const eventId = (req: Request): string => pathParam(req, 'eventId');
 
@@ -50,48 +49,48 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
 
   const create: RequestHandler = async (req, res) => {
     const input = parseBody(createWebhookSchema, req.body);
-    const { id, signing_secret } = await createWebhook({ teamId: team(res), input }, ports);
+    const { id, signing_secret } = await createWebhook({ teamId: teamOf(res), input }, ports);
     res.status(201).json({ object: 'webhook', id, signing_secret });
   };
 
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, LIMITS.paginationDefault);
-    res.json(listBody(await store.list(team(res), page), page, 'webhook', webhookListItem));
+    res.json(listBody(await store.list(teamOf(res), page), page, 'webhook', webhookListItem));
   };
 
   const get: RequestHandler = async (req, res) => {
-    const w = await existing(req, team(res));
+    const w = await existing(req, teamOf(res));
     res.json(webhookWire(w));
   };
 
   const update: RequestHandler = async (req, res) => {
     const patch = parseBody(updateWebhookSchema, req.body);
-    const { id } = await updateWebhook({ teamId: team(res), webhookId: webhookId(req), patch }, ports);
+    const { id } = await updateWebhook({ teamId: teamOf(res), webhookId: webhookId(req), patch }, ports);
     res.json({ object: 'webhook', id });
   };
 
   const remove: RequestHandler = async (req, res) => {
-    const { id } = await deleteWebhook({ teamId: team(res), webhookId: webhookId(req) }, ports);
+    const { id } = await deleteWebhook({ teamId: teamOf(res), webhookId: webhookId(req) }, ports);
     res.json({ object: 'webhook', id, deleted: true });
   };
 
   const rotate: RequestHandler = async (req, res) => {
     const { id, signing_secret } = await rotateWebhookSecret(
-      { teamId: team(res), webhookId: webhookId(req) },
+      { teamId: teamOf(res), webhookId: webhookId(req) },
       ports,
     );
     res.json({ object: 'webhook', id, signing_secret });
   };
 
   const events: RequestHandler = async (req, res) => {
-    const teamId = team(res);
+    const teamId = teamOf(res);
     const w = await existing(req, teamId);
     const page = parsePageQuery(req, LIMITS.paginationDefault);
     res.json(listBody(await store.listEvents(teamId, w.id, page), page, 'event', webhookEventItem));
   };
 
   const event: RequestHandler = async (req, res) => {
-    const teamId = team(res);
+    const teamId = teamOf(res);
     const w = await existing(req, teamId);
     const e = await store.getEvent(teamId, w.id, eventId(req));
     if (!e) throw notFound('Webhook event');
@@ -100,14 +99,14 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
 
   const replay: RequestHandler = async (req, res) => {
     const { id } = await replayWebhookEvent(
-      { teamId: team(res), webhookId: webhookId(req), eventId: eventId(req) },
+      { teamId: teamOf(res), webhookId: webhookId(req), eventId: eventId(req) },
       { webhooks: store, log: store, queue: deps.queue },
     );
     res.json({ object: 'webhook_event', id });
   };
 
   const attempts: RequestHandler = async (req, res) => {
-    const teamId = team(res);
+    const teamId = teamOf(res);
     const w = await existing(req, teamId);
     const e = await store.getEvent(teamId, w.id, eventId(req));
     if (!e) throw notFound('Webhook event');
