@@ -7,6 +7,7 @@ import { api, seg, type List } from '../api';
 import { formatDate } from '../format';
 import { href } from '../url';
 import {
+  bind,
   ConfirmButton,
   DetailPage,
   Dl,
@@ -107,41 +108,32 @@ function DraftForm(props: { initial: Draft; submitLabel: string; onSubmit: (d: D
         void action.run(() => props.onSubmit(d));
       }}
     >
-      <Field label="Name" id="b-name" value={d.name} onValue={(name) => setD({ ...d, name })} />
+      <Field label="Name" id="b-name" {...bind(d, setD, 'name')} />
       <Field
         label="From"
         id="b-from"
         required
-        value={d.from}
-        onValue={(from) => setD({ ...d, from })}
+        {...bind(d, setD, 'from')}
         placeholder="News <news@example.com>"
       />
-      <Field
-        label="Subject"
-        id="b-subject"
-        required
-        value={d.subject}
-        onValue={(subject) => setD({ ...d, subject })}
-      />
+      <Field label="Subject" id="b-subject" required {...bind(d, setD, 'subject')} />
       <Select
         label="Segment"
         id="b-segment"
-        value={d.segment_id}
-        onValue={(segment_id) => setD({ ...d, segment_id })}
+        {...bind(d, setD, 'segment_id')}
         options={(choices.data?.segments ?? []).map((s) => ({ value: s.id, label: s.name }))}
       />
       <Select
         label="Topic (optional)"
         id="b-topic"
-        value={d.topic_id}
-        onValue={(topic_id) => setD({ ...d, topic_id })}
+        {...bind(d, setD, 'topic_id')}
         options={[
           { value: '', label: 'none' },
           ...(choices.data?.topics ?? []).map((t) => ({ value: t.id, label: t.name })),
         ]}
       />
-      <TextArea label="HTML" id="b-html" value={d.html} onValue={(html) => setD({ ...d, html })} rows={8} />
-      <TextArea label="Text" id="b-text" value={d.text} onValue={(text) => setD({ ...d, text })} rows={4} />
+      <TextArea label="HTML" id="b-html" {...bind(d, setD, 'html')} rows={8} />
+      <TextArea label="Text" id="b-text" {...bind(d, setD, 'text')} rows={4} />
       <ErrorNote error={action.error ?? choices.error} />
       <div>
         <button type="submit" class="primary" disabled={action.busy}>

@@ -6,6 +6,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, request, seg, type List } from '../api';
 import { formatDate, importProgress, type ImportCounts } from '../format';
 import {
+  bind,
   CreateCard,
   DeleteButton,
   ErrorNote,
@@ -126,26 +127,9 @@ function AddContact({ onAdded }: { onAdded: () => void }) {
       }
       onDone={() => (setC(empty), onAdded())}
     >
-      <Field
-        label="Email"
-        id="c-email"
-        type="email"
-        required
-        value={c.email}
-        onValue={(email) => setC({ ...c, email })}
-      />
-      <Field
-        label="First name"
-        id="c-first"
-        value={c.first_name}
-        onValue={(first_name) => setC({ ...c, first_name })}
-      />
-      <Field
-        label="Last name"
-        id="c-last"
-        value={c.last_name}
-        onValue={(last_name) => setC({ ...c, last_name })}
-      />
+      <Field label="Email" id="c-email" type="email" required {...bind(c, setC, 'email')} />
+      <Field label="First name" id="c-first" {...bind(c, setC, 'first_name')} />
+      <Field label="Last name" id="c-last" {...bind(c, setC, 'last_name')} />
     </CreateCard>
   );
 }

@@ -7,6 +7,7 @@ import { api, seg, type List } from '../api';
 import { formatDate } from '../format';
 import { buildQuery, href } from '../url';
 import {
+  bind,
   ConfirmButton,
   DetailPage,
   Dl,
@@ -98,27 +99,15 @@ export function Emails({ query }: { query: Record<string, string> }) {
   return (
     <Page title="Emails">
       <form class="filters" role="search" aria-label="Search emails" onSubmit={search}>
-        <Field label="Recipient" id="q-to" value={form.to} onValue={(to) => setForm({ ...form, to })} />
-        <Field
-          label="Subject"
-          id="q-subject"
-          value={form.subject}
-          onValue={(subject) => setForm({ ...form, subject })}
-        />
+        <Field label="Recipient" id="q-to" {...bind(form, setForm, 'to')} />
+        <Field label="Subject" id="q-subject" {...bind(form, setForm, 'subject')} />
         <Select
           label="Status"
           id="q-status"
-          value={form.status}
-          onValue={(status) => setForm({ ...form, status })}
+          {...bind(form, setForm, 'status')}
           options={STATUSES.map((s) => ({ value: s, label: s || 'any' }))}
         />
-        <Field
-          label="Tag"
-          id="q-tag"
-          value={form.tag}
-          placeholder="name or name=value"
-          onValue={(tag) => setForm({ ...form, tag })}
-        />
+        <Field label="Tag" id="q-tag" placeholder="name or name=value" {...bind(form, setForm, 'tag')} />
         <div class="field end">
           <button type="submit" class="primary">
             Search

@@ -10,6 +10,7 @@ import { api, seg, type List } from '../api';
 import { formatDate } from '../format';
 import { buildQuery, href, type Route } from '../url';
 import {
+  bind,
   ConfirmButton,
   CreateCard,
   DeleteButton,
@@ -127,15 +128,9 @@ function InboxList() {
           type="email"
           required
           hint="At one of the team's receiving domains"
-          value={form.email_address}
-          onValue={(email_address) => setForm({ ...form, email_address })}
+          {...bind(form, setForm, 'email_address')}
         />
-        <Field
-          label="Name"
-          id="inbox-name"
-          value={form.name}
-          onValue={(name) => setForm({ ...form, name })}
-        />
+        <Field label="Name" id="inbox-name" {...bind(form, setForm, 'name')} />
       </CreateCard>
       <ListTable
         list={list}
@@ -319,13 +314,7 @@ function InboxLabels({ inboxId, labels }: { inboxId: string; labels: Async<List<
         onSubmit={() => api.post(`${inboxPath(inboxId)}/labels`, form)}
         onDone={() => (setForm({ ...form, name: '' }), labels.reload())}
       >
-        <Field
-          label="Label name"
-          id="label-name"
-          required
-          value={form.name}
-          onValue={(name) => setForm({ ...form, name })}
-        />
+        <Field label="Label name" id="label-name" required {...bind(form, setForm, 'name')} />
         <div class="field">
           <label for="label-color">Colour</label>
           <input

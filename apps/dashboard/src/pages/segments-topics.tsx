@@ -2,7 +2,7 @@
 import { useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
 import { formatDate } from '../format';
-import { CreateCard, DeleteButton, Field, ListTable, Page, Select, useAction, useAsync } from '../ui';
+import { bind, CreateCard, DeleteButton, Field, ListTable, Page, Select, useAction, useAsync } from '../ui';
 
 interface Segment {
   id: string;
@@ -77,24 +77,12 @@ export function Topics() {
         }
         onDone={() => (setT({ ...t, name: '', description: '' }), list.reload())}
       >
-        <Field
-          label="Name"
-          id="topic-name"
-          required
-          value={t.name}
-          onValue={(name) => setT({ ...t, name })}
-        />
-        <Field
-          label="Description"
-          id="topic-desc"
-          value={t.description}
-          onValue={(description) => setT({ ...t, description })}
-        />
+        <Field label="Name" id="topic-name" required {...bind(t, setT, 'name')} />
+        <Field label="Description" id="topic-desc" {...bind(t, setT, 'description')} />
         <Select
           label="Default subscription"
           id="topic-default"
-          value={t.default_subscription}
-          onValue={(default_subscription) => setT({ ...t, default_subscription })}
+          {...bind(t, setT, 'default_subscription')}
           options={SUBSCRIPTIONS}
         />
       </CreateCard>

@@ -14,6 +14,7 @@ import {
 } from '../template-text';
 import { href } from '../url';
 import {
+  bind,
   CreateCard,
   DetailPage,
   DeleteButton,
@@ -136,34 +137,11 @@ function Editor({ t, reload }: { t: Template; reload: () => void }) {
           void action.run(save).then((ok) => ok && (setSaved('Saved.'), reload()));
         }}
       >
-        <Field
-          label="Name"
-          id="te-name"
-          required
-          value={form.name}
-          onValue={(name) => setForm({ ...form, name })}
-        />
-        <Field label="From" id="te-from" value={form.from} onValue={(from) => setForm({ ...form, from })} />
-        <Field
-          label="Subject"
-          id="te-subject"
-          value={form.subject}
-          onValue={(subject) => setForm({ ...form, subject })}
-        />
-        <TextArea
-          label="HTML"
-          id="te-html"
-          rows={12}
-          value={form.html}
-          onValue={(html) => setForm({ ...form, html })}
-        />
-        <TextArea
-          label="Text"
-          id="te-text"
-          rows={4}
-          value={form.text}
-          onValue={(text) => setForm({ ...form, text })}
-        />
+        <Field label="Name" id="te-name" required {...bind(form, setForm, 'name')} />
+        <Field label="From" id="te-from" {...bind(form, setForm, 'from')} />
+        <Field label="Subject" id="te-subject" {...bind(form, setForm, 'subject')} />
+        <TextArea label="HTML" id="te-html" rows={12} {...bind(form, setForm, 'html')} />
+        <TextArea label="Text" id="te-text" rows={4} {...bind(form, setForm, 'text')} />
         <TextArea
           label="Declared variables (KEY, KEY=fallback or KEY:number=5 per line)"
           id="te-vars"
