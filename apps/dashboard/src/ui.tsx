@@ -4,7 +4,7 @@
  */
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, type List } from './api';
+import { ApiError, api, seg, type List } from './api';
 import { statusTone } from './format';
 import { href } from './url';
 
@@ -472,6 +472,21 @@ export function DeleteButton(props: { path: string; action: Action; onDone: () =
       onConfirm={() => void props.action.run(() => api.del(props.path)).then((ok) => ok && props.onDone())}
     />
   );
+}
+
+/** A list's "Actions" column holding only the row's DeleteButton (DELETE `/{collection}/{id}`). */
+export function deleteColumn<T extends { id: string }>(
+  collection: string,
+  action: Action,
+  onDone: () => void,
+  label?: string,
+): Column<T> {
+  return {
+    header: 'Actions',
+    cell: (row) => (
+      <DeleteButton label={label} path={`/${collection}/${seg(row.id)}`} action={action} onDone={onDone} />
+    ),
+  };
 }
 
 /** One resource's page: a link back to its list, errors, a loading note, then `children(data)`. */

@@ -1,11 +1,11 @@
 /** API keys: list, create (the token is shown once), rename, revoke. */
 import { useState } from 'preact/hooks';
-import { api, seg, type List } from '../api';
+import { api, type List } from '../api';
 import { formatDate } from '../format';
 import {
   CopyButton,
   CreateCard,
-  DeleteButton,
+  deleteColumn,
   Field,
   ListTable,
   Page,
@@ -75,17 +75,7 @@ export function ApiKeys() {
           { header: 'Permission', cell: (k) => (k.permission ?? '—').replace('_', ' ') },
           { header: 'Created', cell: (k) => formatDate(k.created_at) },
           { header: 'Last used', cell: (k) => formatDate(k.last_used_at) },
-          {
-            header: 'Actions',
-            cell: (k) => (
-              <DeleteButton
-                label="Revoke"
-                path={`/api-keys/${seg(k.id)}`}
-                action={action}
-                onDone={list.reload}
-              />
-            ),
-          },
+          deleteColumn('api-keys', action, list.reload, 'Revoke'),
         ]}
       />
     </Page>

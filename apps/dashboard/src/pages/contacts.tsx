@@ -8,7 +8,7 @@ import { formatDate, importProgress, type ImportCounts } from '../format';
 import {
   bind,
   CreateCard,
-  DeleteButton,
+  deleteColumn,
   ErrorNote,
   Field,
   ListTable,
@@ -177,10 +177,7 @@ export function Contacts() {
             ),
           },
           { header: 'Created', cell: (c) => formatDate(c.created_at) },
-          {
-            header: 'Actions',
-            cell: (c) => <DeleteButton path={`/contacts/${seg(c.id)}`} action={action} onDone={refresh} />,
-          },
+          deleteColumn('contacts', action, refresh),
         ]}
       />
     </Page>

@@ -1,8 +1,8 @@
 /** Segments and topics: list, create, delete. */
 import { useState } from 'preact/hooks';
-import { api, seg, type List } from '../api';
+import { api, type List } from '../api';
 import { formatDate } from '../format';
-import { bind, CreateCard, DeleteButton, Field, ListTable, Page, Select, useAction, useAsync } from '../ui';
+import { bind, CreateCard, deleteColumn, Field, ListTable, Page, Select, useAction, useAsync } from '../ui';
 
 interface Segment {
   id: string;
@@ -33,12 +33,7 @@ export function Segments() {
           { header: 'Name', cell: (s) => s.name },
           { header: 'ID', cell: (s) => <code>{s.id}</code> },
           { header: 'Created', cell: (s) => formatDate(s.created_at) },
-          {
-            header: 'Actions',
-            cell: (s) => (
-              <DeleteButton path={`/segments/${seg(s.id)}`} action={action} onDone={list.reload} />
-            ),
-          },
+          deleteColumn('segments', action, list.reload),
         ]}
       />
     </Page>
@@ -95,10 +90,7 @@ export function Topics() {
           { header: 'Description', cell: (x) => x.description ?? '—' },
           { header: 'Default', cell: (x) => x.default_subscription.replace('_', ' ') },
           { header: 'Created', cell: (x) => formatDate(x.created_at) },
-          {
-            header: 'Actions',
-            cell: (x) => <DeleteButton path={`/topics/${seg(x.id)}`} action={action} onDone={list.reload} />,
-          },
+          deleteColumn('topics', action, list.reload),
         ]}
       />
     </Page>

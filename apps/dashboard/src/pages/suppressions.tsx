@@ -1,8 +1,8 @@
 /** Suppressions: addresses Petrel will not send to (bounces, complaints, manual), add and remove. */
 import { useState } from 'preact/hooks';
-import { api, seg, type List } from '../api';
+import { api, type List } from '../api';
 import { formatDate } from '../format';
-import { CreateCard, DeleteButton, Field, ListTable, Page, useAction, useAsync, useCursor } from '../ui';
+import { CreateCard, deleteColumn, Field, ListTable, Page, useAction, useAsync, useCursor } from '../ui';
 
 interface Suppression {
   id: string;
@@ -43,17 +43,7 @@ export function Suppressions() {
           { header: 'Origin', cell: (s) => s.origin ?? '—' },
           { header: 'Source', cell: (s) => (s.source_id ? <code>{s.source_id}</code> : '—') },
           { header: 'Created', cell: (s) => formatDate(s.created_at) },
-          {
-            header: 'Actions',
-            cell: (s) => (
-              <DeleteButton
-                label="Remove"
-                path={`/suppressions/${seg(s.id)}`}
-                action={action}
-                onDone={refresh}
-              />
-            ),
-          },
+          deleteColumn('suppressions', action, refresh, 'Remove'),
         ]}
       />
     </Page>
