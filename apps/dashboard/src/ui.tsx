@@ -153,18 +153,6 @@ export function Table<T>(props: {
   );
 }
 
-/**
- * A Field/Select/TextArea bound to one string key of a form's state object: its `value`, and an
- * `onValue` that sets that key on a copy of the form (`<Field {...bind(form, setForm, 'name')} />`).
- */
-export function bind<F extends Record<K, string>, K extends keyof F>(
-  form: F,
-  setForm: (next: F) => void,
-  key: K,
-): { value: string; onValue: (v: string) => void } {
-  return { value: form[key], onValue: (v) => setForm({ ...form, [key]: v }) };
-}
-
 /** A form control's id (its label's `for`): the given one, else one made from the label. */
 const controlId = (kind: 'f' | 't' | 's', label: string, id: string | undefined): string =>
   id ?? `${kind}-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;

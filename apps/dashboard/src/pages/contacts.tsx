@@ -4,9 +4,9 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, request, seg, type List } from '../api';
+import { bind } from '../form';
 import { formatDate, importProgress, type ImportCounts } from '../format';
 import {
-  bind,
   CreateCard,
   deleteColumn,
   ErrorNote,

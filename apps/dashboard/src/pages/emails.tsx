@@ -4,10 +4,10 @@
  */
 import { useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
+import { bind } from '../form';
 import { formatDate } from '../format';
 import { buildQuery, href } from '../url';
 import {
-  bind,
   ConfirmButton,
   DetailPage,
   Dl,

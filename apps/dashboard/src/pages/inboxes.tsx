@@ -7,10 +7,10 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { INBOX_MESSAGE_FOLDERS, type InboxFolder } from '@petrel/contracts';
 import { api, seg, type List } from '../api';
+import { bind } from '../form';
 import { formatDate } from '../format';
 import { buildQuery, href, type Route } from '../url';
 import {
-  bind,
   ConfirmButton,
   CreateCard,
   DeleteButton,

@@ -1,8 +1,9 @@
 /** Segments and topics: list, create, delete. */
 import { useState } from 'preact/hooks';
 import { api, type List } from '../api';
+import { bind } from '../form';
 import { formatDate } from '../format';
-import { bind, CreateCard, deleteColumn, Field, ListTable, Page, Select, useAction, useAsync } from '../ui';
+import { CreateCard, deleteColumn, Field, ListTable, Page, Select, useAction, useAsync } from '../ui';
 
 interface Segment {
   id: string;

@@ -4,6 +4,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
+import { bind } from '../form';
 import { formatDate } from '../format';
 import {
   formatDeclaredVariables,
@@ -14,7 +15,6 @@ import {
 } from '../template-text';
 import { href } from '../url';
 import {
-  bind,
   CreateCard,
   DetailPage,
   DeleteButton,
