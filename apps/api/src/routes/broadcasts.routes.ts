@@ -30,7 +30,7 @@ import {
 } from '@petrel/core';
 import type { BroadcastsStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { UNPAGED_LIST_MAX, listBody, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface BroadcastRouteDeps extends BroadcastPorts {
@@ -99,11 +99,12 @@ export function broadcastsRoutes(deps: BroadcastRouteDeps): RouteSpec[] {
     res.status(201).json({ object: 'broadcast', id: created });
   };
 
-  const list: RequestHandler = async (req, res) => {
-    const page = parsePageQuery(req, UNPAGED_LIST_MAX);
-    const result = await deps.broadcasts.listSummaries(res.locals.auth.teamId, page);
-    res.json(listBody(result, page, 'broadcast', broadcastListItem));
-  };
+  const list = listHandler(
+    UNPAGED_LIST_MAX,
+    (team, page) => deps.broadcasts.listSummaries(team, page),
+    'broadcast',
+    broadcastListItem,
+  );
 
   const get: RequestHandler = async (req, res) => {
     const found = await deps.broadcasts.get(res.locals.auth.teamId, id(req));

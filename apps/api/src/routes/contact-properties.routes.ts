@@ -14,7 +14,7 @@ import {
 } from '@petrel/core';
 import type { ContactPropertiesStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { listBody, parsePageQuery } from './pagination.js';
+import { listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 const wire = (p: ContactPropertyRecord) => ({
@@ -34,11 +34,12 @@ export function contactPropertiesRoutes(store: ContactPropertiesStore): RouteSpe
     res.status(201).json({ object: 'contact_property', id });
   };
 
-  const list: RequestHandler = async (req, res) => {
-    const page = parsePageQuery(req, LIMITS.paginationDefault);
-    const result = await store.list(res.locals.auth.teamId, page);
-    res.json(listBody(result, page, 'contact property', wire));
-  };
+  const list = listHandler(
+    LIMITS.paginationDefault,
+    (team, page) => store.list(team, page),
+    'contact property',
+    wire,
+  );
 
   const get: RequestHandler = async (req, res) => {
     const property = await store.get(res.locals.auth.teamId, pathParam(req, 'id'));

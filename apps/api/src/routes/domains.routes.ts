@@ -22,7 +22,7 @@ import {
 } from '@petrel/core';
 import type { DomainsStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { UNPAGED_LIST_MAX, listBody, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 export interface DomainsRouteDeps {
@@ -45,11 +45,12 @@ export function domainsRoutes(deps: DomainsRouteDeps): RouteSpec[] {
     res.status(201).json(view);
   };
 
-  const list: RequestHandler = async (req, res) => {
-    const page = parsePageQuery(req, UNPAGED_LIST_MAX);
-    const result = await deps.domains.list(res.locals.auth.teamId, page);
-    res.json(listBody(result, page, 'domain', domainListItem));
-  };
+  const list = listHandler(
+    UNPAGED_LIST_MAX,
+    (team, page) => deps.domains.list(team, page),
+    'domain',
+    domainListItem,
+  );
 
   const get: RequestHandler = async (req, res) => {
     const domain = await getDomain(res.locals.auth.teamId, domainId(req), deps.domains);

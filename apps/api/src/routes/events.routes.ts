@@ -25,7 +25,7 @@ import {
   type SendEventPorts,
 } from '@petrel/core';
 import { parseBody } from './parse-body.js';
-import { listBody, parsePageQuery } from './pagination.js';
+import { listHandler } from './pagination.js';
 import type { RouteSpec } from './route-table.js';
 
 /** The fixed path segment of POST /events/send, also a valid event name. */
@@ -54,11 +54,12 @@ export function eventsRoutes(ports: SendEventPorts): RouteSpec[] {
   };
 
   // Events always paginate (20 by default), as Resend's newer list endpoints do.
-  const list: RequestHandler = async (req, res) => {
-    const page = parsePageQuery(req, LIMITS.paginationDefault);
-    const result = await listEvents({ teamId: res.locals.auth.teamId, page }, ports);
-    res.json(listBody(result, page, 'event', wireEvent));
-  };
+  const list = listHandler(
+    LIMITS.paginationDefault,
+    (teamId, page) => listEvents({ teamId, page }, ports),
+    'event',
+    wireEvent,
+  );
 
   const get: RequestHandler = async (req, res) => {
     const event = await getEvent({ teamId: res.locals.auth.teamId, idOrName: identifier(req) }, ports);

@@ -1,4 +1,5 @@
-import type { Request } from 'express';
+import type { Request, RequestHandler } from 'express';
+import { teamOf } from './route-table.js';
 import { LIMITS, PetrelError } from '@petrel/contracts';
 
 /**
@@ -79,4 +80,20 @@ export function listBody<T, W = T>(
   if (!result)
     throw new PetrelError('validation_error', `${page.after ? 'after' : 'before'}: no such ${what}`);
   return { object: 'list', has_more: result.hasMore, data: result.items.map((item) => wire(item)) };
+}
+
+/**
+ * A GET handler for one of the team's lists: the page from the query (`defaultLimit` when
+ * `limit` is omitted), `read` fetches it, and the answer is `listBody`'s list object.
+ */
+export function listHandler<T, W>(
+  defaultLimit: number,
+  read: (teamId: string, page: PageQuery) => Promise<{ items: T[]; hasMore: boolean } | null>,
+  what: string,
+  wire: (item: T) => W,
+): RequestHandler {
+  return async (req, res) => {
+    const page = parsePageQuery(req, defaultLimit);
+    res.json(listBody(await read(teamOf(res), page), page, what, wire));
+  };
 }

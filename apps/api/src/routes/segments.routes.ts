@@ -8,7 +8,7 @@ import type { RequestHandler } from 'express';
 import { notFound, type SegmentRecord } from '@petrel/contracts';
 import { segmentSchema } from '@petrel/core';
 import { parseBody } from './parse-body.js';
-import { UNPAGED_LIST_MAX, listBody, parsePageQuery } from './pagination.js';
+import { UNPAGED_LIST_MAX, listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 import { segmentListItem } from './contact-wire.js';
 import { segmentMembersHandler, type AudienceStores } from './contacts.routes.js';
@@ -37,11 +37,12 @@ export function segmentCrud(
         const segment = await s.segments.create(res.locals.auth.teamId, name);
         res.status(201).json({ object, id: segment.id, name: segment.name });
       },
-      get: async (req, res) => {
-        const page = parsePageQuery(req, UNPAGED_LIST_MAX);
-        const result = await s.segments.list(res.locals.auth.teamId, page);
-        res.json(listBody(result, page, object, segmentListItem));
-      },
+      get: listHandler(
+        UNPAGED_LIST_MAX,
+        (team, page) => s.segments.list(team, page),
+        object,
+        segmentListItem,
+      ),
     },
     item: {
       get: async (req, res) => {

@@ -16,7 +16,7 @@ import {
 import { createTemplate, duplicateTemplate, publishTemplate, updateTemplate } from '@petrel/core';
 import type { TemplateMeta, TemplateVersion, TemplatesStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { listBody, parsePageQuery } from './pagination.js';
+import { listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 function templateToWire(t: TemplateMeta, v: TemplateVersion): TemplateRecord {
@@ -63,11 +63,12 @@ export function templatesRoutes(store: TemplatesStore): RouteSpec[] {
     res.status(201).json({ object: 'template', id });
   };
 
-  const list: RequestHandler = async (req, res) => {
-    const page = parsePageQuery(req, LIMITS.paginationDefault);
-    const result = await store.list(res.locals.auth.teamId, page);
-    res.json(listBody(result, page, 'template', listItem));
-  };
+  const list = listHandler(
+    LIMITS.paginationDefault,
+    (team, page) => store.list(team, page),
+    'template',
+    listItem,
+  );
 
   const get: RequestHandler = async (req, res) => {
     const found = await store.get(res.locals.auth.teamId, idOrAlias(req));

@@ -8,7 +8,7 @@ import { LIMITS, notFound, type TopicRecord } from '@petrel/contracts';
 import { createTopic, createTopicSchema, deleteTopic, updateTopic, updateTopicSchema } from '@petrel/core';
 import type { TopicsStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { listBody, parsePageQuery } from './pagination.js';
+import { listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
 /** A topic in a list (GET /topics): the record without `updated_at`, as Resend lists it. */
@@ -35,11 +35,12 @@ export function topicsRoutes(store: TopicsStore): RouteSpec[] {
   };
 
   // Topics always paginate (20 by default); the SDK sends no query, so it reads the first page.
-  const list: RequestHandler = async (req, res) => {
-    const page = parsePageQuery(req, LIMITS.paginationDefault);
-    const result = await store.list(res.locals.auth.teamId, page);
-    res.json(listBody(result, page, 'topic', listItem));
-  };
+  const list = listHandler(
+    LIMITS.paginationDefault,
+    (team, page) => store.list(team, page),
+    'topic',
+    listItem,
+  );
 
   const get: RequestHandler = async (req, res) => {
     const topic = await store.get(res.locals.auth.teamId, topicId(req));

@@ -19,7 +19,7 @@ import {
 } from '@petrel/core';
 import type { WebhooksStore } from '@petrel/store';
 import { parseBody } from './parse-body.js';
-import { listBody, pageArray, parsePageQuery } from './pagination.js';
+import { listBody, listHandler, pageArray, parsePageQuery } from './pagination.js';
 import { pathParam, teamOf, type RouteSpec } from './route-table.js';
 import {
   webhookAttemptItem,
@@ -53,10 +53,12 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
     res.status(201).json({ object: 'webhook', id, signing_secret });
   };
 
-  const list: RequestHandler = async (req, res) => {
-    const page = parsePageQuery(req, LIMITS.paginationDefault);
-    res.json(listBody(await store.list(teamOf(res), page), page, 'webhook', webhookListItem));
-  };
+  const list = listHandler(
+    LIMITS.paginationDefault,
+    (team, page) => store.list(team, page),
+    'webhook',
+    webhookListItem,
+  );
 
   const get: RequestHandler = async (req, res) => {
     const w = await existing(req, teamOf(res));
