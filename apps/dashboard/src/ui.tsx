@@ -240,6 +240,28 @@ export function Select(props: {
   );
 }
 
+/** A list's search form: its filter controls in a row, then the Search button; `onSearch` on submit. */
+export function SearchForm(props: { label: string; onSearch: () => void; children: ComponentChildren }) {
+  return (
+    <form
+      class="filters"
+      role="search"
+      aria-label={props.label}
+      onSubmit={(e) => {
+        e.preventDefault();
+        props.onSearch();
+      }}
+    >
+      {props.children}
+      <div class="field end">
+        <button type="submit" class="primary">
+          Search
+        </button>
+      </div>
+    </form>
+  );
+}
+
 /** A delete (or other destructive) button that asks once more inline — no window.confirm. */
 export function ConfirmButton(props: {
   label: string;

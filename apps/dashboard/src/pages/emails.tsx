@@ -14,6 +14,7 @@ import {
   Field,
   ListTable,
   Page,
+  SearchForm,
   SandboxedHtml,
   Select,
   Status,
@@ -92,13 +93,9 @@ export function Emails({ query }: { query: Record<string, string> }) {
       }),
     [filterKey, cursor.after],
   );
-  const search = (e: Event) => {
-    e.preventDefault();
-    location.hash = `#/emails${buildQuery(form)}`;
-  };
   return (
     <Page title="Emails">
-      <form class="filters" role="search" aria-label="Search emails" onSubmit={search}>
+      <SearchForm label="Search emails" onSearch={() => (location.hash = `#/emails${buildQuery(form)}`)}>
         <Field label="Recipient" id="q-to" {...bind(form, setForm, 'to')} />
         <Field label="Subject" id="q-subject" {...bind(form, setForm, 'subject')} />
         <Select
@@ -108,12 +105,7 @@ export function Emails({ query }: { query: Record<string, string> }) {
           options={STATUSES.map((s) => ({ value: s, label: s || 'any' }))}
         />
         <Field label="Tag" id="q-tag" placeholder="name or name=value" {...bind(form, setForm, 'tag')} />
-        <div class="field end">
-          <button type="submit" class="primary">
-            Search
-          </button>
-        </div>
-      </form>
+      </SearchForm>
       <ListTable
         list={list}
         cursor={cursor}

@@ -21,6 +21,7 @@ import {
   Loading,
   Page,
   SandboxedHtml,
+  SearchForm,
   Select,
   Status,
   TextArea,
@@ -209,15 +210,7 @@ function InboxThreads({ inboxId, query }: { inboxId: string; query: Record<strin
           ))}
         </ul>
       </nav>
-      <form
-        class="filters"
-        role="search"
-        aria-label="Search threads"
-        onSubmit={(e) => {
-          e.preventDefault();
-          go({ q: words.trim() });
-        }}
-      >
+      <SearchForm label="Search threads" onSearch={() => go({ q: words.trim() })}>
         <Field label="Words" id="q-words" value={words} onValue={setWords} />
         <Select
           label="Label"
@@ -240,12 +233,7 @@ function InboxThreads({ inboxId, query }: { inboxId: string; query: Record<strin
             { value: 'read', label: 'read' },
           ]}
         />
-        <div class="field end">
-          <button type="submit" class="primary">
-            Search
-          </button>
-        </div>
-      </form>
+      </SearchForm>
       <h2>{FOLDER_NAMES[folder]}</h2>
       <ListTable
         list={threads}
