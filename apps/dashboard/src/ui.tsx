@@ -157,21 +157,36 @@ export function Table<T>(props: {
 const controlId = (kind: 'f' | 't' | 's', label: string, id: string | undefined): string =>
   id ?? `${kind}-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
 
-export function Field(props: {
+/** What every form control takes: its label, its value and the setter (see form.ts's bind). */
+interface ControlProps {
   label: string;
   value: string;
   onValue: (v: string) => void;
   id?: string;
-  hint?: string;
-  type?: 'text' | 'email' | 'url';
-  required?: boolean;
-  placeholder?: string;
-}) {
+}
+
+/** A control in its `field` box under its label (the label's `for` is the control's id). */
+function Labelled(props: { fid: string; label: string; children: ComponentChildren }) {
+  return (
+    <div class="field">
+      <label for={props.fid}>{props.label}</label>
+      {props.children}
+    </div>
+  );
+}
+
+export function Field(
+  props: ControlProps & {
+    hint?: string;
+    type?: 'text' | 'email' | 'url';
+    required?: boolean;
+    placeholder?: string;
+  },
+) {
   const { label, value, onValue, hint } = props;
   const fid = controlId('f', label, props.id);
   return (
-    <div class="field">
-      <label for={fid}>{label}</label>
+    <Labelled fid={fid} label={label}>
       <input
         id={fid}
         // one literal for the checker: Preact types each input type's attributes apart
@@ -187,22 +202,14 @@ export function Field(props: {
           {hint}
         </small>
       )}
-    </div>
+    </Labelled>
   );
 }
 
-export function TextArea(props: {
-  label: string;
-  value: string;
-  onValue: (v: string) => void;
-  rows?: number;
-  id?: string;
-  required?: boolean;
-}) {
+export function TextArea(props: ControlProps & { rows?: number; required?: boolean }) {
   const fid = controlId('t', props.label, props.id);
   return (
-    <div class="field">
-      <label for={fid}>{props.label}</label>
+    <Labelled fid={fid} label={props.label}>
       <textarea
         id={fid}
         rows={props.rows ?? 6}
@@ -210,21 +217,14 @@ export function TextArea(props: {
         required={props.required}
         onInput={(e) => props.onValue((e.currentTarget as HTMLTextAreaElement).value)}
       />
-    </div>
+    </Labelled>
   );
 }
 
-export function Select(props: {
-  label: string;
-  value: string;
-  onValue: (v: string) => void;
-  options: readonly { value: string; label: string }[];
-  id?: string;
-}) {
+export function Select(props: ControlProps & { options: readonly { value: string; label: string }[] }) {
   const fid = controlId('s', props.label, props.id);
   return (
-    <div class="field">
-      <label for={fid}>{props.label}</label>
+    <Labelled fid={fid} label={props.label}>
       <select
         id={fid}
         value={props.value}
@@ -236,7 +236,7 @@ export function Select(props: {
           </option>
         ))}
       </select>
-    </div>
+    </Labelled>
   );
 }
 
