@@ -13,7 +13,7 @@ import {
   updateContactPropertySchema,
 } from '@petrel/core';
 import type { ContactPropertiesStore } from '@petrel/store';
-import { parseBody } from './parse-body.js';
+import { createHandler, parseBody } from './parse-body.js';
 import { listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
@@ -28,11 +28,9 @@ const wire = (p: ContactPropertyRecord) => ({
 export function contactPropertiesRoutes(store: ContactPropertiesStore): RouteSpec[] {
   const ports = { properties: store };
 
-  const create: RequestHandler = async (req, res) => {
-    const input = parseBody(createContactPropertySchema, req.body);
-    const { id } = await createContactProperty({ teamId: res.locals.auth.teamId, input }, ports);
-    res.status(201).json({ object: 'contact_property', id });
-  };
+  const create = createHandler(createContactPropertySchema, 'contact_property', (args) =>
+    createContactProperty(args, ports),
+  );
 
   const list = listHandler(
     LIMITS.paginationDefault,

@@ -24,7 +24,7 @@ import {
   updateEvent,
   type SendEventPorts,
 } from '@petrel/core';
-import { parseBody } from './parse-body.js';
+import { createHandler, parseBody } from './parse-body.js';
 import { listHandler } from './pagination.js';
 import type { RouteSpec } from './route-table.js';
 
@@ -47,11 +47,7 @@ function identifier(req: Request): string {
  * the automation engine's entry: required, so no wiring can drop the hand-over.
  */
 export function eventsRoutes(ports: SendEventPorts): RouteSpec[] {
-  const create: RequestHandler = async (req, res) => {
-    const input = parseBody(createEventSchema, req.body);
-    const { id } = await createEvent({ teamId: res.locals.auth.teamId, input }, ports);
-    res.status(201).json({ object: 'event', id });
-  };
+  const create = createHandler(createEventSchema, 'event', (args) => createEvent(args, ports));
 
   // Events always paginate (20 by default), as Resend's newer list endpoints do.
   const list = listHandler(

@@ -27,7 +27,7 @@ import {
   removeSuppressionsSchema,
 } from '@petrel/core';
 import type { SuppressionsStore } from '@petrel/store';
-import { parseBody } from './parse-body.js';
+import { createHandler, parseBody } from './parse-body.js';
 import { listBody, parsePageQuery } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
@@ -50,11 +50,7 @@ export function suppressionsRoutes(store: SuppressionsStore): RouteSpec[] {
   const ports = { suppressions: store };
   const idOrEmail = (req: Request): string => pathParam(req, 'idOrEmail');
 
-  const add: RequestHandler = async (req, res) => {
-    const input = parseBody(addSuppressionSchema, req.body);
-    const { id } = await addSuppression({ teamId: res.locals.auth.teamId, input }, ports);
-    res.status(201).json({ object: 'suppression', id });
-  };
+  const add = createHandler(addSuppressionSchema, 'suppression', (args) => addSuppression(args, ports));
 
   const list: RequestHandler = async (req, res) => {
     const origin = parseOrigin(req);

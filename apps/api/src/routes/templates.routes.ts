@@ -15,7 +15,7 @@ import {
 } from '@petrel/contracts';
 import { createTemplate, duplicateTemplate, publishTemplate, updateTemplate } from '@petrel/core';
 import type { TemplateMeta, TemplateVersion, TemplatesStore } from '@petrel/store';
-import { parseBody } from './parse-body.js';
+import { createHandler, parseBody } from './parse-body.js';
 import { listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
@@ -57,11 +57,7 @@ export function templatesRoutes(store: TemplatesStore): RouteSpec[] {
   const ports = { templates: store };
   const idOrAlias = (req: Request): string => pathParam(req, 'idOrAlias');
 
-  const create: RequestHandler = async (req, res) => {
-    const input = parseBody(createTemplateSchema, req.body);
-    const { id } = await createTemplate({ teamId: res.locals.auth.teamId, input }, ports);
-    res.status(201).json({ object: 'template', id });
-  };
+  const create = createHandler(createTemplateSchema, 'template', (args) => createTemplate(args, ports));
 
   const list = listHandler(
     LIMITS.paginationDefault,

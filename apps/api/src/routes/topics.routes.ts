@@ -7,7 +7,7 @@ import type { Request, RequestHandler } from 'express';
 import { LIMITS, notFound, type TopicRecord } from '@petrel/contracts';
 import { createTopic, createTopicSchema, deleteTopic, updateTopic, updateTopicSchema } from '@petrel/core';
 import type { TopicsStore } from '@petrel/store';
-import { parseBody } from './parse-body.js';
+import { createHandler, parseBody } from './parse-body.js';
 import { listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
@@ -28,11 +28,7 @@ export function topicsRoutes(store: TopicsStore): RouteSpec[] {
   const ports = { topics: store };
   const topicId = (req: Request): string => pathParam(req, 'id');
 
-  const create: RequestHandler = async (req, res) => {
-    const input = parseBody(createTopicSchema, req.body);
-    const { id } = await createTopic({ teamId: res.locals.auth.teamId, input }, ports);
-    res.status(201).json({ object: 'topic', id });
-  };
+  const create = createHandler(createTopicSchema, 'topic', (args) => createTopic(args, ports));
 
   // Topics always paginate (20 by default); the SDK sends no query, so it reads the first page.
   const list = listHandler(
