@@ -100,10 +100,10 @@ export function broadcastsRoutes(deps: BroadcastRouteDeps): RouteSpec[] {
   };
 
   const list = listHandler(
-    UNPAGED_LIST_MAX,
-    (team, page) => deps.broadcasts.listSummaries(team, page),
     'broadcast',
+    (t, p) => deps.broadcasts.listSummaries(t, p),
     broadcastListItem,
+    UNPAGED_LIST_MAX,
   );
 
   const get: RequestHandler = async (req, res) => {

@@ -5,7 +5,7 @@
  * Deleting a property makes the values contacts hold for it unreadable at once.
  */
 import type { RequestHandler } from 'express';
-import { LIMITS, notFound, type ContactPropertyRecord } from '@petrel/contracts';
+import { notFound, type ContactPropertyRecord } from '@petrel/contracts';
 import {
   createContactProperty,
   createContactPropertySchema,
@@ -32,12 +32,7 @@ export function contactPropertiesRoutes(store: ContactPropertiesStore): RouteSpe
     createContactProperty(args, ports),
   );
 
-  const list = listHandler(
-    LIMITS.paginationDefault,
-    (team, page) => store.list(team, page),
-    'contact property',
-    wire,
-  );
+  const list = listHandler('contact property', (t, p) => store.list(t, p), wire);
 
   const get: RequestHandler = async (req, res) => {
     const property = await store.get(res.locals.auth.teamId, pathParam(req, 'id'));

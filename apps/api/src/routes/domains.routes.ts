@@ -45,12 +45,7 @@ export function domainsRoutes(deps: DomainsRouteDeps): RouteSpec[] {
     res.status(201).json(view);
   };
 
-  const list = listHandler(
-    UNPAGED_LIST_MAX,
-    (team, page) => deps.domains.list(team, page),
-    'domain',
-    domainListItem,
-  );
+  const list = listHandler('domain', (t, p) => deps.domains.list(t, p), domainListItem, UNPAGED_LIST_MAX);
 
   const get: RequestHandler = async (req, res) => {
     const domain = await getDomain(res.locals.auth.teamId, domainId(req), deps.domains);

@@ -9,7 +9,6 @@
  */
 import type { Request, RequestHandler } from 'express';
 import {
-  LIMITS,
   createEventSchema,
   sendEventSchema,
   updateEventSchema,
@@ -50,12 +49,7 @@ export function eventsRoutes(ports: SendEventPorts): RouteSpec[] {
   const create = createHandler(createEventSchema, 'event', (args) => createEvent(args, ports));
 
   // Events always paginate (20 by default), as Resend's newer list endpoints do.
-  const list = listHandler(
-    LIMITS.paginationDefault,
-    (teamId, page) => listEvents({ teamId, page }, ports),
-    'event',
-    wireEvent,
-  );
+  const list = listHandler('event', (teamId, page) => listEvents({ teamId, page }, ports), wireEvent);
 
   const get: RequestHandler = async (req, res) => {
     const event = await getEvent({ teamId: res.locals.auth.teamId, idOrName: identifier(req) }, ports);

@@ -87,10 +87,10 @@ export function listBody<T, W = T>(
  * `limit` is omitted), `read` fetches it, and the answer is `listBody`'s list object.
  */
 export function listHandler<T, W>(
-  defaultLimit: number,
-  read: (teamId: string, page: PageQuery) => Promise<{ items: T[]; hasMore: boolean } | null>,
   what: string,
+  read: (teamId: string, page: PageQuery) => Promise<{ items: T[]; hasMore: boolean } | null>,
   wire: (item: T) => W,
+  defaultLimit: number = LIMITS.paginationDefault,
 ): RequestHandler {
   return async (req, res) => {
     const page = parsePageQuery(req, defaultLimit);

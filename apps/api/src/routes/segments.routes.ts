@@ -37,12 +37,7 @@ export function segmentCrud(
         const segment = await s.segments.create(res.locals.auth.teamId, name);
         res.status(201).json({ object, id: segment.id, name: segment.name });
       },
-      get: listHandler(
-        UNPAGED_LIST_MAX,
-        (team, page) => s.segments.list(team, page),
-        object,
-        segmentListItem,
-      ),
+      get: listHandler(object, (t, p) => s.segments.list(t, p), segmentListItem, UNPAGED_LIST_MAX),
     },
     item: {
       get: async (req, res) => {

@@ -6,7 +6,6 @@
  */
 import type { Request, RequestHandler } from 'express';
 import {
-  LIMITS,
   createTemplateSchema,
   notFound,
   updateTemplateSchema,
@@ -59,12 +58,7 @@ export function templatesRoutes(store: TemplatesStore): RouteSpec[] {
 
   const create = createHandler(createTemplateSchema, 'template', (args) => createTemplate(args, ports));
 
-  const list = listHandler(
-    LIMITS.paginationDefault,
-    (team, page) => store.list(team, page),
-    'template',
-    listItem,
-  );
+  const list = listHandler('template', (t, p) => store.list(t, p), listItem);
 
   const get: RequestHandler = async (req, res) => {
     const found = await store.get(res.locals.auth.teamId, idOrAlias(req));

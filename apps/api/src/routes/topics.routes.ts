@@ -4,7 +4,7 @@
  * Topic ids travel raw in the path (the SDK interpolates them unencoded).
  */
 import type { Request, RequestHandler } from 'express';
-import { LIMITS, notFound, type TopicRecord } from '@petrel/contracts';
+import { notFound, type TopicRecord } from '@petrel/contracts';
 import { createTopic, createTopicSchema, deleteTopic, updateTopic, updateTopicSchema } from '@petrel/core';
 import type { TopicsStore } from '@petrel/store';
 import { createHandler, parseBody } from './parse-body.js';
@@ -31,12 +31,7 @@ export function topicsRoutes(store: TopicsStore): RouteSpec[] {
   const create = createHandler(createTopicSchema, 'topic', (args) => createTopic(args, ports));
 
   // Topics always paginate (20 by default); the SDK sends no query, so it reads the first page.
-  const list = listHandler(
-    LIMITS.paginationDefault,
-    (team, page) => store.list(team, page),
-    'topic',
-    listItem,
-  );
+  const list = listHandler('topic', (t, p) => store.list(t, p), listItem);
 
   const get: RequestHandler = async (req, res) => {
     const topic = await store.get(res.locals.auth.teamId, topicId(req));

@@ -53,12 +53,7 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
     res.status(201).json({ object: 'webhook', id, signing_secret });
   };
 
-  const list = listHandler(
-    LIMITS.paginationDefault,
-    (team, page) => store.list(team, page),
-    'webhook',
-    webhookListItem,
-  );
+  const list = listHandler('webhook', (t, p) => store.list(t, p), webhookListItem);
 
   const get: RequestHandler = async (req, res) => {
     const w = await existing(req, teamOf(res));
