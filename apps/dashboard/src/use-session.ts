@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { onUnauthorized, session } from './api';
 
-export type AuthState = 'checking' | 'signed-in' | 'signed-out';
+type AuthState = 'checking' | 'signed-in' | 'signed-out';
 
 export interface SessionState {
   auth: AuthState;
