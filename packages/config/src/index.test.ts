@@ -172,13 +172,15 @@ describe('the inbox agent endpoint', () => {
 describe('the broadcast lane yield (WORKER_BROADCAST_YIELD_*)', () => {
   const yieldConfig = (env: Record<string, string>) => loadConfig(broadcastLaneYieldEnv, env);
 
-  it('is off by default: no rule, the lane keeps its concurrency', () => {
-    expect(broadcastLaneYieldRule(yieldConfig({}))).toBeUndefined();
+  it('WORKER_BROADCAST_YIELD=false: no rule, the lane keeps its concurrency', () => {
     expect(broadcastLaneYieldRule(yieldConfig({ WORKER_BROADCAST_YIELD: 'false' }))).toBeUndefined();
   });
 
-  it('WORKER_BROADCAST_YIELD=true: the documented thresholds, floor and interval', () => {
-    const c = yieldConfig({ WORKER_BROADCAST_YIELD: 'true' });
+  it('is on by default, with the documented thresholds, floor and interval', () => {
+    expect(broadcastLaneYieldRule(yieldConfig({}))).toEqual(
+      broadcastLaneYieldRule(yieldConfig({ WORKER_BROADCAST_YIELD: 'true' })),
+    );
+    const c = yieldConfig({});
     expect(broadcastLaneYieldRule(c)).toEqual({ idleAt: 0, busyAt: 10, minConcurrency: 1 });
     expect(c.WORKER_BROADCAST_YIELD_INTERVAL_MS).toBe(100);
   });

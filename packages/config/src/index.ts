@@ -658,10 +658,12 @@ export function fanoutPaceRule(
  */
 export const broadcastLaneYieldEnv = {
   /**
-   * true: the broadcast lane yields. Off by default: in the lanes bench it made broadcasts drain
-   * 2-20x slower without a transactional p99 gain beyond the noise (bench/README.md, "Lanes").
+   * true (the default): the broadcast lane yields. On quiet runs of the lanes bench it brought the
+   * transactional p99 during a 100k broadcast from 2.75-3.81x to 1.90-2.40x of the p99 alone, for a
+   * broadcast drain 0.67-0.86x of the same broadcast with no transactional load (bench/README.md,
+   * "Lanes"); false: the lane always runs WORKER_BROADCAST_CONCURRENCY.
    */
-  WORKER_BROADCAST_YIELD: boolEnv.default(false),
+  WORKER_BROADCAST_YIELD: boolEnv.default(true),
   /** Transactional jobs (waiting + running) at or below which the broadcast lane runs in full. */
   WORKER_BROADCAST_YIELD_IDLE_AT: z.coerce.number().int().min(0).default(0),
   /** Transactional jobs at or above which the broadcast lane runs its floor (above the idle level). */
