@@ -499,24 +499,33 @@ export function deleteColumn<T extends { id: string }>(
   };
 }
 
-/** One resource's page: a link back to its list, errors, a loading note, then `children(data)`. */
+/** The link back to a list (`#/{to}`) at the top of a page under it. */
+export function BackLink({ to, label }: { to: string; label: string }) {
+  return (
+    <p>
+      <a href={to}>← {label}</a>
+    </p>
+  );
+}
+
+/**
+ * One resource's page, by its `kind` (`domain`: its list is `#/domains`, "All domains"): a link
+ * back to the list, errors, a loading note ("the domain"), then `children(data)`.
+ */
 export function DetailPage<T>(props: {
-  title: string;
-  back: string;
-  backLabel: string;
+  kind: string;
+  title: (data: T) => string;
   item: Async<T>;
-  what: string;
   error?: string;
   children: (data: T) => ComponentChildren;
 }) {
-  const { item } = props;
+  const { item, kind } = props;
+  const list = `${kind}s`;
   return (
-    <Page title={props.title}>
-      <p>
-        <a href={href(props.back)}>← {props.backLabel}</a>
-      </p>
+    <Page title={item.data ? props.title(item.data) : kind.charAt(0).toUpperCase() + kind.slice(1)}>
+      <BackLink to={href(list)} label={`All ${list}`} />
       <ErrorNote error={item.error ?? props.error} />
-      {item.data ? props.children(item.data) : item.loading && <Loading what={props.what} />}
+      {item.data ? props.children(item.data) : item.loading && <Loading what={`the ${kind}`} />}
     </Page>
   );
 }

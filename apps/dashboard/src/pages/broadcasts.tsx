@@ -8,6 +8,7 @@ import { bind } from '../form';
 import { formatDate } from '../format';
 import { href } from '../url';
 import {
+  BackLink,
   ConfirmButton,
   DetailPage,
   Dl,
@@ -199,9 +200,7 @@ export function BroadcastDetail({ id }: { id: string }) {
     return (
       <Page title="Broadcast deleted">
         <p role="status">The broadcast was deleted.</p>
-        <p>
-          <a href={href('broadcasts')}>← All broadcasts</a>
-        </p>
+        <BackLink to={href('broadcasts')} label="All broadcasts" />
       </Page>
     );
 
@@ -209,11 +208,9 @@ export function BroadcastDetail({ id }: { id: string }) {
   const counts = data?.counts;
   return (
     <DetailPage
-      title={data ? data.name || '(unnamed broadcast)' : 'Broadcast'}
-      back="broadcasts"
-      backLabel="All broadcasts"
+      kind="broadcast"
+      title={(data) => data.name || '(unnamed broadcast)'}
       item={b}
-      what="the broadcast"
       error={action.error}
     >
       {(data) => (

@@ -87,18 +87,10 @@ export function DomainDetail({ id }: { id: string }) {
   const d = useAsync(() => api.get<Domain>(`/domains/${seg(id)}`), [id]);
   const action = useAction();
   const [checking, setChecking] = useState(false);
-  const data = d.data;
   // after "Verify", follow the checks until the domain leaves `pending`
-  usePoll(d.reload, 2000, checking && data?.status === 'pending');
+  usePoll(d.reload, 2000, checking && d.data?.status === 'pending');
   return (
-    <DetailPage
-      title={data ? `Domain: ${data.name}` : 'Domain'}
-      back="domains"
-      backLabel="All domains"
-      item={d}
-      what="the domain"
-      error={action.error}
-    >
+    <DetailPage kind="domain" title={(data) => `Domain: ${data.name}`} item={d} error={action.error}>
       {(data) => (
         <>
           <Dl

@@ -150,16 +150,8 @@ const describe = (data: Record<string, unknown> | undefined): string => {
 export function EmailDetail({ id }: { id: string }) {
   const email = useAsync(() => loadEmail(id), [id]);
   const action = useAction();
-  const e = email.data;
   return (
-    <DetailPage
-      title={e ? e.subject || '(no subject)' : 'Email'}
-      back="emails"
-      backLabel="All emails"
-      item={email}
-      what="the email"
-      error={action.error}
-    >
+    <DetailPage kind="email" title={(e) => e.subject || '(no subject)'} item={email} error={action.error}>
       {(e) => (
         <>
           {e.last_event === 'scheduled' && (

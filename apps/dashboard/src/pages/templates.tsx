@@ -198,13 +198,7 @@ function Editor({ t, reload }: { t: Template; reload: () => void }) {
 export function TemplateEdit({ id }: { id: string }) {
   const t = useAsync(() => api.get<Template>(`/templates/${seg(id)}`), [id]);
   return (
-    <DetailPage
-      title={t.data ? `Template: ${t.data.name}` : 'Template'}
-      back="templates"
-      backLabel="All templates"
-      item={t}
-      what="the template"
-    >
+    <DetailPage kind="template" title={(data) => `Template: ${data.name}`} item={t}>
       {(data) => (
         <>
           <p>

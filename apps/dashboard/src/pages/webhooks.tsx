@@ -158,16 +158,8 @@ export function WebhookDetail({ id }: { id: string }) {
   const [reveal, setReveal] = useState(false);
   const [notice, setNotice] = useState<string>();
   const action = useAction();
-  const data = w.data;
   return (
-    <DetailPage
-      title={data ? `Webhook: ${data.endpoint}` : 'Webhook'}
-      back="webhooks"
-      backLabel="All webhooks"
-      item={w}
-      what="the webhook"
-      error={action.error}
-    >
+    <DetailPage kind="webhook" title={(data) => `Webhook: ${data.endpoint}`} item={w} error={action.error}>
       {(data) => (
         <>
           {notice && <p role="status">{notice}</p>}
