@@ -2,36 +2,19 @@ import {
   apiEnv,
   automationEnv,
   dashboardEnv,
-  dataEnv,
   dnsEnv,
-  domainsEnv,
   inboxAgentEnv,
-  limitsEnv,
-  recipientDomainsEnv,
-  loadConfig,
-  logEnv,
-  metricsEnv,
-  queueEnv,
-  redisEnv,
   requestLogEnv,
-  webhookEnv,
   smtpInboundEnv,
 } from '@petrel/config';
+import { acceptanceEnv, configLoader, processEnv } from '@petrel/runtime';
 
 export const apiConfigShape = {
-  ...redisEnv,
-  ...logEnv,
-  ...metricsEnv('api'),
+  ...processEnv('api'),
+  ...acceptanceEnv,
   ...apiEnv,
-  ...queueEnv,
-  ...dataEnv,
   ...dnsEnv,
-  ...domainsEnv,
-  ...limitsEnv,
-  // REFUSE_NON_MAIL_DOMAINS: recipients at reserved domains refused at acceptance
-  ...recipientDomainsEnv,
   ...requestLogEnv,
-  ...webhookEnv,
   ...dashboardEnv,
   ...automationEnv,
   /** The receiving domains an inbox address may be at (besides the team's verified domains). */
@@ -40,8 +23,5 @@ export const apiConfigShape = {
   INBOX_AGENT_URL: inboxAgentEnv.INBOX_AGENT_URL,
 };
 
+export const loadApiConfig = configLoader(apiConfigShape);
 export type ApiConfig = ReturnType<typeof loadApiConfig>;
-
-export function loadApiConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(apiConfigShape, env);
-}

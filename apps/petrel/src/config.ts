@@ -1,4 +1,5 @@
-import { boolEnv, loadConfig, metricsEnv, z } from '@petrel/config';
+import { boolEnv, metricsEnv, z } from '@petrel/config';
+import { configLoader } from '@petrel/runtime';
 import { apiConfigShape } from '@petrel/api';
 import { workerConfigShape } from '@petrel/worker';
 import { schedulerConfigShape } from '@petrel/scheduler';
@@ -24,8 +25,5 @@ export const petrelConfigShape = {
   WEBHOOK_ALLOW_PRIVATE_NETWORKS: boolEnv.default(true),
 };
 
+export const loadPetrelConfig = configLoader(petrelConfigShape);
 export type PetrelConfig = ReturnType<typeof loadPetrelConfig>;
-
-export function loadPetrelConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(petrelConfigShape, env);
-}

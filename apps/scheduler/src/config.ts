@@ -1,26 +1,19 @@
 import {
-  dataEnv,
   deliveryEnv,
   directCareEnv,
   dnsEnv,
   domainsEnv,
   fanoutPacingEnv,
-  loadConfig,
-  logEnv,
-  metricsEnv,
   queueEnv,
-  redisEnv,
   watchdogEnv,
   webhookEnv,
   workerEnv,
+  z,
 } from '@petrel/config';
-import { z } from '@petrel/config';
+import { configLoader, processEnv } from '@petrel/runtime';
 
 export const schedulerConfigShape = {
-  ...redisEnv,
-  ...logEnv,
-  ...metricsEnv('scheduler'),
-  ...dataEnv,
+  ...processEnv('scheduler'),
   ...queueEnv,
   ...dnsEnv,
   ...domainsEnv,
@@ -57,8 +50,5 @@ export const schedulerConfigShape = {
   FANOUT_STALLED_INTERVAL_MS: z.coerce.number().int().min(500).default(5_000),
 };
 
+export const loadSchedulerConfig = configLoader(schedulerConfigShape);
 export type SchedulerConfig = ReturnType<typeof loadSchedulerConfig>;
-
-export function loadSchedulerConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(schedulerConfigShape, env);
-}

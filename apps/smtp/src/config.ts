@@ -1,35 +1,11 @@
-import {
-  apiEnv,
-  dataEnv,
-  dnsEnv,
-  domainsEnv,
-  inboxAgentEnv,
-  limitsEnv,
-  recipientDomainsEnv,
-  loadConfig,
-  logEnv,
-  metricsEnv,
-  queueEnv,
-  redisEnv,
-  smtpInboundEnv,
-  smtpSubmissionEnv,
-  webhookEnv,
-} from '@petrel/config';
+import { dnsEnv, inboxAgentEnv, smtpInboundEnv, smtpSubmissionEnv } from '@petrel/config';
+import { acceptanceEnv, configLoader, processEnv } from '@petrel/runtime';
 
 /** The SMTP app: its servers, and what accepting an email needs (the same stores as the API). */
 export const smtpConfigShape = {
-  ...redisEnv,
-  ...logEnv,
-  ...metricsEnv('smtp'),
-  ...queueEnv,
-  ...dataEnv,
-  ...limitsEnv,
-  // REFUSE_NON_MAIL_DOMAINS: recipients at reserved domains refused at acceptance
-  ...recipientDomainsEnv,
-  // the from-domain check of every submission (ENFORCE_VERIFIED_DOMAINS), as on POST /emails
-  ...domainsEnv,
-  ...webhookEnv,
-  IDEMPOTENCY_LOCK_MS: apiEnv.IDEMPOTENCY_LOCK_MS,
+  ...processEnv('smtp'),
+  // every submission passes the checks of POST /emails
+  ...acceptanceEnv,
   ...smtpSubmissionEnv,
   ...smtpInboundEnv,
   // the inbound checks' lookups (INBOUND_AUTH)
@@ -38,8 +14,5 @@ export const smtpConfigShape = {
   INBOX_AGENT_URL: inboxAgentEnv.INBOX_AGENT_URL,
 };
 
+export const loadSmtpConfig = configLoader(smtpConfigShape);
 export type SmtpConfig = ReturnType<typeof loadSmtpConfig>;
-
-export function loadSmtpConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(smtpConfigShape, env);
-}

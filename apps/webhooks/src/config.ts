@@ -1,24 +1,11 @@
-import {
-  dataEnv,
-  loadConfig,
-  logEnv,
-  metricsEnv,
-  redisEnv,
-  webhookDispatchEnv,
-  webhookEnv,
-} from '@petrel/config';
+import { webhookDispatchEnv, webhookEnv } from '@petrel/config';
+import { configLoader, processEnv } from '@petrel/runtime';
 
 export const webhooksConfigShape = {
-  ...redisEnv,
-  ...logEnv,
-  ...metricsEnv('webhooks'),
-  ...dataEnv,
+  ...processEnv('webhooks'),
   ...webhookEnv,
   ...webhookDispatchEnv,
 };
 
+export const loadWebhooksConfig = configLoader(webhooksConfigShape);
 export type WebhooksConfig = ReturnType<typeof loadWebhooksConfig>;
-
-export function loadWebhooksConfig(env: Record<string, string | undefined> = process.env) {
-  return loadConfig(webhooksConfigShape, env);
-}

@@ -20,7 +20,22 @@ import {
 import type { SendQueues } from '@petrel/queue';
 import { createAttachmentFetcher } from '@petrel/mailer';
 import { allOf, metrics, zeroSeries } from '@petrel/observability';
+import { apiEnv, domainsEnv, limitsEnv, queueEnv, recipientDomainsEnv, webhookEnv } from '@petrel/config';
 import { need, type RuntimeConfig } from './config.js';
+
+/** The variables of the accept path, which a process that accepts emails (API, SMTP) parses. */
+export const acceptanceEnv = {
+  ...queueEnv,
+  // DAILY_QUOTA, MAX_RECIPIENTS_PER_EMAIL
+  ...limitsEnv,
+  // REFUSE_NON_MAIL_DOMAINS: recipients at reserved domains refused at acceptance
+  ...recipientDomainsEnv,
+  // the from-domain check (ENFORCE_VERIFIED_DOMAINS)
+  ...domainsEnv,
+  // attachments fetched by URL may not reach private networks (WEBHOOK_ALLOW_PRIVATE_NETWORKS)
+  ...webhookEnv,
+  IDEMPOTENCY_LOCK_MS: apiEnv.IDEMPOTENCY_LOCK_MS,
+};
 
 type StageDeps = Parameters<typeof redisPreparer>[0];
 

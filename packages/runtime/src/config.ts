@@ -1,3 +1,14 @@
+import {
+  dataEnv,
+  loadConfig,
+  logEnv,
+  metricsEnv,
+  redisEnv,
+  type EnvOf,
+  type METRICS_PORTS,
+  type z,
+} from '@petrel/config';
+
 /**
  * What the runtime reads of a process's parsed configuration. Every app's config satisfies it:
  * the fields only some apps parse are optional here, and a store that needs one of them asks
@@ -38,4 +49,18 @@ export function need<K extends keyof RuntimeConfig>(
   if (value === undefined || value === null)
     throw new Error(`${field} is not part of this process's configuration, but a part it started needs it`);
   return value as NonNullable<RuntimeConfig[K]>;
+}
+
+/**
+ * The variables every process parses (what `ProcessConfig` and `RuntimeConfig` read
+ * of all of them): Redis, the log level, its health + /metrics server on `app`'s default port,
+ * and the data directory and retention. An app's config shape spreads it first.
+ */
+export function processEnv(app: keyof typeof METRICS_PORTS) {
+  return { ...redisEnv, ...logEnv, ...metricsEnv(app), ...dataEnv };
+}
+
+/** An app's `loadXConfig(env = process.env)`: its shape parsed with `loadConfig`. */
+export function configLoader<S extends z.ZodRawShape>(shape: S) {
+  return (env: Record<string, string | undefined> = process.env): EnvOf<S> => loadConfig(shape, env);
 }
