@@ -2,11 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { newId, validateAutomationGraph, type NewRun } from '@petrel/core';
 import { AutomationsStore } from './automations.store.js';
 import { AutomationRunsStore } from './automations.runs.store.js';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 
 const fx = useStoreRedis('automations');
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
 
 const graph = validateAutomationGraph({
   steps: [
@@ -36,7 +34,7 @@ function newRun(automationId: string): NewRun {
 describe('AutomationsStore', () => {
   it('creates, reads, lists by status, moves the trigger on update, deletes', async () => {
     const store = new AutomationsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const { id } = await store.create(t, { name: 'Welcome', status: 'enabled', graph });
     const other = await store.create(t, { name: 'Other', status: 'disabled', graph });
     expect((await store.get(t, id))?.graph).toEqual(graph);
@@ -66,7 +64,7 @@ describe('AutomationsStore', () => {
 describe('AutomationRunsStore', () => {
   it('creates a run once, completes steps once, and ends a wait once (event or timeout)', async () => {
     const runs = new AutomationRunsStore(fx.redis, fx.keys, 60_000);
-    const t = team();
+    const t = nextTeam();
     const run = newRun('auto-1');
     expect(await runs.createRun(t, run, 1000)).toBe(true);
     expect(await runs.createRun(t, run, 1000)).toBe(false);
@@ -124,7 +122,7 @@ describe('AutomationRunsStore', () => {
 
   it('cancels running runs with their waits; a cancelled run moves no more', async () => {
     const runs = new AutomationRunsStore(fx.redis, fx.keys, 60_000);
-    const t = team();
+    const t = nextTeam();
     const run = newRun('auto-2');
     await runs.createRun(t, run, 1000);
     await runs.completeStep(
@@ -148,7 +146,7 @@ describe('AutomationRunsStore', () => {
 
   it("pages an automation's runs, newest first, with and without a status filter", async () => {
     const runs = new AutomationRunsStore(fx.redis, fx.keys, 60_000);
-    const t = team();
+    const t = nextTeam();
     const made: string[] = [];
     for (let i = 0; i < 3; i++) {
       const run = { ...newRun('auto-4'), id: newId(1_000 + i) };
@@ -173,7 +171,7 @@ describe('AutomationRunsStore', () => {
 
   it('fails a run with its step', async () => {
     const runs = new AutomationRunsStore(fx.redis, fx.keys, 0);
-    const t = team();
+    const t = nextTeam();
     const run = newRun('auto-3');
     await runs.createRun(t, run, 1000);
     expect(await runs.failStep(t, run.id, 'start', { message: 'boom' }, 2000)).toBe(true);

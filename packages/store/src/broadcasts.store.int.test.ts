@@ -9,12 +9,9 @@ import {
 import { MemoryBroadcasts } from '@petrel/testing';
 import { BroadcastsStore } from './broadcasts.store.js';
 import { createRedis, type RedisClient } from './redis.js';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 
 const fx = useStoreRedis('broadcasts');
-
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
 
 /** A clock that moves 1 ms per read, so records created in one test never tie. */
 function tickingClock(start = Date.parse('2030-01-01T00:00:00.000Z')): { now(): number } {
@@ -39,7 +36,7 @@ const store = (): BroadcastsStore => new BroadcastsStore(fx.redis, fx.keys, tick
 describe('BroadcastsStore: API side', () => {
   it('creates a draft that reads back whole; null fields are absent from the hash', async () => {
     const s = store();
-    const t = team();
+    const t = nextTeam();
     const b = await s.create(t, content);
     expect(b).toMatchObject({ ...content, status: 'draft', scheduled_at: null, sent_at: null });
     expect(b.counts).toEqual({ total: 0, enqueued: 0, skipped: 0 });
@@ -65,7 +62,7 @@ describe('BroadcastsStore: API side', () => {
 
   it('lists newest first with cursors; null for an unknown cursor', async () => {
     const s = store();
-    const t = team();
+    const t = nextTeam();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await s.create(t, { ...content, name: `b${i}` })).id);
     const newest = [...ids].reverse();
@@ -90,7 +87,7 @@ describe('BroadcastsStore: API side', () => {
 
   it('updates a draft (null clears a field); anything else is refused with its status', async () => {
     const s = store();
-    const t = team();
+    const t = nextTeam();
     const b = await s.create(t, content);
     const res = await s.update(t, b.id, { subject: 'Fresh', reply_to: null, text: 'plain', name: undefined });
     expect(res).toEqual({
@@ -113,7 +110,7 @@ describe('BroadcastsStore: API side', () => {
 
   it('schedules a draft once; cancels a scheduled one; a canceled one cannot be scheduled again', async () => {
     const s = store();
-    const t = team();
+    const t = nextTeam();
     const b = await s.create(t, content);
     expect(await s.cancel(t, b.id)).toEqual({ ok: false, reason: 'status', status: 'draft' });
     const due = Date.parse('2030-02-01T10:00:00.000Z');
@@ -130,7 +127,7 @@ describe('BroadcastsStore: API side', () => {
 
   it('removes a draft or a scheduled broadcast (record and listing); refuses queued, sent, canceled', async () => {
     const s = store();
-    const t = team();
+    const t = nextTeam();
     const draft = await s.create(t, content);
     const scheduled = await s.create(t, content);
     await s.schedule(t, scheduled.id, Date.now());
@@ -174,7 +171,7 @@ describe('BroadcastsStore: API side', () => {
 describe('BroadcastsStore: fan-out side', () => {
   it('starts once (scheduled → queued, start fixed), resumes at the checkpoint, finishes (queued → sent)', async () => {
     const s = store();
-    const t = team();
+    const t = nextTeam();
     const b = await s.create(t, content);
     expect(await s.startFanout(t, b.id, 1)).toEqual({ ok: false, reason: 'status' });
     await s.schedule(t, b.id, 1_000);
@@ -215,7 +212,7 @@ describe('BroadcastsStore: fan-out side', () => {
 
   it('a cancel stops the fan-out: the next checkpoint and the finish answer false', async () => {
     const s = store();
-    const t = team();
+    const t = nextTeam();
     const b = await s.create(t, content);
     await s.schedule(t, b.id, 1);
     await s.startFanout(t, b.id, 1);
@@ -244,7 +241,7 @@ describe('BroadcastsStore: fan-out side', () => {
     it('50 broadcasts: for each, exactly one of the two wins', async () => {
       const api = new BroadcastsStore(fx.redis, fx.keys);
       const scheduler = new BroadcastsStore(other, fx.keys);
-      const t = team();
+      const t = nextTeam();
       const ids: string[] = [];
       for (let i = 0; i < 50; i++) {
         const b = await api.create(t, content);
@@ -280,7 +277,7 @@ describe('BroadcastsStore: fan-out side', () => {
 describe('BroadcastsStore.forSend', () => {
   it('reads the status fresh and caches the content once the broadcast left draft', async () => {
     const s = store();
-    const t = team();
+    const t = nextTeam();
     const b = await s.create(t, content);
     const key = fx.keys.broadcast(t, b.id);
     expect(await s.forSend(t, b.id)).toMatchObject({ status: 'draft', content: { html: content.html } });
@@ -335,7 +332,7 @@ describe("BroadcastsStore and MemoryBroadcasts: each transition accepts exactly 
     for (const [name, , run] of operations) {
       out[name] = [];
       for (const status of BROADCAST_MACHINE.statuses) {
-        const t = team();
+        const t = nextTeam();
         const b = await port.create(t, content);
         await setStatus(t, b.id, status);
         if (await run(port, t, b.id)) out[name].push(status);

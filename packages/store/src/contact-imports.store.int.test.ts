@@ -7,13 +7,11 @@ import { ContactsStore } from './contacts.store.js';
 import { SegmentsStore } from './segments.store.js';
 import { TopicsStore } from './topics.store.js';
 import { ContactPropertiesStore } from './contact-properties.store.js';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 import { importRecord } from '../../testing/src/contracts/contact-imports.contract.js';
 
 const fx = useStoreRedis('contact-imports');
 
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
 let importCounter = 0;
 const importId = (): string => `00000000-0000-7000-8000-${String(++importCounter).padStart(12, '0')}`;
 
@@ -37,7 +35,7 @@ async function readAll(store: ContactImportsStore, t: string, id: string): Promi
 describe('ContactImportsStore', () => {
   it('keeps an upload byte for byte in order, expiring while pending and kept once claimed', async () => {
     const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const id = importId();
     const data = randomBytes(300_000);
     await upload(store, t, id, data, 64 * 1024);
@@ -59,7 +57,7 @@ describe('ContactImportsStore', () => {
 
   it('drops an upload that will not be imported', async () => {
     const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const id = importId();
     await upload(store, t, id, randomBytes(1000), 100);
     await store.dropChunks(t, id);
@@ -68,7 +66,7 @@ describe('ContactImportsStore', () => {
 
   it('writes checkpoints and the outcome only for the run that holds the import', async () => {
     const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const id = importId();
     await upload(store, t, id, Buffer.from('email\na@x.test\n'), 1024);
     await store.create(t, record(id));
@@ -107,7 +105,7 @@ describe('ContactImportsStore', () => {
 
   it('abandons an import whose job ran out of attempts', async () => {
     const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const id = importId();
     await upload(store, t, id, Buffer.from('email\n'), 1024);
     await store.create(t, record(id));
@@ -119,7 +117,7 @@ describe('ContactImportsStore', () => {
 
   it('lists newest first, filtered by status, with cursors both ways', async () => {
     const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const ids: string[] = [];
     for (let i = 0; i < 7; i++) {
       const id = importId();
@@ -146,7 +144,7 @@ describe('ContactImportsStore', () => {
 
   it('tells which segments, topics and contact properties exist', async () => {
     const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const seg = await new SegmentsStore(fx.redis, fx.keys).create(t, 'VIP');
     const topic = await new TopicsStore(fx.redis, fx.keys).create(t, {
       name: 'News',
@@ -172,7 +170,7 @@ describe('runContactImport on Redis (ContactImportsStore + ContactsStore)', () =
   it('imports a file read chunk by chunk, resumes after a crash, and ends with every contact once', async () => {
     const imports = new ContactImportsStore(fx.redis, fx.keys);
     const contacts = new ContactsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const seg = await new SegmentsStore(fx.redis, fx.keys).create(t, 'Imported');
     const topic = await new TopicsStore(fx.redis, fx.keys).create(t, {
       name: 'Digest',
@@ -249,7 +247,7 @@ describe("claim and abandon accept exactly the table's unfinished statuses", () 
   ): Promise<string[]> {
     const out: string[] = [];
     for (const status of CONTACT_IMPORT_MACHINE.statuses) {
-      const t = team();
+      const t = nextTeam();
       const id = importId();
       await port.create(t, record(id, { status }));
       if (await run(t, id)) out.push(status);

@@ -1,12 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { TeamEvent } from '@petrel/contracts';
 import type { NewContact } from '@petrel/core';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 import { ContactsStore } from './contacts.store.js';
 import { SegmentsStore } from './segments.store.js';
 import { ContactPropertiesStore } from './contact-properties.store.js';
 import { TopicsStore } from './topics.store.js';
-import { EVENTS_STREAM_FIELD } from './keys.js';
 import { newContact } from '../../testing/src/contracts/contacts.contract.js';
 
 const fx = useStoreRedis('contacts');
@@ -21,9 +19,6 @@ const stores = () => ({
   topics: new TopicsStore(fx.redis, fx.keys, clock),
 });
 
-let seq = 0;
-const team = (): string => `team-${++seq}`;
-
 /** A new contact with a unique address (the contract's, so both write the same shape). */
 const contact = newContact;
 
@@ -31,13 +26,6 @@ async function created(t: string, over: Partial<NewContact> = {}): Promise<strin
   const res = await stores().contacts.create(t, contact(over));
   if (!res.ok) throw new Error(res.reason);
   return res.id;
-}
-
-async function events(t: string): Promise<TeamEvent[]> {
-  const entries = await fx.redis.xrange(fx.keys.events(t), '-', '+');
-  return entries.map(
-    ([, fields]) => JSON.parse(fields[fields.indexOf(EVENTS_STREAM_FIELD) + 1]!) as TeamEvent,
-  );
 }
 
 async function topic(t: string, def: 'opt_in' | 'opt_out' = 'opt_in'): Promise<string> {
@@ -53,7 +41,7 @@ async function topic(t: string, def: 'opt_in' | 'opt_out' = 'opt_in'): Promise<s
 describe('ContactsStore', () => {
   it('creates a contact, readable by id and by its email in any case; one contact per mailbox', async () => {
     const { contacts, properties } = stores();
-    const t = team();
+    const t = nextTeam();
     const prop = await properties.create(t, { key: 'plan', type: 'string', fallback_value: null });
     if (!prop.ok) throw new Error('key taken');
     const id = await created(t, { email: 'Ada@Example.test', properties: { [prop.id]: 'pro' } });
@@ -72,14 +60,14 @@ describe('ContactsStore', () => {
       ok: false,
       reason: 'email_taken',
     });
-    expect(await contacts.get(team(), id)).toBeNull();
-    expect((await events(t)).map((e) => e.type)).toEqual(['contact.created']);
-    expect((await events(t))[0]?.data).toMatchObject({ id, email: 'Ada@Example.test', segment_ids: [] });
+    expect(await contacts.get(nextTeam(), id)).toBeNull();
+    expect((await fx.events(t)).map((e) => e.type)).toEqual(['contact.created']);
+    expect((await fx.events(t))[0]?.data).toMatchObject({ id, email: 'Ada@Example.test', segment_ids: [] });
   });
 
   it('refuses an unknown segment or topic by index and writes nothing', async () => {
     const { contacts, segments } = stores();
-    const t = team();
+    const t = nextTeam();
     const seg = await segments.create(t, 'VIP');
     const missing = '01890000-0000-7000-8000-000000000000';
     const c = contact({ segments: [seg.id, missing] });
@@ -96,12 +84,12 @@ describe('ContactsStore', () => {
     });
     expect(await contacts.get(t, c.email)).toBeNull();
     expect(await fx.redis.zcard(fx.keys.segmentMembers(t, seg.id))).toBe(0);
-    expect(await events(t)).toEqual([]);
+    expect(await fx.events(t)).toEqual([]);
   });
 
   it('keeps the unsubscribed set exact on create, update and delete', async () => {
     const { contacts } = stores();
-    const t = team();
+    const t = nextTeam();
     const id = await created(t, { email: 'u@x.test', unsubscribed: true });
     const set = fx.keys.unsubscribedContacts(t);
     expect(await fx.redis.smembers(set)).toEqual(['u@x.test']);
@@ -112,7 +100,7 @@ describe('ContactsStore', () => {
     expect(await contacts.remove(t, id)).toBe(id);
     expect(await fx.redis.smembers(set)).toEqual([]);
     expect(await fx.redis.hlen(fx.keys.contactByEmail(t))).toBe(0);
-    expect((await events(t)).map((e) => e.type)).toEqual([
+    expect((await fx.events(t)).map((e) => e.type)).toEqual([
       'contact.created',
       'contact.updated',
       'contact.updated',
@@ -123,7 +111,7 @@ describe('ContactsStore', () => {
 
   it('updates: null clears a name and removes a property; a patch that changes nothing publishes nothing', async () => {
     const { contacts, properties } = stores();
-    const t = team();
+    const t = nextTeam();
     const p = await properties.create(t, { key: 'age', type: 'number', fallback_value: null });
     if (!p.ok) throw new Error('taken');
     const id = await created(t, { last_name: 'Lovelace', properties: { [p.id]: 36 } });
@@ -138,7 +126,7 @@ describe('ContactsStore', () => {
       properties: {},
     });
     await contacts.update(t, id, { first_name: 'Augusta', properties: { [p.id]: null } });
-    const evs = await events(t);
+    const evs = await fx.events(t);
     expect(evs.map((e) => e.type)).toEqual(['contact.created', 'contact.updated']);
     expect(evs[1]?.data).toMatchObject({ id, first_name: 'Augusta', last_name: null });
     expect(await contacts.update(t, 'nobody@x.test', { first_name: 'x' })).toBeNull();
@@ -146,7 +134,7 @@ describe('ContactsStore', () => {
 
   it('hides the values of a deleted property; a new property with its key starts empty', async () => {
     const { contacts, properties } = stores();
-    const t = team();
+    const t = nextTeam();
     const p = await properties.create(t, { key: 'plan', type: 'string', fallback_value: 'free' });
     if (!p.ok) throw new Error('taken');
     expect(await properties.create(t, { key: 'plan', type: 'number', fallback_value: null })).toEqual({
@@ -166,7 +154,7 @@ describe('ContactsStore', () => {
 
   it('adds to and removes from segments; lists members and a contact segments; a deleted segment drops out', async () => {
     const { contacts, segments } = stores();
-    const t = team();
+    const t = nextTeam();
     const a = await segments.create(t, 'A');
     const b = await segments.create(t, 'B');
     const id = await created(t, { segments: [a.id] });
@@ -186,12 +174,12 @@ describe('ContactsStore', () => {
     expect(await contacts.segmentsOf(t, id)).toEqual([]);
     expect(await contacts.setSegment(t, id, b.id, 'add')).toBe('no_segment');
     await contacts.update(t, id, { first_name: 'Z' });
-    expect((await events(t)).at(-1)?.data).toMatchObject({ segment_ids: [], audience_id: null });
+    expect((await fx.events(t)).at(-1)?.data).toMatchObject({ segment_ids: [], audience_id: null });
   });
 
   it('sets topic choices: unknown topic refused, event lists only changed choices', async () => {
     const { contacts } = stores();
-    const t = team();
+    const t = nextTeam();
     const news = await topic(t, 'opt_in');
     const promos = await topic(t, 'opt_out');
     const id = await created(t, { email: 'topics@x.test' });
@@ -209,7 +197,7 @@ describe('ContactsStore', () => {
     ).toEqual({ ok: true, id });
     expect(await contacts.topicChoices(t, 'topics@x.test', [news, promos])).toEqual(['opt_in', 'opt_in']);
     await contacts.setTopics(t, id, [{ id: promos, subscription: 'opt_in' }]);
-    const evs = (await events(t)).filter((e) => e.type === 'contact.topics.updated');
+    const evs = (await fx.events(t)).filter((e) => e.type === 'contact.topics.updated');
     expect(evs.map((e) => e.data)).toEqual([
       { email: 'topics@x.test', topics: [{ id: promos, subscription: 'opt_in' }] },
     ]);
@@ -221,7 +209,7 @@ describe('ContactsStore', () => {
 
   it('lists newest first with cursors; without a known cursor null', async () => {
     const { contacts } = stores();
-    const t = team();
+    const t = nextTeam();
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) ids.push(await created(t));
     const first = await contacts.list(t, { limit: 2 });
@@ -235,13 +223,13 @@ describe('ContactsStore', () => {
 describe('ContactsStore.upsertMany (imports)', () => {
   it('creates, updates or skips; applies segments and topics; keeps the indexes exact; publishes nothing', async () => {
     const { contacts, segments, properties } = stores();
-    const t = team();
+    const t = nextTeam();
     const seg = await segments.create(t, 'Imported');
     const news = await topic(t, 'opt_out');
     const p = await properties.create(t, { key: 'score', type: 'number', fallback_value: null });
     if (!p.ok) throw new Error('taken');
     const existing = await created(t, { email: 'old@x.test', first_name: 'Old' });
-    const before = (await events(t)).length;
+    const before = (await fx.events(t)).length;
     const counts = await contacts.upsertMany(
       t,
       [
@@ -269,7 +257,7 @@ describe('ContactsStore.upsertMany (imports)', () => {
     ]);
     expect(await contacts.topicChoices(t, 'old@x.test', [news])).toEqual(['opt_in']);
     expect((await contacts.segmentsOf(t, existing))?.map((s) => s.id)).toEqual([seg.id]);
-    expect((await events(t)).length).toBe(before);
+    expect((await fx.events(t)).length).toBe(before);
 
     const again = await contacts.upsertMany(
       t,
@@ -288,7 +276,7 @@ describe('ContactsStore.upsertMany (imports)', () => {
 
   it('is idempotent on replay and writes a large batch in slices', async () => {
     const { contacts } = stores();
-    const t = team();
+    const t = nextTeam();
     const rows = Array.from({ length: 1_200 }, (_, i) => ({
       email: `bulk-${i}@x.test`,
       unsubscribed: i % 2 === 0,

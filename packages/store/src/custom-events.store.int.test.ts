@@ -3,17 +3,14 @@ import { newId } from '@petrel/core';
 import type { ReceivedEventRecord } from '@petrel/contracts';
 import { CustomEventsStore, RECEIVED_EVENTS_CAP, eventSendIdempotency } from './custom-events.store.js';
 import { IdempotencyStore, requestFingerprint } from './idempotency.store.js';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 
 const fx = useStoreRedis('custom-events');
-
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
 
 describe('CustomEventsStore definitions', () => {
   it('creates a definition with the documented hash fields, read by id (any case) and by name', async () => {
     const store = new CustomEventsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const res = await store.create(t, { name: 'user.signed_up', schema: { plan: 'string' } });
     if (!res.ok) throw new Error('not created');
     const { record } = res;
@@ -28,7 +25,7 @@ describe('CustomEventsStore definitions', () => {
     expect(await store.get(t, record.id.toUpperCase())).toEqual(record);
     expect(await store.get(t, 'user.signed_up')).toEqual(record);
     expect(await store.get(t, 'User.signed_up')).toBeNull();
-    expect(await store.get(team(), 'user.signed_up')).toBeNull();
+    expect(await store.get(nextTeam(), 'user.signed_up')).toBeNull();
     const raw = await fx.redis.hgetall(fx.keys.customEvent(t, record.id));
     expect(Object.keys(raw).sort()).toEqual(['created_at', 'id', 'name', 'rev', 'schema', 'updated_at']);
 
@@ -41,7 +38,7 @@ describe('CustomEventsStore definitions', () => {
 
   it('refuses a second definition of a name, also when both creates race', async () => {
     const store = new CustomEventsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const results = await Promise.all(
       Array.from({ length: 8 }, () => store.create(t, { name: 'race', schema: null })),
     );
@@ -55,7 +52,7 @@ describe('CustomEventsStore definitions', () => {
   it('sets and clears the schema, moving updated_at forward even within one ms', async () => {
     const frozen = { now: () => Date.parse('2030-01-01T00:00:00.000Z') };
     const store = new CustomEventsStore(fx.redis, fx.keys, frozen);
-    const t = team();
+    const t = nextTeam();
     const res = await store.create(t, { name: 'e', schema: null });
     if (!res.ok) throw new Error('not created');
     const a = await store.setSchema(t, 'e', { n: 'number' });
@@ -69,7 +66,7 @@ describe('CustomEventsStore definitions', () => {
 
   it('keeps every concurrent schema update (optimistic retries)', async () => {
     const store = new CustomEventsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     await store.create(t, { name: 'busy', schema: null });
     await Promise.all(
       Array.from({ length: 6 }, (_, i) => store.setSchema(t, 'busy', { [`f${i}`]: 'string' })),
@@ -80,7 +77,7 @@ describe('CustomEventsStore definitions', () => {
   it('deletes by name or id, freeing the name; lists newest first with cursors', async () => {
     let ms = Date.parse('2030-01-01T00:00:00.000Z');
     const store = new CustomEventsStore(fx.redis, fx.keys, { now: () => ms++ });
-    const t = team();
+    const t = nextTeam();
     const ids: string[] = [];
     for (const name of ['a', 'b', 'c']) {
       const r = await store.create(t, { name, schema: null });
@@ -112,7 +109,7 @@ describe('CustomEventsStore received events', () => {
 
   it('records once per id and reads back newest first', async () => {
     const store = new CustomEventsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const [a, b] = [received(1), received(2)];
     await store.recordReceived(t, a);
     await store.recordReceived(t, b);
@@ -123,7 +120,7 @@ describe('CustomEventsStore received events', () => {
 
   it(`keeps the newest ${RECEIVED_EVENTS_CAP} per team`, async () => {
     const store = new CustomEventsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const all = Array.from({ length: RECEIVED_EVENTS_CAP + 5 }, (_, i) => received(i));
     for (let i = 0; i < all.length; i += 100) {
       await Promise.all(all.slice(i, i + 100).map((e) => store.recordReceived(t, e)));
@@ -157,7 +154,7 @@ describe('eventSendIdempotency', () => {
       idem,
       fx.redis,
     );
-    const t = team();
+    const t = nextTeam();
     const body = { event: 'e', email: 'a@example.com' };
     const fp = port.fingerprint('single', body);
     expect(fp).toBe(requestFingerprint('POST', '/events/send', body));

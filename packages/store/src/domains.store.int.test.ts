@@ -1,6 +1,5 @@
 import { createPublicKey } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TeamEvent } from '@petrel/contracts';
 import {
   createDomain,
   createDomainSchema,
@@ -14,25 +13,17 @@ import { startDnsServer, type TestDnsServer } from '@petrel/testing';
 import { DomainKeyCipher, domainKeySecret } from './domains.crypto.js';
 import { createDomainDns } from './domains.dns.js';
 import { DomainsStore } from './domains.store.js';
-import { EVENTS_STREAM_FIELD } from './keys.js';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 
 const fx = useStoreRedis('domains');
 const targets: DomainDnsTargets = { mxHost: 'mx.petrel.test', spf: 'v=spf1 a:mx.petrel.test ~all' };
 const dkim = { selector: 'petrel', ed25519Selector: 'petrel-ed25519', ed25519: false };
 
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
 let dns: TestDnsServer;
 beforeAll(async () => {
   dns = await startDnsServer();
 });
 afterAll(() => dns.stop());
-
-async function events(teamId: string): Promise<TeamEvent[]> {
-  const entries = await fx.redis.xrange(fx.keys.events(teamId), '-', '+');
-  return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf(EVENTS_STREAM_FIELD) + 1]!));
-}
 
 function context() {
   const domains = new DomainsStore(fx.redis, fx.keys, { cipher: new DomainKeyCipher('s'.repeat(32)) });
@@ -53,7 +44,7 @@ function publish(records: { name: string; type: string; value: string; priority?
 describe('DomainsStore', () => {
   it('creates a domain with an encrypted RSA key, refuses its name twice, publishes domain.created', async () => {
     const ctx = context();
-    const t = team();
+    const t = nextTeam();
     const d = await createDomain(
       { teamId: t, input: createDomainSchema.parse({ name: 'Example.COM' }) },
       ctx,
@@ -82,8 +73,8 @@ describe('DomainsStore', () => {
       statusCode: 403,
       errorName: 'validation_error',
     });
-    expect((await events(t)).map((e) => e.type)).toEqual(['domain.created']);
-    expect((await events(t))[0]!.data).toMatchObject({
+    expect((await fx.events(t)).map((e) => e.type)).toEqual(['domain.created']);
+    expect((await fx.events(t))[0]!.data).toMatchObject({
       id: d.id,
       name: 'example.com',
       status: 'not_started',
@@ -98,7 +89,7 @@ describe('DomainsStore', () => {
 
   it('decrypts keys for sending only with the right secret; lists newest first with cursors', async () => {
     const ctx = context();
-    const t = team();
+    const t = nextTeam();
     const a = await createDomain({ teamId: t, input: { name: 'a.test', dkim_ed25519: true } }, ctx);
     const b = await createDomain({ teamId: t, input: { name: 'b.test' } }, ctx);
     const sending = await ctx.domains.forSending(t, 'a.test');
@@ -122,7 +113,7 @@ describe('DomainsStore', () => {
 
   it('verifies against DNS: verified, then failed when a record is removed; events only on change', async () => {
     const ctx = context();
-    const t = team();
+    const t = nextTeam();
     const d = await createDomain({ teamId: t, input: { name: 'verify.test' } }, ctx);
     const records = domainRecords(d, targets);
     publish(records);
@@ -135,7 +126,7 @@ describe('DomainsStore', () => {
     // nothing changed: checked_at moves, no event
     const again = await verifyDomain({ teamId: t, domainId: d.id }, ctx);
     expect(again.status).toBe('verified');
-    expect((await events(t)).map((e) => e.type)).toEqual(['domain.created', 'domain.updated']);
+    expect((await fx.events(t)).map((e) => e.type)).toEqual(['domain.created', 'domain.updated']);
 
     // a DNS outage keeps a verified record verified
     dns.fail('send.verify.test', 'SERVFAIL');
@@ -146,13 +137,13 @@ describe('DomainsStore', () => {
     const failed = await verifyDomain({ teamId: t, domainId: d.id }, ctx);
     expect(failed.status).toBe('failed');
     expect(failed.checks['dkim:petrel']).toBe('failed');
-    const last = (await events(t)).at(-1)!;
+    const last = (await fx.events(t)).at(-1)!;
     expect(last).toMatchObject({ type: 'domain.updated', data: { id: d.id, status: 'failed' } });
   });
 
   it('routes a return path to its first claimant until another team verifies the domain', async () => {
     const ctx = context();
-    const [a, b] = [team(), team()];
+    const [a, b] = [nextTeam(), nextTeam()];
     await createDomain({ teamId: a, input: { name: 'claimed.test' } }, ctx);
     expect(await ctx.domains.returnPathTeam('send.claimed.test')).toBe(a);
     // a later, unverified claim of the same name does not divert A's bounces
@@ -166,7 +157,7 @@ describe('DomainsStore', () => {
 
   it('a record never published over a failing DNS is a temporary failure: the domain is pending', async () => {
     const ctx = context();
-    const t = team();
+    const t = nextTeam();
     const d = await createDomain({ teamId: t, input: { name: 'flaky.test' } }, ctx);
     dns.fail('petrel._domainkey.flaky.test', 'SERVFAIL');
     dns.fail('send.flaky.test', 'SERVFAIL');
@@ -177,7 +168,7 @@ describe('DomainsStore', () => {
 
   it('updates options (capabilities add records) and deletes with its check and name', async () => {
     const ctx = context();
-    const t = team();
+    const t = nextTeam();
     const d = await createDomain({ teamId: t, input: { name: 'upd.test' } }, ctx);
     await updateDomain(
       { teamId: t, domainId: d.id, patch: { tls: 'enforced', capabilities: { receiving: 'enabled' } } },
@@ -209,7 +200,7 @@ describe('DomainsStore', () => {
     expect(await ctx.domains.returnPathTeam('send.upd.test')).toBeNull();
     expect(await ctx.domains.dueChecks(Date.now(), 1000)).not.toContainEqual({ teamId: t, domainId: d.id });
     await expect(deleteDomain({ teamId: t, domainId: d.id }, ctx)).rejects.toMatchObject({ statusCode: 404 });
-    expect((await events(t)).map((e) => e.type)).toEqual([
+    expect((await fx.events(t)).map((e) => e.type)).toEqual([
       'domain.created',
       'domain.updated',
       'domain.deleted',

@@ -8,7 +8,6 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { EmailEvent } from '@petrel/contracts';
 import { formatVerp, newId, processReturnedMail, receiveInbound } from '@petrel/core';
-import { EVENTS_STREAM_FIELD } from './keys.js';
 import { useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { InboundStore, SentEmailsLocator } from './inbound.store.js';
@@ -18,11 +17,6 @@ const fx = useStoreRedis('inbound');
 const DAY = 86_400_000;
 const fixture = (name: string): Buffer =>
   readFileSync(new URL(`../../core/src/inbound/fixtures/${name}`, import.meta.url));
-
-async function events(teamId: string): Promise<EmailEvent[]> {
-  const entries = await fx.redis.xrange(fx.keys.events(teamId), '-', '+');
-  return entries.map(([, f]) => JSON.parse(f[f.indexOf(EVENTS_STREAM_FIELD) + 1]!) as EmailEvent);
-}
 
 const ids = { newId: () => newId(), newEventId: () => newId() };
 
@@ -62,7 +56,7 @@ describe('InboundStore', () => {
       expect(ttl).toBeLessThanOrEqual(7 * DAY);
     }
     // the event, numbered 1 of its sequence
-    const [event] = await events('in-1');
+    const [event] = await fx.events<EmailEvent>('in-1');
     expect(event).toMatchObject({
       type: 'email.received',
       teamId: 'in-1',
@@ -184,7 +178,7 @@ describe('bounce and complaint processing over the stores', () => {
       origin: 'bounce',
       source_id: id,
     });
-    const types = (await events('bounce-1')).map((e) => e.type);
+    const types = (await fx.events<EmailEvent>('bounce-1')).map((e) => e.type);
     expect(types).toEqual(expect.arrayContaining(['email.bounced', 'suppression.added']));
   });
 

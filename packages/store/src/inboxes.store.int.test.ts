@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { InboundEmailRecord, InboxThreadActivity, TeamEvent } from '@petrel/contracts';
+import type { InboundEmailRecord, InboxThreadActivity } from '@petrel/contracts';
 import { createInbox, fileReceivedEmail, newId, removeThread } from '@petrel/core';
-import { EVENTS_STREAM_FIELD } from './keys.js';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 import { InboxesStore } from './inboxes.store.js';
 
 const fx = useStoreRedis('inboxes');
-
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
-
-async function events(teamId: string): Promise<TeamEvent[]> {
-  const entries = await fx.redis.xrange(fx.keys.events(teamId), '-', '+');
-  return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf(EVENTS_STREAM_FIELD) + 1]!));
-}
 
 let clockMs = Date.parse('2030-01-01T00:00:00.000Z');
 
@@ -44,7 +35,7 @@ function received(
 /** An inbox of a new team; `domainId` '' is an operator's receiving domain, else the team's own. */
 async function setup(opts: { address?: string; domainId?: string; teamId?: string } = {}) {
   const store = new InboxesStore(fx.redis, fx.keys);
-  const teamId = opts.teamId ?? team();
+  const teamId = opts.teamId ?? nextTeam();
   const address = opts.address ?? 'Support@in.test';
   const domain = address.slice(address.indexOf('@') + 1).toLowerCase();
   const inbox = await createInbox(
@@ -104,7 +95,7 @@ describe('InboxesStore', () => {
     const msgs = await store.messages(teamId, inbox.id, a!.threadId, { limit: 10 });
     expect(msgs!.items).toHaveLength(4);
     expect(await store.counts(teamId, inbox.id)).toMatchObject({ unread: 2 });
-    const types = (await events(teamId)).map((ev) => ev.type);
+    const types = (await fx.events(teamId)).map((ev) => ev.type);
     expect(types.filter((t) => t === 'inbox.thread.created')).toHaveLength(2);
     expect(types.filter((t) => t === 'inbox.email.received')).toHaveLength(5);
   });
@@ -333,7 +324,7 @@ describe('InboxesStore', () => {
       email_id: threadId,
       detail,
     });
-    const before = (await events(teamId)).length;
+    const before = (await fx.events(teamId)).length;
 
     const done = await store.changeThread(
       teamId,
@@ -360,7 +351,7 @@ describe('InboxesStore', () => {
     expect(byLabel!.items.map((t) => t.id)).toEqual([threadId]);
     expect((await store.counts(teamId, inbox.id)).unread).toBe(0);
 
-    const written = (await events(teamId)).slice(before);
+    const written = (await fx.events(teamId)).slice(before);
     expect(written.map((e) => e.type)).toEqual([
       'inbox.thread.assigned',
       'inbox.thread.folder.updated',
@@ -407,11 +398,11 @@ describe('InboxesStore', () => {
     ]);
 
     // unassigning: its own event, naming who it was; the activity grows at its end
-    const n = (await events(teamId)).length;
+    const n = (await fx.events(teamId)).length;
     await store.changeThread(teamId, inbox.id, threadId, { assignee: null }, 'api', [
       act('assign_thread', { assignee: null }),
     ]);
-    const [unassigned, ...rest] = (await events(teamId)).slice(n);
+    const [unassigned, ...rest] = (await fx.events(teamId)).slice(n);
     expect(rest).toEqual([]);
     expect(unassigned).toMatchObject({
       type: 'inbox.thread.unassigned',
@@ -425,16 +416,16 @@ describe('InboxesStore', () => {
     ]);
 
     // a change that changes nothing publishes nothing; a thread that is not there is null
-    const m = (await events(teamId)).length;
+    const m = (await fx.events(teamId)).length;
     expect(await store.changeThread(teamId, inbox.id, threadId, { folder: 'archive' }, 'api')).not.toBeNull();
-    expect(await events(teamId)).toHaveLength(m);
+    expect(await fx.events(teamId)).toHaveLength(m);
     expect(await store.changeThread(teamId, inbox.id, newId(), { folder: 'spam' }, 'api')).toBeNull();
     expect(await store.changeThread(teamId, inbox.id, 'not-a-uuid', { folder: 'spam' }, 'api')).toBeNull();
   });
 
   it('changeThread: concurrent changes of one thread all land, each with its event and activity once (compare-and-set, retried)', async () => {
     const { store, teamId, inbox, threadId, label } = await threadAndLabel('Busy thread', 'busy');
-    const before = (await events(teamId)).length;
+    const before = (await fx.events(teamId)).length;
     const changes = [
       { folder: 'spam' as const },
       { assignee: 'ana@acme.test' },
@@ -462,7 +453,7 @@ describe('InboxesStore', () => {
     });
     const actions = (await store.activity(teamId, inbox.id, threadId)).map((a) => a.action);
     expect(actions.sort()).toEqual(['change0', 'change1', 'change2', 'change3']);
-    const types = (await events(teamId)).slice(before).map((e) => e.type);
+    const types = (await fx.events(teamId)).slice(before).map((e) => e.type);
     expect(types.sort()).toEqual([
       'inbox.thread.assigned',
       'inbox.thread.folder.updated',

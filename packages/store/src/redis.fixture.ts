@@ -11,10 +11,10 @@
  * Not part of the build (tsconfig excludes `*.fixture.ts`).
  */
 import { afterAll, beforeAll, inject } from 'vitest';
-import type { EmailContent, EmailEvent } from '@petrel/contracts';
+import type { EmailContent, EmailEvent, TeamEvent } from '@petrel/contracts';
 import { startRedis, startRedisCluster, uniquePrefix } from '@petrel/testing';
 import { createRedis, type RedisClient } from './redis.js';
-import { Keys } from './keys.js';
+import { EVENTS_STREAM_FIELD, Keys } from './keys.js';
 import type { NewEmail } from './emails.store.js';
 
 export interface StoreFixture {
@@ -22,6 +22,8 @@ export interface StoreFixture {
   readonly keys: Keys;
   /** The REDIS_URL of that Redis, for a process of the product started by the test. */
   readonly url: string;
+  /** The events on team `teamId`'s stream (what the webhook dispatcher reads), oldest first. */
+  events<T = TeamEvent>(teamId: string): Promise<T[]>;
 }
 
 declare module 'vitest' {
@@ -37,7 +39,12 @@ export const onCluster = inject('redisCluster') === true;
 /** Registers beforeAll/afterAll hooks; the fields are set once beforeAll has run. */
 export function useStoreRedis(prefixName: string): StoreFixture {
   let server: { url: string; stop(): Promise<void> } | undefined;
-  const fx = {} as { redis: RedisClient; keys: Keys; url: string };
+  const fx = {
+    async events<T>(teamId: string): Promise<T[]> {
+      const entries = await fx.redis.xrange(fx.keys.events(teamId), '-', '+');
+      return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf(EVENTS_STREAM_FIELD) + 1]!) as T);
+    },
+  } as { redis: RedisClient; keys: Keys; url: string } & Pick<StoreFixture, 'events'>;
   beforeAll(async () => {
     server = onCluster
       ? await startRedisCluster({ masters: 3, replicas: 0 })
@@ -51,6 +58,12 @@ export function useStoreRedis(prefixName: string): StoreFixture {
     await server?.stop();
   });
   return fx;
+}
+
+let teams = 0;
+/** A team id no other test of the file uses, so each test starts from an empty team slot. */
+export function nextTeam(): string {
+  return `team-${++teams}`;
 }
 
 let events = 0;

@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import type { TeamEvent } from '@petrel/contracts';
-import { EVENTS_STREAM_FIELD } from './keys.js';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 import { SuppressionsStore } from './suppressions.store.js';
 
 const fx = useStoreRedis('suppressions');
 
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
-
-async function events(teamId: string): Promise<TeamEvent[]> {
-  const entries = await fx.redis.xrange(fx.keys.events(teamId), '-', '+');
-  return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf(EVENTS_STREAM_FIELD) + 1]!));
-}
-
 describe('SuppressionsStore', () => {
   it('adds one entry per mailbox however it is spelled, publishing suppression.added once', async () => {
     const store = new SuppressionsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const first = await store.add(t, 'Ada@Bücher.example', 'bounce', 'email-1');
     expect(first.created).toBe(true);
     expect(first.record).toMatchObject({
@@ -34,7 +24,7 @@ describe('SuppressionsStore', () => {
     expect(await store.get(t, first.record.id)).toEqual(first.record);
     expect(await store.get(t, 'nobody@acme.test')).toBeNull();
     expect(await store.get(t, 'not-an-id')).toBeNull();
-    expect(await events(t)).toEqual([
+    expect(await fx.events(t)).toEqual([
       expect.objectContaining({
         type: 'suppression.added',
         teamId: t,
@@ -51,19 +41,19 @@ describe('SuppressionsStore', () => {
 
   it('concurrent adds of one mailbox (two bounces at once) make one entry and one event', async () => {
     const store = new SuppressionsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const results = await Promise.all(
       Array.from({ length: 20 }, (_, i) => store.add(t, `Bob@acme.test`, 'bounce', `email-${i}`)),
     );
     expect(new Set(results.map((r) => r.record.id)).size).toBe(1);
     expect(results.filter((r) => r.created)).toHaveLength(1);
     expect(await fx.redis.zcard(fx.keys.suppressions(t))).toBe(1);
-    expect(await events(t)).toHaveLength(1);
+    expect(await fx.events(t)).toHaveLength(1);
   });
 
   it('adds many in one call (repeats inside the batch included), returning ids in order', async () => {
     const store = new SuppressionsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const existing = await store.add(t, 'old@acme.test', 'complaint', null);
     const added = await store.addMany(
       t,
@@ -80,7 +70,7 @@ describe('SuppressionsStore', () => {
 
   it('removes by id or address (one suppression.removed), then 404s; batch removal reports each', async () => {
     const store = new SuppressionsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const a = (await store.add(t, 'a@acme.test', 'manual', null)).record;
     const b = (await store.add(t, 'b@acme.test', 'bounce', 'e1')).record;
     const c = (await store.add(t, 'c@acme.test', 'manual', null)).record;
@@ -101,7 +91,7 @@ describe('SuppressionsStore', () => {
     expect(await fx.redis.zcard(fx.keys.suppressions(t))).toBe(0);
     expect(await fx.redis.zcard(store.originIndex(t, 'bounce'))).toBe(0);
     expect(await fx.redis.hlen(fx.keys.suppressionByEmail(t))).toBe(0);
-    const removed = (await events(t)).filter((e) => e.type === 'suppression.removed');
+    const removed = (await fx.events(t)).filter((e) => e.type === 'suppression.removed');
     expect(removed.map((e) => e.data.id)).toEqual([a.id, b.id, c.id]);
     expect(removed[1]!.data).toEqual({
       id: b.id,
@@ -115,7 +105,7 @@ describe('SuppressionsStore', () => {
   it('lists newest first, all or one origin, with cursors in either listing', async () => {
     let now = Date.parse('2030-01-01T00:00:00.000Z');
     const store = new SuppressionsStore(fx.redis, fx.keys, { now: () => (now += 1000) });
-    const t = team();
+    const t = nextTeam();
     const origins = ['bounce', 'manual', 'bounce', 'complaint', 'bounce', 'manual'] as const;
     const ids: string[] = [];
     for (const [i, origin] of origins.entries())

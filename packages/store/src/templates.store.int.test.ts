@@ -4,6 +4,7 @@ import { startRedis, uniquePrefix, type TestRedis } from '@petrel/testing';
 import { Keys } from './keys.js';
 import type { NewTemplateContent as NewTemplate } from '@petrel/core';
 import { TemplatesStore } from './templates.store.js';
+import { nextTeam } from './redis.fixture.js';
 
 let server: TestRedis;
 let redis: Redis;
@@ -22,9 +23,6 @@ afterAll(async () => {
   await redis?.quit();
   await server?.stop();
 });
-
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
 
 const base = (over: Partial<NewTemplate> = {}): NewTemplate => ({
   name: 'Welcome',
@@ -46,7 +44,7 @@ async function created(teamId: string, over: Partial<NewTemplate> = {}): Promise
 
 describe('TemplatesStore', () => {
   it('creates a draft and reads it by id and by alias', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t, { alias: 'welcome', reply_to: ['a@acme.test'], text: '' });
     const byId = await store.get(t, id);
     const byAlias = await store.get(t, 'welcome');
@@ -78,7 +76,7 @@ describe('TemplatesStore', () => {
   });
 
   it('keeps null fields null', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t, { from: null, subject: null, variables: [] });
     const got = await store.get(t, id);
     expect(got?.version).toMatchObject({
@@ -91,7 +89,7 @@ describe('TemplatesStore', () => {
   });
 
   it('lets only one of two concurrent creates take an alias', async () => {
-    const t = team();
+    const t = nextTeam();
     const results = await Promise.all(
       Array.from({ length: 10 }, () => store.create(t, base({ alias: 'race' }))),
     );
@@ -103,7 +101,7 @@ describe('TemplatesStore', () => {
   });
 
   it('gives every content edit a new version, drops replaced drafts, keeps published versions', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t);
     const v0 = (await store.get(t, id))!.template.current_version_id;
 
@@ -153,7 +151,7 @@ describe('TemplatesStore', () => {
   });
 
   it('does not create a version for an update that changes no content', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t);
     const v1 = (await store.get(t, id))!.template.current_version_id;
     await store.publish(t, id, v1);
@@ -163,7 +161,7 @@ describe('TemplatesStore', () => {
   });
 
   it('keeps variable ids across updates and clears fields with null', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t, { reply_to: ['a@acme.test'] });
     const before = (await store.get(t, id))!.version.variables[0]!;
     await store.update(t, id, {
@@ -182,7 +180,7 @@ describe('TemplatesStore', () => {
   });
 
   it('renames aliases, freeing the old one, and refuses a taken alias', async () => {
-    const t = team();
+    const t = nextTeam();
     const a = await created(t, { alias: 'a' });
     const b = await created(t, { alias: 'b' });
     expect(await store.update(t, a, { alias: 'b' })).toEqual({ ok: false, reason: 'alias_taken' });
@@ -198,7 +196,7 @@ describe('TemplatesStore', () => {
   });
 
   it('applies concurrent updates of different fields without losing one', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t);
     await Promise.all([
       store.update(t, id, { subject: 'S' }),
@@ -211,7 +209,7 @@ describe('TemplatesStore', () => {
   });
 
   it('refuses to publish a version that is no longer current', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t);
     const v1 = (await store.getMeta(t, id))!.current_version_id;
     await store.publish(t, id, v1);
@@ -224,16 +222,16 @@ describe('TemplatesStore', () => {
   });
 
   it('reports not_published and not_found for sending', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t, { alias: 'draft-only' });
     expect(await store.getPublished(t, 'draft-only')).toEqual({ ok: false, reason: 'not_published' });
     expect(await store.getPublished(t, id)).toEqual({ ok: false, reason: 'not_published' });
     expect(await store.getPublished(t, 'ghost')).toEqual({ ok: false, reason: 'not_found' });
-    expect(await store.getPublished(team(), id)).toEqual({ ok: false, reason: 'not_found' });
+    expect(await store.getPublished(nextTeam(), id)).toEqual({ ok: false, reason: 'not_found' });
   });
 
   it('compiles a published version once and serves it from the cache', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t);
     const v1 = (await store.getMeta(t, id))!.current_version_id;
     await store.publish(t, id, v1);
@@ -246,7 +244,7 @@ describe('TemplatesStore', () => {
   });
 
   it('deletes a template but keeps its versions readable until they expire', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t, { alias: 'gone' });
     const v1 = (await store.getMeta(t, id))!.current_version_id;
     await store.publish(t, id, v1);
@@ -270,7 +268,7 @@ describe('TemplatesStore', () => {
   });
 
   it('duplicates the current content as a new draft without alias', async () => {
-    const t = team();
+    const t = nextTeam();
     const id = await created(t, { alias: 'orig' });
     await store.update(t, id, { subject: 'Dup {{{NAME}}}' });
     const copy = await store.duplicate(t, 'orig');
@@ -282,7 +280,7 @@ describe('TemplatesStore', () => {
   });
 
   it('lists newest first with after/before cursors', async () => {
-    const t = team();
+    const t = nextTeam();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) {
       ids.push(await created(t, { name: `T${i}` }));

@@ -1,19 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { TeamEvent } from '@petrel/contracts';
-import { EVENTS_STREAM_FIELD } from './keys.js';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 import { TopicsStore } from './topics.store.js';
 
 const fx = useStoreRedis('topics');
-
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
-
-/** The events on the team's stream, oldest first. */
-async function events(teamId: string): Promise<TeamEvent[]> {
-  const entries = await fx.redis.xrange(fx.keys.events(teamId), '-', '+');
-  return entries.map(([, fields]) => JSON.parse(fields[fields.indexOf(EVENTS_STREAM_FIELD) + 1]!));
-}
 
 const newsletter = {
   name: 'Newsletter',
@@ -25,7 +14,7 @@ const newsletter = {
 describe('TopicsStore', () => {
   it('creates a topic with exactly the documented hash fields and publishes topic.created', async () => {
     const store = new TopicsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const topic = await store.create(t, newsletter);
     expect(await store.get(t, topic.id)).toEqual(topic);
     expect(await store.get(t, topic.id.toUpperCase())).toEqual(topic);
@@ -33,7 +22,7 @@ describe('TopicsStore', () => {
     expect(Object.keys(raw).sort()).toEqual(
       ['created_at', 'default_subscription', 'id', 'name', 'updated_at', 'visibility'].sort(),
     );
-    expect(await events(t)).toEqual([
+    expect(await fx.events(t)).toEqual([
       expect.objectContaining({
         type: 'topic.created',
         teamId: t,
@@ -53,7 +42,7 @@ describe('TopicsStore', () => {
   it('updates (null clears the description), moving updated_at forward even within one ms', async () => {
     const frozen = { now: () => Date.parse('2030-01-01T00:00:00.000Z') };
     const store = new TopicsStore(fx.redis, fx.keys, frozen);
-    const t = team();
+    const t = nextTeam();
     const topic = await store.create(t, { ...newsletter, description: 'Monthly' });
     const a = await store.update(t, topic.id, { name: 'News', visibility: 'public' });
     expect(a).toMatchObject({ name: 'News', visibility: 'public', description: 'Monthly' });
@@ -66,7 +55,7 @@ describe('TopicsStore', () => {
       '2030-01-01T00:00:00.001Z',
       '2030-01-01T00:00:00.002Z',
     ]);
-    expect((await events(t)).map((e) => [e.type, e.data.name, e.data.description])).toEqual([
+    expect((await fx.events(t)).map((e) => [e.type, e.data.name, e.data.description])).toEqual([
       ['topic.created', 'Newsletter', 'Monthly'],
       ['topic.updated', 'News', 'Monthly'],
       ['topic.updated', 'News', null],
@@ -77,7 +66,7 @@ describe('TopicsStore', () => {
 
   it('concurrent updates all land, each event describing the record it wrote', async () => {
     const store = new TopicsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const topic = await store.create(t, newsletter);
     await Promise.all([
       store.update(t, topic.id, { name: 'A' }),
@@ -85,13 +74,13 @@ describe('TopicsStore', () => {
       store.update(t, topic.id, { visibility: 'public' }),
     ]);
     expect(await store.get(t, topic.id)).toMatchObject({ name: 'A', description: 'B', visibility: 'public' });
-    const last = (await events(t)).at(-1)!;
+    const last = (await fx.events(t)).at(-1)!;
     expect(last.data).toMatchObject({ name: 'A', description: 'B' });
   });
 
   it('deletes the topic, its listing entry and its subscriptions; publishes topic.deleted', async () => {
     const store = new TopicsStore(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     const topic = await store.create(t, newsletter);
     await fx.redis.hset(fx.keys.topicSubscriptions(t, topic.id), 'ada@acme.test', 'opt_out');
     expect(await store.remove(t, topic.id)).toEqual(topic);
@@ -99,14 +88,14 @@ describe('TopicsStore', () => {
     expect(await store.all(t)).toEqual([]);
     expect(await fx.redis.exists(fx.keys.topicSubscriptions(t, topic.id))).toBe(0);
     expect(await store.remove(t, topic.id)).toBeNull();
-    const deleted = (await events(t)).at(-1)!;
+    const deleted = (await fx.events(t)).at(-1)!;
     expect(deleted).toMatchObject({ type: 'topic.deleted', data: { id: topic.id, deleted: true } });
   });
 
   it('lists newest first with cursors; all() returns every topic', async () => {
     let now = Date.parse('2030-01-01T00:00:00.000Z');
     const store = new TopicsStore(fx.redis, fx.keys, { now: () => (now += 1000) });
-    const t = team();
+    const t = nextTeam();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await store.create(t, { ...newsletter, name: `T${i}` })).id);
     const newest = [...ids].reverse();
@@ -119,6 +108,6 @@ describe('TopicsStore', () => {
     expect(back?.items.map((x) => x.id)).toEqual(newest.slice(0, 2));
     expect(await store.list(t, { limit: 2, after: 'nope' })).toBeNull();
     expect((await store.all(t)).map((x) => x.id)).toEqual(newest);
-    expect(await store.all(team())).toEqual([]);
+    expect(await store.all(nextTeam())).toEqual([]);
   });
 });

@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { newId, newWebhookEndpoint, type WebhookEndpoint } from '@petrel/core';
 import { EVENTS_STREAM_FIELD, EVENTS_STREAM_MAXLEN } from './keys.js';
-import { useStoreRedis } from './redis.fixture.js';
+import { useStoreRedis, nextTeam } from './redis.fixture.js';
 import { defineScripts } from './scripts.js';
 import { WebhooksStore } from './webhooks.store.js';
 import { WebhookEventStream } from './webhook-stream.store.js';
 
 const fx = useStoreRedis('webhooks');
 const DAY = 86_400_000;
-
-let teamCounter = 0;
-const team = (): string => `team-${++teamCounter}`;
 
 function endpoint(over: Partial<WebhookEndpoint> = {}): WebhookEndpoint {
   return {
@@ -60,7 +57,7 @@ const attemptOf = (code: number) => ({
 describe('WebhooksStore', () => {
   it('creates, reads, lists, updates, rotates and deletes endpoints; the team joins the global set', async () => {
     const store = new WebhooksStore(fx.redis, fx.keys, DAY);
-    const t = team();
+    const t = nextTeam();
     const a = endpoint({ created_at: new Date(Date.now() - 10).toISOString() });
     const b = endpoint({ events: ['email.delivered'] });
     await store.create(t, a);
@@ -111,7 +108,7 @@ describe('WebhooksStore', () => {
   it('the first webhook starts the consumer group at the end of the stream; reads, acks and claims', async () => {
     const store = new WebhooksStore(fx.redis, fx.keys, DAY);
     const stream = new WebhookEventStream(fx.redis, fx.keys);
-    const t = team();
+    const t = nextTeam();
     await publish(t, 'email.sent'); // before any webhook: never delivered
     await store.create(t, endpoint());
     const after = await publish(t, 'email.sent');
@@ -136,12 +133,12 @@ describe('WebhooksStore', () => {
     await store.create(t, endpoint());
     const latest = await publish(t, 'contact.created');
     expect((await stream.read(t, 'c1', 10)).map((r) => r.event?.id)).toEqual([latest]);
-    expect(await stream.read(team(), 'c1', 10)).toEqual([]); // no group yet: created, empty
+    expect(await stream.read(nextTeam(), 'c1', 10)).toEqual([]); // no group yet: created, empty
   });
 
   it('event log: written once, re-read entries still due, attempts recorded with health, replay', async () => {
     const store = new WebhooksStore(fx.redis, fx.keys, DAY);
-    const t = team();
+    const t = nextTeam();
     const w = endpoint();
     await store.create(t, w);
     const [e1, e2] = [newId(), newId()];
@@ -230,7 +227,7 @@ describe('WebhooksStore', () => {
   });
   it('attempts ending in one turn are recorded by one script call, each with its own outcome, in order', async () => {
     const store = new WebhooksStore(fx.redis, fx.keys, DAY);
-    const t = team();
+    const t = nextTeam();
     const w = endpoint();
     await store.create(t, w);
     const ids = [newId(), newId(), newId()];
