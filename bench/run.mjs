@@ -45,6 +45,18 @@ function helpText() {
   return lines.slice(0, end).join('\n') + '\n';
 }
 
+/** The options that take a positive number: flag → field of the parsed options. */
+const NUMBER_FLAGS = new Map([
+  ['--n', 'n'],
+  ['--reps', 'reps'],
+  ['--ingest-seconds', 'ingestSeconds'],
+  ['--mixed-seconds', 'mixedSeconds'],
+  ['--mixed-rate', 'mixedRate'],
+  ['--concurrency', 'concurrency'],
+  ['--pool', 'pool'],
+  ['--wait-quiet', 'waitQuiet'],
+]);
+
 function parseArgs(argv) {
   const o = {
     quick: false,
@@ -74,6 +86,12 @@ function parseArgs(argv) {
       ? [a.slice(0, a.indexOf('=')), a.slice(a.indexOf('=') + 1)]
       : [a, undefined];
     const val = () => inline ?? argv[++i];
+    const field = NUMBER_FLAGS.get(flag);
+    if (field) {
+      o[field] = num(val(), flag);
+      set.add(field);
+      continue;
+    }
     switch (flag) {
       case '--quick':
         o.quick = true;
@@ -81,31 +99,6 @@ function parseArgs(argv) {
       case '--phase':
       case '--phases':
         o.phases = val().split(',');
-        break;
-      case '--n':
-        o.n = num(val(), flag);
-        set.add('n');
-        break;
-      case '--reps':
-        o.reps = num(val(), flag);
-        set.add('reps');
-        break;
-      case '--ingest-seconds':
-        o.ingestSeconds = num(val(), flag);
-        set.add('ingestSeconds');
-        break;
-      case '--mixed-seconds':
-        o.mixedSeconds = num(val(), flag);
-        set.add('mixedSeconds');
-        break;
-      case '--mixed-rate':
-        o.mixedRate = num(val(), flag);
-        break;
-      case '--concurrency':
-        o.concurrency = num(val(), flag);
-        break;
-      case '--pool':
-        o.pool = num(val(), flag);
         break;
       case '--profile':
         o.profile = val();
@@ -118,9 +111,6 @@ function parseArgs(argv) {
         break;
       case '--no-write-latest':
         o.writeLatest = false;
-        break;
-      case '--wait-quiet':
-        o.waitQuiet = num(val(), flag);
         break;
       case '--list':
         o.list = true;

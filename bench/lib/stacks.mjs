@@ -42,6 +42,17 @@ export function profileArgs(ctx, kind) {
   return ['--cpu-prof', '--cpu-prof-dir', dir];
 }
 
+/** Resolves once a GET of `url` answers 200; fails at once if `child` exits meanwhile. */
+function answers(child, url, what) {
+  return waitUntil(
+    async () => {
+      child.assertAlive();
+      return (await httpJson('GET', url, { timeoutMs: 1000 })).status === 200;
+    },
+    { what, timeoutMs: 20_000 },
+  );
+}
+
 // ---------------------------------------------------------------- Petrel
 
 /**
@@ -62,15 +73,7 @@ export async function startPetrelProcess(ctx, { name, main, what, env = {}, node
       ...env,
     },
   });
-  await waitUntil(
-    async () => {
-      child.assertAlive();
-      return (
-        (await httpJson('GET', `http://127.0.0.1:${metricsPort}/ready`, { timeoutMs: 1000 })).status === 200
-      );
-    },
-    { what: `${what} /ready`, timeoutMs: 20_000 },
-  );
+  await answers(child, `http://127.0.0.1:${metricsPort}/ready`, `${what} /ready`);
   return { child, metricsPort };
 }
 
@@ -92,13 +95,7 @@ export async function startPetrelApi(ctx, env = {}) {
     },
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitUntil(
-    async () => {
-      child.assertAlive();
-      return (await httpJson('GET', `${url}/ready`, { timeoutMs: 1000 })).status === 200;
-    },
-    { what: 'Petrel API /ready', timeoutMs: 20_000 },
-  );
+  await answers(child, `${url}/ready`, 'Petrel API /ready');
   return {
     kind: 'petrel',
     child,
@@ -137,18 +134,7 @@ export async function startPetrelWorkers(ctx, n, { concurrency, pool, env = {} }
     /** Resolves when every worker answers /health (they may already be sending). */
     ready: () =>
       Promise.all(
-        workers.map((w) =>
-          waitUntil(
-            async () => {
-              w.child.assertAlive();
-              return (
-                (await httpJson('GET', `http://127.0.0.1:${w.metricsPort}/health`, { timeoutMs: 1000 }))
-                  .status === 200
-              );
-            },
-            { what: `${w.name} /health`, timeoutMs: 20_000 },
-          ),
-        ),
+        workers.map((w) => answers(w.child, `http://127.0.0.1:${w.metricsPort}/health`, `${w.name} /health`)),
       ),
     /** The worker's own accept-to-delivered histogram (cross-check of the sink's figure). */
     metrics: () =>
@@ -168,13 +154,7 @@ export async function startBaselineApi(ctx) {
     env: { REDIS_URL: ctx.redis.url, PORT: String(port), BULL_PREFIX: BASE_PREFIX, QUEUE: BASE_QUEUE },
   });
   const url = `http://127.0.0.1:${port}`;
-  await waitUntil(
-    async () => {
-      child.assertAlive();
-      return (await httpJson('GET', `${url}/health`, { timeoutMs: 1000 })).status === 200;
-    },
-    { what: 'baseline API', timeoutMs: 20_000 },
-  );
+  await answers(child, `${url}/health`, 'baseline API');
   return { kind: 'baseline', child, url, port, headers: {}, stop: () => child.stop() };
 }
 

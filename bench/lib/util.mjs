@@ -19,6 +19,29 @@ export function freePort() {
   });
 }
 
+/**
+ * An HTTP receiver on a free loopback port (its `url` ends in /hook): `onRequest(req, body)`
+ * gives the status of each request, read in full; a 2xx is answered `ok`, any other `no`.
+ */
+export async function startHttpReceiver(onRequest) {
+  const server = http.createServer((req, res) => {
+    const chunks = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const status = onRequest(req, Buffer.concat(chunks).toString('utf8'));
+      res.writeHead(status, { 'content-type': 'text/plain' });
+      res.end(status < 300 ? 'ok' : 'no');
+    });
+  });
+  server.keepAliveTimeout = 30_000;
+  const port = await freePort();
+  await new Promise((r) => server.listen(port, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
+  };
+}
+
 /** Polls `fn` until it returns a truthy value; throws with `what` after `timeoutMs`. */
 export async function waitUntil(fn, { timeoutMs = 15_000, intervalMs = 50, what = 'condition' } = {}) {
   const deadline = Date.now() + timeoutMs;

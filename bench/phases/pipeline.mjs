@@ -7,13 +7,12 @@
 // every event must arrive exactly once per (event, endpoint) with a valid Standard Webhooks
 // signature (checked with the `standardwebhooks` package after the run, so verifying costs the
 // receiver nothing while it is measured). Target: lag ≤ 10 % of the delivery's duration.
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { Webhook } from 'standardwebhooks';
 import { cpuDelta, cpuSnapshot } from '../lib/cpu.mjs';
 import { postBatches } from '../lib/load.mjs';
 import { ROOT, startPetrelApi, startPetrelProcess, startPetrelWorkers } from '../lib/stacks.mjs';
-import { fmtInt, freePort, httpJson, now, round, waitUntil } from '../lib/util.mjs';
+import { fmtInt, httpJson, now, round, startHttpReceiver, waitUntil } from '../lib/util.mjs';
 import { deliveryEmail } from './delivery.mjs';
 
 export const name = 'pipeline';
@@ -36,35 +35,26 @@ const DISPATCHER_MAIN = join(ROOT, 'apps/webhooks/dist/main.js');
 export async function startWebhookReceiver(respond = () => 200) {
   const requests = [];
   const ids = new Set();
-  const server = createServer((req, res) => {
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      const r = {
-        at: Date.now(),
-        id: req.headers['webhook-id'],
-        timestamp: req.headers['webhook-timestamp'],
-        signature: req.headers['webhook-signature'],
-        body: Buffer.concat(chunks).toString('utf8'),
-      };
-      const status = respond(r);
-      if (status >= 200 && status < 300) {
-        requests.push(r);
-        ids.add(r.id);
-      }
-      res.writeHead(status, { 'content-type': 'text/plain' });
-      res.end(status < 300 ? 'ok' : 'no');
-    });
+  const receiver = await startHttpReceiver((req, body) => {
+    const r = {
+      at: Date.now(),
+      id: req.headers['webhook-id'],
+      timestamp: req.headers['webhook-timestamp'],
+      signature: req.headers['webhook-signature'],
+      body,
+    };
+    const status = respond(r);
+    if (status >= 200 && status < 300) {
+      requests.push(r);
+      ids.add(r.id);
+    }
+    return status;
   });
-  server.keepAliveTimeout = 30_000;
-  const port = await freePort();
-  await new Promise((r) => server.listen(port, '127.0.0.1', r));
   return {
-    url: `http://127.0.0.1:${port}/hook`,
+    ...receiver,
     requests,
     /** Distinct message ids answered 2xx. */
     distinct: () => ids.size,
-    stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
   };
 }
 

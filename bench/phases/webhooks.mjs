@@ -9,7 +9,6 @@
 // Then a steady load: events at a fixed rate for a while, the dispatcher running; the latency of
 // each from its XADD (the event's created_at) to its arrival at the receiver, p50/p99, and the
 // same for the baseline from its job's add.
-import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
@@ -18,7 +17,7 @@ import { newId, newSigningSecret, newWebhookEndpoint } from '@petrel/core';
 import { cpuSnapshot } from '../lib/cpu.mjs';
 import { spawnNode } from '../lib/proc.mjs';
 import { PETREL_PREFIX, ROOT, profileArgs, startPetrelProcess } from '../lib/stacks.mjs';
-import { fmtInt, freePort, now, percentile, ratio, round, sleep, waitUntil } from '../lib/util.mjs';
+import { fmtInt, now, percentile, ratio, round, sleep, startHttpReceiver, waitUntil } from '../lib/util.mjs';
 
 export const name = 'webhooks';
 export const order = 95;
@@ -38,25 +37,12 @@ const BASE_PREFIX = 'base:bull';
 /** The receiver: counts distinct message ids and keeps each one's arrival time. */
 async function startReceiver() {
   const arrivals = new Map();
-  const server = createServer((req, res) => {
+  const receiver = await startHttpReceiver((req, body) => {
     const id = req.headers['webhook-id'];
-    const chunks = [];
-    req.on('data', (c) => chunks.push(c));
-    req.on('end', () => {
-      if (!arrivals.has(id))
-        arrivals.set(id, { at: Date.now(), body: Buffer.concat(chunks).toString('utf8') });
-      res.writeHead(200, { 'content-type': 'text/plain' });
-      res.end('ok');
-    });
+    if (!arrivals.has(id)) arrivals.set(id, { at: Date.now(), body });
+    return 200;
   });
-  server.keepAliveTimeout = 30_000;
-  const port = await freePort();
-  await new Promise((r) => server.listen(port, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${port}/hook`,
-    arrivals,
-    stop: () => new Promise((r) => (server.closeAllConnections(), server.close(r))),
-  };
+  return { ...receiver, arrivals };
 }
 
 function eventBody(i, sentMs) {
