@@ -57,79 +57,84 @@ describe('check-imports', () => {
     }
   });
 
-  it('does not mistake a library with a similar name for a forbidden one', () => {
-    const root = tree({
-      'packages/core/src/a.ts': "import x from 'pino-pretty-like';\nimport y from 'expressive';\n",
-    });
-    expect(checkImports(root).errors).toEqual([]);
-  });
-
-  it('refuses an app import from a package and from another app, but lets the launcher compose apps', () => {
-    const root = tree({
-      'packages/core/src/a.ts': "import { startApi } from '@petrel/api';\n",
-      'apps/api/src/index.ts': 'export const startApi = 1;\n',
-      'apps/worker/src/index.ts': "import { startApi } from '@petrel/api';\n",
-      'apps/petrel/src/index.ts': "import { startApi } from '@petrel/api';\n",
-    });
-    expect(checkImports(root).errors).toEqual([
-      'packages/core/src/a.ts: packages/core may not import @petrel/api (an app)',
-      'apps/worker/src/index.ts: apps/worker may not import @petrel/api (an app)',
-    ]);
-  });
-
-  it('refuses a package outside its "may import" list, deep imports and cycles', () => {
-    const root = tree({
-      'packages/core/src/a.ts': "import { b } from './b.js';\nimport { q } from '@petrel/queue';\n",
-      'packages/core/src/b.ts': "import { a } from './a.js';\n",
-      'packages/store/src/index.ts': "import { k } from '@petrel/core/src/keys.js';\n",
-    });
-    expect(checkImports(root).errors).toEqual([
-      'packages/core/src/a.ts: packages/core may not import @petrel/queue (not in its MAY_IMPORT list)',
-      'packages/store/src/index.ts: deep import @petrel/core/src/keys.js',
-      'circular import: packages/core/src/a.ts -> packages/core/src/b.ts -> packages/core/src/a.ts',
-    ]);
-  });
-
-  it('puts the runtime between the apps and the store: apps import it, packages below it do not', () => {
-    const root = tree({
-      'packages/runtime/src/index.ts':
-        "import { Keys } from '@petrel/store';\nimport { SendQueues } from '@petrel/queue';\n",
-      'packages/store/src/a.ts': "import { Runtime } from '@petrel/runtime';\n",
-      'packages/runtime/src/b.ts': "import { startApi } from '@petrel/api';\n",
-      'apps/api/src/main.ts': "import { runProcess } from '@petrel/runtime';\n",
-    });
-    expect(checkImports(root).errors).toEqual([
-      'packages/runtime/src/b.ts: packages/runtime may not import @petrel/api (an app)',
-      'packages/store/src/a.ts: packages/store may not import @petrel/runtime (not in its MAY_IMPORT list)',
-    ]);
-  });
-
-  it('refuses a cycle between the folders of packages/core even when no file imports itself back', () => {
-    const root = tree({
-      'packages/core/src/deliver/send.ts': "import { track } from '../tracking/track.js';\n",
-      'packages/core/src/tracking/track.ts': "import { record } from '../emails/record.js';\n",
-      'packages/core/src/emails/record.ts': "import { Ports } from '../deliver/ports.js';\n",
-      'packages/core/src/deliver/ports.ts': 'export type Ports = {};\n',
-    });
-    expect(checkImports(root).errors).toEqual([
-      'folder cycle in packages/core/src among deliver, emails, tracking: deliver -> tracking -> emails -> deliver ' +
-        '(deliver/send.ts -> tracking/track.ts; tracking/track.ts -> emails/record.ts; emails/record.ts -> deliver/ports.ts)',
-    ]);
-  });
-
-  it('lets every core folder import the kernel and the features below it, and the barrel import them all', () => {
-    const root = tree({
-      'packages/core/src/index.ts':
-        "export * from './kernel/index.js';\nexport * from './deliver/send.js';\n",
-      'packages/core/src/kernel/index.ts': 'export const clock = 1;\n',
-      'packages/core/src/emails/record.ts': "import { clock } from '../kernel/index.js';\n",
-      'packages/core/src/deliver/send.ts':
-        "import { clock } from '../kernel/index.js';\nimport { record } from '../emails/record.js';\n",
-      'packages/store/src/a/x.ts': "import { y } from '../b/y.js';\n",
-      'packages/store/src/b/y.ts': "import { x } from '../a/z.js';\n",
-      'packages/store/src/a/z.ts': 'export const x = 1;\n',
-    });
-    expect(checkImports(root).errors).toEqual([]);
+  it.each([
+    {
+      rule: 'does not mistake a library with a similar name for a forbidden one',
+      files: {
+        'packages/core/src/a.ts': "import x from 'pino-pretty-like';\nimport y from 'expressive';\n",
+      },
+      errors: [],
+    },
+    {
+      rule: 'refuses an app import from a package and from another app, but lets the launcher compose apps',
+      files: {
+        'packages/core/src/a.ts': "import { startApi } from '@petrel/api';\n",
+        'apps/api/src/index.ts': 'export const startApi = 1;\n',
+        'apps/worker/src/index.ts': "import { startApi } from '@petrel/api';\n",
+        'apps/petrel/src/index.ts': "import { startApi } from '@petrel/api';\n",
+      },
+      errors: [
+        'packages/core/src/a.ts: packages/core may not import @petrel/api (an app)',
+        'apps/worker/src/index.ts: apps/worker may not import @petrel/api (an app)',
+      ],
+    },
+    {
+      rule: 'refuses a package outside its "may import" list, deep imports and cycles',
+      files: {
+        'packages/core/src/a.ts': "import { b } from './b.js';\nimport { q } from '@petrel/queue';\n",
+        'packages/core/src/b.ts': "import { a } from './a.js';\n",
+        'packages/store/src/index.ts': "import { k } from '@petrel/core/src/keys.js';\n",
+      },
+      errors: [
+        'packages/core/src/a.ts: packages/core may not import @petrel/queue (not in its MAY_IMPORT list)',
+        'packages/store/src/index.ts: deep import @petrel/core/src/keys.js',
+        'circular import: packages/core/src/a.ts -> packages/core/src/b.ts -> packages/core/src/a.ts',
+      ],
+    },
+    {
+      rule: 'puts the runtime between the apps and the store: apps import it, packages below it do not',
+      files: {
+        'packages/runtime/src/index.ts':
+          "import { Keys } from '@petrel/store';\nimport { SendQueues } from '@petrel/queue';\n",
+        'packages/store/src/a.ts': "import { Runtime } from '@petrel/runtime';\n",
+        'packages/runtime/src/b.ts': "import { startApi } from '@petrel/api';\n",
+        'apps/api/src/main.ts': "import { runProcess } from '@petrel/runtime';\n",
+      },
+      errors: [
+        'packages/runtime/src/b.ts: packages/runtime may not import @petrel/api (an app)',
+        'packages/store/src/a.ts: packages/store may not import @petrel/runtime (not in its MAY_IMPORT list)',
+      ],
+    },
+    {
+      rule: 'refuses a cycle between the folders of packages/core even when no file imports itself back',
+      files: {
+        'packages/core/src/deliver/send.ts': "import { track } from '../tracking/track.js';\n",
+        'packages/core/src/tracking/track.ts': "import { record } from '../emails/record.js';\n",
+        'packages/core/src/emails/record.ts': "import { Ports } from '../deliver/ports.js';\n",
+        'packages/core/src/deliver/ports.ts': 'export type Ports = {};\n',
+      },
+      errors: [
+        'folder cycle in packages/core/src among deliver, emails, tracking: deliver -> tracking -> emails -> deliver ' +
+          '(deliver/send.ts -> tracking/track.ts; tracking/track.ts -> emails/record.ts; emails/record.ts -> deliver/ports.ts)',
+      ],
+    },
+    {
+      rule: 'lets every core folder import the kernel and the features below it, and the barrel import them all',
+      files: {
+        'packages/core/src/index.ts':
+          "export * from './kernel/index.js';\nexport * from './deliver/send.js';\n",
+        'packages/core/src/kernel/index.ts': 'export const clock = 1;\n',
+        'packages/core/src/emails/record.ts': "import { clock } from '../kernel/index.js';\n",
+        'packages/core/src/deliver/send.ts':
+          "import { clock } from '../kernel/index.js';\nimport { record } from '../emails/record.js';\n",
+        'packages/store/src/a/x.ts': "import { y } from '../b/y.js';\n",
+        'packages/store/src/b/y.ts': "import { x } from '../a/z.js';\n",
+        'packages/store/src/a/z.ts': 'export const x = 1;\n',
+      },
+      errors: [],
+    },
+  ])('$rule', ({ files, errors }) => {
+    expect(checkImports(tree(files)).errors).toEqual(errors);
   });
 
   it('skips test and fixture files', () => {
