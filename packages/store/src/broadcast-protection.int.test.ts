@@ -6,8 +6,7 @@
  * broadcast that no longer exists add nothing (no record is recreated by a counter).
  */
 import { describe, expect, it } from 'vitest';
-import type { EmailEvent, EmailStatus } from '@petrel/contracts';
-import { newEmail, storedContent, useStoreRedis } from './redis.fixture.js';
+import { emailEventsAt, newEmail, storedContent, useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { BroadcastsStore } from './broadcasts.store.js';
 
@@ -15,36 +14,15 @@ const fx = useStoreRedis('protection');
 const NOW = Date.now();
 const TEAM = 'team-protection';
 
+const { event, item } = emailEventsAt(TEAM, NOW);
+
 function email(id: string, broadcastId?: string) {
-  const event: EmailEvent = {
-    id: `${id}-queued`,
-    type: 'email.queued',
-    created_at: new Date(NOW).toISOString(),
-    teamId: TEAM,
-    data: { email_id: id, ...(broadcastId && { broadcast_id: broadcastId }) },
-  };
-  return newEmail(id, event, {
+  return newEmail(id, event(id, 'email.queued', broadcastId), {
     content: storedContent({ from: 'news@acme.test', to: [`${id}@example.test`] }),
     lane: 'broadcast',
     ...(broadcastId && { broadcastId }),
   });
 }
-
-const item = (
-  id: string,
-  status: EmailStatus,
-  broadcastId?: string,
-  extra: Record<string, unknown> = {},
-) => ({
-  status,
-  event: {
-    id: `${id}-${status}`,
-    type: `email.${status}` as EmailEvent['type'],
-    created_at: new Date(NOW).toISOString(),
-    teamId: TEAM,
-    data: { email_id: id, ...(broadcastId && { broadcast_id: broadcastId }), ...extra },
-  },
-});
 
 const permanent = { bounce: { type: 'Permanent', subType: 'General', message: '550' } };
 const temporary = { bounce: { type: 'Temporary', subType: 'RetriesExhausted', message: '451' } };

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { EmailEvent, EmailStatus } from '@petrel/contracts';
 import { parseRecipientsQuery } from '@petrel/core';
-import { newEmail, storedContent, useStoreRedis } from './redis.fixture.js';
+import { emailEventsAt, newEmail, storedContent, useStoreRedis } from './redis.fixture.js';
 import { EmailsStore } from './emails.store.js';
 import { EmailMetricsStore } from './email-metrics.store.js';
 import { BroadcastAnalyticsStore } from './broadcast-analytics.store.js';
@@ -20,37 +19,15 @@ function email(id: string, from: string, broadcastId?: string) {
     ...(broadcastId && { broadcastId }),
   });
 }
-function ev(
-  emailId: string,
-  type: EmailEvent['type'],
-  broadcastId?: string,
-  extra: Record<string, unknown> = {},
-): EmailEvent {
-  return {
-    id: `${emailId}-${type}`,
-    type,
-    created_at: new Date(NOW).toISOString(),
-    teamId: 't',
-    data: { email_id: emailId, ...(broadcastId && { broadcast_id: broadcastId }), ...extra },
-  };
-}
-const item = (
-  emailId: string,
-  status: EmailStatus,
-  broadcastId?: string,
-  extra: Record<string, unknown> = {},
-) => ({
-  status,
-  event: ev(emailId, `email.${status}` as EmailEvent['type'], broadcastId, extra),
-});
+const { event: ev, item } = emailEventsAt('t', NOW);
+/** The store under test, its clock at NOW (the hour the counters are read in). */
+const emailsStore = () =>
+  new EmailsStore(fx.redis, fx.keys, 3_600_000, { statsRetentionMs: 3_600_000, clock: { now: () => NOW } });
 
 describe('email metrics counters', () => {
   it('counts events per team, sending domain and broadcast in the hour they are recorded, and indexes a broadcast’s recipients and links', async () => {
     const team = 'team-counts';
-    const emails = new EmailsStore(fx.redis, fx.keys, 3_600_000, {
-      statsRetentionMs: 3_600_000,
-      clock: { now: () => NOW },
-    });
+    const emails = emailsStore();
     const ids = [
       '0190a1b2-0000-7000-8000-000000000001',
       '0190a1b2-0000-7000-8000-000000000002',
@@ -134,10 +111,7 @@ describe('email metrics counters', () => {
 
   it('pages a broadcast group by cursor in both directions, and filters by address', async () => {
     const team = 'team-pages';
-    const emails = new EmailsStore(fx.redis, fx.keys, 3_600_000, {
-      statsRetentionMs: 3_600_000,
-      clock: { now: () => NOW },
-    });
+    const emails = emailsStore();
     const ids = Array.from({ length: 7 }, (_, i) => `0190a1b2-0000-7000-8000-00000000001${i}`);
     await emails.stage(
       team,
@@ -171,10 +145,7 @@ describe('email metrics counters', () => {
 
   it('records an email’s unsubscribe once: timeline, team / domain / broadcast counters and the broadcast’s unsubscribed group; a repeat adds nothing', async () => {
     const team = 'team-unsub';
-    const emails = new EmailsStore(fx.redis, fx.keys, 3_600_000, {
-      statsRetentionMs: 3_600_000,
-      clock: { now: () => NOW },
-    });
+    const emails = emailsStore();
     const id = '0190a1b2-0000-7000-8000-000000000021';
     await emails.stage(team, [email(id, 'x@one.test', BROADCAST)], new Date(NOW));
     await emails.recordEvents(team, id, [item(id, 'sent', BROADCAST), item(id, 'delivered', BROADCAST)]);
@@ -217,10 +188,7 @@ describe('email metrics counters', () => {
 describe('deleting an email', () => {
   it('removes a sent email’s record, attachments, timeline and index entries at once, keeps the counters, and refuses a queued one', async () => {
     const team = 'team-delete';
-    const emails = new EmailsStore(fx.redis, fx.keys, 3_600_000, {
-      statsRetentionMs: 3_600_000,
-      clock: { now: () => NOW },
-    });
+    const emails = emailsStore();
     const [sent, queued, fromBroadcast] = [31, 32, 33].map(
       (n) => `0190a1b2-0000-7000-8000-0000000000${n}`,
     ) as [string, string, string];

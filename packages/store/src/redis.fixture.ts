@@ -11,7 +11,7 @@
  * Not part of the build (tsconfig excludes `*.fixture.ts`).
  */
 import { afterAll, beforeAll, inject } from 'vitest';
-import type { EmailContent, EmailEvent, TeamEvent } from '@petrel/contracts';
+import type { EmailContent, EmailEvent, EmailStatus, TeamEvent } from '@petrel/contracts';
 import { startRedis, startRedisCluster, uniquePrefix } from '@petrel/testing';
 import { createRedis, type RedisClient } from './redis.js';
 import { EVENTS_STREAM_FIELD, Keys } from './keys.js';
@@ -70,6 +70,33 @@ let events = 0;
 /** An event of team `t` with a unique id (created now, no data). */
 export function storedEvent(type: EmailEvent['type']): EmailEvent {
   return { id: `${type}-${++events}`, type, created_at: new Date().toISOString(), teamId: 't', data: {} };
+}
+
+/**
+ * Email events of team `teamId` created at `atMs`, as the delivery path writes them: the id
+ * `<email>-<type>`, `data.email_id` and, for a broadcast's email, `data.broadcast_id`; `item`
+ * pairs one with the status it moves the email to (an entry of `EmailsStore.recordEvents`).
+ */
+export function emailEventsAt(teamId: string, atMs: number) {
+  const event = (
+    emailId: string,
+    type: EmailEvent['type'],
+    broadcastId?: string,
+    extra: Record<string, unknown> = {},
+  ): EmailEvent => ({
+    id: `${emailId}-${type}`,
+    type,
+    created_at: new Date(atMs).toISOString(),
+    teamId,
+    data: { email_id: emailId, ...(broadcastId && { broadcast_id: broadcastId }), ...extra },
+  });
+  const item = (
+    emailId: string,
+    status: EmailStatus,
+    broadcastId?: string,
+    extra: Record<string, unknown> = {},
+  ) => ({ status, event: event(emailId, `email.${status}` as EmailEvent['type'], broadcastId, extra) });
+  return { event, item };
 }
 
 /** An email's content as the store keeps it: one recipient, no copies, headers or tags. */
