@@ -473,6 +473,12 @@ export function CreateCard(props: {
   );
 }
 
+/** POSTs a new resource to `/{collection}`, then opens its page (`#/{collection}/{id}`). */
+export async function createAndOpen(collection: string, body: unknown): Promise<void> {
+  const created = await api.post<{ id: string }>(`/${collection}`, body);
+  location.hash = href(collection, created.id);
+}
+
 /** A row's destructive action (DELETE `path`, asked once more inline), then `onDone`. */
 export function DeleteButton(props: { path: string; action: Action; onDone: () => void; label?: string }) {
   return (

@@ -4,12 +4,13 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
-import { bind } from '../form';
+import { bind, withoutEmpty } from '../form';
 import { formatDate } from '../format';
 import { href } from '../url';
 import {
   BackLink,
   ConfirmButton,
+  createAndOpen,
   DetailPage,
   Dl,
   ErrorNote,
@@ -73,15 +74,7 @@ const emptyDraft: Draft = {
 };
 
 /** The fields a draft sends: empty optional fields are left out. */
-const draftBody = (d: Draft) => ({
-  name: d.name || undefined,
-  from: d.from,
-  subject: d.subject,
-  segment_id: d.segment_id,
-  topic_id: d.topic_id || undefined,
-  html: d.html || undefined,
-  text: d.text || undefined,
-});
+const draftBody = (d: Draft) => withoutEmpty(d, ['name', 'topic_id', 'html', 'text']);
 
 function useAudienceChoices() {
   return useAsync(async () => {
@@ -163,10 +156,7 @@ export function Broadcasts() {
           <DraftForm
             initial={emptyDraft}
             submitLabel="Create draft"
-            onSubmit={async (d) => {
-              const created = await api.post<{ id: string }>('/broadcasts', draftBody(d));
-              location.hash = href('broadcasts', created.id);
-            }}
+            onSubmit={(d) => createAndOpen('broadcasts', draftBody(d))}
           />
         </section>
       )}

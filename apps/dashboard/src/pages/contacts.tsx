@@ -4,7 +4,7 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api, request, seg, type List } from '../api';
-import { bind } from '../form';
+import { bind, withoutEmpty } from '../form';
 import { formatDate, importProgress, type ImportCounts } from '../format';
 import {
   CreateCard,
@@ -118,13 +118,7 @@ function AddContact({ onAdded }: { onAdded: () => void }) {
       id="h-add-contact"
       title="Add a contact"
       submitLabel="Add"
-      onSubmit={() =>
-        api.post('/contacts', {
-          email: c.email,
-          first_name: c.first_name || undefined,
-          last_name: c.last_name || undefined,
-        })
-      }
+      onSubmit={() => api.post('/contacts', withoutEmpty(c, ['first_name', 'last_name']))}
       onDone={() => (setC(empty), onAdded())}
     >
       <Field label="Email" id="c-email" type="email" required {...bind(c, setC, 'email')} />

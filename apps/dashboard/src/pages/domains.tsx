@@ -9,6 +9,7 @@ import { href } from '../url';
 import {
   CopyButton,
   CreateCard,
+  createAndOpen,
   DetailPage,
   DeleteButton,
   Dl,
@@ -55,10 +56,7 @@ export function Domains() {
         id="h-new-domain"
         title="Add a domain"
         submitLabel="Add"
-        onSubmit={async () => {
-          const d = await api.post<{ id: string }>('/domains', { name });
-          location.hash = href('domains', d.id);
-        }}
+        onSubmit={() => createAndOpen('domains', { name })}
       >
         <Field
           label="Domain name"

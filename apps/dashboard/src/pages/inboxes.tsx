@@ -7,12 +7,13 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { INBOX_MESSAGE_FOLDERS, type InboxFolder } from '@petrel/contracts';
 import { api, seg, type List } from '../api';
-import { bind } from '../form';
+import { bind, withoutEmpty } from '../form';
 import { formatDate } from '../format';
 import { buildQuery, href, type Route } from '../url';
 import {
   ConfirmButton,
   CreateCard,
+  createAndOpen,
   DeleteButton,
   Dl,
   ErrorNote,
@@ -115,13 +116,7 @@ function InboxList() {
         id="h-new-inbox"
         title="New inbox"
         submitLabel="Create inbox"
-        onSubmit={async () => {
-          const created = await api.post<{ id: string }>('/inboxes', {
-            email_address: form.email_address,
-            name: form.name || undefined,
-          });
-          location.hash = href('inboxes', created.id);
-        }}
+        onSubmit={() => createAndOpen('inboxes', withoutEmpty(form, ['name']))}
       >
         <Field
           label="Address"

@@ -1,7 +1,7 @@
 /** Segments and topics: list, create, delete. */
 import { useState } from 'preact/hooks';
 import { api, type List } from '../api';
-import { bind } from '../form';
+import { bind, withoutEmpty } from '../form';
 import { formatDate } from '../format';
 import { CreateCard, deleteColumn, Field, ListTable, Page, Select, useAction, useAsync } from '../ui';
 
@@ -64,13 +64,7 @@ export function Topics() {
         id="h-new-topic"
         title="New topic"
         submitLabel="Create"
-        onSubmit={() =>
-          api.post('/topics', {
-            name: t.name,
-            description: t.description || undefined,
-            default_subscription: t.default_subscription,
-          })
-        }
+        onSubmit={() => api.post('/topics', withoutEmpty(t, ['description']))}
         onDone={() => (setT({ ...t, name: '', description: '' }), list.reload())}
       >
         <Field label="Name" id="topic-name" required {...bind(t, setT, 'name')} />

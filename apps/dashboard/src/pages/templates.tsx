@@ -4,7 +4,7 @@
  */
 import { useMemo, useState } from 'preact/hooks';
 import { api, seg, type List } from '../api';
-import { bind } from '../form';
+import { bind, withoutEmpty } from '../form';
 import { formatDate } from '../format';
 import {
   formatDeclaredVariables,
@@ -16,6 +16,7 @@ import {
 import { href } from '../url';
 import {
   CreateCard,
+  createAndOpen,
   DetailPage,
   DeleteButton,
   ErrorNote,
@@ -63,13 +64,7 @@ export function Templates() {
         id="h-new-template"
         title="New template"
         submitLabel="Create"
-        onSubmit={async () => {
-          const t = await api.post<{ id: string }>('/templates', {
-            name,
-            html: '<p>Hello {{{NAME|there}}}</p>',
-          });
-          location.hash = href('templates', t.id);
-        }}
+        onSubmit={() => createAndOpen('templates', { name, html: '<p>Hello {{{NAME|there}}}</p>' })}
       >
         <Field label="Name" id="tpl-name" required value={name} onValue={setName} />
       </CreateCard>
@@ -120,11 +115,7 @@ function Editor({ t, reload }: { t: Template; reload: () => void }) {
 
   const save = () =>
     api.patch(`/templates/${seg(t.id)}`, {
-      name: form.name,
-      subject: form.subject || undefined,
-      from: form.from || undefined,
-      html: form.html,
-      text: form.text || undefined,
+      ...withoutEmpty(form, ['subject', 'from', 'text']),
       variables: declaredList,
     });
 
