@@ -156,30 +156,24 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
   }
 
   async update(teamId: string, id: string, patch: Partial<BroadcastContent>): Promise<CasResult> {
-    const key = this.key(teamId, id);
-    if (!key) return { ok: false, reason: 'not_found' };
     const { set, cleared } = contentPairs(patch);
-    return casResult(await this.redis.petrelUpdateBroadcast(key, set.length, ...set, ...cleared));
+    return this.cas(teamId, id, (key) =>
+      this.redis.petrelUpdateBroadcast(key, set.length, ...set, ...cleared),
+    );
   }
 
   async schedule(teamId: string, id: string, dueMs: number): Promise<CasResult> {
-    const key = this.key(teamId, id);
-    if (!key) return { ok: false, reason: 'not_found' };
     const due = new Date(dueMs).toISOString();
-    return casResult(await this.redis.petrelScheduleBroadcast(key, dueMs, due));
+    return this.cas(teamId, id, (key) => this.redis.petrelScheduleBroadcast(key, dueMs, due));
   }
 
   async cancel(teamId: string, id: string): Promise<CasResult> {
-    const key = this.key(teamId, id);
-    if (!key) return { ok: false, reason: 'not_found' };
-    return casResult(await this.redis.petrelCancelBroadcast(key));
+    return this.cas(teamId, id, (key) => this.redis.petrelCancelBroadcast(key));
   }
 
   async remove(teamId: string, id: string): Promise<CasResult> {
-    const key = this.key(teamId, id);
-    if (!key) return { ok: false, reason: 'not_found' };
-    const res = casResult(
-      await this.redis.petrelDeleteBroadcast(key, this.keys.broadcasts(teamId), idKey(id)),
+    const res = await this.cas(teamId, id, (key) =>
+      this.redis.petrelDeleteBroadcast(key, this.keys.broadcasts(teamId), idKey(id)),
     );
     if (res.ok) this.content.delete(`${teamId}:${res.record.id}`);
     return res;
@@ -228,30 +222,26 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
   // protection (core broadcasts/protection.ts) ------------------------------------------------
 
   async pause(teamId: string, id: string, reason: string): Promise<CasResult> {
-    const key = this.key(teamId, id);
-    if (!key) return { ok: false, reason: 'not_found' };
-    const event = teamEventJson(
-      'broadcast.paused',
-      teamId,
-      { broadcast_id: idKey(id), paused_reason: reason },
-      this.clock.now(),
-    );
-    return casResult(
-      await this.redis.petrelPauseBroadcast(
+    return this.cas(teamId, id, (key) => {
+      const event = teamEventJson(
+        'broadcast.paused',
+        teamId,
+        { broadcast_id: idKey(id), paused_reason: reason },
+        this.clock.now(),
+      );
+      return this.redis.petrelPauseBroadcast(
         key,
         this.keys.events(teamId),
         reason,
         EVENTS_STREAM_MAXLEN,
         EVENTS_STREAM_FIELD,
         event,
-      ),
-    );
+      );
+    });
   }
 
   async resume(teamId: string, id: string): Promise<CasResult> {
-    const key = this.key(teamId, id);
-    if (!key) return { ok: false, reason: 'not_found' };
-    return casResult(await this.redis.petrelResumeBroadcast(key));
+    return this.cas(teamId, id, (key) => this.redis.petrelResumeBroadcast(key));
   }
 
   /** The counters petrelRecordEmailEvents adds to as the broadcast's emails are sent, bounce, complain. */
@@ -306,6 +296,19 @@ export class BroadcastsStore extends TeamStore implements BroadcastsPort, Broadc
   /** The record's key, or null for an id that cannot name a broadcast (ids are UUIDs). */
   private key(teamId: string, id: string): string | null {
     return UUID_RE.test(id) ? this.keys.broadcast(teamId, idKey(id)) : null;
+  }
+
+  /**
+   * A compare-and-set script of broadcast `id`'s record (`run` with its key), its reply read by
+   * casResult; not_found without a call for an id that cannot be a broadcast's.
+   */
+  private async cas(
+    teamId: string,
+    id: string,
+    run: (key: string) => Promise<BroadcastCasReply>,
+  ): Promise<CasResult> {
+    const key = this.key(teamId, id);
+    return key ? casResult(await run(key)) : { ok: false, reason: 'not_found' };
   }
 }
 

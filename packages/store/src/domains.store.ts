@@ -120,10 +120,7 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
       checked_at: null,
     };
     const ok = await this.redis.petrelCreateDomain(
-      this.keys.domain(teamId, id),
-      this.keys.domains(teamId),
-      this.keys.domainNames(teamId),
-      this.keys.events(teamId),
+      ...this.domainKeys(teamId, id),
       id,
       domain.name,
       nowMs,
@@ -215,10 +212,7 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
       const current = toDomain(raw);
       const nowMs = this.clock.now();
       const res = await this.redis.petrelDeleteDomain(
-        this.keys.domain(teamId, id),
-        this.keys.domains(teamId),
-        this.keys.domainNames(teamId),
-        this.keys.events(teamId),
+        ...this.domainKeys(teamId, id),
         id,
         current.name,
         raw.rev ?? '0',
@@ -312,6 +306,12 @@ export class DomainsStore extends TeamStore implements DomainsPort, SendingDomai
         return [{ selector: k.selector, algorithm: k.algorithm, privateKeyPem }];
       }),
     };
+  }
+
+  /** The keys of a domain's create and delete scripts: its record, the listing, the names, the events. */
+  private domainKeys(teamId: string, id: string): [string, string, string, string] {
+    const k = this.keys;
+    return [k.domain(teamId, id), k.domains(teamId), k.domainNames(teamId), k.events(teamId)];
   }
 
   private async requireCipher(): Promise<DomainKeyCipher> {

@@ -77,6 +77,12 @@ const MAX_ACTIVITY = 200;
 type StoredThread = InboxThreadRecord & { rev: string };
 
 export class InboxesStore extends TeamStore implements InboxesPort {
+  /** The keys of an inbox's create and delete scripts: its record, the listing, the addresses, the events. */
+  private inboxKeys(teamId: string, inboxId: string): [string, string, string, string] {
+    const k = this.keys;
+    return [k.inbox(teamId, inboxId), k.inboxes(teamId), k.inboxAddresses(teamId), k.events(teamId)];
+  }
+
   private part(teamId: string, inboxId: string, part: string): string {
     return this.keys.inboxPart(teamId, inboxId, part);
   }
@@ -100,10 +106,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     // whose inbox was never written is ignored on read, a missing one would lose its mail
     if (inbox.domain_id !== '') await this.redis.hset(this.keys.inboxRoutes(), inbox.email_address, teamId);
     const res = await this.redis.petrelCreateInbox(
-      this.keys.inbox(teamId, inbox.id),
-      this.keys.inboxes(teamId),
-      this.keys.inboxAddresses(teamId),
-      this.keys.events(teamId),
+      ...this.inboxKeys(teamId, inbox.id),
       inbox.id,
       nowMs,
       inbox.email_address,
@@ -192,10 +195,7 @@ export class InboxesStore extends TeamStore implements InboxesPort {
     const current = await this.find(teamId, inboxId);
     if (!current) return null;
     const res = await this.redis.petrelDeleteInbox(
-      this.keys.inbox(teamId, current.id),
-      this.keys.inboxes(teamId),
-      this.keys.inboxAddresses(teamId),
-      this.keys.events(teamId),
+      ...this.inboxKeys(teamId, current.id),
       current.id,
       current.email_address,
       EVENTS_STREAM_MAXLEN,
