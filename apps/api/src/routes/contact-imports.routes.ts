@@ -60,7 +60,7 @@ function contactImportToWire(r: ContactImportRecord): Record<string, unknown> {
 /** The contact-import routes (full access; the app's access check applies). */
 export function contactImportsRoutes(deps: ContactImportsRouteDeps): RouteSpec[] {
   const { store } = deps;
-  const ports = { references: store, intake: store, queue: deps.queue };
+  const ports = { references: store, intake: store, queue: deps.queue, clock: Date };
   const form: UploadOptions = {
     field: 'file',
     what: 'the CSV',

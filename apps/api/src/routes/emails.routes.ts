@@ -38,7 +38,7 @@ export interface EmailsRouteDeps {
 const SEND_PATHS: Record<Endpoint, string> = { single: '/emails', batch: '/emails/batch' };
 
 export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
-  const scheduled: DeleteEmailPorts = { emails: deps.emails, jobs: deps.queues };
+  const scheduled: DeleteEmailPorts = { emails: deps.emails, jobs: deps.queues, clock: Date };
   // the sending series from start-up: accepted emails per endpoint, and the sends' request
   // durations at the status a successful send answers (200, as Resend's API)
   const endpoints = allOf<Endpoint>({ single: true, batch: true });
@@ -109,7 +109,6 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
         teamId: res.locals.auth.teamId,
         emailId: pathParam(req, 'id'),
         scheduledAt: body.scheduled_at,
-        now: new Date(),
       },
       scheduled,
     );
@@ -118,14 +117,14 @@ export function emailsRoutes(deps: EmailsRouteDeps): RouteSpec[] {
 
   const cancel: RequestHandler = async (req, res) => {
     const { id } = await cancelEmail(
-      { teamId: res.locals.auth.teamId, emailId: pathParam(req, 'id'), now: new Date() },
+      { teamId: res.locals.auth.teamId, emailId: pathParam(req, 'id') },
       scheduled,
     );
     res.json({ object: 'email', id });
   };
 
   const remove: RequestHandler = async (req, res) => {
-    const cmd = { teamId: res.locals.auth.teamId, emailId: pathParam(req, 'id'), now: new Date() };
+    const cmd = { teamId: res.locals.auth.teamId, emailId: pathParam(req, 'id') };
     res.json(await deleteEmail(cmd, scheduled));
   };
 

@@ -77,11 +77,11 @@ export function checkRequest(req: AcceptRequest, now: Date): CheckedRequest {
   }
   const base = { endpoint, mode: req.mode, fingerprintBody: req.body };
   if (endpoint === 'single') {
-    const res = validateEmail(req.body, { now, context: 'single' });
+    const res = validateEmail(req.body, { nowMs: now.getTime(), context: 'single' });
     if (!res.ok) throw validationError(res.message);
     return { ...base, valid: [{ index: 0, email: res.email }], errors: [] };
   }
-  const res = validateBatch(req.body, { mode: req.mode, now });
+  const res = validateBatch(req.body, { mode: req.mode, nowMs: now.getTime() });
   if (res.errors.length > 0 && req.mode === 'strict') throw validationError(res.errors[0]!.message);
   return { ...base, valid: res.accepted, errors: res.errors };
 }

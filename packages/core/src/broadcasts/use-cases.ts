@@ -125,7 +125,7 @@ async function existingTopic(
 /** When the broadcast is due: `scheduled_at` resolved against now, or now. */
 function dueMs(scheduledAt: string | null | undefined, nowMs: number): number {
   if (scheduledAt === undefined || scheduledAt === null) return nowMs;
-  const parsed = parseScheduledAt(scheduledAt, new Date(nowMs));
+  const parsed = parseScheduledAt(scheduledAt, nowMs);
   if (!parsed.ok) throw validationError(fieldMessage(['scheduled_at'], parsed.message));
   return Date.parse(parsed.iso);
 }

@@ -3,10 +3,10 @@ import { memoryScheduledEmailPorts } from '@petrel/testing';
 import { cancelEmail } from './cancel-email.js';
 
 const now = new Date('2026-11-21T10:00:00.000Z');
-const cmd = (emailId = 'e1', teamId = 'team') => ({ teamId, emailId, now });
+const cmd = (emailId = 'e1', teamId = 'team') => ({ teamId, emailId });
 
 function setup(status: 'scheduled' | 'delivered' = 'scheduled') {
-  const ports = memoryScheduledEmailPorts();
+  const ports = memoryScheduledEmailPorts({ now: () => now.getTime() });
   ports.emails.add('team', 'e1', status);
   ports.jobs.add('send', 'e1', 60_000);
   return ports;

@@ -11,20 +11,20 @@ import type { ScheduledEmailPorts } from './ports.js';
 export interface CancelEmailCommand {
   teamId: string;
   emailId: string;
-  now: Date;
 }
 
 export async function cancelEmail(
   cmd: CancelEmailCommand,
   ports: ScheduledEmailPorts,
 ): Promise<{ id: string }> {
-  const { teamId, emailId, now } = cmd;
+  const { teamId, emailId } = cmd;
+  const nowMs = ports.clock.now();
   const rec = await ports.emails.get(teamId, emailId);
   if (!rec) throw notFound('Email');
   const outcome = await ports.emails.cancelScheduled(teamId, emailId, {
-    id: newEmailId(now.getTime()),
+    id: newEmailId(nowMs),
     type: 'email.canceled',
-    created_at: now.toISOString(),
+    created_at: new Date(nowMs).toISOString(),
     teamId,
     data: { email_id: emailId },
   });

@@ -4,10 +4,10 @@ import { memoryScheduledEmailPorts } from '@petrel/testing';
 import { deleteEmail } from './delete-email.js';
 
 const now = new Date('2026-11-27T10:00:00.000Z');
-const cmd = (emailId = 'e1', teamId = 'team') => ({ teamId, emailId, now });
+const cmd = (emailId = 'e1', teamId = 'team') => ({ teamId, emailId });
 
 function setup(status: EmailStatus) {
-  const ports = memoryScheduledEmailPorts();
+  const ports = memoryScheduledEmailPorts({ now: () => now.getTime() });
   ports.emails.add('team', 'e1', status);
   if (status === 'scheduled') ports.jobs.add('send', 'e1', 60_000);
   return ports;

@@ -28,7 +28,6 @@ export interface DeleteEmailPorts extends ScheduledEmailPorts {
 export interface DeleteEmailCommand {
   teamId: string;
   emailId: string;
-  now: Date;
 }
 
 /** Resend's answer to a deletion, as for its other resources. */

@@ -3,6 +3,7 @@
  * satisfy them; packages/testing has in-memory versions.
  */
 import type { EmailEvent, EmailStatus, SendLane } from '@petrel/contracts';
+import type { Clock } from '../kernel/clock.js';
 
 /** The send lane an email's job lives on (transactional or broadcast), as contracts defines it. */
 export type { SendLane };
@@ -44,4 +45,6 @@ export interface SendJobsPort {
 export interface ScheduledEmailPorts {
   emails: EmailRecordsPort;
   jobs: SendJobsPort;
+  /** The instant of the change: the event's time and id, and the base of `scheduled_at`. */
+  clock: Pick<Clock, 'now'>;
 }

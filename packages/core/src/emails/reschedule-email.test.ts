@@ -6,13 +6,13 @@ const now = new Date('2026-11-21T10:00:00.000Z');
 const inTwoHours = new Date(now.getTime() + 2 * 3_600_000).toISOString();
 
 function setup(status: 'scheduled' | 'sent' = 'scheduled') {
-  const ports = memoryScheduledEmailPorts();
+  const ports = memoryScheduledEmailPorts({ now: () => now.getTime() });
   ports.emails.add('team', 'e1', status, 'broadcast');
   if (status === 'scheduled') ports.jobs.add('broadcast', 'e1', 3_600_000);
   return ports;
 }
 
-const cmd = (scheduledAt: string, emailId = 'e1') => ({ teamId: 'team', emailId, scheduledAt, now });
+const cmd = (scheduledAt: string, emailId = 'e1') => ({ teamId: 'team', emailId, scheduledAt });
 
 describe('rescheduleEmail', () => {
   it('moves the job on its lane, then the record, then records email.rescheduled', async () => {

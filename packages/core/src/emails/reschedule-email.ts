@@ -14,28 +14,28 @@ export interface RescheduleEmailCommand {
   emailId: string;
   /** ISO 8601 or natural language, as the client sent it. */
   scheduledAt: string;
-  now: Date;
 }
 
 export async function rescheduleEmail(
   cmd: RescheduleEmailCommand,
   ports: ScheduledEmailPorts,
 ): Promise<{ id: string; scheduledAt: string }> {
-  const { teamId, now } = cmd;
-  const when = parseScheduledAt(cmd.scheduledAt, now);
+  const { teamId } = cmd;
+  const nowMs = ports.clock.now();
+  const when = parseScheduledAt(cmd.scheduledAt, nowMs);
   if (!when.ok) throw validationError(`scheduled_at: ${when.message}`);
   const rec = await ports.emails.get(teamId, cmd.emailId);
   if (!rec) throw notFound('Email');
   if (!guardAllows(EMAIL_MACHINE.guards.reschedulable, rec.status)) {
     throw validationError(`Only scheduled emails can be rescheduled; this email is ${rec.status}`);
   }
-  const moved = await ports.jobs.reschedule(rec.lane, rec.id, Date.parse(when.iso) - now.getTime());
+  const moved = await ports.jobs.reschedule(rec.lane, rec.id, Date.parse(when.iso) - nowMs);
   if (!moved) throw validationError('This email is no longer scheduled');
   await ports.emails.setFields(teamId, rec.id, { scheduled_at: when.iso });
   await ports.emails.recordEvent(teamId, rec.id, 'scheduled', {
-    id: newEmailId(now.getTime()),
+    id: newEmailId(nowMs),
     type: 'email.rescheduled',
-    created_at: now.toISOString(),
+    created_at: new Date(nowMs).toISOString(),
     teamId,
     data: { email_id: rec.id, scheduled_at: when.iso },
   });

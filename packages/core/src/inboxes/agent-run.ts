@@ -274,7 +274,6 @@ export function inboxAgentMail(ports: { drafts?: DraftPorts; send?: InboxSendPor
             inbox,
             idempotencyKey: cmd.key,
             source: 'agent',
-            now: new Date(send.clock.now()),
             threadId: cmd.threadId,
             emailId: cmd.emailId,
             input: { to: [...cmd.to], ...(cmd.note !== null && { text: cmd.note }) },

@@ -78,7 +78,6 @@ interface SendCommon {
   idempotencyKey: string | undefined;
   scope?: SenderScope;
   source: InboxEventSource;
-  now: Date;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -287,7 +286,7 @@ async function sendAndFile(
       body,
       mode: 'strict',
       idempotencyKey: cmd.idempotencyKey,
-      clock: { now: () => cmd.now.getTime() },
+      clock: ports.clock,
       ...(cmd.scope && { scope: cmd.scope }),
     },
     ports.accept,
@@ -323,7 +322,7 @@ async function sendAndFile(
         size: a.content ? base64DecodedLength(a.content) : null,
       })),
       read: true,
-      received_at: cmd.now.toISOString(),
+      received_at: new Date(ports.clock.now()).toISOString(),
     },
     messageId,
     // a later reply that lost its references finds the thread by subject and our correspondent

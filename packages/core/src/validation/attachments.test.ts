@@ -3,11 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { base64DecodedLength } from './attachments.js';
 import { validateEmail } from './validate-email.js';
 
-const now = new Date('2026-11-21T10:00:00.000Z');
+const nowMs = Date.parse('2026-11-21T10:00:00.000Z');
 const send = (attachments: unknown) =>
   validateEmail(
     { from: 'a@example.com', to: 'b@example.com', subject: 'S', html: '<p>x</p>', attachments },
-    { now, context: 'single' },
+    { nowMs, context: 'single' },
   );
 
 function readAttachments(value: unknown) {

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { parseScheduledAt } from './scheduled-at.js';
 
-const now = new Date('2026-11-21T10:30:00.000Z');
+const nowMs = Date.parse('2026-11-21T10:30:00.000Z');
 const iso = (input: string) => {
-  const r = parseScheduledAt(input, now);
+  const r = parseScheduledAt(input, nowMs);
   if (!r.ok) throw new Error(`expected ${JSON.stringify(input)} to parse: ${r.message}`);
   return r.iso;
 };
 const message = (input: string) => {
-  const r = parseScheduledAt(input, now);
+  const r = parseScheduledAt(input, nowMs);
   if (r.ok) throw new Error(`expected ${JSON.stringify(input)} to be refused, got ${r.iso}`);
   return r.message;
 };

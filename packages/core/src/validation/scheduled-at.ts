@@ -16,19 +16,18 @@ const ISO =
   /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)?$/;
 
 /**
- * Resolves `input` against `now`. `message` is the rule broken, without a field path
+ * Resolves `input` against `nowMs` (the request's instant, epoch ms). `message` is the rule broken, without a field path
  * (the caller prefixes `scheduled_at: `). Never throws.
  */
-export function parseScheduledAt(input: string, now: Date): ParsedScheduledAt {
+export function parseScheduledAt(input: string, nowMs: number): ParsedScheduledAt {
   if (typeof input !== 'string') return { ok: false, message: MSG.string };
   const text = input.trim();
   if (text === '') return { ok: false, message: MSG.nonEmpty };
   if (text.length > VALIDATION_RULES.scheduledAtInputMaxLength) {
     return { ok: false, message: MSG.scheduledAtTooLong };
   }
-  const at = LOOKS_ISO.test(text) ? parseIso(text) : parseNatural(text, now);
+  const at = LOOKS_ISO.test(text) ? parseIso(text) : parseNatural(text, nowMs);
   if (at === undefined) return { ok: false, message: MSG.scheduledAtFormat };
-  const nowMs = now.getTime();
   if (at < nowMs - VALIDATION_RULES.scheduleSkewMs) return { ok: false, message: MSG.scheduledAtPast };
   if (at > nowMs + LIMITS.scheduleAheadMs) return { ok: false, message: MSG.scheduledAtTooFar };
   return { ok: true, iso: new Date(at).toISOString() };
@@ -63,8 +62,8 @@ function daysInMonth(year: number, month: number): number {
 }
 
 /** chrono-node, accepted only when one expression covers the whole text. */
-function parseNatural(text: string, now: Date): number | undefined {
-  const results = chrono.parse(text, { instant: now, timezone: 'UTC' }, { forwardDate: true });
+function parseNatural(text: string, nowMs: number): number | undefined {
+  const results = chrono.parse(text, { instant: new Date(nowMs), timezone: 'UTC' }, { forwardDate: true });
   const only = results.length === 1 ? results[0] : undefined;
   if (only === undefined || only.index !== 0 || only.text.length !== text.length) return undefined;
   const at = only.start.date().getTime();

@@ -17,7 +17,8 @@ const batchShape = z
 export interface ValidateBatchOptions {
   /** From the `x-batch-validation` header; strict when absent. */
   mode: BatchValidationMode;
-  now: Date;
+  /** The request's instant (epoch ms). */
+  nowMs: number;
 }
 
 export interface ValidatedBatch {
@@ -41,7 +42,7 @@ export function validateBatch(body: unknown, opts: ValidateBatchOptions): Valida
   const accepted: ValidatedBatch['accepted'] = [];
   const errors: BatchItemError[] = [];
   for (let index = 0; index < emails.length; index++) {
-    const result = validateEmail(emails[index], { now: opts.now, context: 'batch', index });
+    const result = validateEmail(emails[index], { nowMs: opts.nowMs, context: 'batch', index });
     if (result.ok) {
       accepted.push({ index, email: result.email });
     } else if (opts.mode === 'strict') {

@@ -2,9 +2,9 @@ import { LIMITS } from '@petrel/contracts';
 import { describe, expect, it } from 'vitest';
 import { validateEmail, type ValidateEmailOptions } from './validate-email.js';
 
-const now = new Date('2026-11-21T10:00:00.000Z');
-const single: ValidateEmailOptions = { now, context: 'single' };
-const batch3: ValidateEmailOptions = { now, context: 'batch', index: 3 };
+const nowMs = Date.parse('2026-11-21T10:00:00.000Z');
+const single: ValidateEmailOptions = { nowMs, context: 'single' };
+const batch3: ValidateEmailOptions = { nowMs, context: 'batch', index: 3 };
 
 const base = (): Record<string, unknown> => ({
   from: 'Acme <hello@acme.example>',
@@ -352,7 +352,7 @@ describe('validateEmail: template', () => {
   it.each([{ html: '<p>x</p>' }, { text: 'x' }, { text: '' }, { react: { type: 'div' } }, { react: null }])(
     'refuses template combined with %j (template message wins over react)',
     (extra) => {
-      expect(refuse(tpl({ id: 'welcome' }, extra), { now, context: 'batch', index: 1 })).toBe(
+      expect(refuse(tpl({ id: 'welcome' }, extra), { nowMs, context: 'batch', index: 1 })).toBe(
         'emails[1].template: cannot be combined with html, text or react',
       );
     },

@@ -30,8 +30,8 @@ import { parseScheduledAt } from './scheduled-at.js';
 import { templateRef } from './template-ref.js';
 
 export interface ValidateEmailOptions {
-  /** The request's clock; `scheduled_at` is resolved against it. */
-  now: Date;
+  /** The request's instant (epoch ms); `scheduled_at` is resolved against it. */
+  nowMs: number;
   /** `batch` refuses attachments and scheduled_at and prefixes messages with `emails[index].`. */
   context: 'single' | 'batch';
   /** Position in the batch array (batch context only). */
@@ -167,7 +167,7 @@ export function validateEmail(body: unknown, opts: ValidateEmailOptions): Valida
   }
   if (given(p.topic_id)) email.topic_id = p.topic_id!;
   if (given(p.scheduled_at)) {
-    const parsed = parseScheduledAt(p.scheduled_at!, opts.now);
+    const parsed = parseScheduledAt(p.scheduled_at!, opts.nowMs);
     if (!parsed.ok) return { ok: false, message: fieldMessage([...prefix, 'scheduled_at'], parsed.message) };
     email.scheduled_at = parsed.iso;
   }

@@ -102,10 +102,10 @@ export class MemorySendJobs implements SendJobsPort {
   }
 }
 
-/** Both ports of the scheduled-email use-cases, plus handles on them for assertions. */
-export function memoryScheduledEmailPorts(): ScheduledEmailPorts & {
+/** The ports of the scheduled-email use-cases (at `clock`), plus handles on them for assertions. */
+export function memoryScheduledEmailPorts(clock: ScheduledEmailPorts['clock']): ScheduledEmailPorts & {
   emails: MemoryEmailRecords;
   jobs: MemorySendJobs;
 } {
-  return { emails: new MemoryEmailRecords(), jobs: new MemorySendJobs() };
+  return { emails: new MemoryEmailRecords(), jobs: new MemorySendJobs(), clock };
 }

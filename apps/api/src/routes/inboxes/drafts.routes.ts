@@ -73,7 +73,6 @@ export function inboxDraftsRoutes(deps: InboxDraftsDeps): RouteSpec[] {
     // a sending key restricted to a domain sends from it only (the sending-domain stage)
     ...(res.locals.auth.domainId !== undefined && { scope: { domainId: res.locals.auth.domainId } }),
     source: 'api' as const,
-    now: new Date(),
   });
   const answer = (res: Response, r: { status: number; body: string }) =>
     res.status(r.status).type('application/json').send(r.body);

@@ -4,6 +4,8 @@ import { MemoryContactImports, MemoryImportQueue, MemoryImportReferences } from 
 import { createContactImport, readHeader } from './create-contact-import.js';
 
 const TEAM = 'team-1';
+const NOW = Date.parse('2026-01-02T03:04:05.000Z');
+const CSV = 'Email,First Name,Plan\na@x.test,A,pro\n';
 const enc = new TextEncoder();
 
 function setup() {
@@ -13,10 +15,20 @@ function setup() {
   references.topics.add('top-1');
   references.properties.set('plan', 'string');
   const queue = new MemoryImportQueue();
-  return { intake, references, queue, ports: { intake, references, queue } };
+  const clock = { now: () => NOW };
+  return { intake, references, queue, ports: { intake, references, queue, clock } };
 }
 
 const head = (text: string, complete = true) => ({ bytes: enc.encode(text), complete });
+
+/** The command for an upload whose whole file is `csv`. */
+const command = (importId: string, fields: Record<string, string>, csv: string) => ({
+  teamId: TEAM,
+  importId,
+  fields,
+  head: head(csv),
+  bytes: enc.encode(csv).length,
+});
 
 async function refused(promise: Promise<unknown>): Promise<string> {
   const err = await promise.then(
@@ -46,21 +58,18 @@ describe('readHeader', () => {
 describe('createContactImport', () => {
   it('creates a queued import with the resolved column map, then queues its job', async () => {
     const { intake, queue, ports } = setup();
-    intake.upload(TEAM, 'imp-1', 'Email,First Name,Plan\na@x.test,A,pro\n');
+    intake.upload(TEAM, 'imp-1', CSV);
     const res = await createContactImport(
-      {
-        teamId: TEAM,
-        importId: 'imp-1',
-        fields: {
+      command(
+        'imp-1',
+        {
           column_map: JSON.stringify({ first_name: 'First Name', properties: { plan: { column: 'Plan' } } }),
           segments: '[{"id":"seg-1"}]',
           topics: '[{"id":"top-1","subscription":"opt_out"}]',
           on_conflict: 'upsert',
         },
-        head: head('Email,First Name,Plan\na@x.test,A,pro\n'),
-        bytes: 34,
-        now: new Date('2026-01-02T03:04:05.000Z'),
-      },
+        CSV,
+      ),
       ports,
     ).catch((e: unknown) => e);
     // `email` was not named, so the map reads the "email" column — which this header spells "Email"
@@ -68,26 +77,17 @@ describe('createContactImport', () => {
     expect(intake.files.size).toBe(0); // refused: the upload is deleted
     expect(queue.jobs).toEqual([]);
 
-    intake.upload(TEAM, 'imp-2', 'Email,First Name,Plan\na@x.test,A,pro\n');
-    const ok = await createContactImport(
-      {
-        teamId: TEAM,
-        importId: 'imp-2',
-        fields: {
-          column_map: JSON.stringify({ email: 'Email', properties: { plan: { column: 'Plan' } } }),
-          segments: '[{"id":"seg-1"}]',
-        },
-        head: head('Email,First Name,Plan\na@x.test,A,pro\n'),
-        bytes: 34,
-        now: new Date('2026-01-02T03:04:05.000Z'),
-      },
-      ports,
-    );
+    intake.upload(TEAM, 'imp-2', CSV);
+    const fields = {
+      column_map: JSON.stringify({ email: 'Email', properties: { plan: { column: 'Plan' } } }),
+      segments: '[{"id":"seg-1"}]',
+    };
+    const ok = await createContactImport(command('imp-2', fields, CSV), ports);
     expect(ok).toEqual({ id: 'imp-2' });
     expect(intake.get(TEAM, 'imp-2')).toMatchObject({
       status: 'queued',
       created_at: '2026-01-02T03:04:05.000Z',
-      bytes: 34,
+      bytes: CSV.length,
       options: {
         columnMap: {
           email: 'Email',
@@ -103,10 +103,7 @@ describe('createContactImport', () => {
 
   it('uses the default column names when there is no column map', async () => {
     const { intake, ports } = setup();
-    await createContactImport(
-      { teamId: TEAM, importId: 'imp-1', fields: {}, head: head('EMAIL,last name,other\n'), bytes: 22 },
-      ports,
-    );
+    await createContactImport(command('imp-1', {}, 'EMAIL,last name,other\n'), ports);
     expect(intake.get(TEAM, 'imp-1')!.options.columnMap).toEqual({
       email: 'EMAIL',
       last_name: 'last name',
@@ -119,17 +116,15 @@ describe('createContactImport', () => {
     intake.upload(TEAM, 'imp-1', 'email,plan,x\n');
     const message = await refused(
       createContactImport(
-        {
-          teamId: TEAM,
-          importId: 'imp-1',
-          fields: {
+        command(
+          'imp-1',
+          {
             segments: '[{"id":"seg-1"},{"id":"seg-x"}]',
             topics: '[{"id":"top-x","subscription":"opt_in"}]',
             column_map: '{"properties":{"tier":{"column":"x"}}}',
           },
-          head: head('email,plan,x\n'),
-          bytes: 13,
-        },
+          'email,plan,x\n',
+        ),
         ports,
       ),
     );
@@ -143,18 +138,11 @@ describe('createContactImport', () => {
 
   it('refuses a file without a header row or without an email column', async () => {
     const { ports } = setup();
-    expect(
-      await refused(
-        createContactImport({ teamId: TEAM, importId: 'i', fields: {}, head: head(''), bytes: 0 }, ports),
-      ),
-    ).toBe('file: is empty: a CSV with a header row is expected');
-    expect(
-      await refused(
-        createContactImport(
-          { teamId: TEAM, importId: 'i', fields: {}, head: head('name,city\n'), bytes: 10 },
-          ports,
-        ),
-      ),
-    ).toMatch(/^file: the header row has no "email" column/);
+    expect(await refused(createContactImport(command('i', {}, ''), ports))).toBe(
+      'file: is empty: a CSV with a header row is expected',
+    );
+    expect(await refused(createContactImport(command('i', {}, 'name,city\n'), ports))).toMatch(
+      /^file: the header row has no "email" column/,
+    );
   });
 });

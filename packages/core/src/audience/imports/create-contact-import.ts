@@ -7,6 +7,7 @@
  * import always has its job. A refused one has its chunks deleted.
  */
 import { formatIssues, validationError, type ValidationIssue } from '@petrel/contracts';
+import type { Clock } from '../../kernel/clock.js';
 import { csvRecords } from './csv-records.js';
 import { resolveColumnMap } from './map-row.js';
 import { parseImportOptions } from './options.js';
@@ -21,6 +22,7 @@ export interface CreateContactImportPorts {
   references: ImportReferences;
   intake: ContactImportIntake;
   queue: ContactImportQueuePort;
+  clock: Pick<Clock, 'now'>;
 }
 
 export interface CreateContactImportCommand {
@@ -33,7 +35,6 @@ export interface CreateContactImportCommand {
   head: { bytes: Uint8Array; complete: boolean };
   /** Size of the whole file. */
   bytes: number;
-  now?: Date;
 }
 
 /**
@@ -95,7 +96,7 @@ export async function createContactImport(
     const record: ContactImportRecord = {
       id: importId,
       status: 'queued',
-      created_at: (cmd.now ?? new Date()).toISOString(),
+      created_at: new Date(ports.clock.now()).toISOString(),
       completed_at: null,
       options: { ...options, columnMap: resolved.map },
       bytes: cmd.bytes,
