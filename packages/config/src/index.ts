@@ -14,6 +14,14 @@ export const boolEnv = z
 /** A size in bytes: a positive whole number, `defaultBytes` when unset. */
 const bytesEnv = (defaultBytes: number) => z.coerce.number().int().positive().default(defaultBytes);
 const port = z.coerce.number().int().min(0).max(65_535);
+/** A retry ladder: whole seconds, comma separated (`example` shows one in the error). */
+const secondsLadder = (example: string) =>
+  z
+    .string()
+    .regex(/^\d+(,\d+)*$/, `must be comma-separated whole seconds, e.g. ${example}`)
+    .optional();
+/** A multiplier of waits (1: real time; tests compress time with e.g. 0.001). */
+const timeScale = z.coerce.number().positive().default(1);
 
 /** A node of a Redis Cluster: `host:port`, the host a name, an IPv4 address or a bracketed IPv6 one. */
 const CLUSTER_NODE = String.raw`(?:\[[0-9a-fA-F:.]+\]|[^\s,:@/\[\]]+):\d{1,5}`;
@@ -398,12 +406,9 @@ export const workerEnv = {
    * Backoff ladder for temporary SMTP failures: seconds between attempts, comma separated.
    * Unset: the default ladder, 24 h in total (DEFAULT_RETRY_SCHEDULE_S in packages/core).
    */
-  RETRY_SCHEDULE_S: z
-    .string()
-    .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 60,300,900')
-    .optional(),
+  RETRY_SCHEDULE_S: secondsLadder('60,300,900'),
   /** Multiplier applied to retry delays (tests compress time with e.g. 0.001). */
-  RETRY_TIME_SCALE: z.coerce.number().positive().default(1),
+  RETRY_TIME_SCALE: timeScale,
   /**
    * How long a worker holds a job's lock before it must renew it. A job whose worker died (kill -9,
    * power loss) is taken over by another worker once its lock has expired.
@@ -527,12 +532,9 @@ export const webhookDispatchEnv = {
    * attempt n + 1 (its length is the number of attempts). Unset: Resend's schedule — at once,
    * 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 10 h (DEFAULT_WEBHOOK_RETRY_SCHEDULE_S in packages/core).
    */
-  WEBHOOK_RETRY_SCHEDULE: z
-    .string()
-    .regex(/^\d+(,\d+)*$/, 'must be comma-separated whole seconds, e.g. 0,5,300')
-    .optional(),
+  WEBHOOK_RETRY_SCHEDULE: secondsLadder('0,5,300'),
   /** Multiplier applied to every webhook wait: retries, Retry-After, disable-after, timeout (tests compress time). */
-  WEBHOOK_RETRY_TIME_SCALE: z.coerce.number().positive().default(1),
+  WEBHOOK_RETRY_TIME_SCALE: timeScale,
   /** Deadline of one delivery attempt (ms): DNS, connect, request and response. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).default(15_000),
   /** An endpoint failing without a 2xx for this long is disabled (seconds; default 5 days). */
