@@ -260,7 +260,7 @@ export async function writeCost(ctx, redis, keys, teamId, k) {
     const at = Date.now();
     const hour = statsBucket(keys, teamId, at, DAY);
     const counts = eventCountArgs(keys, teamId, [], hour, DAY);
-    await scripts.petrelRecordEmailEvents(
+    const recordKeys = [
       keys.email(teamId, id),
       keys.emailEvents(teamId, id),
       keys.events(teamId),
@@ -269,6 +269,10 @@ export async function writeCost(ctx, redis, keys, teamId, k) {
       hour.key,
       ...store.search.statusKeys(teamId),
       ...counts.keys,
+    ];
+    await scripts.petrelRecordEmailEvents(
+      recordKeys.length,
+      ...recordKeys,
       EVENTS_STREAM_MAXLEN,
       0,
       'sent',

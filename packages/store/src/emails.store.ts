@@ -23,8 +23,10 @@ import {
   emailStatusRank,
   fromDomain,
   isOncePerEmail,
+  mailboxKey,
   type ContactValues,
   type RecordedEventKind,
+  type RecordedWithEvents,
 } from '@petrel/core';
 import { EmailSearch } from './email-search.js';
 import { statsBucket } from './email-stats.js';
@@ -261,8 +263,9 @@ export class EmailsStore {
     emailId: string,
     items: { status: EmailStatus; event: EmailEvent }[],
     fields: Record<string, string> = {},
+    also: RecordedWithEvents = {},
   ): Promise<'moved' | 'kept' | 'missing'> {
-    const res = await this.runRecordEvents(teamId, emailId, items, fields);
+    const res = await this.runRecordEvents(teamId, emailId, items, fields, also);
     return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
   }
 
@@ -284,6 +287,7 @@ export class EmailsStore {
     emailId: string,
     items: { status: RecordedEventKind; event: EmailEvent }[],
     fields: Record<string, string>,
+    also: RecordedWithEvents = {},
   ): Promise<number> {
     const names = Object.keys(fields);
     const args: (string | number)[] = [EVENTS_STREAM_MAXLEN, names.length];
@@ -306,7 +310,11 @@ export class EmailsStore {
       ),
     );
     args.push(...counts.tail);
-    return this.redis.petrelRecordEmailEvents(
+    // the soft-bounce streaks the outcome ends (core deliver/soft-bounces.ts): KEYS[25..], same slot
+    const streaks = (also.endSoftBounceStreaks ?? []).map((a) =>
+      this.keys.softBounceStreak(teamId, mailboxKey(a)),
+    );
+    const keys = [
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
       this.keys.events(teamId),
@@ -315,8 +323,9 @@ export class EmailsStore {
       stats.key,
       ...this.search.statusKeys(teamId),
       ...counts.keys,
-      ...args,
-    );
+      ...streaks,
+    ];
+    return this.redis.petrelRecordEmailEvents(keys.length, ...keys, ...args);
   }
 
   /** Set plain fields (no event), e.g. a new scheduled_at. Returns false if the email is gone. */

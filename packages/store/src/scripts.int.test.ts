@@ -36,6 +36,7 @@ describe('the script registry', () => {
     await expect(redis.petrelSetFieldsIfExists(record, 'a', '1')).resolves.toBe(0); // one key: fine
     await expect(
       redis.petrelRecordEmailEvents(
+        5,
         record,
         fx.keys.emailEvents('t', 'e1'),
         global,

@@ -79,14 +79,7 @@ export interface StoreCommands
   petrelCompleteIdempotencyKey(key: string, ...argv: Arg[]): Promise<number>;
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;
   petrelAcceptEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
-  petrelRecordEmailEvents(
-    record: string,
-    timeline: string,
-    stream: string,
-    unfinishedSend: string,
-    unfinishedBroadcast: string,
-    ...argv: Arg[]
-  ): Promise<number>;
+  petrelRecordEmailEvents(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
   petrelCreateBroadcastEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
   petrelDeleteEmail(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
   petrelSegmentMembersAfter(members: string, score: Arg, id: string, limit: number): Promise<string[]>;

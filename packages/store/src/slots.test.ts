@@ -44,6 +44,7 @@ describe('the registry call path and the batch helpers', () => {
   it('a script called with keys of two teams is refused before it is sent', async () => {
     await expect(
       redis.petrelRecordEmailEvents(
+        5,
         keys.email('a', '1'),
         keys.emailEvents('a', '1'),
         keys.events('b'),

@@ -12,8 +12,8 @@
  * ladder is spent, or a recipient refused with a 4xx while the message went to the others (it is
  * not sent again for that one recipient, so the 4xx is final). N such emails in a row spread over
  * at least M days suppress the address; one day of a provider's trouble never does. An email
- * delivered to the address ends its streak. The counting is the store's (one atomic script per
- * address); the decision is {@link softBounceSuppresses}.
+ * delivered to the address ends its streak, in the same write that records the delivery. The
+ * counting is the store's (one atomic script per address); the decision is {@link softBounceSuppresses}.
  */
 
 import type { SendResult } from './ports.js';
@@ -82,7 +82,9 @@ export function softBounceFacts(
     return { softBounced: [...recipients], delivered: [] };
   }
   if (outcome.kind !== 'delivered' || result.kind !== 'sent') return { softBounced: [], delivered: [] };
-  const refused = new Map((result.rejected ?? []).map((r) => [mailboxKey(r.address), r]));
+  // the common case, every recipient took it: no refusal to look up
+  if (!result.rejected?.length) return { softBounced: [], delivered: [...recipients] };
+  const refused = new Map(result.rejected.map((r) => [mailboxKey(r.address), r]));
   const softBounced: string[] = [];
   const delivered: string[] = [];
   for (const address of recipients) {
@@ -92,6 +94,21 @@ export function softBounceFacts(
     else if (!refusal.permanent && !refusal.deferred) softBounced.push(address);
   }
   return { softBounced, delivered };
+}
+
+/**
+ * The addresses whose streak the attempt's outcome ends (the recipients it reached), none when
+ * the rule is off. Record-and-publish writes their end together with the outcome's events
+ * (`RecordedWithEvents`): a delivery, the common outcome, then costs no write of its own.
+ */
+export function softBounceStreaksEnded(
+  settings: SoftBounceSettings | undefined,
+  outcome: { kind: string; bounce?: 'Permanent' | 'Temporary' },
+  result: SendResult,
+  recipients: readonly string[],
+): string[] {
+  if (!settings || settings.emails <= 0 || outcome.kind !== 'delivered') return [];
+  return softBounceFacts(outcome, result, recipients).delivered;
 }
 
 /** Where the streaks are kept (the store: one key per address, in the team's slot). */
@@ -108,6 +125,9 @@ export interface SoftBounceStreaks {
     nowMs: number,
     ttlMs: number,
   ): Promise<SoftBounceStreak>;
-  /** Ends the streaks of these addresses (delivered to, or suppressed now). */
+  /**
+   * Ends the streaks of these addresses (suppressed now; a delivery's end rides with its
+   * recorded events instead, {@link softBounceStreaksEnded}).
+   */
   reset(teamId: string, addresses: readonly string[]): Promise<void>;
 }

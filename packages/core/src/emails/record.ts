@@ -37,16 +37,26 @@ export interface StatusEvent {
 }
 
 /**
+ * What else an attempt's outcome changes, written in the same atomic step as its events (the
+ * team's slot, one round trip): a delivery's per-email work stays one write.
+ */
+export interface RecordedWithEvents {
+  /** Addresses whose soft-bounce streak the outcome ends (deliver/soft-bounces.ts). */
+  endSoftBounceStreaks?: readonly string[];
+}
+
+/**
  * Writes to an email record. Appending an event also publishes it for the webhook dispatcher,
  * and moves the status only forward (a late write never undoes a later state).
  */
 export interface EmailRecordWriter {
-  /** Append `items` in order and set `fields`. */
+  /** Append `items` in order, set `fields`, and carry out `also` with them. */
   recordEvents(
     teamId: string,
     emailId: string,
     items: StatusEvent[],
     fields?: Record<string, string>,
+    also?: RecordedWithEvents,
   ): Promise<unknown>;
   /** Set plain fields, no event. */
   setFields(teamId: string, emailId: string, fields: Record<string, string>): Promise<unknown>;

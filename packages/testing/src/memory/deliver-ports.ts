@@ -20,8 +20,10 @@ import type {
   MessageSender,
   MessageToBuild,
   OutgoingEmail,
+  RecordedWithEvents,
   RejectedRecipient,
   SendResult,
+  SoftBounceStreaks,
   StatusEvent,
   TemplateVersions,
   BroadcastPaused,
@@ -73,10 +75,15 @@ interface StoredEmail {
   timeline: EmailEvent[];
 }
 
-/** Email records in a Map; `published` is what the Redis store would add to the events stream. */
+/**
+ * Email records in a Map; `published` is what the Redis store would add to the events stream.
+ * `streaks`: where the soft-bounce streaks a recorded outcome ends are kept (the Redis store
+ * deletes them in the script that records the events).
+ */
 export class MemoryDeliveryRecords implements EmailRecordStore {
   readonly published: EmailEvent[] = [];
   private readonly emails = new Map<string, StoredEmail>();
+  streaks: Pick<SoftBounceStreaks, 'reset'> | undefined;
 
   put(record: EmailToDeliver, attachments: AttachmentInput[] = []): this {
     this.emails.set(`${record.teamId}:${record.id}`, { record, attachments, fields: {}, timeline: [] });
@@ -106,7 +113,9 @@ export class MemoryDeliveryRecords implements EmailRecordStore {
     emailId: string,
     items: StatusEvent[],
     fields: Record<string, string> = {},
+    also: RecordedWithEvents = {},
   ): Promise<'moved' | 'kept' | 'missing'> {
+    if (also.endSoftBounceStreaks?.length) await this.streaks?.reset(teamId, also.endSoftBounceStreaks);
     const e = this.emails.get(`${teamId}:${emailId}`);
     if (!e) return 'missing';
     this.setOn(e, fields);

@@ -18,6 +18,7 @@ import {
   thresholdsInForce,
 } from '../../broadcasts/protection.js';
 import { decideAttempt } from '../attempt-decision.js';
+import { softBounceStreaksEnded } from '../soft-bounces.js';
 import { emailEvent } from '../../emails/email-event.js';
 import type { SendResult } from '../ports.js';
 import type { DeliverStage } from '../stage.js';
@@ -59,7 +60,15 @@ export const recordAndPublish: DeliverStage<'result' | 'recipients'> = {
         status: e.status,
         event: emailEvent(e.type, job.teamId, email, e.data, deps),
       }));
-      await deps.outcomes.recordEvents(job.teamId, email.id, items, fields);
+      // a delivery ends its recipients' soft-bounce streaks in this same write (one round trip)
+      const ended = softBounceStreaksEnded(
+        deps.softBounces?.settings,
+        decision.outcome,
+        ctx.result,
+        ctx.recipients,
+      );
+      const also = ended.length > 0 ? { endSoftBounceStreaks: ended } : undefined;
+      await deps.outcomes.recordEvents(job.teamId, email.id, items, fields, also);
     }
     for (const address of hardBounced(ctx.result, ctx.recipients)) {
       try {

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { emailToDeliver, memoryDeliverDeps, MemorySoftBounceStreaks } from '@petrel/testing';
 import { DELIVERY_STAGES, deliverEmail } from '../deliver-email.js';
 import type { SendResult } from '../ports.js';
+import type { DeliverDeps } from '../stage.js';
 
 const TEAM = 'team-1';
 const DAY = 86_400_000;
@@ -15,7 +16,12 @@ const soft: SendResult = {
 function setup(settings = { emails: 3, days: 2 }) {
   const deps = memoryDeliverDeps({ retries: 2 });
   const streaks = new MemorySoftBounceStreaks();
-  return { deps: { ...deps, softBounces: { settings, streaks } }, memory: deps };
+  deps.outcomes.streaks = streaks;
+  const withRule: DeliverDeps & { softBounces: NonNullable<DeliverDeps['softBounces']> } = {
+    ...deps,
+    softBounces: { settings, streaks },
+  };
+  return { deps: withRule, memory: deps };
 }
 
 let n = 0;
@@ -60,6 +66,35 @@ describe('the soft-bounces stage', () => {
     await sendOnce(ctx, ['flaky@x.test']);
     await sendOnce(ctx, ['flaky@x.test']);
     expect(suppressed(ctx)).toEqual([]);
+  });
+
+  it("a delivery ends its recipients' streaks in the outcome's own write, not with a write of its own", async () => {
+    const ctx = setup({ emails: 2, days: 0 });
+    const resets: string[][] = [];
+    const { streaks } = ctx.deps.softBounces;
+    ctx.deps.softBounces.streaks = {
+      record: (...args) => streaks.record(...args),
+      reset: async (_team, addresses) => void resets.push([...addresses]),
+    };
+    const recorded: unknown[] = [];
+    const records = ctx.memory.outcomes;
+    ctx.deps.outcomes = {
+      setFields: (...args) => records.setFields(...args),
+      recordEvents: (team, id, items, fields, also) => {
+        recorded.push(also);
+        return records.recordEvents(team, id, items, fields, also);
+      },
+    };
+    ctx.memory.smtp
+      .answer(soft, { kind: 'sent', code: 250, response: '250 ok' }, soft)
+      .refuse({ address: 'gone@x.test', code: 550, permanent: true, detail: '550 no such user' });
+    await sendOnce(ctx, ['flaky@x.test']);
+    expect(await sendOnce(ctx, ['flaky@x.test', 'ok@x.test', 'gone@x.test'])).toEqual({ kind: 'delivered' });
+    await sendOnce(ctx, ['flaky@x.test']);
+    // the bounces' writes name nothing; the delivery's names the two recipients the message reached
+    expect(recorded).toEqual([undefined, { endSoftBounceStreaks: ['flaky@x.test', 'ok@x.test'] }, undefined]);
+    expect(resets).toEqual([]);
+    expect(suppressed(ctx)).toEqual([{ email: 'gone@x.test', origin: 'bounce', source_id: `em-${n - 1}` }]);
   });
 
   it('a 4xx for one recipient while the others got it is final: it counts', async () => {

@@ -2,9 +2,11 @@
  * soft-bounces: after the outcome is recorded, the recipients' soft-bounce streaks
  * (soft-bounces.ts). A final soft bounce extends the address's streak, and a streak long enough
  * (SOFT_BOUNCE_SUPPRESS_EMAILS emails over SOFT_BOUNCE_SUPPRESS_DAYS days) puts the address on the
- * team's suppression list with origin `bounce`; a delivery ends the streak. Like the hard-bounce
- * suppression before it, none of this may fail the job: the outcome stands (a retry would find
- * the email terminal, or send it again), so a failed write is reported and dropped.
+ * team's suppression list with origin `bounce`; a delivery ends the streak (written with the
+ * delivery's events by record-and-publish, so a delivered email costs this stage nothing). Like
+ * the hard-bounce suppression before it, none of this may fail the job: the outcome stands (a
+ * retry would find the email terminal, or send it again), so a failed write is reported and
+ * dropped.
  */
 import { softBounceFacts, softBounceStreakTtlMs, softBounceSuppresses } from '../soft-bounces.js';
 import type { DeliverStage } from '../stage.js';
@@ -15,11 +17,14 @@ export const softBounces: DeliverStage<'outcome' | 'result' | 'recipients'> = {
   async run(ctx, deps) {
     const rule = deps.softBounces;
     if (!rule || rule.settings.emails <= 0) return undefined;
-    const { softBounced, delivered } = softBounceFacts(ctx.outcome, ctx.result, ctx.recipients);
+    // a delivery's streaks ended with its recorded events (record-and-publish): only the final
+    // soft bounces are left to count here
+    const { softBounced } = softBounceFacts(ctx.outcome, ctx.result, ctx.recipients);
+    if (softBounced.length === 0) return undefined;
     const { teamId } = ctx.job;
     const nowMs = deps.clock.now();
     const ttlMs = softBounceStreakTtlMs(rule.settings);
-    const ended = [...delivered];
+    const ended: string[] = [];
     for (const address of softBounced) {
       try {
         const streak = await rule.streaks.record(teamId, address, ctx.email.id, nowMs, ttlMs);

@@ -21,7 +21,11 @@
 -- clicks (written only when the record's broadcast is the one the tail names), KEYS[24] the
 -- broadcast's record, whose protection counters (`p_sent`, `p_hard_bounced`, `p_complained`)
 -- the same events add to (core broadcasts/protection.ts reads them: rates at write time).
+-- KEYS[25..] (the key count is the first argument): the soft-bounce streaks the outcome ends
+-- (core deliver/soft-bounces.ts: a delivery ends its recipients' streaks), deleted here so a
+-- delivered email makes no round trip of its own for them.
 local COUNTED_STATUSES = $[email.counted]
+if #KEYS > 24 then redis.call('DEL', unpack(KEYS, 25)) end
 if redis.call('EXISTS', KEYS[1]) == 0 then return -1 end
 local nf = tonumber(ARGV[2])
 if nf > 0 then redis.call('HSET', KEYS[1], unpack(ARGV, 3, 2 + nf * 2)) end
