@@ -81,8 +81,30 @@ export class AutomationRunsStore extends RetainedTeamStore implements Automation
     };
   }
 
-  private nextPairs(next: readonly { key: string; type: string }[], nowMs: number): string[] {
-    return next.flatMap((n) => [n.key, JSON.stringify(this.record(n.key, n.type, 'pending', nowMs))]);
+  /** The keys of a running step's scripts: the run, its steps, and its automation's active runs. */
+  private runKeys(teamId: string, runId: string, automationId: string): string[] {
+    const k = this.keys;
+    return [
+      k.automationRun(teamId, runId),
+      k.automationRunSteps(teamId, runId),
+      k.automationActiveRuns(teamId, automationId),
+    ];
+  }
+
+  /**
+   * The arguments of a script that ends step `stepKey` (the layout of the `finish-step` include):
+   * the step's record, the time, the run, the retention of a finished run, then how many steps
+   * follow and each one's key and pending record.
+   */
+  private finishArgs(
+    stepKey: string,
+    rec: RunStepState,
+    runId: string,
+    nowMs: number,
+    next: readonly { key: string; type: string }[],
+  ): (string | number)[] {
+    const pairs = next.flatMap((n) => [n.key, JSON.stringify(this.record(n.key, n.type, 'pending', nowMs))]);
+    return [stepKey, JSON.stringify(rec), this.iso(nowMs), runId, this.retentionMs, next.length, ...pairs];
   }
 
   async createRun(teamId: string, run: NewRun, nowMs: number): Promise<boolean> {
@@ -165,16 +187,8 @@ export class AutomationRunsStore extends RetainedTeamStore implements Automation
     const automationId = await this.redis.hget(k.automationRun(teamId, runId), 'automation_id');
     if (!automationId) return { applied: false, runCompleted: false };
     const [applied, completed] = await this.redis.petrelCompleteAutomationStep(
-      k.automationRun(teamId, runId),
-      k.automationRunSteps(teamId, runId),
-      k.automationActiveRuns(teamId, automationId),
-      step.key,
-      JSON.stringify(rec),
-      iso,
-      runId,
-      this.retentionMs,
-      next.length,
-      ...this.nextPairs(next, nowMs),
+      ...this.runKeys(teamId, runId, automationId),
+      ...this.finishArgs(step.key, rec, runId, nowMs, next),
     );
     return { applied: applied === 1, runCompleted: completed === 1 };
   }
@@ -198,9 +212,7 @@ export class AutomationRunsStore extends RetainedTeamStore implements Automation
     const automationId = await this.redis.hget(k.automationRun(teamId, runId), 'automation_id');
     if (!automationId) return false;
     const res = await this.redis.petrelFailAutomationStep(
-      k.automationRun(teamId, runId),
-      k.automationRunSteps(teamId, runId),
-      k.automationActiveRuns(teamId, automationId),
+      ...this.runKeys(teamId, runId, automationId),
       stepKey,
       JSON.stringify(rec),
       iso,
@@ -271,17 +283,9 @@ export class AutomationRunsStore extends RetainedTeamStore implements Automation
       exit,
     };
     const [won, completed] = await this.redis.petrelResolveAutomationWait(
-      k.automationRun(teamId, runId),
-      k.automationRunSteps(teamId, runId),
-      k.automationActiveRuns(teamId, automationId),
+      ...this.runKeys(teamId, runId, automationId),
       k.automationWaits(teamId, contactId, eventName),
-      stepKey,
-      JSON.stringify(rec),
-      iso,
-      runId,
-      this.retentionMs,
-      next.length,
-      ...this.nextPairs(next, nowMs),
+      ...this.finishArgs(stepKey, rec, runId, nowMs, next),
       member(runId, stepKey),
       outcome.kind === 'event' ? outcome.eventName : '',
       outcome.kind === 'event' ? JSON.stringify(outcome.payload) : '',
@@ -324,9 +328,7 @@ export class AutomationRunsStore extends RetainedTeamStore implements Automation
         }));
       const res = await this.redis.petrelCancelAutomationRun(
         3 + waits.length,
-        k.automationRun(teamId, runId),
-        k.automationRunSteps(teamId, runId),
-        k.automationActiveRuns(teamId, automationId),
+        ...this.runKeys(teamId, runId, automationId),
         ...waits.map((w) => w.key),
         this.iso(nowMs),
         runId,

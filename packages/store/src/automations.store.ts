@@ -45,24 +45,43 @@ export interface AutomationListPage {
 }
 
 export class AutomationsStore extends TeamStore implements AutomationsPort {
+  /**
+   * One write of petrelSaveAutomation: the record's `fields`, moving its entry from the index of
+   * trigger `before` (on create '': the script leaves that set alone) to that of `trigger`;
+   * `createdMs` scores a new listing entry.
+   */
+  private save(
+    teamId: string,
+    id: string,
+    mode: 'create' | 'update',
+    createdMs: number,
+    before: string,
+    trigger: string,
+    fields: string[],
+  ): Promise<number> {
+    const k = this.keys;
+    return this.redis.petrelSaveAutomation(
+      k.automation(teamId, id),
+      k.automations(teamId),
+      k.automationTrigger(teamId, before),
+      k.automationTrigger(teamId, trigger),
+      id,
+      mode,
+      createdMs,
+      before,
+      ...fields,
+    );
+  }
+
   async create(teamId: string, a: NewAutomation): Promise<{ id: string }> {
     const now = this.clock.now();
     const id = newId(now);
     const iso = new Date(now).toISOString();
     const trigger = triggerOf(a.graph);
-    const k = this.keys;
-    await this.redis.petrelSaveAutomation(
-      k.automation(teamId, id),
-      k.automations(teamId),
-      k.automationTrigger(teamId, trigger),
-      k.automationTrigger(teamId, trigger),
-      id,
-      'create',
-      now,
-      '',
+    await this.save(teamId, id, 'create', now, '', trigger, [
       ...['id', id, 'name', a.name, 'status', a.status, 'trigger', trigger],
       ...['graph', JSON.stringify(a.graph), 'created_at', iso, 'updated_at', iso],
-    );
+    ]);
     return { id };
   }
 
@@ -84,17 +103,7 @@ export class AutomationsStore extends TeamStore implements AutomationsPort {
       if (patch.name !== undefined) fields.push('name', patch.name);
       if (patch.status !== undefined) fields.push('status', patch.status);
       if (patch.graph !== undefined) fields.push('graph', JSON.stringify(patch.graph), 'trigger', trigger);
-      const res = await this.redis.petrelSaveAutomation(
-        k.automation(teamId, id),
-        k.automations(teamId),
-        k.automationTrigger(teamId, before),
-        k.automationTrigger(teamId, trigger),
-        id,
-        'update',
-        0,
-        before,
-        ...fields,
-      );
+      const res = await this.save(teamId, id, 'update', 0, before, trigger, fields);
       if (res === 1) return true;
       if (res === 0) return false;
     }
