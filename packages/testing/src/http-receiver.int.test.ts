@@ -1,15 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { startHttpReceiver, type HttpReceiver, type HttpReceiverOptions } from './http-receiver.js';
+import { describe, expect, it } from 'vitest';
+import { startHttpReceiver } from './http-receiver.js';
+import { stopAfterEach } from './stop-after-each.js';
 
-const receivers: HttpReceiver[] = [];
-async function receiverWith(opts?: HttpReceiverOptions): Promise<HttpReceiver> {
-  const receiver = await startHttpReceiver(opts);
-  receivers.push(receiver);
-  return receiver;
-}
-afterEach(async () => {
-  await Promise.all(receivers.splice(0).map((r) => r.stop()));
-});
+const receiverWith = stopAfterEach(startHttpReceiver);
 
 describe('startHttpReceiver', () => {
   it('records requests and answers 200 by default', async () => {

@@ -7,15 +7,10 @@ import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { pingRedis } from './redis-ping.js';
 import { startRedis, type TestRedis } from './redis.js';
+import { stopAfterEach } from './stop-after-each.js';
 
-const started: TestRedis[] = [];
 const clients: Redis[] = [];
-
-async function redisFor(opts?: Parameters<typeof startRedis>[0]): Promise<TestRedis> {
-  const redis = await startRedis(opts);
-  started.push(redis);
-  return redis;
-}
+const redisFor = stopAfterEach(startRedis);
 
 function clientFor(redis: TestRedis): Redis {
   const client = new Redis(redis.url, { maxRetriesPerRequest: 1, retryStrategy: () => null });
@@ -23,9 +18,8 @@ function clientFor(redis: TestRedis): Redis {
   return client;
 }
 
-afterEach(async () => {
+afterEach(() => {
   for (const client of clients.splice(0)) client.disconnect();
-  await Promise.all(started.splice(0).map((redis) => redis.stop()));
 });
 
 /** The AOF fields of INFO persistence: bytes written to the file, bytes still buffered. */

@@ -3,13 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import nodemailer from 'nodemailer';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSmtpSinkProcess, type SmtpSinkProcess } from './smtp-sink-process.js';
+import { describe, expect, it } from 'vitest';
+import { startSmtpSinkProcess } from './smtp-sink-process.js';
+import { stopAfterEach } from './stop-after-each.js';
 
-const sinks: SmtpSinkProcess[] = [];
-afterEach(async () => {
-  await Promise.all(sinks.splice(0).map((sink) => sink.stop()));
-});
+const sinkProcess = stopAfterEach(startSmtpSinkProcess);
 
 const alive = (pid: number): boolean => {
   try {
@@ -22,8 +20,7 @@ const alive = (pid: number): boolean => {
 
 describe('startSmtpSinkProcess', () => {
   it('counts messages, reports Message-IDs and writes the ledger from a child process', async () => {
-    const sink = await startSmtpSinkProcess({ plan: { 'hard.test': [{ at: 'rcpt', code: 550 }] } });
-    sinks.push(sink);
+    const sink = await sinkProcess({ plan: { 'hard.test': [{ at: 'rcpt', code: 550 }] } });
     expect(sink.pid).not.toBe(process.pid);
     const transport = nodemailer.createTransport({ url: sink.url, ignoreTLS: true, pool: true });
     const sent = [];

@@ -1,20 +1,11 @@
 import { connect } from 'node:net';
 import nodemailer from 'nodemailer';
-import { afterEach, describe, expect, it } from 'vitest';
-import { startSmtpSink, type SmtpSink, type SmtpSinkOptions } from './smtp-sink.js';
+import { describe, expect, it } from 'vitest';
+import { startSmtpSink, type SmtpSink } from './smtp-sink.js';
+import { stopAfterEach } from './stop-after-each.js';
 import { waitUntil } from './wait.js';
 
-const sinks: SmtpSink[] = [];
-
-async function sinkWith(opts?: SmtpSinkOptions): Promise<SmtpSink> {
-  const sink = await startSmtpSink(opts);
-  sinks.push(sink);
-  return sink;
-}
-
-afterEach(async () => {
-  await Promise.all(sinks.splice(0).map((sink) => sink.stop()));
-});
+const sinkWith = stopAfterEach(startSmtpSink);
 
 function transportTo(sink: SmtpSink, extra: Record<string, unknown> = {}) {
   return nodemailer.createTransport({
