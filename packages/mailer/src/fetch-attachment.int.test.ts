@@ -81,6 +81,9 @@ async function refusal(promise: Promise<unknown>): Promise<PetrelError> {
 }
 
 describe('SSRF guard (allowPrivate: false)', () => {
+  /** The refusal of a public-only fetch of `url` (at most 1000 bytes within 2 s unless `over` says otherwise). */
+  const refusedFetch = (url: string, over: Partial<FetchAttachmentOptions> = {}) =>
+    refusal(fetchRemoteAttachment(url, { allowPrivate: false, maxBytes: 1000, timeoutMs: 2_000, ...over }));
   let canary: Listener;
   beforeAll(async () => {
     canary = await listen((_req, res) => res.end('canary'));
@@ -147,16 +150,12 @@ describe('SSRF guard (allowPrivate: false)', () => {
     expect(urls.length).toBeGreaterThanOrEqual(40);
     const guard = connectGuard();
     for (const url of urls) {
-      const err = await refusal(
-        fetchRemoteAttachment(url, {
-          allowPrivate: false,
-          maxBytes: LIMITS.attachmentsTotalBytes,
-          timeoutMs: 2_000,
-          lookup: testLookup,
-          field: 'attachments[0].path',
-          connect: guard.hook,
-        }),
-      );
+      const err = await refusedFetch(url, {
+        maxBytes: LIMITS.attachmentsTotalBytes,
+        lookup: testLookup,
+        field: 'attachments[0].path',
+        connect: guard.hook,
+      });
       expect(err.errorName, url).toBe('invalid_attachment');
       expect(err.statusCode).toBe(422);
       expect(err.message, url).toMatch(/^attachments\[0\]\.path: .*private or reserved network address/);
@@ -167,14 +166,7 @@ describe('SSRF guard (allowPrivate: false)', () => {
 
   it('refuses localhost through the system resolver too', async () => {
     const guard = connectGuard();
-    const err = await refusal(
-      fetchRemoteAttachment(`http://localhost:${canary.port}/`, {
-        allowPrivate: false,
-        maxBytes: 1000,
-        timeoutMs: 2_000,
-        connect: guard.hook,
-      }),
-    );
+    const err = await refusedFetch(`http://localhost:${canary.port}/`, { connect: guard.hook });
     expect(err.message).toBe(
       'path: localhost resolves to a private or reserved network address; only public hosts can be fetched',
     );
@@ -183,15 +175,10 @@ describe('SSRF guard (allowPrivate: false)', () => {
   });
 
   it('refuses a name whose injected resolver answers 127.0.0.1, without naming the address', async () => {
-    const err = await refusal(
-      fetchRemoteAttachment(`http://evil.test:${canary.port}/x.pdf`, {
-        allowPrivate: false,
-        maxBytes: 1000,
-        timeoutMs: 2_000,
-        lookup: async () => ['127.0.0.1'],
-        field: 'attachments[0].path',
-      }),
-    );
+    const err = await refusedFetch(`http://evil.test:${canary.port}/x.pdf`, {
+      lookup: async () => ['127.0.0.1'],
+      field: 'attachments[0].path',
+    });
     expect(err.message).toBe(
       'attachments[0].path: evil.test resolves to a private or reserved network address; only public hosts can be fetched',
     );
@@ -202,20 +189,15 @@ describe('SSRF guard (allowPrivate: false)', () => {
     let calls = 0;
     const rebinding = async () => (++calls === 1 ? ['93.184.216.34'] : ['127.0.0.1']);
     const seen: ConnectTarget[] = [];
-    const err = await refusal(
-      fetchRemoteAttachment(`http://rebind.test:${canary.port}/a.pdf`, {
-        allowPrivate: false,
-        maxBytes: 1000,
-        timeoutMs: 2_000,
-        lookup: rebinding,
-        field: 'attachments[0].path',
-        // Stand-in for the network: record where the socket would go, and go nowhere.
-        connect: (t) => {
-          seen.push(t);
-          throw new PetrelError('invalid_attachment', 'attachments[0].path: blocked by the test');
-        },
-      }),
-    );
+    const err = await refusedFetch(`http://rebind.test:${canary.port}/a.pdf`, {
+      lookup: rebinding,
+      field: 'attachments[0].path',
+      // Stand-in for the network: record where the socket would go, and go nowhere.
+      connect: (t) => {
+        seen.push(t);
+        throw new PetrelError('invalid_attachment', 'attachments[0].path: blocked by the test');
+      },
+    });
     expect(err.message).toBe('attachments[0].path: blocked by the test');
     expect(calls).toBe(1);
     expect(seen).toEqual([{ address: '93.184.216.34', family: 4, port: canary.port, host: 'rebind.test' }]);
@@ -224,40 +206,22 @@ describe('SSRF guard (allowPrivate: false)', () => {
 
   it('refuses other schemes and unparsable URLs without connecting', async () => {
     for (const url of ['file:///etc/passwd', 'ftp://127.0.0.1/x', 'gopher://127.0.0.1:70/_x', 'not a url']) {
-      const err = await refusal(
-        fetchRemoteAttachment(url, {
-          allowPrivate: false,
-          maxBytes: 1000,
-          timeoutMs: 1_000,
-          lookup: testLookup,
-        }),
-      );
+      const err = await refusedFetch(url, { timeoutMs: 1_000, lookup: testLookup });
       expect(err.message).toMatch(/^path: must be an http or https URL/);
     }
     expect(canary.connections).toBe(0);
   });
 
   it('reports a name that does not resolve', async () => {
-    const err = await refusal(
-      fetchRemoteAttachment('http://nowhere.test/', {
-        allowPrivate: false,
-        maxBytes: 1000,
-        timeoutMs: 1_000,
-        lookup: testLookup,
-      }),
-    );
+    const err = await refusedFetch('http://nowhere.test/', { timeoutMs: 1_000, lookup: testLookup });
     expect(err.message).toBe('path: could not resolve nowhere.test (ENOTFOUND)');
   });
 
   it('times out a resolver that never answers', async () => {
-    const err = await refusal(
-      fetchRemoteAttachment('http://slow.test/', {
-        allowPrivate: false,
-        maxBytes: 1000,
-        timeoutMs: 100,
-        lookup: () => new Promise<string[]>(() => undefined),
-      }),
-    );
+    const err = await refusedFetch('http://slow.test/', {
+      timeoutMs: 100,
+      lookup: () => new Promise<string[]>(() => undefined),
+    });
     expect(err.message).toBe('path: timed out after 0.1 s');
   });
 });

@@ -131,6 +131,18 @@ const input: MessageInput = {
 };
 
 /** A port with nothing listening on it. */
+/**
+ * The first message `server` received, once its envelope is `commands` (MAIL FROM and RCPT TO as
+ * sent), it went with SMTPUTF8 or not as `smtpUtf8` says, and its bytes are `raw`; and its parse.
+ */
+async function expectDelivered(server: TestServer, commands: string[], smtpUtf8: boolean, raw: Buffer) {
+  expect(server.envelopeCommands).toEqual(commands);
+  const got = server.received[0]!;
+  expect(got.smtpUtf8).toBe(smtpUtf8);
+  expect(got.raw.equals(raw)).toBe(true);
+  return { got, parsed: await PostalMime.parse(got.raw) };
+}
+
 async function closedPort(): Promise<number> {
   const srv = net.createServer();
   await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
@@ -323,16 +335,17 @@ describe('createSmtpSender against a real smtp-server', () => {
         reply_to: ['reply@bücher.example'],
       });
       expect(await sender(server.url).send(msg)).toMatchObject({ kind: 'sent', code: 250 });
-      expect(server.envelopeCommands).toEqual([
-        'MAIL FROM:<sender@xn--bcher-kva.example>',
-        'RCPT TO:<user@xn--bcher-kva.example>',
-        'RCPT TO:<cc@xn--mnchen-3ya.example>',
-      ]);
-      const got = server.received[0]!;
-      expect(got.smtpUtf8).toBe(false);
-      expect(got.raw.equals(msg.raw)).toBe(true);
+      const { got, parsed } = await expectDelivered(
+        server,
+        [
+          'MAIL FROM:<sender@xn--bcher-kva.example>',
+          'RCPT TO:<user@xn--bcher-kva.example>',
+          'RCPT TO:<cc@xn--mnchen-3ya.example>',
+        ],
+        false,
+        msg.raw,
+      );
       expect(got.raw.every((b) => b < 0x80)).toBe(true);
-      const parsed = await PostalMime.parse(got.raw);
       expect(parsed.from).toEqual({ name: 'Büro', address: 'sender@xn--bcher-kva.example' });
       expect(parsed.to).toEqual([{ name: 'Name', address: 'user@xn--bcher-kva.example' }]);
       expect(parsed.cc).toEqual([{ name: '', address: 'cc@xn--mnchen-3ya.example' }]);
@@ -352,15 +365,16 @@ describe('createSmtpSender against a real smtp-server', () => {
     const r = await sender(server.url).send(msg);
     expect(r).toMatchObject({ kind: 'sent', code: 250 });
     expect(r.kind === 'sent' && r.rejected).toBeUndefined();
-    expect(server.envelopeCommands).toEqual([
-      'MAIL FROM:<josé@petrel.test> SMTPUTF8 BODY=8BITMIME',
-      'RCPT TO:<zoë@xn--bcher-kva.example>',
-      'RCPT TO:<to@example.test>',
-    ]);
-    const got = server.received[0]!;
-    expect(got.smtpUtf8).toBe(true);
-    expect(got.raw.equals(msg.raw)).toBe(true);
-    const parsed = await PostalMime.parse(got.raw);
+    const { parsed } = await expectDelivered(
+      server,
+      [
+        'MAIL FROM:<josé@petrel.test> SMTPUTF8 BODY=8BITMIME',
+        'RCPT TO:<zoë@xn--bcher-kva.example>',
+        'RCPT TO:<to@example.test>',
+      ],
+      true,
+      msg.raw,
+    );
     expect(parsed.from).toEqual({ name: 'José', address: 'josé@petrel.test' });
     expect(parsed.to?.map((a) => a.address)).toEqual(['zoë@xn--bcher-kva.example', 'to@example.test']);
   });
@@ -386,17 +400,14 @@ describe('createSmtpSender against a real smtp-server', () => {
         detail: `recipient ${address} needs SMTPUTF8, which the receiving server does not offer`,
       })),
     });
-    expect(server.envelopeCommands).toEqual([
-      'MAIL FROM:<sender@petrel.test>',
-      'RCPT TO:<to@example.test>',
-      'RCPT TO:<cc@example.test>',
-    ]);
-    const got = server.received[0]!;
-    expect(got.smtpUtf8).toBe(false);
+    const { got, parsed } = await expectDelivered(
+      server,
+      ['MAIL FROM:<sender@petrel.test>', 'RCPT TO:<to@example.test>', 'RCPT TO:<cc@example.test>'],
+      false,
+      msg.asciiRaw!,
+    );
     expect(got.to).toEqual(['to@example.test', 'cc@example.test']);
-    expect(got.raw.equals(msg.asciiRaw!)).toBe(true);
     expect(got.raw.every((b) => b < 0x80)).toBe(true);
-    const parsed = await PostalMime.parse(got.raw);
     expect(parsed.to).toEqual([
       { name: 'José <josé@example.test>', group: [] },
       { name: '', address: 'to@example.test' },
