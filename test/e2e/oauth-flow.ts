@@ -38,7 +38,7 @@ export async function registerApp(
         clients: new OAuthClientsStore(redis, new Keys(stack.prefix)),
         newId: () => newId(),
         randomSecret: () => randomBytes(32).toString('base64url'),
-        now: () => new Date(),
+        clock: Date,
       },
     );
     return { client, secret, redirectUri: redirectUris[0]! };

@@ -92,7 +92,7 @@ export async function apiContext(
       contacts: stores.contacts,
       contactProperties: stores.contactProperties,
       unsubscribe: {
-        url: (claims) => unsubscribeLinks({ secret, publicUrl: publicUrl(), now: Date.now }).url(claims),
+        url: (claims) => unsubscribeLinks({ secret, publicUrl: publicUrl(), clock: Date }).url(claims),
       },
     },
     accept,

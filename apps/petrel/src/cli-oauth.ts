@@ -33,7 +33,7 @@ export async function oauthClients(
           clients: rt.stores.oauthClients,
           newId: () => newId(),
           randomSecret: () => randomBytes(32).toString('base64url'),
-          now: () => new Date(),
+          clock: Date,
         },
       );
       console.log(`client_id:     ${client.id}\nname:          ${client.name}`);

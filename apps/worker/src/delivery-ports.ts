@@ -42,7 +42,7 @@ export async function deliveryPorts(
   const links = {
     secret: await rt.secret('unsubscribe'),
     publicUrl: publicUrl(config),
-    now: () => Date.now(),
+    clock: Date,
   };
   return {
     emails: s.emails,
@@ -69,7 +69,7 @@ export async function deliveryPorts(
     contacts: s.contacts,
     contactProperties: s.contactProperties,
     // the team's tracking switches cached a few seconds (read for every email)
-    tracking: { settings: s.teamSettings, links: trackingLinks({ ...links, clock: Date }) },
+    tracking: { settings: s.teamSettings, links: trackingLinks(links) },
     // DKIM: the from-domain's keys decrypted once per process (cached 30 s), signed in-process
     domains: s.domains,
     signer: createDkimSigner(),

@@ -34,39 +34,39 @@ describe('OAuthGrantsStore', () => {
   it('keeps one active grant per team and client, widening its scopes; a new one after revocation', async () => {
     const store = new OAuthGrantsStore(fx.redis, fx.keys);
     const team = newId();
-    const now = new Date();
+    const nowMs = Date.now();
     const first = await store.approve(team, {
       clientId: 'c1',
       scopes: ['sending_access'],
       newGrantId: 'g1',
-      now,
+      nowMs,
     });
     expect(first).toMatchObject({ id: 'g1', client_id: 'c1', scopes: ['sending_access'], revoked_at: null });
     const again = await store.approve(team, {
       clientId: 'c1',
       scopes: ['full_access'],
       newGrantId: 'g2',
-      now,
+      nowMs,
     });
     expect(again).toMatchObject({ id: 'g1', scopes: ['full_access', 'sending_access'] });
     expect(await store.get(team, 'g2')).toBeNull();
 
-    const revoked = await store.revoke(team, 'g1', 'revoked_by_team', now);
+    const revoked = await store.revoke(team, 'g1', 'revoked_by_team', nowMs);
     expect(revoked).toMatchObject({
       id: 'g1',
-      revoked_at: now.toISOString(),
+      revoked_at: new Date(nowMs).toISOString(),
       revoked_reason: 'revoked_by_team',
     });
     // revoking again changes nothing; another team's id is unknown
-    const later = new Date(now.getTime() + 5000);
-    expect((await store.revoke(team, 'g1', 'x', later))?.revoked_at).toBe(now.toISOString());
+    const later = nowMs + 5000;
+    expect((await store.revoke(team, 'g1', 'x', later))?.revoked_at).toBe(new Date(nowMs).toISOString());
     expect(await store.revoke(newId(), 'g1', 'x', later)).toBeNull();
 
     const fresh = await store.approve(team, {
       clientId: 'c1',
       scopes: ['sending_access'],
       newGrantId: 'g3',
-      now: later,
+      nowMs: later,
     });
     expect(fresh).toMatchObject({ id: 'g3', scopes: ['sending_access'], revoked_at: null });
     expect((await store.list(team)).map((g) => g.id)).toEqual(['g3', 'g1']);
@@ -81,7 +81,7 @@ describe('OAuthGrantsStore', () => {
           clientId: 'c',
           scopes: ['sending_access'],
           newGrantId: `g${i}`,
-          now: new Date(),
+          nowMs: Date.now(),
         }),
       ),
     );
@@ -96,7 +96,7 @@ describe('OAuthGrantsStore', () => {
       clientId: 'c',
       scopes: ['full_access'],
       newGrantId: newId(),
-      now: new Date(),
+      nowMs: Date.now(),
     });
     const code = {
       client_id: 'c',
@@ -142,7 +142,7 @@ describe('OAuthGrantsStore', () => {
     expect(await store.takeToken(team, refresh)).toBe('replayed');
     expect(await store.readToken(team, grant.id, refresh)).toMatchObject({ kind: 'refresh', used: true });
 
-    await store.revoke(team, grant.id, 'revoked_by_team', new Date());
+    await store.revoke(team, grant.id, 'revoked_by_team', Date.now());
     expect(await store.readToken(team, grant.id, access)).toBeNull();
   });
 });

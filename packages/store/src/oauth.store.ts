@@ -127,7 +127,7 @@ export class OAuthGrantsStore extends TeamStore implements OAuthGrantsRepository
 
   async approve(
     teamId: string,
-    input: { clientId: string; scopes: readonly OAuthScope[]; newGrantId: string; now: Date },
+    input: { clientId: string; scopes: readonly OAuthScope[]; newGrantId: string; nowMs: number },
   ): Promise<OAuthGrantRecord> {
     const byClient = this.keys.oauthGrantByClient(teamId);
     let read = (await this.redis.hget(byClient, input.clientId)) ?? '';
@@ -141,8 +141,8 @@ export class OAuthGrantsStore extends TeamStore implements OAuthGrantsRepository
         input.newGrantId,
         read,
         unionScopes(input.scopes, []).join(' '),
-        input.now.toISOString(),
-        input.now.getTime(),
+        new Date(input.nowMs).toISOString(),
+        input.nowMs,
         OAUTH_SCOPES.join(' '),
       );
       if (status !== 'retry') {
@@ -165,12 +165,17 @@ export class OAuthGrantsStore extends TeamStore implements OAuthGrantsRepository
     return readHashes(this.redis, 'OAuthGrantsStore.list', keys, toGrant);
   }
 
-  async revoke(teamId: string, grantId: string, reason: string, now: Date): Promise<OAuthGrantRecord | null> {
+  async revoke(
+    teamId: string,
+    grantId: string,
+    reason: string,
+    nowMs: number,
+  ): Promise<OAuthGrantRecord | null> {
     const done = await this.redis.petrelRevokeOAuthGrant(
       this.keys.oauthGrant(teamId, grantId),
       this.keys.oauthGrantByClient(teamId),
       grantId,
-      now.toISOString(),
+      new Date(nowMs).toISOString(),
       reason,
     );
     return done === 0 ? null : this.get(teamId, grantId);

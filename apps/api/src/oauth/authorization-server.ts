@@ -56,7 +56,7 @@ function issued(token: OAuth2Server.Token, base: Omit<OAuthTokenRecord, 'kind' |
 
 /** The server of the token endpoint (code exchange, refresh). */
 export function tokenServer(stores: OAuthStores): OAuth2Server {
-  const rules = { grants: stores.grants, now: () => new Date() };
+  const rules = { grants: stores.grants, clock: Date };
   const model: OAuth2Server.AuthorizationCodeModel & OAuth2Server.RefreshTokenModel = {
     ...sharedModel(stores),
     // the library lets a PKCE request through without a secret: core holds a confidential

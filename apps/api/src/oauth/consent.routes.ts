@@ -22,6 +22,7 @@ import {
   newId,
   revokeOAuthGrant,
   type AuthorizationCheck,
+  type Clock,
 } from '@petrel/core';
 import { refuseOAuthToken, requireSession } from '../middleware/auth.js';
 import { parseBody } from '../routes/parse-body.js';
@@ -34,7 +35,7 @@ export interface OAuthRouteDeps {
   stores: OAuthStores;
   /** The API's public URL (the issuer and the endpoints of the metadata). */
   publicUrl(): string;
-  now(): Date;
+  clock: Pick<Clock, 'now'>;
 }
 
 const decisionSchema = z.strictObject({
@@ -89,7 +90,7 @@ export function oauthApiRoutes(deps: OAuthRouteDeps): RouteSpec[] {
       clientId: request.client.id,
       scopes: request.scopes,
       newGrantId: newId(),
-      now: deps.now(),
+      nowMs: deps.clock.now(),
     });
     const oauthRequest = new OAuth2Server.Request({
       method: 'POST',
@@ -115,7 +116,7 @@ export function oauthApiRoutes(deps: OAuthRouteDeps): RouteSpec[] {
     res.json(
       await revokeOAuthGrant(res.locals.auth.teamId, pathParam(req, 'id'), {
         grants: deps.stores.grants,
-        now: deps.now,
+        clock: deps.clock,
       }),
     );
   };

@@ -24,7 +24,7 @@ export function oauthComponents(deps: {
   publicUrl(): string;
 }): OAuthComponents {
   const stores = { clients: deps.stores.oauthClients, grants: deps.stores.oauthGrants };
-  const routeDeps = { stores, publicUrl: deps.publicUrl, now: () => new Date() };
+  const routeDeps = { stores, publicUrl: deps.publicUrl, clock: Date };
   return {
     publicRoutes: oauthPublicRoutes(routeDeps),
     apiRoutes: oauthApiRoutes(routeDeps),

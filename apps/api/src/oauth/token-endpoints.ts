@@ -80,7 +80,7 @@ function clientCredentials(req: Request): { id: string; secret: string | undefin
  * as section 2.1 allows.
  */
 export function revocationEndpoint(stores: OAuthStores): RequestHandler {
-  const ports = { grants: stores.grants, tokens: stores.grants, now: () => new Date() };
+  const ports = { grants: stores.grants, tokens: stores.grants, clock: Date };
   return async (req, res) => {
     const credentials = clientCredentials(req);
     const token = (req.body as Record<string, unknown> | undefined)?.token;

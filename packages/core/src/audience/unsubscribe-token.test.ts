@@ -54,7 +54,11 @@ describe('unsubscribe tokens', () => {
 
   it('a link issued at a given time is the same whenever it is made, and lasts the TTL from then', () => {
     let clock = now;
-    const links = unsubscribeLinks({ secret: 'secret', publicUrl: 'https://petrel.test/', now: () => clock });
+    const links = unsubscribeLinks({
+      secret: 'secret',
+      publicUrl: 'https://petrel.test/',
+      clock: { now: () => clock },
+    });
     const { expiresAt: _x, ...who } = claims;
     const issuedAtMs = now - 3_600_000;
     const first = links.url({ ...who, issuedAtMs });

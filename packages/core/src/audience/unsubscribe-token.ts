@@ -7,6 +7,7 @@
  *
  * Format: `base64url(JSON payload) "." base64url(HMAC-SHA256(secret, payload part))`.
  */
+import type { Clock } from '../kernel/clock.js';
 import { openToken, signToken } from './signed-token.js';
 
 /** How long a link in a sent email keeps working: mail is read (and clicked) months later. */
@@ -69,7 +70,7 @@ export const UNSUBSCRIBE_PATH = '/unsubscribe';
 export function unsubscribeLinks(opts: {
   secret: string;
   publicUrl: string;
-  now: () => number;
+  clock: Pick<Clock, 'now'>;
   ttlS?: number;
 }): { url(claims: Omit<UnsubscribeClaims, 'expiresAt'> & { issuedAtMs?: number }): string } {
   const base = `${opts.publicUrl.replace(/\/+$/, '')}${UNSUBSCRIBE_PATH}/`;
@@ -79,7 +80,7 @@ export function unsubscribeLinks(opts: {
     url: ({ issuedAtMs, ...claims }) =>
       base +
       signUnsubscribeToken(
-        { ...claims, expiresAt: Math.floor((issuedAtMs ?? opts.now()) / 1000) + ttl },
+        { ...claims, expiresAt: Math.floor((issuedAtMs ?? opts.clock.now()) / 1000) + ttl },
         opts.secret,
       ),
   };

@@ -101,7 +101,11 @@ describe('deliverEmail of a broadcast email', () => {
     const { deps, email } = await setup({ values: { first_name: 'Ada' } });
     // real signed links: the worker sends a minute after the email was created, the read comes later
     let clock = email.createdMs + 60_000;
-    deps.unsubscribe = unsubscribeLinks({ secret: 's', publicUrl: 'https://petrel.test', now: () => clock });
+    deps.unsubscribe = unsubscribeLinks({
+      secret: 's',
+      publicUrl: 'https://petrel.test',
+      clock: { now: () => clock },
+    });
     await deliverEmail(job(email), deps);
     const sent = built(deps);
     clock += 3_600_000;

@@ -28,7 +28,12 @@ const client = (id: string, confidential: boolean) => ({
 
 let clients: MemoryOAuthClients;
 let grants: MemoryOAuthGrants;
-let ports: { grants: MemoryOAuthGrants; tokens: MemoryOAuthGrants; clients: MemoryOAuthClients; now(): Date };
+let ports: {
+  grants: MemoryOAuthGrants;
+  tokens: MemoryOAuthGrants;
+  clients: MemoryOAuthClients;
+  clock: { now(): number };
+};
 let owner: { teamId: string; grantId: string };
 
 /** A stored token of the grant `owner` names, issued to `clientId`. */
@@ -53,14 +58,14 @@ function issue(
 beforeEach(async () => {
   clients = new MemoryOAuthClients();
   grants = new MemoryOAuthGrants(() => NOW);
-  ports = { grants, tokens: grants, clients, now: () => new Date(NOW) };
+  ports = { grants, tokens: grants, clients, clock: { now: () => NOW } };
   await clients.create(client('public-app', false), null);
   await clients.create(client('server-app', true), hashOAuthSecret('s3cret'));
   const grant = await grants.approve(TEAM, {
     clientId: 'public-app',
     scopes: ['sending_access'],
     newGrantId: 'grant-1',
-    now: new Date(NOW),
+    nowMs: NOW,
   });
   owner = { teamId: TEAM, grantId: grant.id };
 });
@@ -72,7 +77,7 @@ describe('a grant stands until revoked', () => {
     expect(scopesWithinGrant(grant, ['sending_access', 'full_access'])).toBeNull();
     expect(scopesWithinGrant(grant, [])).toBeNull();
     expect(await standingGrant({ teamId: 'team-2', grantId: owner.grantId }, ports)).toBeNull();
-    await grants.revoke(TEAM, owner.grantId, 'revoked_by_team', new Date(NOW));
+    await grants.revoke(TEAM, owner.grantId, 'revoked_by_team', NOW);
     expect(await standingGrant(owner, ports)).toBeNull();
   });
 });

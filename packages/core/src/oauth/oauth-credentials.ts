@@ -17,6 +17,7 @@ import {
   permissionOfScopes,
   type OAuthTokenKind,
 } from './oauth-rules.js';
+import type { Clock } from '../kernel/clock.js';
 import { oauthSecretMatches } from './oauth-grants.js';
 import type { OAuthClientsRepository, OAuthGrantRecord, OAuthGrantsRepository } from './oauth-grants.js';
 
@@ -60,7 +61,7 @@ export interface OAuthTokensPort<R extends OAuthTokenFacts = OAuthTokenFacts> {
 
 export interface OAuthCredentialPorts {
   grants: Pick<OAuthGrantsRepository, 'get' | 'revoke'>;
-  now(): Date;
+  clock: Pick<Clock, 'now'>;
 }
 
 const REPLAY_REASON: Readonly<Record<OneTimeCredential, string>> = {
@@ -90,7 +91,7 @@ export async function admitOneTime(
   ports: OAuthCredentialPorts,
 ): Promise<boolean> {
   if (!used) return true;
-  await ports.grants.revoke(owner.teamId, owner.grantId, REPLAY_REASON[kind], ports.now());
+  await ports.grants.revoke(owner.teamId, owner.grantId, REPLAY_REASON[kind], ports.clock.now());
   return false;
 }
 
@@ -163,6 +164,6 @@ export async function revokeOAuthTokenOfClient(
   if (!kind || !record) return 'unknown';
   if (record.client_id !== input.clientId) return 'other_client';
   const { teamId, grantId } = parseOAuthToken(input.token, kind)!;
-  await ports.grants.revoke(teamId, grantId, GRANT_REVOKED_BY_CLIENT, ports.now());
+  await ports.grants.revoke(teamId, grantId, GRANT_REVOKED_BY_CLIENT, ports.clock.now());
   return 'revoked';
 }

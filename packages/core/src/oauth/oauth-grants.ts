@@ -7,6 +7,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { PetrelError, formatIssues, notFound, type OAuthAuthorizationParam } from '@petrel/contracts';
+import type { Clock } from '../kernel/clock.js';
 import {
   OAUTH_SCOPE_DESCRIPTIONS,
   oauthClientRegistrationSchema,
@@ -49,13 +50,13 @@ export interface OAuthGrantsRepository {
    */
   approve(
     teamId: string,
-    input: { clientId: string; scopes: readonly OAuthScope[]; newGrantId: string; now: Date },
+    input: { clientId: string; scopes: readonly OAuthScope[]; newGrantId: string; nowMs: number },
   ): Promise<OAuthGrantRecord>;
   get(teamId: string, grantId: string): Promise<OAuthGrantRecord | null>;
   /** The team's grants, newest first (revoked ones too, with their time and reason). */
   list(teamId: string): Promise<OAuthGrantRecord[]>;
   /** Mark the grant revoked (its tokens fail from then on); null when the team has no such grant. */
-  revoke(teamId: string, grantId: string, reason: string, now: Date): Promise<OAuthGrantRecord | null>;
+  revoke(teamId: string, grantId: string, reason: string, nowMs: number): Promise<OAuthGrantRecord | null>;
 }
 
 /** The reason a grant revoked through DELETE /oauth/grants/:id (or the dashboard) carries. */
@@ -73,7 +74,12 @@ export function oauthSecretMatches(secret: string, storedHash: string): boolean 
 /** Register a client (the operator's CLI). Bad input → 422 naming the field and the rule. */
 export async function registerOAuthClient(
   input: unknown,
-  ports: { clients: OAuthClientsRepository; newId(): string; randomSecret(): string; now(): Date },
+  ports: {
+    clients: OAuthClientsRepository;
+    newId(): string;
+    randomSecret(): string;
+    clock: Pick<Clock, 'now'>;
+  },
 ): Promise<{ client: OAuthClientRecord; secret: string | null }> {
   const parsed = oauthClientRegistrationSchema.safeParse(input);
   if (!parsed.success)
@@ -85,7 +91,7 @@ export async function registerOAuthClient(
     logo_uri: body.logo_uri ?? null,
     redirect_uris: [...new Set(body.redirect_uris)],
     confidential: body.confidential ?? false,
-    created_at: ports.now().toISOString(),
+    created_at: new Date(ports.clock.now()).toISOString(),
   };
   const secret = client.confidential ? ports.randomSecret() : null;
   await ports.clients.create(client, secret === null ? null : hashOAuthSecret(secret));
@@ -208,14 +214,15 @@ export async function listOAuthGrants(
 export async function revokeOAuthGrant(
   teamId: string,
   grantId: string,
-  ports: { grants: OAuthGrantsRepository; now(): Date },
+  ports: { grants: OAuthGrantsRepository; clock: Pick<Clock, 'now'> },
 ) {
-  const grant = await ports.grants.revoke(teamId, grantId, GRANT_REVOKED_BY_TEAM, ports.now());
+  const nowMs = ports.clock.now();
+  const grant = await ports.grants.revoke(teamId, grantId, GRANT_REVOKED_BY_TEAM, nowMs);
   if (!grant) throw notFound('OAuth grant');
   return {
     object: 'oauth_grant' as const,
     id: grant.id,
-    revoked_at: grant.revoked_at ?? ports.now().toISOString(),
+    revoked_at: grant.revoked_at ?? new Date(nowMs).toISOString(),
     revoked_reason: grant.revoked_reason ?? GRANT_REVOKED_BY_TEAM,
   };
 }

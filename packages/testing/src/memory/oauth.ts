@@ -45,7 +45,7 @@ export class MemoryOAuthGrants implements core.OAuthGrantsRepository, core.OAuth
 
   async approve(
     teamId: string,
-    input: { clientId: string; scopes: readonly core.OAuthScope[]; newGrantId: string; now: Date },
+    input: { clientId: string; scopes: readonly core.OAuthScope[]; newGrantId: string; nowMs: number },
   ): Promise<core.OAuthGrantRecord> {
     const active = [...this.grants.entries()].find(
       ([k, g]) => k.startsWith(`${teamId}/`) && g.client_id === input.clientId && g.revoked_at === null,
@@ -56,7 +56,7 @@ export class MemoryOAuthGrants implements core.OAuthGrantsRepository, core.OAuth
           id: input.newGrantId,
           client_id: input.clientId,
           scopes: unionScopes(input.scopes, []),
-          created_at: input.now.toISOString(),
+          created_at: new Date(input.nowMs).toISOString(),
           revoked_at: null,
           revoked_reason: null,
         };
@@ -80,12 +80,12 @@ export class MemoryOAuthGrants implements core.OAuthGrantsRepository, core.OAuth
     teamId: string,
     grantId: string,
     reason: string,
-    now: Date,
+    nowMs: number,
   ): Promise<core.OAuthGrantRecord | null> {
     const grant = this.grants.get(`${teamId}/${grantId}`);
     if (!grant) return null;
     if (grant.revoked_at === null)
-      Object.assign(grant, { revoked_at: now.toISOString(), revoked_reason: reason });
+      Object.assign(grant, { revoked_at: new Date(nowMs).toISOString(), revoked_reason: reason });
     return { ...grant };
   }
 
