@@ -4,3 +4,4 @@ export * from './mailbox.js';
 export * from './page.js';
 export * from './html.js';
 export * from './found.js';
+export * from './url.js';

@@ -11,6 +11,7 @@
  * judged by that address. Anything that is not a well-formed IP literal is refused (fail closed).
  */
 import { BlockList } from 'node:net';
+import { parseUrl } from '../kernel/url.js';
 import {
   SPECIAL_PURPOSE_IPV4,
   SPECIAL_PURPOSE_IPV6,
@@ -180,14 +181,9 @@ export type UrlHost = { kind: 'ip'; family: 4 | 6; address: string } | { kind: '
  * the text is not a URL or has no host.
  */
 export function parseUrlHost(input: string | URL): UrlHost | undefined {
-  let url: URL;
-  try {
-    url = typeof input === 'string' ? new URL(input) : input;
-  } catch {
-    return undefined;
-  }
+  const url = typeof input === 'string' ? parseUrl(input) : input;
+  if (url === null || url.hostname === '') return undefined;
   const host = url.hostname;
-  if (host === '') return undefined;
   if (host.startsWith('[') && host.endsWith(']')) {
     const address = host.slice(1, -1);
     return parseIPv6(address) ? { kind: 'ip', family: 6, address } : undefined;

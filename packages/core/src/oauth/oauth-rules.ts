@@ -16,6 +16,7 @@
  */
 import { z } from 'zod';
 import type { ApiKeyPermission } from '@petrel/contracts';
+import { isHttpScheme, parseUrl } from '../kernel/url.js';
 
 export const OAUTH_SCOPES = ['full_access', 'sending_access'] as const;
 export type OAuthScope = (typeof OAUTH_SCOPES)[number];
@@ -102,12 +103,8 @@ const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', '[::1]', 'loca
 
 /** Why `uri` cannot be a redirect URI, or null when it can (rules in the header). */
 export function redirectUriProblem(uri: string): string | null {
-  let url: URL;
-  try {
-    url = new URL(uri);
-  } catch {
-    return 'must be an absolute URL';
-  }
+  const url = parseUrl(uri);
+  if (url === null) return 'must be an absolute URL';
   if (uri.includes('#')) return 'must not have a fragment (RFC 6749 section 3.1.2)';
   if (url.protocol === 'https:') return null;
   if (url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname)) return null;
@@ -118,11 +115,8 @@ const httpUrl = z
   .string()
   .max(2048)
   .refine((s) => {
-    try {
-      return ['https:', 'http:'].includes(new URL(s).protocol);
-    } catch {
-      return false;
-    }
+    const url = parseUrl(s);
+    return url !== null && isHttpScheme(url);
   }, 'must be an http(s) URL');
 
 /** What the operator registers a client with (`npm run petrel -- oauth-clients create`). */

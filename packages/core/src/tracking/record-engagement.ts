@@ -15,6 +15,7 @@ import { emailEventData } from '../emails/email-event.js';
 import type { Clock } from '../kernel/clock.js';
 import type { EmailToDeliver, StatusEvent } from '../emails/record.js';
 import type { IdSource } from '../kernel/ids.js';
+import { isHttpScheme, parseUrl } from '../kernel/url.js';
 import {
   verifyClickToken,
   verifyOpenToken,
@@ -52,13 +53,8 @@ export const ENGAGEMENT_CACHE_MAX = 10_000;
  * which an HTTP header can carry. Only http(s): anything else is refused, signed or not.
  */
 export function redirectTarget(url: string): string | null {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return null;
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return null;
+  const parsed = parseUrl(url);
+  if (parsed === null || !isHttpScheme(parsed)) return null;
   return /^[\x21-\x7e]+$/.test(url) ? url : parsed.href;
 }
 

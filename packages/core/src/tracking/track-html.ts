@@ -15,6 +15,7 @@
 import { CLICK_PATH, OPEN_PATH, TRACKED_URL_MAX_LENGTH } from './tracking-token.js';
 import { UNSUBSCRIBE_PATH } from '../audience/unsubscribe-token.js';
 import { escapeHtml } from '../kernel/html.js';
+import { isHttpScheme, parseUrl } from '../kernel/url.js';
 
 /** An html split around its trackable links: `parts[0] + link(urls[0]) + parts[1] + …`. */
 export interface TrackableHtml {
@@ -82,12 +83,8 @@ function trackable(url: string, base: string): boolean {
   for (const own of [UNSUBSCRIBE_PATH, OPEN_PATH, CLICK_PATH]) {
     if (url.startsWith(`${base}${own}/`)) return false;
   }
-  try {
-    const parsed = new URL(url);
-    return parsed.protocol === 'http:' || parsed.protocol === 'https:';
-  } catch {
-    return false;
-  }
+  const parsed = parseUrl(url);
+  return parsed !== null && isHttpScheme(parsed);
 }
 
 /**

@@ -7,6 +7,7 @@ import type { AttachmentInput } from '@petrel/contracts';
 import { LIMITS } from '@petrel/contracts';
 import { z } from 'zod';
 import { headerSafe, stringWith } from './checks.js';
+import { isHttpScheme, parseUrl } from '../kernel/url.js';
 import { MSG, VALIDATION_RULES } from './rules.js';
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
@@ -89,11 +90,6 @@ export function base64DecodedLength(text: string): number {
 
 function isHttpUrl(text: string): boolean {
   if (text.length > VALIDATION_RULES.attachmentPathMaxLength || URL_FORBIDDEN.test(text)) return false;
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return false;
-  }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '';
+  const url = parseUrl(text);
+  return url !== null && isHttpScheme(url) && url.hostname !== '';
 }

@@ -17,6 +17,7 @@
  */
 import { isIP } from 'node:net';
 import { describeForbidden, forbiddenDestination, parseUrlHost } from '../net/ip-policy.js';
+import { isHttpScheme, parseUrl } from '../kernel/url.js';
 
 /** Resolves a host name to all its addresses (the system resolver in production). */
 export type HostResolver = (name: string) => Promise<string[]>;
@@ -30,13 +31,8 @@ const SPECIAL_USE = /(^|\.)(localhost|local|internal|localdomain|home\.arpa)\.?$
 
 /** The URL's syntax only: http(s), a host, no credentials. Returns the broken rule or undefined. */
 export function endpointUrlRule(value: string): string | undefined {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute http or https URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must be an absolute http or https URL';
+  const url = parseUrl(value);
+  if (url === null || !isHttpScheme(url)) return 'must be an absolute http or https URL';
   if (!parseUrlHost(url)) return 'must be an http or https URL with a host';
   if (url.username || url.password) return 'must not contain credentials';
   return undefined;
