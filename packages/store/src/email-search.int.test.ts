@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailContent, EmailStatus } from '@petrel/contracts';
-import { emailSearchQueryTerms } from '@petrel/core';
+import { emailSearchQueryTerms, emailSearchTerms, statusTerm } from '@petrel/core';
 import { newEmail, storedContent, storedEvent, useStoreRedis } from './redis.fixture.js';
 import { EmailsStore, type NewEmail } from './emails.store.js';
 import { EmailStats, HOUR_MS } from './email-stats.js';
@@ -186,6 +186,200 @@ describe('email search indexes', () => {
     now += 10;
     await store.trimExpired(team, now - DAY);
     expect(await fx.redis.zrange(store.search.termKey(team, 'status:queued'), '0', '-1')).toEqual(['new']);
+  });
+});
+
+/** Every email of the team's plain listing, newest first (the listing every filter pages like). */
+async function listing(store: EmailsStore, team: string) {
+  const all = [];
+  let after: string | undefined;
+  for (;;) {
+    const page = (await store.list(team, { limit: 100, ...(after && { after }) }))!;
+    all.push(...page.items);
+    if (!page.hasMore) return all;
+    after = page.items.at(-1)!.id;
+  }
+}
+
+/**
+ * What per-email postings list for `q`: the emails of the listing, in its order, whose terms
+ * (core's emailSearchTerms of the stored content) and current status hold all of q's terms.
+ */
+async function perEmail(store: EmailsStore, team: string, q: Record<string, string>) {
+  const want = emailSearchQueryTerms(q);
+  return (await listing(store, team))
+    .filter((r) => {
+      const has = new Set([...emailSearchTerms(r.content), statusTerm(r.status)]);
+      return want.every((t) => has.has(t));
+    })
+    .map((r) => r.id);
+}
+
+/** The members of a term index that are group postings (lua/includes/email-search-group.lua). */
+async function groupMembers(store: EmailsStore, team: string, term: string) {
+  const members = await fx.redis.zrange(store.search.termKey(team, term), '0', '-1');
+  return members.filter((m) => m.startsWith('~'));
+}
+
+describe('group postings (a term every email of one write has, posted once for the write)', () => {
+  it('list exactly what per-email postings list, in listing order, page by page both ways, filters combined', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, DAY, { statsRetentionMs: DAY });
+    const team = 'group-1';
+    const sent = (id: string, over: Partial<EmailContent>, status: EmailStatus = 'queued') =>
+      email(id, { to: [`${id}@example.test`], ...over }, status);
+    // two requests and two single emails at the same ms, their ids interleaved, so one score
+    // holds two groups and lone ids; then a request one ms later and a scheduled one after it
+    const a = ['k1', 'k3', 'k5', 'k7', 'k9', 'k11'].map((id, i) =>
+      sent(id, { subject: `Quarterly invoice ready #${i}`, tags: [{ name: 'plan', value: 'pro' }] }),
+    );
+    const b = ['k2', 'k4', 'k6', 'k8'].map((id, i) =>
+      sent(id, {
+        to: ['Ops <OPS@example.test>'],
+        cc: [`${id}@example.test`],
+        subject: 'Quarterly invoice overdue',
+        tags: i % 2 === 0 ? [{ name: 'plan', value: 'pro' }] : [{ name: 'plan', value: 'free' }],
+      }),
+    );
+    const c = ['j1', 'j2', 'j3', 'j4', 'j5'].map((id, i) =>
+      sent(id, { subject: `Quarterly invoice ready, part ${i}`, tags: [{ name: 'plan', value: 'pro' }] }),
+    );
+    const d = ['h1', 'h2', 'h3', 'h4'].map((id) => sent(id, { subject: 'Invoice reminder' }, 'scheduled'));
+    await store.stage(team, a, new Date(T0));
+    await store.stage(team, [sent('k0', { subject: 'Quarterly report' })], new Date(T0));
+    await store.stage(team, b, new Date(T0));
+    await store.stage(team, [sent('k10', { subject: 'Quarterly invoice' })], new Date(T0));
+    await store.stage(team, c, new Date(T0 + 1));
+    await store.stage(team, d, new Date(T0 + 2));
+    // emails of one group in different statuses
+    for (const id of ['k3', 'j2', 'k4']) {
+      await store.recordEvents(team, id, [
+        { status: 'sent', event: ev('email.sent') },
+        { status: 'delivered', event: ev('email.delivered') },
+      ]);
+    }
+    expect(await store.cancelScheduled(team, 'h2', ev('email.canceled'))).toBe('canceled');
+
+    // the shared terms are group postings: one member per request, not one per email
+    expect(await groupMembers(store, team, 'subject:quarterly')).toHaveLength(3);
+    expect(await fx.redis.zcard(store.search.termKey(team, 'subject:quarterly'))).toBe(5);
+    expect(await groupMembers(store, team, 'to:ops@example.test')).toHaveLength(1);
+    expect(await groupMembers(store, team, 'tag:plan=pro')).toHaveLength(2);
+    // b's plan=pro is not on all of b: per email
+    expect(await fx.redis.zscore(store.search.termKey(team, 'tag:plan=pro'), 'k2')).toBe(String(T0));
+    expect(await fx.redis.zscore(store.search.termKey(team, 'to:k1@example.test'), 'k1')).toBe(String(T0));
+
+    const queries: Record<string, string>[] = [
+      { subject: 'invoice' },
+      { subject: 'quarterly invoice' },
+      { subject: 'ready' },
+      { subject: 'overdue' },
+      { tag: 'plan' },
+      { tag: 'plan=pro' },
+      { tag: 'plan=free' },
+      { to: 'ops@example.test' },
+      { status: 'queued' },
+      { status: 'delivered' },
+      { status: 'scheduled' },
+      // a group term with a per-email term, each way round as the driver
+      { subject: 'ready', to: 'k5@example.test' },
+      { subject: 'quarterly', to: 'k4@example.test' },
+      { subject: 'overdue', tag: 'plan=pro' },
+      { to: 'ops@example.test', tag: 'plan=free' },
+      // a group term with a status
+      { subject: 'invoice', status: 'queued' },
+      { subject: 'invoice', status: 'delivered' },
+      { tag: 'plan=pro', status: 'delivered' },
+      { subject: 'invoice', status: 'scheduled' },
+      { subject: 'quarterly invoice', tag: 'plan=pro', status: 'queued' },
+      { subject: 'reminder', status: 'canceled' },
+    ];
+    for (const q of queries) {
+      const want = await perEmail(store, team, q);
+      for (const limit of [1, 2, 3, 5, 100]) {
+        const got = await pages(store, team, q, limit);
+        const what = `${JSON.stringify(q)} limit ${limit}`;
+        expect(got.forward.flat(), what).toEqual(want);
+        expect(got.backward.flat(), what).toEqual(want);
+        expect(
+          got.forward.every((p) => p.length <= limit),
+          what,
+        ).toBe(true);
+      }
+    }
+    // the query set is not vacuous: groups, lone ids and both scores are in the answers
+    expect(await perEmail(store, team, { subject: 'invoice' })).toEqual([
+      'h4', 'h3', 'h2', 'h1', 'j5', 'j4', 'j3', 'j2', 'j1', 'k9', 'k8', 'k7', 'k6', 'k5', 'k4', 'k3', 'k2', 'k11', 'k10', 'k1',
+    ]); // prettier-ignore
+    // a cursor inside a group, either way
+    const q = emailSearchQueryTerms({ subject: 'quarterly' });
+    const page = async (cursor: { after: string } | { before: string }) =>
+      (await store.list(team, { limit: 3, terms: q, ...cursor }))!.items.map((r) => r.id);
+    expect(await page({ after: 'k6' })).toEqual(['k5', 'k4', 'k3']);
+    expect(await page({ before: 'k6' })).toEqual(['k9', 'k8', 'k7']);
+  });
+
+  it('a re-staged request lists each email once, its older records and the new ones apart', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, DAY, { statsRetentionMs: DAY });
+    const team = 'group-2';
+    const batch = ['r0', 'r1', 'r2'].map((id) => email(id, { subject: 'Weekly digest' }));
+    await store.stage(team, batch, new Date(T0));
+    await store.stage(team, batch, new Date(T0 + 5));
+    expect(await groupMembers(store, team, 'subject:weekly')).toHaveLength(1);
+    // the records exist at T0: the retry posts them on its own beside the group; r3 is new
+    await store.stage(team, [...batch, email('r3', { subject: 'Weekly digest' })], new Date(T0 + 9));
+    const q = { subject: 'weekly digest' };
+    const all = ['r3', 'r2', 'r1', 'r0'];
+    expect(await perEmail(store, team, q)).toEqual(all);
+    for (const limit of [1, 2, 10]) {
+      expect((await pages(store, team, q, limit)).forward.flat()).toEqual(all);
+      expect((await pages(store, team, { ...q, to: 'nobody@example.test' }, limit)).backward.flat()).toEqual(
+        all,
+      );
+    }
+  });
+
+  it('an email deleted from a group leaves it, the group its others listed; the last one takes the group', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, DAY, { statsRetentionMs: DAY });
+    const team = 'group-3';
+    const ids = ['d0', 'd1', 'd2', 'd3'];
+    await store.stage(
+      team,
+      ids.map((id) => email(id, { subject: 'Receipt attached', tags: [{ name: 'kind', value: 'receipt' }] })),
+      new Date(T0),
+    );
+    for (const id of ids) await store.recordEvent(team, id, 'sent', ev('email.sent'));
+    expect(await store.deleteFinished(team, 'd1')).toBe('deleted');
+    expect(await store.deleteFinished(team, 'd2')).toBe('deleted');
+    const queries: Record<string, string>[] = [
+      { subject: 'receipt' },
+      { tag: 'kind=receipt' },
+      { subject: 'attached', status: 'sent' },
+    ];
+    for (const q of queries)
+      expect((await pages(store, team, q, 1)).forward.flat(), JSON.stringify(q)).toEqual(['d3', 'd0']);
+    expect(await groupMembers(store, team, 'subject:receipt')).toEqual(['~d0,d3']);
+    expect(await store.deleteFinished(team, 'd0')).toBe('deleted');
+    expect(await store.deleteFinished(team, 'd3')).toBe('deleted');
+    expect(await fx.redis.zcard(store.search.termKey(team, 'subject:receipt'))).toBe(0);
+    expect((await pages(store, team, { tag: 'kind' }, 5)).forward.flat()).toEqual([]);
+  });
+
+  it('lists no group older than the retention and trims it from the indexes written later', async () => {
+    let now = 1_700_000_000_000;
+    const clock = { now: () => now };
+    const store = new EmailsStore(fx.redis, fx.keys, DAY, { clock, statsRetentionMs: DAY });
+    const team = 'group-4';
+    const batch = (ids: string[]) => ids.map((id) => email(id, { subject: 'Status report' }));
+    await store.stage(team, batch(['o0', 'o1']), new Date(now - DAY - 1));
+    await store.stage(team, batch(['m0', 'm1']), new Date(now - DAY + 1));
+    const q = { subject: 'status report' };
+    expect((await pages(store, team, q, 1)).forward.flat()).toEqual(['m1', 'm0']);
+    expect(await groupMembers(store, team, 'subject:report')).toEqual(['~o0,o1', '~m0,m1']);
+    now += 2;
+    await store.stage(team, batch(['n0', 'n1']), new Date(now));
+    expect(await groupMembers(store, team, 'subject:report')).toEqual(['~n0,n1']);
+    expect((await pages(store, team, q, 1)).forward.flat()).toEqual(['n1', 'n0']);
+    expect(await fx.redis.pttl(store.search.termKey(team, 'subject:report'))).toBeGreaterThan(0);
   });
 });
 

@@ -7,6 +7,7 @@ type Arg = string | number;
 
 export interface EmailSearchStoreCommands {
   petrelIndexEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
+  petrelEmailSearchMembers(numKeys: number, ...keysAndArgv: Arg[]): Promise<string[]>;
   petrelEmailSearchRange(
     index: string,
     direction: 'desc' | 'asc',

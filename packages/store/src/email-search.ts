@@ -3,6 +3,16 @@
  * per team and term (core's dashboard/email-search.ts says what the terms are), a sorted set of
  * email ids by creation ms, `Keys.emailSearch(team) + term`, all in the team's slot.
  *
+ * Group postings: a term every email of one write has (an acceptance request's shared subject
+ * words and tags) is posted once for the write — one member listing the emails' ids, scored by
+ * their common creation ms (lua/includes/email-search-group.lua) — instead of once per email;
+ * the other terms (each recipient, a tag only some have) and the status are per email. A
+ * 100-email request whose emails share 4 subject words makes 4 inserts for them instead of 400.
+ * The group's ids live in the member itself rather than in a key of their own: the scripts that
+ * read a group would otherwise touch keys their caller could not name in KEYS, which Redis
+ * Cluster requires (scripts.ts). Reads expand a group where it stands, so they list exactly
+ * what per-email postings list, in the same order.
+ *
  * Writes: the term indexes and the initial status index are written by `petrelIndexEmails`, in
  * the same pipeline as the records (acceptance) or right after them (broadcast fan-out), before
  * any send job exists; status moves happen inside the scripts that change the status. Term
@@ -61,7 +71,10 @@ export class EmailSearch {
     (batch as unknown as QueuedStoreCommands).petrelIndexEmails(keys.length, ...keys, ...args);
   }
 
-  /** Index `entries` now (their records exist). Returns how many were indexed. */
+  /**
+   * Index `entries` now (their records exist), the terms all of them have as one group posting.
+   * Returns how many were indexed.
+   */
   index(teamId: string, entries: readonly IndexEntry[]): Promise<number> {
     if (entries.length === 0) return Promise.resolve(0);
     const [keys, args] = this.indexCall(teamId, entries);
@@ -70,20 +83,37 @@ export class EmailSearch {
 
   private indexCall(teamId: string, entries: readonly IndexEntry[]): [string[], (string | number)[]] {
     const keys = this.statusKeys(teamId);
-    const args: (string | number)[] = [keys.length, this.retentionMs, entries.length];
+    const n = entries.length;
     for (const e of entries) keys.push(this.keys.email(teamId, e.id));
-    // each term key once (a batch's emails share most of theirs), named by position per email
+    // each term key once (a batch's emails share most of theirs), named by position per email;
+    // a term's count of emails tells the shared ones (an email's terms are distinct)
     const termPos = new Map<string, number>();
     const termKeys: string[] = [];
+    const counts: number[] = [];
+    const positions: number[] = [];
     for (const e of entries) {
-      args.push(e.id, e.terms.length);
       for (const t of e.terms) {
         let pos = termPos.get(t);
         if (pos === undefined) {
           pos = termKeys.push(this.termKey(teamId, t));
           termPos.set(t, pos);
+          counts.push(0);
         }
-        args.push(pos);
+        counts[pos - 1]!++;
+        positions.push(pos);
+      }
+    }
+    // one email alone is posted on its own: a group of one would only cost its reads
+    const shared: number[] = [];
+    if (n > 1) counts.forEach((c, i) => c === n && shared.push(i + 1));
+    const args: (string | number)[] = [keys.length - n, this.retentionMs, n, shared.length, ...shared];
+    let at = 0;
+    for (const e of entries) {
+      const own = e.terms.length - shared.length;
+      args.push(e.id, own);
+      for (const end = at + e.terms.length; at < end; at++) {
+        const pos = positions[at]!;
+        if (shared.length === 0 || counts[pos - 1] !== n) args.push(pos);
       }
     }
     for (const k of termKeys) keys.push(k);
@@ -113,19 +143,24 @@ export class EmailSearch {
       if (score === null || score === undefined) return null;
       cursor = { score, id: cursorId };
     }
-    // the most selective index drives; the others are checked per candidate
+    // the most selective index drives; the others are checked per candidate. A group posting
+    // counts one in ZCARD: the pick can be less selective than it looks, the page is the same
     const sizes = indexes.map((_, i) => Number(replies[i]![1]));
     const order = indexes.map((k, i) => ({ k, n: sizes[i]! })).sort((a, b) => a.n - b.n);
     const driver = order[0]!.k;
     if (order[0]!.n === 0) return { ids: [], hasMore: false };
-    const others = order.slice(1).map((o) => o.k);
+    // the term indexes first: only they may hold group postings (status moves are per email)
+    const statuses = new Set(this.statusKeys(teamId));
+    const rest = order.slice(1).map((o) => o.k);
+    const termIndexes = rest.filter((k) => !statuses.has(k));
+    const others = [...termIndexes, ...rest.filter((k) => statuses.has(k))];
     const desc = !page.before;
     const bound = String(this.clock.now() - this.retentionMs);
     const want = page.limit + 1;
     const chunk = others.length === 0 ? want : Math.max(COMBINED_CHUNK, want * 2);
     const found = await walkIndex(
       this.redis,
-      { driver, others, desc, cursor, chunk, bound, want },
+      { driver, others, grouped: termIndexes.length, desc, cursor, chunk, bound, want },
       async (ids) => ids,
     );
     if (desc) return { ids: found.slice(0, page.limit), hasMore: found.length > page.limit };
@@ -169,16 +204,18 @@ export async function membersOfAll(
 
 /**
  * Walks the sorted set `driver` from `cursor` (exclusive; `desc` towards lower scores) in chunks
- * of `chunk` (petrelEmailSearchRange; each next chunk twice the last, up to `maxChunk`), keeps
- * the ids present in every one of `others`, and hands each chunk's kept ids to `take`; stops
- * once `want` items are taken or the set ends, scores below `bound` excluded. The items in walk
- * order.
+ * of `chunk` (petrelEmailSearchRange, group postings expanded; each next chunk twice the last,
+ * up to `maxChunk`), keeps the ids present in every one of `others`, and hands each chunk's
+ * kept ids to `take`; stops once `want` items are taken or the set ends, scores below `bound`
+ * excluded. The items in walk order. With `grouped`, the first `grouped` of `others` may hold
+ * group postings, and presence is checked by petrelEmailSearchMembers; without, by ZMSCORE.
  */
 export async function walkIndex<T>(
   redis: RedisClient & StoreCommands,
   o: {
     driver: string;
     others: readonly string[];
+    grouped?: number;
     desc: boolean;
     cursor: { score: string; id: string } | null;
     chunk: number;
@@ -204,7 +241,11 @@ export async function walkIndex<T>(
     const ids: string[] = [];
     for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
     cursor = { id: flat[flat.length - 2]!, score: flat[flat.length - 1]! };
-    found.push(...(await take(await membersOfAll(redis, o.others, ids))));
+    const kept =
+      o.grouped === undefined || o.others.length === 0
+        ? await membersOfAll(redis, o.others, ids)
+        : await redis.petrelEmailSearchMembers(o.others.length, ...o.others, o.grouped, ...flat);
+    found.push(...(await take(kept)));
     if (ids.length < chunk) break;
     if (o.maxChunk !== undefined && chunk < o.maxChunk) chunk = Math.min(chunk * 2, o.maxChunk);
   }

@@ -10,6 +10,10 @@ describe('subjectWords', () => {
     ['Ärger über Bücher', ['ärger', 'über', 'bücher']],
     ['', []],
     ['x'.repeat(50), ['x'.repeat(40)]],
+    // characters outside the BMP are two UTF-16 units each: counted as one character
+    ['𠀀 𠀀𠀁 a𠀀', ['𠀀𠀁', 'a𠀀']],
+    ['𠀀'.repeat(30), ['𠀀'.repeat(30)]],
+    ['𠀀'.repeat(50), ['𠀀'.repeat(40)]],
     [Array.from({ length: 20 }, (_, i) => `w${i}`).join(' '), Array.from({ length: 8 }, (_, i) => `w${i}`)],
   ])('%j', (subject, words) => {
     expect(subjectWords(subject)).toEqual(words);

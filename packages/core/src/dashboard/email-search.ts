@@ -18,15 +18,17 @@ import { bareAddress, mailboxKey } from '../kernel/mailbox.js';
 export const SUBJECT_WORD_MAX = 40;
 export const SUBJECT_WORDS_MAX = 8;
 
+const NOT_WORD = /[^\p{L}\p{N}]+/u;
+
 /** The distinct words of a subject (or of a subject query), in order. */
 export function subjectWords(subject: string): string[] {
   const out = new Set<string>();
-  for (const raw of subject
-    .normalize('NFKC')
-    .toLowerCase()
-    .split(/[^\p{L}\p{N}]+/u)) {
-    if ([...raw].length < 2) continue;
-    out.add([...raw].slice(0, SUBJECT_WORD_MAX).join(''));
+  for (const raw of subject.normalize('NFKC').toLowerCase().split(NOT_WORD)) {
+    // lengths count UTF-16 units, 1 or 2 per character: only a word of 2 units may be one
+    // character, only one over SUBJECT_WORD_MAX units may be too long; the others are taken
+    // as they are, without spreading them into characters (every email's subject runs here)
+    if (raw.length < 2 || (raw.length === 2 && [...raw].length < 2)) continue;
+    out.add(raw.length > SUBJECT_WORD_MAX ? [...raw].slice(0, SUBJECT_WORD_MAX).join('') : raw);
     if (out.size >= SUBJECT_WORDS_MAX) break;
   }
   return [...out];
