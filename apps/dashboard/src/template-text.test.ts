@@ -9,17 +9,16 @@ import {
 } from './template-text.js';
 
 describe('renderPreview', () => {
-  it('escapes values in html and keeps them as-is in text', () => {
-    const vals = { NAME: '<b>Ann</b>' };
-    expect(renderPreview('<p>Hi {{{ NAME }}}</p>', vals, { html: true })).toBe(
-      '<p>Hi &lt;b&gt;Ann&lt;/b&gt;</p>',
-    );
-    expect(renderPreview('Hi {{{NAME}}}', vals, { html: false })).toBe('Hi <b>Ann</b>');
-  });
-  it('falls back to the declared fallback, then the inline one, else leaves the placeholder', () => {
-    expect(renderPreview('{{{A}}}', {}, { html: true, fallbacks: { A: 'x&y' } })).toBe('x&amp;y');
-    expect(renderPreview('{{{A|there}}}', {}, { html: true })).toBe('there');
-    expect(renderPreview('{{{A}}} {{x}}', {}, { html: true })).toBe('{{{A}}} {{x}}');
+  const ann = { NAME: '<b>Ann</b>' };
+  type Opts = Parameters<typeof renderPreview>[2];
+  it.each<[does: string, text: string, values: Record<string, string>, opts: Opts, out: string]>([
+    ['html: escaped', '<p>Hi {{{ NAME }}}</p>', ann, { html: true }, '<p>Hi &lt;b&gt;Ann&lt;/b&gt;</p>'],
+    ['text: as-is', 'Hi {{{NAME}}}', ann, { html: false }, 'Hi <b>Ann</b>'],
+    ['no value: the declared fallback', '{{{A}}}', {}, { html: true, fallbacks: { A: 'x&y' } }, 'x&amp;y'],
+    ['no value: the inline fallback', '{{{A|there}}}', {}, { html: true }, 'there'],
+    ['no value, no fallback: the placeholder', '{{{A}}} {{x}}', {}, { html: true }, '{{{A}}} {{x}}'],
+  ])('renders %s', (_does, text, values, opts, out) => {
+    expect(renderPreview(text, values, opts)).toBe(out);
   });
   it('lists placeholder names in first-use order', () => {
     expect(placeholderNames('{{{B}}} {{{contact.first_name|x}}} {{{B}}}')).toEqual([
