@@ -1,33 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { sendQueueNames } from '@petrel/contracts';
 import type { BroadcastContent } from '@petrel/core';
 import { BroadcastFanoutQueue, SendQueues } from '@petrel/queue';
-import {
-  ApiKeysStore,
-  BroadcastsStore,
-  ContactsStore,
-  Keys,
-  SegmentsStore,
-  createRedis,
-  type RedisClient,
-} from '@petrel/store';
+import { ApiKeysStore, BroadcastsStore, ContactsStore, Keys, SegmentsStore } from '@petrel/store';
+import { useStoreRedis } from '../../../packages/store/src/redis.fixture.js';
 import { metrics } from '@petrel/observability';
-import { broadcastContent, startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
+import { broadcastContent, uniquePrefix, waitUntil } from '@petrel/testing';
 import { loadSchedulerConfig } from './config.js';
 import { startScheduler } from './scheduler.js';
 
-let server: TestRedis;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  server = await startRedis({ appendonly: false });
-  redis = createRedis(server.url);
-});
-
-afterAll(async () => {
-  await redis?.quit();
-  await server?.stop();
-});
+const db = useStoreRedis('fanout');
 
 const content = (segmentId: string): BroadcastContent =>
   broadcastContent({ segment_id: segmentId, html: '<p>Hi {{{contact.first_name|there}}}</p>' });
@@ -35,25 +17,25 @@ const content = (segmentId: string): BroadcastContent =>
 async function world(contacts: number, env: Record<string, string> = {}) {
   const prefix = uniquePrefix('fanout');
   const keys = new Keys(prefix);
-  const teamId = await new ApiKeysStore(redis, keys).createTeam('t');
-  const segment = await new SegmentsStore(redis, keys).create(teamId, 'all');
+  const teamId = await new ApiKeysStore(db.redis, keys).createTeam('t');
+  const segment = await new SegmentsStore(db.redis, keys).create(teamId, 'all');
   const rows = Array.from({ length: contacts }, (_, i) => ({
     email: `u${i}@example.test`,
     unsubscribed: i % 10 === 0,
   }));
-  await new ContactsStore(redis, keys).upsertMany(teamId, rows, {
+  await new ContactsStore(db.redis, keys).upsertMany(teamId, rows, {
     onConflict: 'upsert',
     segments: [segment.id],
     topics: [],
   });
-  const broadcasts = new BroadcastsStore(redis, keys);
+  const broadcasts = new BroadcastsStore(db.redis, keys);
   const launchScheduler = () =>
     startScheduler(
-      loadSchedulerConfig({ REDIS_URL: server.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'silent', ...env }),
+      loadSchedulerConfig({ REDIS_URL: db.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'silent', ...env }),
     );
   let scheduler = await launchScheduler();
-  const fanoutQueue = new BroadcastFanoutQueue(redis, { prefix: keys.bullPrefix() });
-  const sendQueues = new SendQueues(redis, { prefix: keys.bullPrefix() });
+  const fanoutQueue = new BroadcastFanoutQueue(db.redis, { prefix: keys.bullPrefix() });
+  const sendQueues = new SendQueues(db.redis, { prefix: keys.bullPrefix() });
   return {
     keys,
     teamId,
@@ -98,7 +80,7 @@ describe('the scheduler runs broadcast fan-outs', () => {
       const done = await w.sent(b.id, 30_000);
       expect(done.counts).toEqual({ total: 2_345, enqueued: 2_110, skipped: 235 });
       expect(done.sent_at).not.toBeNull();
-      expect(await redis.zcard(w.keys.emails(w.teamId))).toBe(2_110);
+      expect(await db.redis.zcard(w.keys.emails(w.teamId))).toBe(2_110);
       expect(await w.broadcastLaneWaiting()).toBe(2_110);
     } finally {
       await w.close();
@@ -119,7 +101,7 @@ describe('the scheduler runs broadcast fan-outs', () => {
         { timeoutMs: 10_000, message: 'the fan-out job to run' },
       );
       expect((await w.broadcasts.get(w.teamId, b.id))!.status).toBe('canceled');
-      expect(await redis.zcard(w.keys.emails(w.teamId))).toBe(0);
+      expect(await db.redis.zcard(w.keys.emails(w.teamId))).toBe(0);
     } finally {
       await w.close();
     }
@@ -143,7 +125,7 @@ describe('the scheduler runs broadcast fan-outs', () => {
       await w.restartScheduler();
       const done = await w.sent(b.id, 60_000);
       expect(done.counts).toEqual({ total: 30_000, enqueued: 27_000, skipped: 3_000 });
-      expect(await redis.zcard(w.keys.emails(w.teamId))).toBe(27_000);
+      expect(await db.redis.zcard(w.keys.emails(w.teamId))).toBe(27_000);
       expect(await w.broadcastLaneWaiting()).toBe(27_000);
     } finally {
       await w.close();

@@ -1,37 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeysStore, Keys, createRedis, type RedisClient } from '@petrel/store';
-import { emailContent, startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
+import { describe, expect, it } from 'vitest';
+import { ApiKeysStore, Keys } from '@petrel/store';
+import { useStoreRedis } from '../../../packages/store/src/redis.fixture.js';
+import { emailContent, uniquePrefix, waitUntil } from '@petrel/testing';
 import { loadSchedulerConfig } from './config.js';
 import { openRuntime } from '@petrel/runtime';
 import { startScheduler } from './scheduler.js';
 
-let server: TestRedis;
-let redis: RedisClient;
-
-beforeAll(async () => {
-  server = await startRedis({ appendonly: false });
-  redis = createRedis(server.url);
-});
-
-afterAll(async () => {
-  await redis?.quit();
-  await server?.stop();
-});
+const db = useStoreRedis('scheduler');
 
 describe('scheduler housekeeping on Redis', () => {
   it('trims expired ids from every team listing each interval and keeps the rest', async () => {
     const prefix = uniquePrefix('scheduler');
     const keys = new Keys(prefix);
-    const teams = new ApiKeysStore(redis, keys);
+    const teams = new ApiKeysStore(db.redis, keys);
     const [t1, t2] = [await teams.createTeam('a'), await teams.createTeam('b')];
     const now = Date.now();
     const day = 86_400_000;
-    await redis.zadd(keys.emails(t1), String(now - 31 * day), 'expired', String(now - day), 'recent');
-    await redis.zadd(keys.emails(t2), String(now - 45 * day), 'expired-too');
+    await db.redis.zadd(keys.emails(t1), String(now - 31 * day), 'expired', String(now - day), 'recent');
+    await db.redis.zadd(keys.emails(t2), String(now - 45 * day), 'expired-too');
 
     const scheduler = await startScheduler(
       loadSchedulerConfig({
-        REDIS_URL: server.url,
+        REDIS_URL: db.url,
         REDIS_KEY_PREFIX: prefix,
         EMAIL_RETENTION_DAYS: '30',
         HOUSEKEEPING_INTERVAL_S: '1',
@@ -40,11 +30,14 @@ describe('scheduler housekeeping on Redis', () => {
     );
     try {
       expect(await scheduler.ready()).toBe(true);
-      const sizes = async () => [await redis.zcard(keys.emails(t1)), await redis.zcard(keys.emails(t2))];
+      const sizes = async () => [
+        await db.redis.zcard(keys.emails(t1)),
+        await db.redis.zcard(keys.emails(t2)),
+      ];
       await waitUntil(async () => (await sizes()).join() === '1,0', {
         message: 'the expired listing entries to be trimmed',
       });
-      expect(await redis.zrange(keys.emails(t1), 0, '-1')).toEqual(['recent']);
+      expect(await db.redis.zrange(keys.emails(t1), 0, '-1')).toEqual(['recent']);
     } finally {
       await scheduler.close();
     }
@@ -58,7 +51,7 @@ describe("the scheduler's email store", () => {
     const prefix = uniquePrefix('scheduler-stats');
     const keys = new Keys(prefix);
     const config = loadSchedulerConfig({
-      REDIS_URL: server.url,
+      REDIS_URL: db.url,
       REDIS_KEY_PREFIX: prefix,
       DASHBOARD_STATS_RETENTION_DAYS: '3',
       LOG_LEVEL: 'silent',
@@ -97,8 +90,8 @@ describe("the scheduler's email store", () => {
     const counted = [];
     for (const hour of hours) {
       const key = keys.emailStats('team', hour);
-      if ((await redis.hget(key, 'send:delivered')) === '1')
-        counted.push({ hour, expiresAt: Number(await redis.call('PEXPIRETIME', key)) });
+      if ((await db.redis.hget(key, 'send:delivered')) === '1')
+        counted.push({ hour, expiresAt: Number(await db.redis.call('PEXPIRETIME', key)) });
     }
     await rt.close();
     expect(counted).toHaveLength(1);

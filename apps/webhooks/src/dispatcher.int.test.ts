@@ -4,47 +4,24 @@
  * is acknowledged once recorded; an entry whose delivery is still in flight is never claimed
  * again by its own dispatcher, however long the receiver holds it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { webhookDeliveryJobId } from '@petrel/contracts';
 import { newId, newSigningSecret, newWebhookEndpoint } from '@petrel/core';
 import { WebhookDeliveryQueue } from '@petrel/queue';
-import {
-  EVENTS_STREAM_FIELD,
-  Keys,
-  WEBHOOK_CONSUMER_GROUP,
-  WebhooksStore,
-  createRedis,
-  type RedisClient,
-} from '@petrel/store';
-import {
-  startHttpReceiver,
-  startRedis,
-  uniquePrefix,
-  waitUntil,
-  type ScriptedResponse,
-  type TestRedis,
-} from '@petrel/testing';
+import { EVENTS_STREAM_FIELD, Keys, WEBHOOK_CONSUMER_GROUP, WebhooksStore } from '@petrel/store';
+import { useStoreRedis } from '../../../packages/store/src/redis.fixture.js';
+import { startHttpReceiver, uniquePrefix, waitUntil, type ScriptedResponse } from '@petrel/testing';
 import { loadWebhooksConfig } from './config.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
 
 const TEAM = 'team-1';
-let redis: TestRedis;
-let conn: RedisClient;
-
-beforeAll(async () => {
-  redis = await startRedis({ appendonly: false });
-  conn = createRedis(redis.url);
-});
-afterAll(async () => {
-  await conn?.quit();
-  await redis?.stop();
-});
+const db = useStoreRedis('whdirect');
 
 async function setup(respond: () => ScriptedResponse, env: Record<string, string> = {}) {
   const prefix = uniquePrefix('whdirect');
   const keys = new Keys(prefix);
   const rx = await startHttpReceiver({ respond });
-  const store = new WebhooksStore(conn, keys, 86_400_000);
+  const store = new WebhooksStore(db.redis, keys, 86_400_000);
   const webhookId = newId();
   await store.create(
     TEAM,
@@ -58,7 +35,7 @@ async function setup(respond: () => ScriptedResponse, env: Record<string, string
   );
   const dispatcher: WebhookDispatcher = await startWebhookDispatcher(
     loadWebhooksConfig({
-      REDIS_URL: redis.url,
+      REDIS_URL: db.url,
       REDIS_KEY_PREFIX: prefix,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_SCHEDULE: '0,60',
@@ -74,12 +51,12 @@ async function setup(respond: () => ScriptedResponse, env: Record<string, string
       teamId: TEAM,
       data: {},
     };
-    await conn.xadd(keys.events(TEAM), '*', EVENTS_STREAM_FIELD, JSON.stringify(event));
+    await db.redis.xadd(keys.events(TEAM), '*', EVENTS_STREAM_FIELD, JSON.stringify(event));
     return id;
   };
   /** Entries of the team's stream read by the group and not acknowledged. */
   const pending = async (): Promise<{ count: number; idleMs: number[] }> => {
-    const rows = (await conn.xpending(keys.events(TEAM), WEBHOOK_CONSUMER_GROUP, '-', '+', 100)) as [
+    const rows = (await db.redis.xpending(keys.events(TEAM), WEBHOOK_CONSUMER_GROUP, '-', '+', 100)) as [
       string,
       string,
       number,
@@ -98,7 +75,7 @@ describe('first attempts straight from the stream', () => {
   it('a 200 leaves no job, a 500 leaves one delayed job on the schedule; both entries acknowledged', async () => {
     let n = 0;
     const s = await setup(() => (++n === 1 ? { status: 200 } : { status: 500, body: 'boom' }));
-    const queue = new WebhookDeliveryQueue(conn, { prefix: s.keys.bullPrefix() });
+    const queue = new WebhookDeliveryQueue(db.redis, { prefix: s.keys.bullPrefix() });
     try {
       const ok = await s.publish();
       await waitUntil(async () => (await s.store.getEvent(TEAM, s.webhookId, ok))?.status === 'success');
