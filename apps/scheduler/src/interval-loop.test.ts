@@ -8,6 +8,13 @@ function deferred() {
   return { promise, resolve };
 }
 
+/** A 1 s loop whose rounds each wait for `gate`. */
+function gatedLoop() {
+  const gate = deferred();
+  const round = vi.fn(() => gate.promise);
+  return { gate, round, loop: startIntervalLoop(round, 1_000, () => undefined) };
+}
+
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
@@ -35,9 +42,7 @@ describe('startIntervalLoop', () => {
   });
 
   it('never starts a round while the previous one runs', async () => {
-    const gate = deferred();
-    const round = vi.fn(() => gate.promise);
-    const loop = startIntervalLoop(round, 1_000, () => undefined);
+    const { gate, round, loop } = gatedLoop();
     await vi.advanceTimersByTimeAsync(5_000);
     expect(round).toHaveBeenCalledTimes(1);
     gate.resolve();
@@ -47,9 +52,7 @@ describe('startIntervalLoop', () => {
   });
 
   it('stop waits for the running round, then no round starts again', async () => {
-    const gate = deferred();
-    const round = vi.fn(() => gate.promise);
-    const loop = startIntervalLoop(round, 1_000, () => undefined);
+    const { gate, round, loop } = gatedLoop();
     await vi.advanceTimersByTimeAsync(1_000);
     let stopped = false;
     const stopping = loop.stop().then(() => (stopped = true));
