@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { acceptPreparer, newEmailId, relayOutbox, type AcceptedEmail } from '@petrel/core';
 import { EmailsStore, IdempotencyStore, OutboxStore, requestFingerprint } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
+import type { EmailEvent } from '@petrel/contracts';
 import {
-  emailContent,
+  acceptedEmail,
   MemoryAttachmentFetcher,
   MemoryTopics,
   MemoryTemplates,
@@ -48,16 +49,14 @@ function ports() {
 }
 
 function accepted(teamId: string, delayMs = 0): AcceptedEmail {
-  const id = newEmailId();
-  return {
-    index: 0,
-    id,
-    content: emailContent(),
-    status: delayMs > 0 ? 'scheduled' : 'queued',
-    delayMs,
-    messageId: `<${id}@acme.test>`,
-    event: { id: newEmailId(), type: 'email.queued', created_at: new Date().toISOString(), teamId, data: {} },
+  const event: EmailEvent = {
+    id: newEmailId(),
+    type: 'email.queued',
+    created_at: new Date().toISOString(),
+    teamId,
+    data: {},
   };
+  return acceptedEmail(newEmailId(), event, delayMs);
 }
 
 const jobState = async (emailId: string) =>

@@ -1,21 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailEvent } from '@petrel/contracts';
-import { emailContent } from '@petrel/testing';
+import { acceptedEmail } from '@petrel/testing';
 import { commitAcceptance, type AcceptCommitPorts } from './commit-acceptance.js';
 import type { AcceptedEmail } from './ports.js';
 
 const NOW = Date.parse('2026-03-01T10:00:00Z');
 
 function accepted(id: string, delayMs = 0): AcceptedEmail {
-  return {
-    index: 0,
-    id,
-    content: emailContent(),
-    status: delayMs > 0 ? 'scheduled' : 'queued',
-    delayMs,
-    messageId: `<${id}@example.com>`,
-    event: { id: `ev-${id}` } as unknown as EmailEvent,
-  };
+  return acceptedEmail(id, { id: `ev-${id}` } as unknown as EmailEvent, delayMs);
 }
 
 /** Ports that log each write in order; `fail` makes one step throw. */

@@ -5,7 +5,7 @@
  * remote-attachment fetcher that serves scripted URLs. The preparation runs core's real stages
  * (`acceptPreparer`) over MemoryTemplates and MemoryAttachmentFetcher unless a test replaces it.
  */
-import { PetrelError, type EmailContent } from '@petrel/contracts';
+import { PetrelError, type EmailContent, type EmailEvent } from '@petrel/contracts';
 import {
   acceptPreparer,
   commitAcceptance,
@@ -26,6 +26,19 @@ import { MemoryTopics } from './topics.js';
 /** A validated email as acceptance stages see it: the plain send of `emailToDeliver`, no attachments. */
 export function emailContent(over: Partial<EmailContent> = {}): EmailContent {
   return { ...emailToDeliver().content, attachments: [], ...over };
+}
+
+/** An email as acceptance hands it to the commit: due now (queued), or in `delayMs` (scheduled). */
+export function acceptedEmail(id: string, event: EmailEvent, delayMs = 0): AcceptedEmail {
+  return {
+    index: 0,
+    id,
+    content: emailContent(),
+    status: delayMs > 0 ? 'scheduled' : 'queued',
+    delayMs,
+    messageId: `<${id}@acme.test>`,
+    event,
+  };
 }
 
 interface KeyRecord {
