@@ -5,7 +5,7 @@
  * ends with the claim completed and exactly one domain.deleted for the holder, and a domain the
  * holder created again later is left alone.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TeamEvent } from '@petrel/contracts';
 import {
   createDomain,
@@ -15,39 +15,26 @@ import {
   verifyDomain,
   verifyDomainClaim,
   type DomainClaimContext,
-  type DomainDnsTargets,
 } from '@petrel/core';
-import { startDnsServer, type TestDnsServer } from '@petrel/testing';
 import { DomainClaimsStore } from './domain-claims.store.js';
-import { DomainKeyCipher } from './domains.crypto.js';
-import { createDomainDns } from './domains.dns.js';
-import { DomainsStore } from './domains.store.js';
+import { TEST_DNS_TARGETS as targets, useDomainDns } from './domains.fixture.js';
+import type { DomainsStore } from './domains.store.js';
 import { EmailsStore } from './emails.store.js';
-import { EVENTS_STREAM_FIELD } from './keys.js';
 import { useStoreRedis } from './redis.fixture.js';
 
 const fx = useStoreRedis('domain-claims');
-const targets: DomainDnsTargets = { mxHost: 'mx.petrel.test', spf: 'v=spf1 a:mx.petrel.test ~all' };
-const dkim = { selector: 'petrel', ed25519Selector: 'petrel-ed25519', ed25519: false };
-
-let dns: TestDnsServer;
-beforeAll(async () => {
-  dns = await startDnsServer();
-});
-afterAll(() => dns.stop());
+const world = useDomainDns(fx);
+const { publish } = world;
 
 let counter = 0;
 function context(): { ctx: DomainClaimContext; claims: DomainClaimsStore; domains: DomainsStore } {
-  const domains = new DomainsStore(fx.redis, fx.keys, { cipher: new DomainKeyCipher('s'.repeat(32)) });
+  const base = world.context();
+  const { domains } = base;
   const emails = new EmailsStore(fx.redis, fx.keys, 86_400_000, { statsRetentionMs: 86_400_000 });
   const claims = new DomainClaimsStore(fx.redis, fx.keys, domains, emails);
   const ctx: DomainClaimContext = {
-    domains,
+    ...base,
     claims,
-    targets,
-    clock: Date,
-    dkim,
-    dns: createDomainDns({ servers: [dns.address], timeoutMs: 300, tries: 1 }),
     policy: { graceMs: 0, activityWindowMs: 0, ttlMs: 3_600_000 },
     ids: { newId: () => `claim-${++counter}`, token: () => `token${counter}` },
   };
@@ -55,20 +42,7 @@ function context(): { ctx: DomainClaimContext; claims: DomainClaimsStore; domain
 }
 
 async function deletedEvents(teamId: string): Promise<TeamEvent[]> {
-  const entries = await fx.redis.xrange(fx.keys.events(teamId), '-', '+');
-  return entries
-    .map(([, fields]) => JSON.parse(fields[fields.indexOf(EVENTS_STREAM_FIELD) + 1]!) as TeamEvent)
-    .filter((e) => e.type === 'domain.deleted');
-}
-
-function publish(records: ReturnType<typeof domainRecords>): void {
-  for (const r of records)
-    dns.add({
-      name: r.name,
-      type: r.type,
-      value: r.value,
-      ...(r.priority !== undefined && { priority: r.priority }),
-    });
+  return (await fx.events(teamId)).filter((e) => e.type === 'domain.deleted');
 }
 
 /** A holder with `name` verified and a claimant with an open claim whose record is published. */
@@ -84,7 +58,7 @@ async function claimed(name: string) {
     { teamId: claimant, input: createDomainSchema.parse({ name }) },
     ctx,
   );
-  dns.add({ name, type: 'TXT', value: claim.record.value });
+  world.server.add({ name, type: 'TXT', value: claim.record.value });
   return { ctx, claims, domains, holder, claimant, held, claim };
 }
 
@@ -107,7 +81,7 @@ describe('domain claims: the move between two teams', () => {
     const stored = (await a.claims.get(a.claimant, a.claim.domain_id))!;
     await a.claims.save(a.claimant, { ...stored, step: 'transferring', found_ms: Date.now() });
     expect((await a.ctx.claims.get(a.claimant, a.claim.domain_id))!.step).toBe('transferring');
-    dns.remove('after-step-1.test'); // the decision was taken: DNS is not asked again
+    world.server.remove('after-step-1.test'); // the decision was taken: DNS is not asked again
     expect((await verifyDomainClaim({ teamId: a.claimant, domainId: a.claim.domain_id }, a.ctx)).status).toBe(
       'completed',
     );

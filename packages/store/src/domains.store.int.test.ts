@@ -1,5 +1,5 @@
 import { createPublicKey } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   createDomain,
   createDomainSchema,
@@ -7,39 +7,15 @@ import {
   domainRecords,
   updateDomain,
   verifyDomain,
-  type DomainDnsTargets,
 } from '@petrel/core';
-import { startDnsServer, type TestDnsServer } from '@petrel/testing';
 import { DomainKeyCipher, domainKeySecret } from './domains.crypto.js';
-import { createDomainDns } from './domains.dns.js';
 import { DomainsStore } from './domains.store.js';
+import { TEST_DNS_TARGETS as targets, useDomainDns } from './domains.fixture.js';
 import { useStoreRedis, nextTeam } from './redis.fixture.js';
 
 const fx = useStoreRedis('domains');
-const targets: DomainDnsTargets = { mxHost: 'mx.petrel.test', spf: 'v=spf1 a:mx.petrel.test ~all' };
-const dkim = { selector: 'petrel', ed25519Selector: 'petrel-ed25519', ed25519: false };
-
-let dns: TestDnsServer;
-beforeAll(async () => {
-  dns = await startDnsServer();
-});
-afterAll(() => dns.stop());
-
-function context() {
-  const domains = new DomainsStore(fx.redis, fx.keys, { cipher: new DomainKeyCipher('s'.repeat(32)) });
-  return {
-    domains,
-    targets,
-    clock: Date,
-    dkim,
-    dns: createDomainDns({ servers: [dns.address], timeoutMs: 300, tries: 1 }),
-  };
-}
-
-function publish(records: { name: string; type: string; value: string; priority?: number }[]) {
-  for (const r of records)
-    dns.add({ name: r.name, type: r.type as 'TXT' | 'MX', value: r.value, priority: r.priority });
-}
+const world = useDomainDns(fx);
+const { context, publish } = world;
 
 describe('DomainsStore', () => {
   it('creates a domain with an encrypted RSA key, refuses its name twice, publishes domain.created', async () => {
@@ -129,11 +105,11 @@ describe('DomainsStore', () => {
     expect((await fx.events(t)).map((e) => e.type)).toEqual(['domain.created', 'domain.updated']);
 
     // a DNS outage keeps a verified record verified
-    dns.fail('send.verify.test', 'SERVFAIL');
+    world.server.fail('send.verify.test', 'SERVFAIL');
     expect((await verifyDomain({ teamId: t, domainId: d.id }, ctx)).status).toBe('verified');
-    dns.clearFailure('send.verify.test');
+    world.server.clearFailure('send.verify.test');
 
-    dns.remove(`petrel._domainkey.verify.test`);
+    world.server.remove(`petrel._domainkey.verify.test`);
     const failed = await verifyDomain({ teamId: t, domainId: d.id }, ctx);
     expect(failed.status).toBe('failed');
     expect(failed.checks['dkim:petrel']).toBe('failed');
@@ -159,8 +135,8 @@ describe('DomainsStore', () => {
     const ctx = context();
     const t = nextTeam();
     const d = await createDomain({ teamId: t, input: { name: 'flaky.test' } }, ctx);
-    dns.fail('petrel._domainkey.flaky.test', 'SERVFAIL');
-    dns.fail('send.flaky.test', 'SERVFAIL');
+    world.server.fail('petrel._domainkey.flaky.test', 'SERVFAIL');
+    world.server.fail('send.flaky.test', 'SERVFAIL');
     const checked = await verifyDomain({ teamId: t, domainId: d.id }, ctx);
     expect(checked.checks['dkim:petrel']).toBe('temporary_failure');
     expect(checked.status).toBe('pending');
