@@ -73,6 +73,26 @@ export class AutomationsStore extends TeamStore implements AutomationsPort {
     );
   }
 
+  /**
+   * An optimistic write of automation `id`: `write` with the trigger read just before, which its
+   * script compares (1 written, 0 gone, -1 the trigger changed in between: read again and retry).
+   * False when the automation does not exist.
+   */
+  private async onTrigger(
+    teamId: string,
+    id: string,
+    write: (trigger: string) => Promise<number>,
+  ): Promise<boolean> {
+    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
+      const trigger = await this.redis.hget(this.keys.automation(teamId, id), 'trigger');
+      if (trigger === null) return false;
+      const res = await write(trigger);
+      if (res === 1) return true;
+      if (res === 0) return false;
+    }
+    throw new Error(`automation ${id}: too many concurrent updates`);
+  }
+
   async create(teamId: string, a: NewAutomation): Promise<{ id: string }> {
     const now = this.clock.now();
     const id = newId(now);
@@ -94,40 +114,29 @@ export class AutomationsStore extends TeamStore implements AutomationsPort {
   async update(teamId: string, rawId: string, patch: AutomationPatch): Promise<boolean> {
     if (!UUID_RE.test(rawId)) return false;
     const id = idKey(rawId);
-    const k = this.keys;
-    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-      const before = await this.redis.hget(k.automation(teamId, id), 'trigger');
-      if (before === null) return false;
+    return this.onTrigger(teamId, id, (before) => {
       const trigger = patch.graph ? triggerOf(patch.graph) : before;
       const fields: string[] = ['updated_at', new Date(this.clock.now()).toISOString()];
       if (patch.name !== undefined) fields.push('name', patch.name);
       if (patch.status !== undefined) fields.push('status', patch.status);
       if (patch.graph !== undefined) fields.push('graph', JSON.stringify(patch.graph), 'trigger', trigger);
-      const res = await this.save(teamId, id, 'update', 0, before, trigger, fields);
-      if (res === 1) return true;
-      if (res === 0) return false;
-    }
-    throw new Error(`automation ${id}: too many concurrent updates`);
+      return this.save(teamId, id, 'update', 0, before, trigger, fields);
+    });
   }
 
   async remove(teamId: string, rawId: string): Promise<boolean> {
     if (!UUID_RE.test(rawId)) return false;
     const id = idKey(rawId);
     const k = this.keys;
-    for (let attempt = 0; attempt < MAX_WRITE_ATTEMPTS; attempt++) {
-      const trigger = await this.redis.hget(k.automation(teamId, id), 'trigger');
-      if (trigger === null) return false;
-      const res = await this.redis.petrelDeleteAutomation(
+    return this.onTrigger(teamId, id, (trigger) =>
+      this.redis.petrelDeleteAutomation(
         k.automation(teamId, id),
         k.automations(teamId),
         k.automationTrigger(teamId, trigger),
         id,
         trigger,
-      );
-      if (res === 1) return true;
-      if (res === 0) return false;
-    }
-    throw new Error(`automation ${id}: too many concurrent updates`);
+      ),
+    );
   }
 
   async triggeredBy(teamId: string, eventName: string): Promise<StoredAutomation[]> {
