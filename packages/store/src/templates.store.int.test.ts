@@ -1,27 +1,14 @@
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, uniquePrefix, type TestRedis } from '@petrel/testing';
-import { Keys } from './keys.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { NewTemplateContent as NewTemplate } from '@petrel/core';
 import { TemplatesStore } from './templates.store.js';
-import { nextTeam } from './redis.fixture.js';
+import { nextTeam, useStoreRedis } from './redis.fixture.js';
+import { expectNewestFirstPaging } from '../../testing/src/contracts/kit.js';
 
-let server: TestRedis;
-let redis: Redis;
-let keys: Keys;
-let store: TemplatesStore;
+const fx = useStoreRedis('templates');
 const VERSION_TTL_MS = 60_000;
-
-beforeAll(async () => {
-  server = await startRedis({ appendonly: false });
-  redis = new Redis(server.url, { maxRetriesPerRequest: 1 });
-  keys = new Keys(uniquePrefix('templates'));
-  store = new TemplatesStore(redis, keys, VERSION_TTL_MS);
-});
-
-afterAll(async () => {
-  await redis?.quit();
-  await server?.stop();
+let store: TemplatesStore;
+beforeAll(() => {
+  store = new TemplatesStore(fx.redis, fx.keys, VERSION_TTL_MS);
 });
 
 const base = (over: Partial<NewTemplate> = {}): NewTemplate => ({
@@ -111,7 +98,7 @@ describe('TemplatesStore', () => {
     expect(v1).not.toBe(v0);
     // The replaced draft was never published, so no email can pin it: it is gone.
     expect(await store.getVersion(t, id, v0)).toBeNull();
-    expect(await redis.hget(keys.template(t, id), 'versions')).toBe(v1);
+    expect(await fx.redis.hget(fx.keys.template(t, id), 'versions')).toBe(v1);
 
     expect(await store.publish(t, id, v1)).toEqual({ ok: true, versionId: v1 });
     let meta = (await store.get(t, id))!.template;
@@ -138,7 +125,7 @@ describe('TemplatesStore', () => {
     const v3 = edit3.ok ? edit3.versionId : '';
     expect(v3).not.toBe(v2);
     expect(await store.getVersion(t, id, v2)).toBeNull();
-    expect(await redis.hget(keys.template(t, id), 'versions')).toBe(`${v1} ${v3}`);
+    expect(await fx.redis.hget(fx.keys.template(t, id), 'versions')).toBe(`${v1} ${v3}`);
     expect(await store.publish(t, id, v2)).toEqual({ ok: false, reason: 'changed' });
 
     expect(await store.publish(t, id, v3)).toEqual({ ok: true, versionId: v3 });
@@ -259,7 +246,7 @@ describe('TemplatesStore', () => {
 
     for (const v of [v1, v2]) {
       expect((await store.getVersion(t, id, v))?.id).toBe(v);
-      const ttl = await redis.pttl(keys.templateVersion(t, id, v));
+      const ttl = await fx.redis.pttl(fx.keys.templateVersion(t, id, v));
       expect(ttl).toBeGreaterThan(0);
       expect(ttl).toBeLessThanOrEqual(VERSION_TTL_MS);
     }
@@ -286,19 +273,7 @@ describe('TemplatesStore', () => {
       ids.push(await created(t, { name: `T${i}` }));
       await new Promise((r) => setTimeout(r, 2));
     }
-    const newest = [...ids].reverse();
-    const p1 = await store.list(t, { limit: 2 });
-    expect(p1?.items.map((x) => x.id)).toEqual(newest.slice(0, 2));
-    expect(p1?.hasMore).toBe(true);
-    const p2 = await store.list(t, { limit: 2, after: newest[1]! });
-    expect(p2?.items.map((x) => x.id)).toEqual(newest.slice(2, 4));
-    expect(p2?.hasMore).toBe(true);
-    const p3 = await store.list(t, { limit: 2, after: newest[3]! });
-    expect(p3?.items.map((x) => x.id)).toEqual(newest.slice(4));
-    expect(p3?.hasMore).toBe(false);
-    const back = await store.list(t, { limit: 2, before: newest[4]! });
-    expect(back?.items.map((x) => x.id)).toEqual(newest.slice(2, 4));
-    expect(back?.hasMore).toBe(true);
+    await expectNewestFirstPaging((page) => store.list(t, page), ids);
     expect(await store.list(t, { limit: 2, after: 'unknown' })).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { useStoreRedis, nextTeam } from './redis.fixture.js';
 import { TopicsStore } from './topics.store.js';
+import { expectNewestFirstPaging } from '../../testing/src/contracts/kit.js';
 
 const fx = useStoreRedis('topics');
 
@@ -98,16 +99,9 @@ describe('TopicsStore', () => {
     const t = nextTeam();
     const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push((await store.create(t, { ...newsletter, name: `T${i}` })).id);
-    const newest = [...ids].reverse();
-    const first = await store.list(t, { limit: 2 });
-    expect(first?.items.map((x) => x.id)).toEqual(newest.slice(0, 2));
-    expect(first?.hasMore).toBe(true);
-    const next = await store.list(t, { limit: 2, after: newest[1]! });
-    expect(next?.items.map((x) => x.id)).toEqual(newest.slice(2, 4));
-    const back = await store.list(t, { limit: 2, before: newest[2]! });
-    expect(back?.items.map((x) => x.id)).toEqual(newest.slice(0, 2));
+    await expectNewestFirstPaging((page) => store.list(t, page), ids);
     expect(await store.list(t, { limit: 2, after: 'nope' })).toBeNull();
-    expect((await store.all(t)).map((x) => x.id)).toEqual(newest);
+    expect((await store.all(t)).map((x) => x.id)).toEqual([...ids].reverse());
     expect(await store.all(nextTeam())).toEqual([]);
   });
 });
