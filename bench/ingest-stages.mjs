@@ -14,10 +14,15 @@
 //   full           every step, as POST /emails/batch runs them
 //   no-search      the same with the search indexes not written (their cost: full - no-search)
 //   stages k       prepare with the first k acceptance stages only (each stage's marginal cost)
+//   index-terms    EmailSearch.index alone on records made beforehand (Redis CPU per email), the
+//                  bench emails' terms by kind: status only, + the words all 100 share (one
+//                  group posting per request), + each email's own recipient, + its own order
+//                  number word (each of the last two a new sorted set per email)
 // The sending-domain stage is not in these passes (it needs a verified domain's records).
 import { randomUUID } from 'node:crypto';
 import {
   acceptEmails,
+  emailSearchTerms,
   capRecipients,
   checkTopic,
   dailyQuota,
@@ -183,6 +188,42 @@ console.log(`µs per email: API (this process)   Redis   step   (${REQUESTS} req
 if (PASSES.has('full')) await pass('full', {});
 if (PASSES.has('no-search')) await pass('no search indexes', { search: false });
 if (PASSES.has('stages')) for (let k = 0; k <= 5; k++) await pass(`stages ${k}`, { stages: k });
+if (PASSES.has('index-terms')) await indexTerms();
+
+async function indexTerms() {
+  const emails = new EmailsStore(client, keys, DAY, { statsRetentionMs: DAY });
+  const kinds = {
+    'status only': () => false,
+    '+ shared words': (t) => t.startsWith('subject:') && !/\d/.test(t),
+    '+ own recipient': (t) => t.startsWith('to:') || !/\d/.test(t),
+    '+ own number word (all the terms)': () => true,
+  };
+  console.log('\n## index-terms (EmailSearch.index alone)');
+  for (const [label, keep] of Object.entries(kinds)) {
+    await redis.reset();
+    let seq = 0;
+    let spentRedis = 0;
+    const request = async () => {
+      const now = Date.now();
+      const batch = client.pipeline();
+      const entries = [];
+      for (let k = 0; k < PER_REQUEST; k++, seq++) {
+        const id = `e${seq}`;
+        batch.hset(keys.email(teamId, id), 'id', id, 'created_ms', now, 'status_rank', 0);
+        const subject = `Your order #${100_000 + seq} is confirmed`;
+        const all = emailSearchTerms({ to: [`user${seq}@rcpt.example`], cc: [], bcc: [], tags: [], subject });
+        entries.push({ id, terms: all.filter(keep) });
+      }
+      await batch.exec();
+      const r0 = await redisCpu();
+      await emails.search.index(teamId, entries);
+      return ((await redisCpu()) - r0) * 1e6 - infoCost;
+    };
+    for (let i = 0; i < 30; i++) await request();
+    for (let i = 0; i < REQUESTS; i++) spentRedis += await request();
+    console.log(`   -    ${(spentRedis / (REQUESTS * PER_REQUEST)).toFixed(1).padStart(7)}  ${label}`);
+  }
+}
 await client.quit();
 await redis.client.quit();
 redis.child.kill();
