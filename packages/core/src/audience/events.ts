@@ -4,11 +4,7 @@
  * describes a contact the same way (Resend's contact.* payloads).
  */
 import type { ContactRecord, TeamEvent } from '@petrel/contracts';
-
-export interface EventStamp {
-  clock: { now(): number };
-  ids: { newEventId(): string };
-}
+import { stampEvent, type EventStamp } from '../kernel/event-stamp.js';
 
 export function teamEvent(
   type: TeamEvent['type'],
@@ -16,13 +12,7 @@ export function teamEvent(
   data: Record<string, unknown>,
   stamp: EventStamp,
 ): TeamEvent {
-  return {
-    id: stamp.ids.newEventId(),
-    type,
-    created_at: new Date(stamp.clock.now()).toISOString(),
-    teamId,
-    data,
-  };
+  return stampEvent(type, teamId, data, stamp);
 }
 
 /**

@@ -4,8 +4,7 @@
  * records something builds its event here, so all events of an email describe it the same way.
  */
 import type { EmailEvent, EmailEventType } from '@petrel/contracts';
-import type { Clock } from '../kernel/clock.js';
-import type { IdSource } from '../kernel/ids.js';
+import { stampEvent, type EventStamp } from '../kernel/event-stamp.js';
 import type { EmailToDeliver } from './record.js';
 
 /** The webhook-shaped `data` of an email event, plus what the event adds (`bounce`, `delay`…). */
@@ -36,13 +35,7 @@ export function emailEvent(
   teamId: string,
   email: EmailToDeliver,
   extra: Record<string, unknown> | undefined,
-  stamp: { clock: Clock; ids: IdSource },
+  stamp: EventStamp,
 ): EmailEvent {
-  return {
-    id: stamp.ids.newEventId(),
-    type,
-    created_at: new Date(stamp.clock.now()).toISOString(),
-    teamId,
-    data: emailEventData(email, extra),
-  };
+  return stampEvent(type, teamId, emailEventData(email, extra), stamp);
 }

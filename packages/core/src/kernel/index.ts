@@ -5,3 +5,4 @@ export * from './page.js';
 export * from './html.js';
 export * from './found.js';
 export * from './url.js';
+export * from './event-stamp.js';
