@@ -24,7 +24,7 @@ import type { ReceivedEvent } from '../automations/ports.js';
 import type { Page, PageRequest } from '../kernel/page.js';
 import { coercePayload } from './coerce-payload.js';
 import type { CustomEventsPort, SendEventPorts } from './ports.js';
-import { found } from '../kernel/found.js';
+import { foundId } from '../kernel/found.js';
 
 /** The message of a create whose name the team has defined already (a validation error, as contacts). */
 export const EVENT_NAME_TAKEN = 'an event with this name already exists';
@@ -64,16 +64,14 @@ export async function updateEvent(
   cmd: { teamId: string; idOrName: string; schema: EventSchemaMap | null },
   ports: { events: CustomEventsPort },
 ): Promise<{ id: string }> {
-  const updated = await found(ports.events.setSchema(cmd.teamId, cmd.idOrName, cmd.schema), 'Event');
-  return { id: updated.id };
+  return foundId(ports.events.setSchema(cmd.teamId, cmd.idOrName, cmd.schema), 'Event');
 }
 
 export async function deleteEvent(
   cmd: { teamId: string; idOrName: string },
   ports: { events: CustomEventsPort },
 ): Promise<{ id: string }> {
-  const removed = await found(ports.events.remove(cmd.teamId, cmd.idOrName), 'Event');
-  return { id: removed.id };
+  return foundId(ports.events.remove(cmd.teamId, cmd.idOrName), 'Event');
 }
 
 /** What POST /events/send answers (202), fresh or replayed under an Idempotency-Key. */

@@ -16,7 +16,7 @@ import { DOMAIN_RULES, type CreateDomainInput, type UpdateDomainInput } from './
 import { domainStatus } from './domain-status.js';
 import type { DomainChange, DomainsPort } from './domains-port.js';
 import { checkRecords, type DnsPort } from './verify-domain.js';
-import { found } from '../kernel/found.js';
+import { found, foundId } from '../kernel/found.js';
 
 /** Resend's defaults: send from `send.<domain>`, sending on, receiving off, opportunistic TLS. */
 export const DOMAIN_DEFAULTS = {
@@ -145,18 +145,17 @@ export async function updateDomain(
     next.updated_at = nextStamp(current, ctx.clock.now());
     return next;
   };
-  const updated = await ctx.domains.update(cmd.teamId, cmd.domainId, change, domainEventData(ctx.targets));
-  if (!updated) throw notFound('Domain');
-  return { id: updated.id };
+  return foundId(
+    ctx.domains.update(cmd.teamId, cmd.domainId, change, domainEventData(ctx.targets)),
+    'Domain',
+  );
 }
 
 export async function deleteDomain(
   cmd: { teamId: string; domainId: string },
   ctx: Pick<DomainContext, 'domains' | 'targets'>,
 ): Promise<{ id: string }> {
-  const removed = await ctx.domains.remove(cmd.teamId, cmd.domainId, domainEventData(ctx.targets));
-  if (!removed) throw notFound('Domain');
-  return { id: removed.id };
+  return foundId(ctx.domains.remove(cmd.teamId, cmd.domainId, domainEventData(ctx.targets)), 'Domain');
 }
 
 /**

@@ -18,6 +18,7 @@ import {
 import { checkIdempotencyKey, claimKey, releaseIfRefused } from '../accept/idempotency.js';
 import type { AttachmentFetcher } from '../accept/ports.js';
 import type { EventIdempotencyPort } from '../custom-events/ports.js';
+import { found } from '../kernel/found.js';
 import { deterministicEmailId, idKey } from '../kernel/ids.js';
 import type { Page, PageRequest } from '../kernel/page.js';
 import { asList } from '../validation/fields.js';
@@ -218,9 +219,7 @@ export async function findDraft(
   inboxId: string,
   draftId: string,
 ): Promise<InboxDraftRecord> {
-  const d = await drafts.draft(teamId, inboxId, idKey(draftId));
-  if (!d) throw notFound('Draft');
-  return d;
+  return found(drafts.draft(teamId, inboxId, idKey(draftId)), 'Draft');
 }
 
 /** The message a reply draft answers: it must be a message of that thread (422 naming the field). */

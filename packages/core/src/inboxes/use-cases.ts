@@ -194,9 +194,7 @@ export async function findThread(
   inboxId: string,
   threadId: string,
 ): Promise<InboxThreadRecord> {
-  const thread = await inboxes.thread(teamId, inboxId, idKey(threadId));
-  if (!thread) throw notFound('Thread');
-  return thread;
+  return found(inboxes.thread(teamId, inboxId, idKey(threadId)), 'Thread');
 }
 
 /** A message of the thread (its id is its received or sent email's); 404 for any other. */

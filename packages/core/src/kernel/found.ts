@@ -10,3 +10,11 @@ export async function found<T>(lookup: Promise<T | null | undefined>, what: stri
   if (value === null || value === undefined) throw notFound(what);
   return value;
 }
+
+/** The id of what an update or a removal found (the `{ id }` Resend answers), or a 404 naming `what`. */
+export async function foundId(
+  lookup: Promise<{ id: string } | null | undefined>,
+  what: string,
+): Promise<{ id: string }> {
+  return { id: (await found(lookup, what)).id };
+}

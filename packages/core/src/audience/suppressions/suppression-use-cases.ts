@@ -10,7 +10,7 @@ import type {
   RemoveSuppressionsInput,
 } from './suppression-schemas.js';
 import type { SuppressionsPort } from './suppressions-port.js';
-import { found } from '../../kernel/found.js';
+import { foundId } from '../../kernel/found.js';
 
 export async function addSuppression(
   cmd: { teamId: string; input: AddSuppressionInput },
@@ -32,8 +32,7 @@ export async function removeSuppression(
   cmd: { teamId: string; idOrEmail: string },
   ports: { suppressions: SuppressionsPort },
 ): Promise<{ id: string }> {
-  const removed = await found(ports.suppressions.remove(cmd.teamId, cmd.idOrEmail), 'Suppression');
-  return { id: removed.id };
+  return foundId(ports.suppressions.remove(cmd.teamId, cmd.idOrEmail), 'Suppression');
 }
 
 export async function removeSuppressions(

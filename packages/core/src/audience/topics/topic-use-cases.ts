@@ -9,7 +9,7 @@ import type { CreateTopicInput, UpdateTopicInput } from './topic-schemas.js';
 import { TOPIC_RULES } from './topic-schemas.js';
 import type { TopicPatch, TopicsPort } from './topics-port.js';
 import { idKey } from '../../kernel/ids.js';
-import { found } from '../../kernel/found.js';
+import { foundId } from '../../kernel/found.js';
 
 export async function createTopic(
   cmd: { teamId: string; input: CreateTopicInput },
@@ -50,14 +50,12 @@ export async function updateTopic(
   };
   // Nothing to change: no write, no topic.updated event.
   if (Object.keys(changes).length === 0) return { id: current.id };
-  const updated = await found(ports.topics.update(cmd.teamId, current.id, changes), 'Topic');
-  return { id: updated.id };
+  return foundId(ports.topics.update(cmd.teamId, current.id, changes), 'Topic');
 }
 
 export async function deleteTopic(
   cmd: { teamId: string; topicId: string },
   ports: { topics: TopicsPort },
 ): Promise<{ id: string }> {
-  const removed = await found(ports.topics.remove(cmd.teamId, cmd.topicId), 'Topic');
-  return { id: removed.id };
+  return foundId(ports.topics.remove(cmd.teamId, cmd.topicId), 'Topic');
 }
