@@ -10,6 +10,7 @@ import { MemoryBroadcasts } from '@petrel/testing';
 import { BroadcastsStore } from './broadcasts.store.js';
 import { createRedis, type RedisClient } from './redis.js';
 import { useStoreRedis, nextTeam } from './redis.fixture.js';
+import { UNKNOWN_ID } from '../../testing/src/contracts/kit.js';
 
 const fx = useStoreRedis('broadcasts');
 
@@ -32,12 +33,16 @@ const content: BroadcastContent = {
 };
 
 const store = (): BroadcastsStore => new BroadcastsStore(fx.redis, fx.keys, tickingClock());
+/** A store, a new team, and a draft of `content` in it. */
+async function draft() {
+  const s = store();
+  const t = nextTeam();
+  return { s, t, b: await s.create(t, content) };
+}
 
 describe('BroadcastsStore: API side', () => {
   it('creates a draft that reads back whole; null fields are absent from the hash', async () => {
-    const s = store();
-    const t = nextTeam();
-    const b = await s.create(t, content);
+    const { s, t, b } = await draft();
     expect(b).toMatchObject({ ...content, status: 'draft', scheduled_at: null, sent_at: null });
     expect(b.counts).toEqual({ total: 0, enqueued: 0, skipped: 0 });
     expect(await s.get(t, b.id)).toEqual(b);
@@ -74,7 +79,7 @@ describe('BroadcastsStore: API side', () => {
     expect(first?.items.map((b) => b.id)).toEqual(newest.slice(0, 2));
     const next = await s.list(t, { limit: 2, after: newest[1]! });
     expect(next?.items.map((b) => b.id)).toEqual(newest.slice(2, 4));
-    expect(await s.list(t, { limit: 2, after: '0198a0a0-0000-7000-8000-0000000000ff' })).toBeNull();
+    expect(await s.list(t, { limit: 2, after: UNKNOWN_ID })).toBeNull();
     // the listing's reads leave the bodies out, the rest is the same
     const summaries = await s.listSummaries(t, { limit: 2, after: newest[1]! });
     expect(summaries).toEqual({
@@ -86,9 +91,7 @@ describe('BroadcastsStore: API side', () => {
   });
 
   it('updates a draft (null clears a field); anything else is refused with its status', async () => {
-    const s = store();
-    const t = nextTeam();
-    const b = await s.create(t, content);
+    const { s, t, b } = await draft();
     const res = await s.update(t, b.id, { subject: 'Fresh', reply_to: null, text: 'plain', name: undefined });
     expect(res).toEqual({
       ok: true,
@@ -102,16 +105,14 @@ describe('BroadcastsStore: API side', () => {
       status: 'scheduled',
     });
     expect((await s.get(t, b.id))?.subject).toBe('Fresh');
-    expect(await s.update(t, '0198a0a0-0000-7000-8000-0000000000ff', { subject: 'x' })).toEqual({
+    expect(await s.update(t, UNKNOWN_ID, { subject: 'x' })).toEqual({
       ok: false,
       reason: 'not_found',
     });
   });
 
   it('schedules a draft once; cancels a scheduled one; a canceled one cannot be scheduled again', async () => {
-    const s = store();
-    const t = nextTeam();
-    const b = await s.create(t, content);
+    const { s, t, b } = await draft();
     expect(await s.cancel(t, b.id)).toEqual({ ok: false, reason: 'status', status: 'draft' });
     const due = Date.parse('2030-02-01T10:00:00.000Z');
     const scheduled = await s.schedule(t, b.id, due);
@@ -170,9 +171,7 @@ describe('BroadcastsStore: API side', () => {
 
 describe('BroadcastsStore: fan-out side', () => {
   it('starts once (scheduled → queued, start fixed), resumes at the checkpoint, finishes (queued → sent)', async () => {
-    const s = store();
-    const t = nextTeam();
-    const b = await s.create(t, content);
+    const { s, t, b } = await draft();
     expect(await s.startFanout(t, b.id, 1)).toEqual({ ok: false, reason: 'status' });
     await s.schedule(t, b.id, 1_000);
     const first = await s.startFanout(t, b.id, 1_000);
@@ -204,16 +203,14 @@ describe('BroadcastsStore: fan-out side', () => {
     expect(await s.get(t, b.id)).toMatchObject({ status: 'sent', sent_at: '2030-03-01T00:00:00.000Z' });
     expect(await s.finishFanout(t, b.id, 0)).toBe(false);
     expect(await s.startFanout(t, b.id, 0)).toEqual({ ok: false, reason: 'status' });
-    expect(await s.startFanout(t, '0198a0a0-0000-7000-8000-0000000000ff', 0)).toEqual({
+    expect(await s.startFanout(t, UNKNOWN_ID, 0)).toEqual({
       ok: false,
       reason: 'not_found',
     });
   });
 
   it('a cancel stops the fan-out: the next checkpoint and the finish answer false', async () => {
-    const s = store();
-    const t = nextTeam();
-    const b = await s.create(t, content);
+    const { s, t, b } = await draft();
     await s.schedule(t, b.id, 1);
     await s.startFanout(t, b.id, 1);
     expect(await s.cancel(t, b.id)).toMatchObject({ ok: true, record: { status: 'canceled' } });
@@ -276,9 +273,7 @@ describe('BroadcastsStore: fan-out side', () => {
 
 describe('BroadcastsStore.forSend', () => {
   it('reads the status fresh and caches the content once the broadcast left draft', async () => {
-    const s = store();
-    const t = nextTeam();
-    const b = await s.create(t, content);
+    const { s, t, b } = await draft();
     const key = fx.keys.broadcast(t, b.id);
     expect(await s.forSend(t, b.id)).toMatchObject({ status: 'draft', content: { html: content.html } });
     // a draft is never cached: a change shows at once
