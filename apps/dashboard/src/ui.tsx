@@ -240,6 +240,14 @@ export function Select(props: ControlProps & { options: readonly { value: string
   );
 }
 
+/** A Select's options for named resources (segments, topics, labels): the id, shown by its name. */
+export const namedOptions = (items: readonly { id: string; name: string }[] = []) =>
+  items.map((i) => ({ value: i.id, label: i.name }));
+
+/** A Select's options for words shown as they are, the empty one (no filter) as `none`. */
+export const wordOptions = (words: readonly string[], none: string) =>
+  words.map((w) => ({ value: w, label: w || none }));
+
 /** A list's search form: its filter controls in a row, then the Search button; `onSearch` on submit. */
 export function SearchForm(props: { label: string; onSearch: () => void; children: ComponentChildren }) {
   return (
@@ -395,8 +403,9 @@ export function Dl({ items }: { items: [string, ComponentChildren][] }) {
 }
 
 /**
- * A list from the API: its error (or an action's on it), a loading note the first time, the table,
- * and the pager when the list is paged by `cursor`.
+ * A list from the API: its error (or an action's on it), a loading note the first time, the table
+ * once the list is loaded (not under an error: "No …" would say what is not known), and the pager
+ * when the list is paged by `cursor`.
  */
 export function ListTable<T extends { id: string }>(props: {
   list: Async<List<T>>;
@@ -411,9 +420,7 @@ export function ListTable<T extends { id: string }>(props: {
   return (
     <>
       <ErrorNote error={list.error ?? props.error} />
-      {list.loading && !list.data ? (
-        <Loading what={props.caption.toLowerCase()} />
-      ) : (
+      {list.data ? (
         <Table
           caption={props.caption}
           rows={rows}
@@ -421,6 +428,8 @@ export function ListTable<T extends { id: string }>(props: {
           columns={props.columns}
           empty={props.empty}
         />
+      ) : (
+        list.loading && <Loading what={props.caption.toLowerCase()} />
       )}
       {cursor && (
         <Pager

@@ -16,6 +16,7 @@ import {
   ErrorNote,
   Field,
   ListTable,
+  namedOptions,
   Page,
   SandboxedHtml,
   Select,
@@ -115,16 +116,13 @@ function DraftForm(props: { initial: Draft; submitLabel: string; onSubmit: (d: D
         label="Segment"
         id="b-segment"
         {...bind(d, setD, 'segment_id')}
-        options={(choices.data?.segments ?? []).map((s) => ({ value: s.id, label: s.name }))}
+        options={namedOptions(choices.data?.segments)}
       />
       <Select
         label="Topic (optional)"
         id="b-topic"
         {...bind(d, setD, 'topic_id')}
-        options={[
-          { value: '', label: 'none' },
-          ...(choices.data?.topics ?? []).map((t) => ({ value: t.id, label: t.name })),
-        ]}
+        options={[{ value: '', label: 'none' }, ...namedOptions(choices.data?.topics)]}
       />
       <TextArea label="HTML" id="b-html" {...bind(d, setD, 'html')} rows={8} />
       <TextArea label="Text" id="b-text" {...bind(d, setD, 'text')} rows={4} />

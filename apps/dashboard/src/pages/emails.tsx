@@ -22,6 +22,7 @@ import {
   useAction,
   useAsync,
   useCursor,
+  wordOptions,
 } from '../ui';
 
 export interface EmailItem {
@@ -102,7 +103,7 @@ export function Emails({ query }: { query: Record<string, string> }) {
           label="Status"
           id="q-status"
           {...bind(form, setForm, 'status')}
-          options={STATUSES.map((s) => ({ value: s, label: s || 'any' }))}
+          options={wordOptions(STATUSES, 'any')}
         />
         <Field label="Tag" id="q-tag" placeholder="name or name=value" {...bind(form, setForm, 'tag')} />
       </SearchForm>

@@ -20,6 +20,7 @@ import {
   Field,
   ListTable,
   Loading,
+  namedOptions,
   Page,
   SandboxedHtml,
   SearchForm,
@@ -29,6 +30,7 @@ import {
   useAction,
   useAsync,
   useCursor,
+  wordOptions,
   type Async,
 } from '../ui';
 
@@ -183,6 +185,11 @@ function InboxThreads({ inboxId, query }: { inboxId: string; query: Record<strin
   const go = (change: Partial<typeof filters>) => {
     location.hash = `${href('inboxes', inboxId)}${buildQuery({ ...filters, ...change })}`;
   };
+  // a filter select shows the threads it selects as soon as it changes
+  const filter = (key: 'label' | 'read') => ({
+    value: filters[key],
+    onValue: (v: string) => go({ [key]: v }),
+  });
   const title = inbox.data ? inbox.data.name || inbox.data.email_address : 'Inbox';
   return (
     <Page title={title}>
@@ -210,23 +217,14 @@ function InboxThreads({ inboxId, query }: { inboxId: string; query: Record<strin
         <Select
           label="Label"
           id="q-label"
-          value={filters.label}
-          onValue={(label) => go({ label })}
-          options={[
-            { value: '', label: 'any' },
-            ...(labels.data?.data ?? []).map((l) => ({ value: l.id, label: l.name })),
-          ]}
+          {...filter('label')}
+          options={[{ value: '', label: 'any' }, ...namedOptions(labels.data?.data)]}
         />
         <Select
           label="Read"
           id="q-read"
-          value={filters.read}
-          onValue={(read) => go({ read })}
-          options={[
-            { value: '', label: 'all' },
-            { value: 'unread', label: 'unread' },
-            { value: 'read', label: 'read' },
-          ]}
+          {...filter('read')}
+          options={wordOptions(['', 'unread', 'read'], 'all')}
         />
       </SearchForm>
       <h2>{FOLDER_NAMES[folder]}</h2>
@@ -500,7 +498,7 @@ function ThreadLabels(props: { path: string; current: Label[]; all: Label[]; onC
             id="add-label"
             value={chosen}
             onValue={setPick}
-            options={addable.map((l) => ({ value: l.id, label: l.name }))}
+            options={namedOptions(addable)}
           />
           <div class="field end">
             <button type="submit" disabled={action.busy}>

@@ -14,13 +14,10 @@ import {
   DetailPage,
   DeleteButton,
   Dl,
-  ErrorNote,
   Field,
   ListTable,
-  Loading,
   Page,
   Status,
-  Table,
   useAction,
   useAsync,
   useCursor,
@@ -127,14 +124,11 @@ function Attempts({ webhookId, eventId }: { webhookId: string; eventId: string }
       api.get<List<Attempt>>(`/webhooks/${seg(webhookId)}/events/${seg(eventId)}/attempts`, { limit: 100 }),
     [webhookId, eventId],
   );
-  if (list.error) return <ErrorNote error={list.error} />;
-  if (!list.data) return <Loading what="attempts" />;
   return (
-    <Table
+    <ListTable
+      list={list}
       caption="Delivery attempts"
       empty="No attempts yet."
-      rows={list.data.data}
-      rowKey={(a) => a.id}
       columns={[
         { header: 'Sent', cell: (a) => formatDate(a.sent_at) },
         {
