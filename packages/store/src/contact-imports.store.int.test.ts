@@ -32,6 +32,19 @@ async function readAll(store: ContactImportsStore, t: string, id: string): Promi
   return Buffer.concat(parts);
 }
 
+/** A segment and a public topic of team `t`, for an import's options to name. */
+async function audience(t: string, segment: string, topic: string, subscription: 'opt_in' | 'opt_out') {
+  return {
+    seg: await new SegmentsStore(fx.redis, fx.keys).create(t, segment),
+    topic: await new TopicsStore(fx.redis, fx.keys).create(t, {
+      name: topic,
+      description: null,
+      default_subscription: subscription,
+      visibility: 'public',
+    }),
+  };
+}
+
 describe('ContactImportsStore', () => {
   it('keeps an upload byte for byte in order, expiring while pending and kept once claimed', async () => {
     const store = new ContactImportsStore(fx.redis, fx.keys);
@@ -145,13 +158,7 @@ describe('ContactImportsStore', () => {
   it('tells which segments, topics and contact properties exist', async () => {
     const store = new ContactImportsStore(fx.redis, fx.keys);
     const t = nextTeam();
-    const seg = await new SegmentsStore(fx.redis, fx.keys).create(t, 'VIP');
-    const topic = await new TopicsStore(fx.redis, fx.keys).create(t, {
-      name: 'News',
-      description: null,
-      default_subscription: 'opt_in',
-      visibility: 'public',
-    });
+    const { seg, topic } = await audience(t, 'VIP', 'News', 'opt_in');
     await new ContactPropertiesStore(fx.redis, fx.keys).create(t, { key: 'plan', type: 'string' } as never);
     await new ContactPropertiesStore(fx.redis, fx.keys).create(t, { key: 'seats', type: 'number' } as never);
     expect(await store.missing(t, { segments: [seg.id, importId()], topics: [topic.id, 'nope'] })).toEqual({
@@ -171,13 +178,7 @@ describe('runContactImport on Redis (ContactImportsStore + ContactsStore)', () =
     const imports = new ContactImportsStore(fx.redis, fx.keys);
     const contacts = new ContactsStore(fx.redis, fx.keys);
     const t = nextTeam();
-    const seg = await new SegmentsStore(fx.redis, fx.keys).create(t, 'Imported');
-    const topic = await new TopicsStore(fx.redis, fx.keys).create(t, {
-      name: 'Digest',
-      description: null,
-      default_subscription: 'opt_out',
-      visibility: 'public',
-    });
+    const { seg, topic } = await audience(t, 'Imported', 'Digest', 'opt_out');
     const id = importId();
     const rows = 2_500;
     const lines = ['email,first_name'];
