@@ -243,26 +243,19 @@ describe('InboxesStore', () => {
       ],
       hasMore: false,
     });
-    expect(seen(await search({ words: both, limit: 1 }))).toEqual({
-      ids: [[thread.d, d1.id]],
-      hasMore: true,
-    });
-    expect(seen(await search({ words: both, limit: 1, after: thread.d }))).toEqual({
-      ids: [[thread.a, a2.id]],
-      hasMore: true,
-    });
-    expect(seen(await search({ words: both, limit: 1, after: thread.a }))).toEqual({
-      ids: [[thread.b, b1.id]],
-      hasMore: false,
-    });
-    expect(seen(await search({ words: both, limit: 1, before: thread.b }))).toEqual({
-      ids: [[thread.a, a2.id]],
-      hasMore: true,
-    });
-    expect(seen(await search({ words: both, limit: 5, before: thread.a }))).toEqual({
-      ids: [[thread.d, d1.id]],
-      hasMore: false,
-    });
+    // page by page, both ways: [page, its one thread (and matched message), hasMore]
+    const pages: [{ limit: number; after?: string; before?: string }, string[], boolean][] = [
+      [{ limit: 1 }, [thread.d, d1.id], true],
+      [{ limit: 1, after: thread.d }, [thread.a, a2.id], true],
+      [{ limit: 1, after: thread.a }, [thread.b, b1.id], false],
+      [{ limit: 1, before: thread.b }, [thread.a, a2.id], true],
+      [{ limit: 5, before: thread.a }, [thread.d, d1.id], false],
+    ];
+    for (const [page, hit, hasMore] of pages)
+      expect(seen(await search({ words: both, ...page })), JSON.stringify(page)).toEqual({
+        ids: [hit],
+        hasMore,
+      });
     // one word: the thread without the other word too
     expect(seen(await search({ words: ['apple'], limit: 10 }))!.ids.map(([t]) => t)).toEqual([
       thread.d,

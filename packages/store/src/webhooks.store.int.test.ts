@@ -155,16 +155,9 @@ describe('WebhooksStore', () => {
     });
     expect((await store.getEvent(t, w.id, e1))!.status).toBe('attempting');
 
-    const attempt = (code: number) => ({
-      id: newId(),
-      http_status_code: code,
-      response: 'r',
-      sent_at: new Date().toISOString(),
-      latency_ms: 3,
-    });
     expect(
       await store.recordAttempt(t, w.id, e1, {
-        attempt: attempt(500),
+        attempt: attemptOf(500),
         status: 'pending',
         nextAttemptMs: 99,
         health: { kind: 'failing', sinceMs: 42 },
@@ -178,7 +171,7 @@ describe('WebhooksStore', () => {
     expect((await store.get(t, w.id))!.failing_since_ms).toBe(42);
     // a later failure keeps the start of the run
     await store.recordAttempt(t, w.id, e1, {
-      attempt: attempt(500),
+      attempt: attemptOf(500),
       status: 'pending',
       nextAttemptMs: 100,
       health: { kind: 'failing', sinceMs: 77 },
@@ -186,7 +179,7 @@ describe('WebhooksStore', () => {
     expect((await store.get(t, w.id))!.failing_since_ms).toBe(42);
     expect(
       await store.recordAttempt(t, w.id, e1, {
-        attempt: attempt(200),
+        attempt: attemptOf(200),
         status: 'success',
         nextAttemptMs: null,
         health: { kind: 'healthy' },
@@ -199,7 +192,7 @@ describe('WebhooksStore', () => {
 
     expect(
       await store.recordAttempt(t, w.id, e2, {
-        attempt: attempt(410),
+        attempt: attemptOf(410),
         status: 'failed',
         nextAttemptMs: null,
         health: { kind: 'disable', reason: 'gone', sinceMs: 1 },
