@@ -26,6 +26,15 @@ async function upload(store: ContactImportsStore, t: string, id: string, data: B
   for (let at = 0; at < data.length; at += size) await store.appendChunk(t, id, data.subarray(at, at + size));
 }
 
+/** A store, a new team, and a new import id whose file `data` is uploaded in chunks of `size`. */
+async function uploaded(data: Buffer, size: number) {
+  const store = new ContactImportsStore(fx.redis, fx.keys);
+  const t = nextTeam();
+  const id = importId();
+  await upload(store, t, id, data, size);
+  return { store, t, id };
+}
+
 async function readAll(store: ContactImportsStore, t: string, id: string): Promise<Buffer> {
   const parts: Buffer[] = [];
   for await (const c of store.chunks(t, id)) parts.push(Buffer.from(c));
@@ -47,11 +56,8 @@ async function audience(t: string, segment: string, topic: string, subscription:
 
 describe('ContactImportsStore', () => {
   it('keeps an upload byte for byte in order, expiring while pending and kept once claimed', async () => {
-    const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = nextTeam();
-    const id = importId();
     const data = randomBytes(300_000);
-    await upload(store, t, id, data, 64 * 1024);
+    const { store, t, id } = await uploaded(data, 64 * 1024);
     const chunks = fx.keys.contactImportChunks(t, id);
     expect(await fx.redis.llen(chunks)).toBe(5);
     expect(await fx.redis.pttl(chunks)).toBeGreaterThan(50 * 60 * 1000); // upload TTL: 1 h
@@ -69,19 +75,13 @@ describe('ContactImportsStore', () => {
   });
 
   it('drops an upload that will not be imported', async () => {
-    const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = nextTeam();
-    const id = importId();
-    await upload(store, t, id, randomBytes(1000), 100);
+    const { store, t, id } = await uploaded(randomBytes(1000), 100);
     await store.dropChunks(t, id);
     expect(await fx.redis.exists(fx.keys.contactImportChunks(t, id))).toBe(0);
   });
 
   it('writes checkpoints and the outcome only for the run that holds the import', async () => {
-    const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = nextTeam();
-    const id = importId();
-    await upload(store, t, id, Buffer.from('email\na@x.test\n'), 1024);
+    const { store, t, id } = await uploaded(Buffer.from('email\na@x.test\n'), 1024);
     await store.create(t, record(id));
     expect(await store.claim(t, id, 'run-1', new Date())).not.toBeNull();
     const progress = {
@@ -117,10 +117,7 @@ describe('ContactImportsStore', () => {
   });
 
   it('abandons an import whose job ran out of attempts', async () => {
-    const store = new ContactImportsStore(fx.redis, fx.keys);
-    const t = nextTeam();
-    const id = importId();
-    await upload(store, t, id, Buffer.from('email\n'), 1024);
+    const { store, t, id } = await uploaded(Buffer.from('email\n'), 1024);
     await store.create(t, record(id));
     await store.claim(t, id, 'run-1', new Date());
     expect(await store.abandon(t, id, 'Redis unreachable', new Date('2026-01-01T00:00:00Z'))).toBe(true);
