@@ -3,17 +3,11 @@
  * client mistake, driven with the official `resend` SDK where it can express the call.
  */
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { email, startStack, type Stack } from './helpers.js';
+import { email, fileStack } from './helpers.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack();
 
 const errorShape = (body: any, status: number, name: string) => {
   expect(body).toEqual({ statusCode: status, name, message: expect.any(String) });

@@ -5,17 +5,11 @@
  * header and only the validated recipients.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { fileStack } from './helpers.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ env: { WORKER_CONCURRENCY: '50', SMTP_POOL_SIZE: '10' } });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack({ env: { WORKER_CONCURRENCY: '50', SMTP_POOL_SIZE: '10' } });
 
 const nasty = fc.constantFrom(
   '\r',

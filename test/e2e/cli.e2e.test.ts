@@ -1,15 +1,9 @@
 /** The key-management CLI (`npm run petrel -- …`) against a real Redis, checked through the API. */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { petrelCli, startStack, type Stack } from './helpers.js';
+import { petrelCli, fileStack } from './helpers.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack();
 
 const cli = (...args: string[]) => petrelCli(stack)(...args);
 

@@ -13,7 +13,7 @@ import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CreateTemplateOptions } from 'resend';
 import { startRedisCluster, waitUntil, type SinkMessage, type TestRedisCluster } from '@petrel/testing';
-import { email, startStack, type Stack } from './helpers.js';
+import { email, startStack, type Stack, uniqueAddress } from './helpers.js';
 
 const SHARDS = 6;
 
@@ -33,9 +33,6 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-let seq = 0;
-/** A recipient address no other test uses. */
-const rcpt = (tag: string): string => `${tag}-${++seq}@example.test`;
 const receivedBy = (address: string): SinkMessage[] =>
   stack.sink.messages.filter((m) => m.envelope.to.includes(address));
 const messageId = (id: string) => `<${id}@acme.test>`;
@@ -112,9 +109,9 @@ describe('sending on a 3-master cluster (QUEUE_SHARDS=6)', () => {
   });
 
   it('a single send (POST /emails) with cc and bcc reaches every recipient once', async () => {
-    const to = rcpt('single');
-    const cc = rcpt('cc');
-    const bcc = rcpt('bcc');
+    const to = uniqueAddress('single');
+    const cc = uniqueAddress('cc');
+    const bcc = uniqueAddress('bcc');
     const { data, error } = await stack.resend.emails.send({
       from: 'Acme <a@acme.test>',
       to,
@@ -136,7 +133,7 @@ describe('sending on a 3-master cluster (QUEUE_SHARDS=6)', () => {
   });
 
   it('permissive batch: the valid emails are accepted and sent, the invalid one reported', async () => {
-    const [a, b] = [rcpt('perm'), rcpt('perm')];
+    const [a, b] = [uniqueAddress('perm'), uniqueAddress('perm')];
     const { data, error } = await stack.resend.batch.send(
       [
         email(1, { to: a }) as never,
@@ -158,7 +155,7 @@ describe('sending on a 3-master cluster (QUEUE_SHARDS=6)', () => {
 
 describe('idempotency on a cluster', () => {
   it('replays the first response for the same key and body and sends once', async () => {
-    const [a, b] = [rcpt('idem'), rcpt('idem')];
+    const [a, b] = [uniqueAddress('idem'), uniqueAddress('idem')];
     const key = `cluster-order-${Date.now()}`;
     const batch = [email(1, { to: a }), email(2, { to: b })] as never[];
     const first = await stack.resend.batch.send(batch, { idempotencyKey: key });
@@ -179,7 +176,7 @@ describe('idempotency on a cluster', () => {
   });
 
   it('8 parallel requests with one key: exactly one send', async () => {
-    const to = rcpt('parallel');
+    const to = uniqueAddress('parallel');
     const key = `cluster-parallel-${Date.now()}`;
     const results = await Promise.all(
       Array.from({ length: 8 }, () =>
@@ -200,7 +197,7 @@ describe('scheduled emails on a cluster', () => {
   it('schedules on every shard, reschedules one, cancels the rest: only the rescheduled one is sent', async () => {
     // 24 emails an hour ahead: their delayed jobs spread over the 6 shards (so over the 3
     // masters), and cancel / reschedule must find each job on its own shard.
-    const addresses = Array.from({ length: 24 }, () => rcpt('sched'));
+    const addresses = Array.from({ length: 24 }, () => uniqueAddress('sched'));
     const sent = await Promise.all(
       addresses.map((to, i) =>
         stack.resend.emails.send({
@@ -276,14 +273,14 @@ describe('templates on a cluster', () => {
     expect(created.error).toBeNull();
     const id = created.data!.id;
     // a draft cannot be sent yet
-    const draft = await stack.resend.emails.send({ to: rcpt('draft'), template: { id: alias } });
+    const draft = await stack.resend.emails.send({ to: uniqueAddress('draft'), template: { id: alias } });
     expect(draft.error).toMatchObject({ statusCode: 422, name: 'validation_error' });
     const published = await stack.resend.templates.publish(id);
     expect(published.error).toBeNull();
     expect((await stack.resend.templates.get(alias)).data).toMatchObject({ id, status: 'published' });
 
-    const ada = rcpt('ada');
-    const bob = rcpt('bob');
+    const ada = uniqueAddress('ada');
+    const bob = uniqueAddress('bob');
     const single = await stack.resend.emails.send({
       to: ada,
       template: { id: alias, variables: { USER: 'Ada', CODE: 'X1<2', APP: 'Petrel', MINUTES: 5 } },

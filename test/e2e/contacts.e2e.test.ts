@@ -4,21 +4,12 @@
  * options: `firstName`, `lastName`, `fallbackValue`, `segmentId`, `audienceId`, `contactId`)
  * against the whole stack, plus the contact.* events the writes publish on the team's stream.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { CreateContactOptions } from 'resend';
 import type { TeamEvent } from '@petrel/contracts';
-import { startStack, type Stack } from './helpers.js';
+import { fileStack, uniqueAddress } from './helpers.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
-
-let seq = 0;
-const address = (tag: string): string => `${tag}-${++seq}@example.test`;
+const stack = fileStack();
 
 /** The contact events the stack published, oldest first. */
 const teamEvents = async (): Promise<TeamEvent[]> => (await stack.teamEvents('contact.')) as TeamEvent[];
@@ -47,7 +38,7 @@ describe('contacts', () => {
     const seats = await resend.contactProperties.create({ key: 'seats', type: 'number' });
     expect(seats.error).toBeNull();
 
-    const email = address('Ada+tag');
+    const email = uniqueAddress('Ada+tag');
     const created = await resend.contacts.create({
       email,
       firstName: 'Ada',
@@ -111,7 +102,7 @@ describe('contacts', () => {
 
   it('refuses a second contact for the same mailbox, bad emails, unknown or mistyped properties', async () => {
     const { resend } = stack;
-    const email = address('dup');
+    const email = uniqueAddress('dup');
     await newContact({ email });
     expect((await resend.contacts.create({ email: email.toUpperCase() })).error).toEqual({
       statusCode: 422,
@@ -123,14 +114,14 @@ describe('contacts', () => {
       message: expect.stringMatching(/^email: is not a valid email address/),
     });
     expect(
-      (await resend.contacts.create({ email: address('p'), properties: { nope: 'x' } })).error,
+      (await resend.contacts.create({ email: uniqueAddress('p'), properties: { nope: 'x' } })).error,
     ).toMatchObject({
       statusCode: 422,
       message: expect.stringMatching(/^properties\.nope: no such contact property/),
     });
     await resend.contactProperties.create({ key: 'age', type: 'number' });
     expect(
-      (await resend.contacts.create({ email: address('p'), properties: { age: 'old' } })).error,
+      (await resend.contacts.create({ email: uniqueAddress('p'), properties: { age: 'old' } })).error,
     ).toMatchObject({
       statusCode: 422,
       message: "properties.age: must be a number, the property's type",
@@ -138,7 +129,9 @@ describe('contacts', () => {
     expect((await resend.contacts.update({ email, properties: { age: 'x'.repeat(3) } })).error).toMatchObject(
       { statusCode: 422, message: expect.stringMatching(/^properties\.age:/) },
     );
-    expect((await resend.contacts.update({ email: address('none'), firstName: 'x' })).error).toMatchObject({
+    expect(
+      (await resend.contacts.update({ email: uniqueAddress('none'), firstName: 'x' })).error,
+    ).toMatchObject({
       statusCode: 404,
     });
   });
@@ -202,7 +195,7 @@ describe('contact properties', () => {
       statusCode: 422,
     });
 
-    const email = address('prop');
+    const email = uniqueAddress('prop');
     await newContact({ email, properties: { company_Name: 'Globex' } });
     expect(await resend.contactProperties.remove(id)).toMatchObject({
       error: null,
@@ -227,12 +220,12 @@ describe('segments and audiences', () => {
     expect((await resend.segments.get(segmentId)).data?.name).toBe('Very VIP');
     expect((await resend.segments.list()).data?.data.map((s) => s.id)).toContain(segmentId);
 
-    const a = address('seg');
-    const b = address('seg');
+    const a = uniqueAddress('seg');
+    const b = uniqueAddress('seg');
     const aId = await newContact({ email: a, segments: [{ id: segmentId }] });
     const bId = await newContact({ email: b });
     expect(
-      (await resend.contacts.create({ email: address('x'), segments: [{ id: bId }] })).error,
+      (await resend.contacts.create({ email: uniqueAddress('x'), segments: [{ id: bId }] })).error,
     ).toMatchObject({
       statusCode: 422,
       message: 'segments[0].id: no such segment',
@@ -286,7 +279,7 @@ describe('segments and audiences', () => {
     });
     expect((await stack.http('/audiences')).body.data.map((s: { id: string }) => s.id)).toContain(audienceId);
 
-    const email = address('aud');
+    const email = uniqueAddress('aud');
     const viaAudience = await resend.contacts.create({ audienceId, email, firstName: 'Old' });
     expect(viaAudience.error).toBeNull();
     const id = viaAudience.data!.id;
@@ -300,7 +293,7 @@ describe('segments and audiences', () => {
     });
     const unknown = '01890000-0000-7000-8000-000000000000';
     expect(
-      (await resend.contacts.create({ audienceId: unknown, email: address('aud') })).error,
+      (await resend.contacts.create({ audienceId: unknown, email: uniqueAddress('aud') })).error,
     ).toMatchObject({
       statusCode: 404,
       message: 'Audience not found',
@@ -327,7 +320,7 @@ describe('contact topics', () => {
     const newsId = news.data!.id;
     const promosId = promos.data!.id;
 
-    const email = address('topics');
+    const email = uniqueAddress('topics');
     const id = await newContact({ email, topics: [{ id: promosId, subscription: 'opt_in' }] });
     const listed = await resend.contacts.topics.list({ email });
     expect(listed.error).toBeNull();

@@ -6,6 +6,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
 import { EVENTS_STREAM_FIELD, Keys } from '@petrel/store';
@@ -80,18 +81,40 @@ export const PENDING_JOB_STATES = [
 ] as const;
 const PENDING: ReadonlySet<string> = new Set(PENDING_JOB_STATES);
 
-export async function startStack(
-  opts: {
-    env?: Record<string, string>;
-    plan?: SinkPlan;
-    /** Run on this Redis (a server or a cluster) instead of a fresh server; the caller stops it. */
-    redis?: TestRedis | TestRedisCluster;
-    /** Sink options besides the plan, e.g. `{ smtpUtf8: false }`. */
-    sink?: Omit<SmtpSinkOptions, 'plan'>;
-    /** Extensions of the all-in-one's components (e.g. the webhook resolver). */
-    ext?: Parameters<typeof startAllInOne>[2];
-  } = {},
-): Promise<Stack> {
+export interface StackOptions {
+  env?: Record<string, string>;
+  plan?: SinkPlan;
+  /** Run on this Redis (a server or a cluster) instead of a fresh server; the caller stops it. */
+  redis?: TestRedis | TestRedisCluster;
+  /** Sink options besides the plan, e.g. `{ smtpUtf8: false }`. */
+  sink?: Omit<SmtpSinkOptions, 'plan'>;
+  /** Extensions of the all-in-one's components (e.g. the webhook resolver). */
+  ext?: Parameters<typeof startAllInOne>[2];
+}
+
+/**
+ * The stack of one test file (or of one describe block): call it at the top level of either. The
+ * returned object is filled in with the started stack before the first test there, and the stack
+ * stops after the last, so the tests (and scenarios given `() => stack`) use it as they would a
+ * `startStack()` result.
+ */
+export function fileStack(opts: StackOptions = {}): Stack {
+  const stack = {} as Stack;
+  beforeAll(async () => {
+    Object.assign(stack, await startStack(opts));
+  });
+  afterAll(async () => {
+    // undefined when the start failed: the start's error is the one to read
+    await stack.stop?.();
+  });
+  return stack;
+}
+
+let addressSeq = 0;
+/** A recipient address no other test of the file uses: `${tag}-N@example.test`. */
+export const uniqueAddress = (tag: string): string => `${tag}-${++addressSeq}@example.test`;
+
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   initLogger({ level: 'silent', name: 'e2e' });
   const redis = opts.redis ?? (await startRedis());
   const sink = await startSmtpSink({ ...opts.sink, ...(opts.plan && { plan: opts.plan }) });

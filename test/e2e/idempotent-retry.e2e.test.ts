@@ -3,17 +3,11 @@
  * same key + same body within 24 h → the original response, nothing sent again), with the
  * official `resend` SDK against the whole stack, a real Redis and a real SMTP sink.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { fileStack } from './helpers.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack();
 
 /** The same body on every call: a client retrying computes `scheduledAt` once. */
 const body = (to: string, scheduledAt: string) => ({

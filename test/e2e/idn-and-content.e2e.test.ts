@@ -6,16 +6,10 @@
  * fields (a template brings its own content; `text: ""` only turns off the text generated from
  * html, so alone it is no content).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { email, startStack, type Stack } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { email, fileStack } from './helpers.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack();
 
 const NO_CONTENT = 'one of html, text or template is required';
 

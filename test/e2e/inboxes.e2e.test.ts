@@ -4,18 +4,12 @@
  * scenario (scenarios/inboxes.ts). The Redis Cluster suite (audience-cluster.e2e.test.ts) runs
  * the same scenarios.
  */
-import { afterAll, beforeAll, describe } from 'vitest';
-import { startStack, type Stack } from './helpers.js';
+import { describe } from 'vitest';
+import { fileStack } from './helpers.js';
 import { inboxScenarios } from './scenarios/inboxes.js';
 import { inboxApiScenarios } from './scenarios/inboxes-api.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack();
 
 inboxApiScenarios(() => stack);
 

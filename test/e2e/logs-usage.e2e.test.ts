@@ -5,19 +5,13 @@
  * the log, bad parameters are 422s naming the field; usage counts move as mail is sent and
  * received, and its daily figure is the quota the send path enforces (set with the CLI).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
 import { waitUntil } from '@petrel/testing';
-import { email, petrelCli, startStack, type Stack } from './helpers.js';
+import { email, petrelCli, fileStack } from './helpers.js';
 import { receivedEmail } from './team-resources.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack();
 
 const cli = (...args: string[]) => petrelCli(stack)(...args);
 

@@ -14,16 +14,10 @@
 import { createTransport } from 'nodemailer';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStack, type Stack } from './helpers.js';
+import { startStack, type Stack, fileStack } from './helpers.js';
 import { SMTP_SUBMISSION_ENV, idOf, submissionTransport } from './scenarios/smtp-submission.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ env: { ...SMTP_SUBMISSION_ENV, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' } });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack({ env: { ...SMTP_SUBMISSION_ENV, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'false' } });
 
 /** The sink's messages whose subject is `subject` (each test sends under subjects of its own). */
 const delivered = (subject: string) => stack.sink.messages.filter((m) => m.parsed.subject === subject);

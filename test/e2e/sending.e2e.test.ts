@@ -2,29 +2,23 @@
  * The sending pipeline end to end (POST /emails/batch and POST /emails → one BullMQ job
  * per email → SMTP), driven by the official `resend` SDK against a real SMTP sink.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { email, startStack, type Stack } from './helpers.js';
+import { email, fileStack } from './helpers.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({
-    plan: {
-      // 4xx twice, then accepted.
-      'soft.test': [
-        { at: 'rcpt', code: 451, message: '4.7.1 Greylisted, try again in 1 seconds' },
-        { at: 'rcpt', code: 451 },
-        'accept',
-      ],
-      // Permanent rejection.
-      'hard.test': [{ at: 'rcpt', code: 550, message: '5.1.1 No such user' }],
-      // Never accepts: retries run out.
-      'never.test': [{ at: 'rcpt', code: 450, message: '4.2.1 Mailbox busy' }],
-    },
-  });
-});
-afterAll(async () => {
-  await stack?.stop();
+const stack = fileStack({
+  plan: {
+    // 4xx twice, then accepted.
+    'soft.test': [
+      { at: 'rcpt', code: 451, message: '4.7.1 Greylisted, try again in 1 seconds' },
+      { at: 'rcpt', code: 451 },
+      'accept',
+    ],
+    // Permanent rejection.
+    'hard.test': [{ at: 'rcpt', code: 550, message: '5.1.1 No such user' }],
+    // Never accepts: retries run out.
+    'never.test': [{ at: 'rcpt', code: 450, message: '4.2.1 Mailbox busy' }],
+  },
 });
 
 const toOf = (i: number) => `bulk${i}@example.test`;

@@ -14,10 +14,10 @@
  * delivered after 2 attempts with 0 or 1 delivery_delayed, and its second attempt may be early.
  */
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { waitUntil, type SinkPlan } from '@petrel/testing';
 import { Keys } from '@petrel/store';
-import { startStack, type Stack } from './helpers.js';
+import { fileStack } from './helpers.js';
 
 const LADDER_S = [1, 1, 1, 1]; // 4 retries
 const SCALE = 0.25; // → 250 ms between attempts, + 0–20 % jitter
@@ -37,20 +37,14 @@ const plan: SinkPlan = {
   'e.test': [{ at: 'rcpt', code: 450, message: '4.2.0 Mailbox busy' }],
 };
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({
-    plan,
-    env: {
-      RETRY_SCHEDULE_S: LADDER_S.join(','),
-      RETRY_TIME_SCALE: String(SCALE),
-      WORKER_CONCURRENCY: '50',
-      SMTP_POOL_SIZE: '10',
-    },
-  });
-});
-afterAll(async () => {
-  await stack?.stop();
+const stack = fileStack({
+  plan,
+  env: {
+    RETRY_SCHEDULE_S: LADDER_S.join(','),
+    RETRY_TIME_SCALE: String(SCALE),
+    WORKER_CONCURRENCY: '50',
+    SMTP_POOL_SIZE: '10',
+  },
 });
 
 interface Ev {

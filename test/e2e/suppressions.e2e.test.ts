@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TeamEvent } from '@petrel/contracts';
 import { Keys, SuppressionsStore, createRedis, type RedisClient } from '@petrel/store';
-import { startStack, type Stack } from './helpers.js';
+import { startStack, type Stack, uniqueAddress } from './helpers.js';
 
 let stack: Stack;
 let redis: RedisClient;
@@ -25,8 +25,6 @@ afterAll(async () => {
 });
 
 let seq = 0;
-/** An address no other test uses. */
-const addr = (tag: string): string => `${tag}-${++seq}@example.test`;
 
 const suppressionEvents = async (): Promise<TeamEvent[]> =>
   (await stack.teamEvents('suppression.')) as TeamEvent[];
@@ -89,7 +87,7 @@ describe('suppressions (SDK)', () => {
   });
 
   it('batch add returns ids in order (an existing mailbox keeps its id); batch remove by emails and by ids', async () => {
-    const [a, b, c] = [addr('batch'), addr('batch'), addr('batch')];
+    const [a, b, c] = [uniqueAddress('batch'), uniqueAddress('batch'), uniqueAddress('batch')];
     const pre = await stack.resend.suppressions.add({ email: b });
     const batch = await stack.resend.suppressions.batch.add({ emails: [a, b.toUpperCase(), c] });
     expect(batch.error).toBeNull();
@@ -100,7 +98,7 @@ describe('suppressions (SDK)', () => {
     ]);
     const [idA, , idC] = batch.data!.data.map((d) => d.id);
 
-    const byEmails = await stack.resend.suppressions.batch.remove({ emails: [a, addr('never')] });
+    const byEmails = await stack.resend.suppressions.batch.remove({ emails: [a, uniqueAddress('never')] });
     expect(byEmails.error).toBeNull();
     expect(byEmails.data!.data).toEqual([
       { object: 'suppression', id: idA, deleted: true },
@@ -123,9 +121,9 @@ describe('suppressions (SDK)', () => {
     const store = new SuppressionsStore(redis, keys, { now: () => ++now });
     const bounces: string[] = [];
     for (let i = 0; i < 3; i++) {
-      bounces.unshift((await store.add(teamId, addr('bounced'), 'bounce', `email-${i}`)).record.id);
+      bounces.unshift((await store.add(teamId, uniqueAddress('bounced'), 'bounce', `email-${i}`)).record.id);
     }
-    await stack.resend.suppressions.add({ email: addr('manual') });
+    await stack.resend.suppressions.add({ email: uniqueAddress('manual') });
 
     const first = await stack.resend.suppressions.list({ origin: 'bounce', limit: 2 });
     expect(first.error).toBeNull();

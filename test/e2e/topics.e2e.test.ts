@@ -4,17 +4,11 @@
  * `default_subscription`, field-named 422s, 404s, pagination, and the topic.* events on the
  * team's stream — against the whole stack.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TeamEvent } from '@petrel/contracts';
-import { startStack, type Stack } from './helpers.js';
+import { fileStack } from './helpers.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack();
 
 const MISSING = '0190a0b0-0000-7000-8000-000000000000';
 

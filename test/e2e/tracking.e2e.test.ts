@@ -3,18 +3,12 @@
  * same scenarios), and the CLI switch that turns it on for a team, checked by what a send of that
  * team carries.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { petrelCli, startStack, type Stack } from './helpers.js';
+import { petrelCli, fileStack } from './helpers.js';
 import { trackingScenarios } from './scenarios/tracking.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack();
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack();
 
 trackingScenarios(() => stack);
 
