@@ -4,11 +4,18 @@
  * return path of a verified sending domain (`bounces+<id>@send.<domain>`, where the domain's
  * published MX sends DSNs): a DSN there bounces the email, and unknown domains stay refused.
  */
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
 import { startStack, type Stack } from './helpers.js';
-import { INBOUND_TEST_ENV, inboundScenarios, mta } from './scenarios/inbound.js';
+import {
+  FIXTURE_ID,
+  INBOUND_TEST_ENV,
+  crlf,
+  fixture,
+  inboundScenarios,
+  mta,
+  sendAndDeliverWith,
+} from './scenarios/inbound.js';
 
 let stack: Stack;
 let dns: TestDnsServer;
@@ -26,7 +33,6 @@ describe('inbound mail (SMTP_INBOUND_PORT)', () => {
 });
 
 describe("a sending domain's return path", () => {
-  const FIXTURE_ID = '0190b7c2-5a3e-7d41-9f2a-1c2d3e4f5a6b';
   /** An id that is no email: the returned headers then name nothing, only the envelope does. */
   const NO_EMAIL = '0190b7c2-5a3e-7d41-9f2a-000000000000';
 
@@ -44,29 +50,15 @@ describe("a sending domain's return path", () => {
     expect((await stack.resend.domains.get(domain.id)).data!.status).toBe('verified');
 
     const to = `gone.${Date.now()}@example.net`;
-    const sent = await stack.resend.emails.send({
-      from: 'Returns <hello@returns.e2e.test>',
-      to,
-      subject: 'Hi',
-      text: 'hi',
-    });
-    expect(sent.error).toBeNull();
-    const id = sent.data!.id;
-    const returnPath = `bounces+${id}@send.returns.e2e.test`;
-    const msg = await waitUntil(() => stack.sink.messages.find((m) => m.envelope.to.includes(to)), {
-      timeoutMs: 20_000,
-      message: `the email to ${to} at the sink`,
-    });
-    expect(msg.envelope.from).toBe(returnPath);
-    await stack.settled([id]);
+    const returns = 'send.returns.e2e.test';
+    const id = await sendAndDeliverWith(stack, to, 'Returns <hello@returns.e2e.test>', returns);
+    const returnPath = `bounces+${id}@${returns}`;
 
-    const dsn = readFileSync(
-      new URL('../../packages/core/src/inbound/fixtures/postfix-user-unknown.eml', import.meta.url),
-      'utf8',
-    )
-      .replaceAll(FIXTURE_ID, NO_EMAIL)
-      .replaceAll('nobody@example.net', to)
-      .replace(/\r?\n/g, '\r\n');
+    const dsn = crlf(
+      fixture('postfix-user-unknown.eml')
+        .replaceAll(FIXTURE_ID, NO_EMAIL)
+        .replaceAll('nobody@example.net', to),
+    );
     const info = await mta(stack.smtpPorts.inbound!).sendMail({
       envelope: { from: '', to: [returnPath] },
       raw: dsn,

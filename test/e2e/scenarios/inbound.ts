@@ -36,22 +36,24 @@ export const fixture = (name: string): string =>
   readFileSync(new URL(`../../../packages/core/src/inbound/fixtures/${name}`, import.meta.url), 'utf8');
 export const crlf = (s: string): string => s.replace(/\r?\n/g, '\r\n');
 
-/** Sends through the SDK and returns its id once the sink has it, with the envelope sender it saw. */
-export async function sendAndDeliverWith(stack: Stack, to: string): Promise<string> {
-  const sent = await stack.resend.emails.send({
-    from: 'Acme <hello@acme.test>',
-    to,
-    subject: 'Hi',
-    text: 'hi',
-  });
+/**
+ * Sends through the SDK and returns its id once the sink has it and its sending is over, checking
+ * the envelope sender the sink saw: the VERP return path at `returnDomain`, which names the email.
+ */
+export async function sendAndDeliverWith(
+  stack: Stack,
+  to: string,
+  from = 'Acme <hello@acme.test>',
+  returnDomain = BOUNCE_DOMAIN,
+): Promise<string> {
+  const sent = await stack.resend.emails.send({ from, to, subject: 'Hi', text: 'hi' });
   expect(sent.error).toBeNull();
   const id = sent.data!.id;
   const msg = await waitUntil(() => stack.sink.messages.find((m) => m.envelope.to.includes(to)), {
     timeoutMs: 20_000,
     message: `the email to ${to} at the sink`,
   });
-  // the VERP return path names the email
-  expect(msg.envelope.from).toBe(`bounces+${id}@${BOUNCE_DOMAIN}`);
+  expect(msg.envelope.from).toBe(`bounces+${id}@${returnDomain}`);
   await stack.settled([id]);
   return id;
 }
