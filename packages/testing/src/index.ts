@@ -9,6 +9,7 @@ export {
   type WaitWhileProgressingOptions,
 } from './wait.js';
 export { gcraBounds } from './gcra-bounds.js';
+export { validationRefusal, validationRefusalOf } from './refusal.js';
 export { startRedis, type StartRedisOptions, type TestRedis } from './redis.js';
 export { findRedisServer } from './redis-local.js';
 export {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { PetrelError } from '@petrel/contracts';
+import { validationRefusal } from '@petrel/testing';
 import { nextSteps, validateAutomationGraph, type RawGraph } from './graph.js';
 
 type Step = RawGraph['steps'][number];
@@ -35,16 +35,7 @@ const valid: RawGraph = {
   ],
 };
 
-function refusal(g: RawGraph): string {
-  try {
-    validateAutomationGraph(g);
-  } catch (err) {
-    expect(err).toBeInstanceOf(PetrelError);
-    expect((err as PetrelError).statusCode).toBe(422);
-    return (err as Error).message;
-  }
-  throw new Error('the graph was accepted');
-}
+const refusal = (g: RawGraph): string => validationRefusal(() => validateAutomationGraph(g));
 
 const wait = (over: Record<string, unknown> = {}): Step => ({
   key: 'w',

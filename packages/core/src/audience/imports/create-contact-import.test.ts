@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { PetrelError } from '@petrel/contracts';
-import { MemoryContactImports, MemoryImportQueue, MemoryImportReferences } from '@petrel/testing';
+import {
+  MemoryContactImports,
+  MemoryImportQueue,
+  MemoryImportReferences,
+  validationRefusalOf,
+} from '@petrel/testing';
 import { createContactImport, readHeader } from './create-contact-import.js';
 
 const TEAM = 'team-1';
@@ -30,16 +34,6 @@ const command = (importId: string, fields: Record<string, string>, csv: string) 
   bytes: enc.encode(csv).length,
 });
 
-async function refused(promise: Promise<unknown>): Promise<string> {
-  const err = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(PetrelError);
-  expect((err as PetrelError).statusCode).toBe(422);
-  return (err as PetrelError).message;
-}
-
 describe('readHeader', () => {
   it('is certain once a second record starts or the file ends', async () => {
     expect(await readHeader(head('email,name\na@x.test', false))).toEqual({
@@ -59,21 +53,26 @@ describe('createContactImport', () => {
   it('creates a queued import with the resolved column map, then queues its job', async () => {
     const { intake, queue, ports } = setup();
     intake.upload(TEAM, 'imp-1', CSV);
-    const res = await createContactImport(
-      command(
-        'imp-1',
-        {
-          column_map: JSON.stringify({ first_name: 'First Name', properties: { plan: { column: 'Plan' } } }),
-          segments: '[{"id":"seg-1"}]',
-          topics: '[{"id":"top-1","subscription":"opt_out"}]',
-          on_conflict: 'upsert',
-        },
-        CSV,
+    const refusal = await validationRefusalOf(
+      createContactImport(
+        command(
+          'imp-1',
+          {
+            column_map: JSON.stringify({
+              first_name: 'First Name',
+              properties: { plan: { column: 'Plan' } },
+            }),
+            segments: '[{"id":"seg-1"}]',
+            topics: '[{"id":"top-1","subscription":"opt_out"}]',
+            on_conflict: 'upsert',
+          },
+          CSV,
+        ),
+        ports,
       ),
-      ports,
-    ).catch((e: unknown) => e);
+    );
     // `email` was not named, so the map reads the "email" column — which this header spells "Email"
-    expect((res as PetrelError).message).toMatch(/^column_map\.email: no column "email"/);
+    expect(refusal).toMatch(/^column_map\.email: no column "email"/);
     expect(intake.files.size).toBe(0); // refused: the upload is deleted
     expect(queue.jobs).toEqual([]);
 
@@ -114,7 +113,7 @@ describe('createContactImport', () => {
   it('refuses unknown segments, topics and properties naming each, and drops the upload', async () => {
     const { intake, queue, ports } = setup();
     intake.upload(TEAM, 'imp-1', 'email,plan,x\n');
-    const message = await refused(
+    const message = await validationRefusalOf(
       createContactImport(
         command(
           'imp-1',
@@ -138,10 +137,10 @@ describe('createContactImport', () => {
 
   it('refuses a file without a header row or without an email column', async () => {
     const { ports } = setup();
-    expect(await refused(createContactImport(command('i', {}, ''), ports))).toBe(
+    expect(await validationRefusalOf(createContactImport(command('i', {}, ''), ports))).toBe(
       'file: is empty: a CSV with a header row is expected',
     );
-    expect(await refused(createContactImport(command('i', {}, 'name,city\n'), ports))).toMatch(
+    expect(await validationRefusalOf(createContactImport(command('i', {}, 'name,city\n'), ports))).toMatch(
       /^file: the header row has no "email" column/,
     );
   });

@@ -1,17 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { PetrelError } from '@petrel/contracts';
+import { validationRefusal } from '@petrel/testing';
 import { DEFAULT_ON_CONFLICT, parseImportOptions } from './options.js';
 
-function refusal(fields: Record<string, string>): string {
-  try {
-    parseImportOptions(fields);
-  } catch (err) {
-    expect(err).toBeInstanceOf(PetrelError);
-    expect((err as PetrelError).statusCode).toBe(422);
-    return (err as PetrelError).message;
-  }
-  throw new Error('accepted');
-}
+const refusal = (fields: Record<string, string>): string =>
+  validationRefusal(() => parseImportOptions(fields));
 
 describe('parseImportOptions', () => {
   it('defaults: no column map (header names), on_conflict skip as Resend documents, no segments or topics', () => {
