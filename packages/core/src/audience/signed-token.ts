@@ -13,6 +13,16 @@
  * of the last character), so a token changed in any byte fails.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Clock } from '../kernel/clock.js';
+
+/** What a builder of signed links under the public URL takes (unsubscribe, tracking, downloads). */
+export interface SignedLinksOptions {
+  secret: string;
+  publicUrl: string;
+  /** The links expire `ttlS` seconds after the time it reads. */
+  clock: Pick<Clock, 'now'>;
+  ttlS?: number;
+}
 
 /** Longest token checked at all: an unsubscribe token is about 300 characters. */
 const SIGNED_TOKEN_MAX_LENGTH = 4096;

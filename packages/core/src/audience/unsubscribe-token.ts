@@ -7,8 +7,7 @@
  *
  * Format: `base64url(JSON payload) "." base64url(HMAC-SHA256(secret, payload part))`.
  */
-import type { Clock } from '../kernel/clock.js';
-import { openToken, signToken } from './signed-token.js';
+import { openToken, signToken, type SignedLinksOptions } from './signed-token.js';
 
 /** How long a link in a sent email keeps working: mail is read (and clicked) months later. */
 export const UNSUBSCRIBE_TOKEN_TTL_S = 365 * 24 * 3600;
@@ -67,12 +66,9 @@ export function verifyUnsubscribeToken(token: string, secret: string, nowMs: num
 export const UNSUBSCRIBE_PATH = '/unsubscribe';
 
 /** The deliver-email `unsubscribe` port: signed per-recipient links under `publicUrl`. */
-export function unsubscribeLinks(opts: {
-  secret: string;
-  publicUrl: string;
-  clock: Pick<Clock, 'now'>;
-  ttlS?: number;
-}): { url(claims: Omit<UnsubscribeClaims, 'expiresAt'> & { issuedAtMs?: number }): string } {
+export function unsubscribeLinks(opts: SignedLinksOptions): {
+  url(claims: Omit<UnsubscribeClaims, 'expiresAt'> & { issuedAtMs?: number }): string;
+} {
   const base = `${opts.publicUrl.replace(/\/+$/, '')}${UNSUBSCRIBE_PATH}/`;
   const ttl = opts.ttlS ?? UNSUBSCRIBE_TOKEN_TTL_S;
   return {

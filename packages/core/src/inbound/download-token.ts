@@ -6,8 +6,7 @@
  * and an expiry under an HMAC with the key of the other links Petrel signs (signed-token.ts,
  * purpose `inbound-download`, so no other link's token opens a download).
  */
-import { openToken, signToken } from '../audience/signed-token.js';
-import type { Clock } from '../kernel/clock.js';
+import { openToken, signToken, type SignedLinksOptions } from '../audience/signed-token.js';
 
 /** How long a download URL works: long enough to fetch, short enough not to be a share link. */
 export const INBOUND_DOWNLOAD_TTL_S = 3600;
@@ -61,13 +60,7 @@ export function verifyDownloadToken(token: string, secret: string, nowMs: number
 export const SENT_DOWNLOAD_PATH = '/emails/downloads';
 
 /** Builds download URLs under `publicUrl` (at `path`, default received emails'), valid for `ttlS` from now. */
-export function inboundDownloadLinks(opts: {
-  secret: string;
-  publicUrl: string;
-  clock: Pick<Clock, 'now'>;
-  ttlS?: number;
-  path?: string;
-}): {
+export function inboundDownloadLinks(opts: SignedLinksOptions & { path?: string }): {
   url(claims: Omit<DownloadClaims, 'expiresAt'>): { download_url: string; expires_at: string };
 } {
   const base = `${opts.publicUrl.replace(/\/+$/, '')}${opts.path ?? INBOUND_DOWNLOAD_PATH}/`;

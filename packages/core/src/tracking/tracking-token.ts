@@ -6,8 +6,7 @@
  * redirect goes only to a URL this service signed: changing one byte of the token — to point it
  * elsewhere — makes it invalid, so the click route is never an open redirect.
  */
-import { openToken, signToken } from '../audience/signed-token.js';
-import type { Clock } from '../kernel/clock.js';
+import { openToken, signToken, type SignedLinksOptions } from '../audience/signed-token.js';
 
 /**
  * How long tracking links work. Mail is read and clicked months later, and an expired click link
@@ -113,12 +112,7 @@ export interface TrackingLinks {
   clickUrl(claims: Omit<ClickClaims, 'expiresAt'>): string;
 }
 
-export function trackingLinks(opts: {
-  secret: string;
-  publicUrl: string;
-  clock: Pick<Clock, 'now'>;
-  ttlS?: number;
-}): TrackingLinks {
+export function trackingLinks(opts: SignedLinksOptions): TrackingLinks {
   const base = opts.publicUrl.replace(/\/+$/, '');
   const ttl = opts.ttlS ?? TRACKING_TOKEN_TTL_S;
   const expiresAt = () => Math.floor(opts.clock.now() / 1000) + ttl;
