@@ -153,9 +153,12 @@ export function Table<T>(props: {
   );
 }
 
+/** An id made from a text (a label, a heading): `New topic` → `new-topic`. */
+const slug = (text: string): string => text.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+
 /** A form control's id (its label's `for`): the given one, else one made from the label. */
 const controlId = (kind: 'f' | 't' | 's', label: string, id: string | undefined): string =>
-  id ?? `${kind}-${label.toLowerCase().replace(/[^a-z0-9]+/g, '-')}`;
+  id ?? `${kind}-${slug(label)}`;
 
 /** What every form control takes: its label, its value and the setter (see form.ts's bind). */
 interface ControlProps {
@@ -444,11 +447,10 @@ export function ListTable<T extends { id: string }>(props: {
 }
 
 /**
- * A "new …" card: a titled form whose submit runs `onSubmit` (its error shown under the form),
- * then `onDone` when it succeeded.
+ * A "new …" card: a titled form (the heading's id made from the title) whose submit runs
+ * `onSubmit` (its error shown under the form), then `onDone` when it succeeded.
  */
 export function CreateCard(props: {
-  id: string;
   title: string;
   submitLabel: string;
   onSubmit: () => Promise<unknown>;
@@ -459,9 +461,10 @@ export function CreateCard(props: {
   after?: ComponentChildren;
 }) {
   const action = useAction();
+  const heading = `h-${slug(props.title)}`;
   return (
-    <section aria-labelledby={props.id} class="card">
-      <h2 id={props.id}>{props.title}</h2>
+    <section aria-labelledby={heading} class="card">
+      <h2 id={heading}>{props.title}</h2>
       <form
         class={props.layout ?? 'inline'}
         onSubmit={(e) => {
@@ -495,6 +498,17 @@ export function DeleteButton(props: { path: string; action: Action; onDone: () =
       label={props.label ?? 'Delete'}
       disabled={props.action.busy}
       onConfirm={() => void props.action.run(() => api.del(props.path)).then((ok) => ok && props.onDone())}
+    />
+  );
+}
+
+/** A resource page's Delete: DELETE `/{collection}/{id}`, then back to its list (`#/{collection}`). */
+export function DeleteAndBack(props: { collection: string; id: string; action: Action }) {
+  return (
+    <DeleteButton
+      path={`/${props.collection}/${seg(props.id)}`}
+      action={props.action}
+      onDone={() => (location.hash = href(props.collection))}
     />
   );
 }

@@ -36,7 +36,6 @@ export function ApiKeys() {
   return (
     <Page title="API keys">
       <CreateCard
-        id="h-new-key"
         title="New API key"
         submitLabel="Create key"
         onSubmit={async () => {

@@ -83,7 +83,6 @@ function ImportForm({ onDone }: { onDone: () => void }) {
   const [importId, setImportId] = useState<string>();
   return (
     <CreateCard
-      id="h-import"
       title="Import contacts from CSV"
       submitLabel="Import"
       canSubmit={!!file}
@@ -115,7 +114,6 @@ function AddContact({ onAdded }: { onAdded: () => void }) {
   const [c, setC] = useState(empty);
   return (
     <CreateCard
-      id="h-add-contact"
       title="Add a contact"
       submitLabel="Add"
       onSubmit={() => api.post('/contacts', withoutEmpty(c, ['first_name', 'last_name']))}

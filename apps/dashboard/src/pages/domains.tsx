@@ -11,7 +11,7 @@ import {
   CreateCard,
   createAndOpen,
   DetailPage,
-  DeleteButton,
+  DeleteAndBack,
   Dl,
   Field,
   ListTable,
@@ -52,12 +52,7 @@ export function Domains() {
   const [name, setName] = useState('');
   return (
     <Page title="Domains">
-      <CreateCard
-        id="h-new-domain"
-        title="Add a domain"
-        submitLabel="Add"
-        onSubmit={() => createAndOpen('domains', { name })}
-      >
+      <CreateCard title="Add a domain" submitLabel="Add" onSubmit={() => createAndOpen('domains', { name })}>
         <Field
           label="Domain name"
           id="dom-name"
@@ -113,11 +108,7 @@ export function DomainDetail({ id }: { id: string }) {
             >
               Verify DNS records
             </button>
-            <DeleteButton
-              path={`/domains/${seg(id)}`}
-              action={action}
-              onDone={() => (location.hash = href('domains'))}
-            />
+            <DeleteAndBack collection="domains" id={id} action={action} />
           </div>
           <section aria-labelledby="h-records">
             <h2 id="h-records">DNS records</h2>

@@ -115,7 +115,6 @@ function InboxList() {
   return (
     <Page title="Inboxes">
       <CreateCard
-        id="h-new-inbox"
         title="New inbox"
         submitLabel="Create inbox"
         onSubmit={() => createAndOpen('inboxes', withoutEmpty(form, ['name']))}
@@ -289,7 +288,6 @@ function InboxLabels({ inboxId, labels }: { inboxId: string; labels: Async<List<
         !labels.loading && <p class="muted">No labels yet.</p>
       )}
       <CreateCard
-        id="h-new-label"
         title="New label"
         submitLabel="Create label"
         onSubmit={() => api.post(`${inboxPath(inboxId)}/labels`, form)}
@@ -550,7 +548,6 @@ function ReplyForm(props: { path: string; to: string; onSent: () => void }) {
   const [sent, setSent] = useState(false);
   return (
     <CreateCard
-      id="h-reply"
       title={`Reply to ${props.to}`}
       submitLabel="Send reply"
       layout="stack"

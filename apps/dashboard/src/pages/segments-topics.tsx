@@ -18,7 +18,6 @@ export function Segments() {
   return (
     <Page title="Segments">
       <CreateCard
-        id="h-new-segment"
         title="New segment"
         submitLabel="Create"
         onSubmit={() => api.post('/segments', { name })}
@@ -61,7 +60,6 @@ export function Topics() {
   return (
     <Page title="Topics">
       <CreateCard
-        id="h-new-topic"
         title="New topic"
         submitLabel="Create"
         onSubmit={() => api.post('/topics', withoutEmpty(t, ['description']))}

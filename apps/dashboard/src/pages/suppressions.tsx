@@ -25,7 +25,6 @@ export function Suppressions() {
   return (
     <Page title="Suppressions">
       <CreateCard
-        id="h-new-suppression"
         title="Suppress an address"
         submitLabel="Suppress"
         onSubmit={() => api.post('/suppressions', { email })}

@@ -18,7 +18,7 @@ import {
   CreateCard,
   createAndOpen,
   DetailPage,
-  DeleteButton,
+  DeleteAndBack,
   ErrorNote,
   Field,
   ListTable,
@@ -61,7 +61,6 @@ export function Templates() {
   return (
     <Page title="Templates">
       <CreateCard
-        id="h-new-template"
         title="New template"
         submitLabel="Create"
         onSubmit={() => createAndOpen('templates', { name, html: '<p>Hello {{{NAME|there}}}</p>' })}
@@ -168,11 +167,7 @@ function Editor({ t, reload }: { t: Template; reload: () => void }) {
           >
             Save and publish
           </button>
-          <DeleteButton
-            path={`/templates/${seg(t.id)}`}
-            action={action}
-            onDone={() => (location.hash = href('templates'))}
-          />
+          <DeleteAndBack collection="templates" id={t.id} action={action} />
         </div>
       </form>
       <section aria-labelledby="h-preview" class="preview">

@@ -12,7 +12,7 @@ import {
   CopyButton,
   CreateCard,
   DetailPage,
-  DeleteButton,
+  DeleteAndBack,
   Dl,
   Field,
   ListTable,
@@ -62,7 +62,6 @@ export function Webhooks() {
   return (
     <Page title="Webhooks">
       <CreateCard
-        id="h-new-webhook"
         title="New endpoint"
         submitLabel="Create endpoint"
         layout="stack"
@@ -199,11 +198,7 @@ export function WebhookDetail({ id }: { id: string }) {
                   .then((ok) => ok && (setNotice('The signing secret was rotated.'), w.reload()))
               }
             />
-            <DeleteButton
-              path={`/webhooks/${seg(id)}`}
-              action={action}
-              onDone={() => (location.hash = href('webhooks'))}
-            />
+            <DeleteAndBack collection="webhooks" id={id} action={action} />
           </div>
           <section aria-labelledby="h-deliveries">
             <div class="page-head">
