@@ -37,6 +37,12 @@ const valid: RawGraph = {
 
 const refusal = (g: RawGraph): string => validationRefusal(() => validateAutomationGraph(g));
 
+/** The valid graph with the condition step's config replaced. */
+const withCondition = (config: Record<string, unknown>): RawGraph => ({
+  ...valid,
+  steps: valid.steps.map((s) => (s.key === cond.key ? { ...s, config } : s)),
+});
+
 const wait = (over: Record<string, unknown> = {}): Step => ({
   key: 'w',
   type: 'wait_for_event',
@@ -228,70 +234,32 @@ describe('validateAutomationGraph', () => {
     ],
     [
       'condition with a bad operator',
-      {
-        ...valid,
-        steps: valid.steps.map((s) =>
-          s.key === 'is_pro'
-            ? { ...s, config: { type: 'rule', field: 'event.plan', operator: 'like', value: 'x' } }
-            : s,
-        ),
-      },
+      withCondition({ type: 'rule', field: 'event.plan', operator: 'like', value: 'x' }),
       'steps[3].config.operator: must be one of eq',
     ],
     [
       'condition gt with a string',
-      {
-        ...valid,
-        steps: valid.steps.map((s) =>
-          s.key === 'is_pro'
-            ? { ...s, config: { type: 'rule', field: 'event.n', operator: 'gt', value: 'x' } }
-            : s,
-        ),
-      },
+      withCondition({ type: 'rule', field: 'event.n', operator: 'gt', value: 'x' }),
       'steps[3].config.value: must be a number with the operator gt',
     ],
     [
       'condition exists with a value',
-      {
-        ...valid,
-        steps: valid.steps.map((s) =>
-          s.key === 'is_pro'
-            ? { ...s, config: { type: 'rule', field: 'event.n', operator: 'exists', value: 1 } }
-            : s,
-        ),
-      },
+      withCondition({ type: 'rule', field: 'event.n', operator: 'exists', value: 1 }),
       'steps[3].config.value: must be absent with the operator exists',
     ],
     [
       'condition field outside the context',
-      {
-        ...valid,
-        steps: valid.steps.map((s) =>
-          s.key === 'is_pro'
-            ? { ...s, config: { type: 'rule', field: 'plan', operator: 'eq', value: 'x' } }
-            : s,
-        ),
-      },
+      withCondition({ type: 'rule', field: 'plan', operator: 'eq', value: 'x' }),
       'steps[3].config.field: must start with event., contact. or wait_events.',
     ],
     [
       'condition group without rules',
-      {
-        ...valid,
-        steps: valid.steps.map((s) =>
-          s.key === 'is_pro' ? { ...s, config: { type: 'and', rules: [] } } : s,
-        ),
-      },
+      withCondition({ type: 'and', rules: [] }),
       'steps[3].config.rules: must hold at least one rule',
     ],
     [
       'condition of an unknown type',
-      {
-        ...valid,
-        steps: valid.steps.map((s) =>
-          s.key === 'is_pro' ? { ...s, config: { type: 'xor', rules: [] } } : s,
-        ),
-      },
+      withCondition({ type: 'xor', rules: [] }),
       "steps[3].config.type: must be 'rule', 'and' or 'or'",
     ],
   ])('refuses %s', (_name, graph, message) => {
@@ -301,14 +269,14 @@ describe('validateAutomationGraph', () => {
   it('refuses configs nested deeper than any valid one, without recursing into them', () => {
     let rule: Record<string, unknown> = { type: 'rule', field: 'event.a', operator: 'exists' };
     for (let i = 0; i < 50_000; i++) rule = { type: 'and', rules: [rule] };
-    const g = { ...valid, steps: valid.steps.map((s) => (s.key === 'is_pro' ? { ...s, config: rule } : s)) };
+    const g = withCondition(rule);
     expect(refusal(g)).toContain('steps[3].config: nests objects and arrays at most 20 levels deep');
   });
 
   it('refuses conditions nested too deep', () => {
     let rule: Record<string, unknown> = { type: 'rule', field: 'event.a', operator: 'exists' };
     for (let i = 0; i < 9; i++) rule = { type: 'and', rules: [rule] };
-    const g = { ...valid, steps: valid.steps.map((s) => (s.key === 'is_pro' ? { ...s, config: rule } : s)) };
+    const g = withCondition(rule);
     expect(refusal(g)).toContain('steps[3].config: conditions nest at most 8 levels deep');
   });
 });

@@ -28,17 +28,19 @@ const defs: ContactPropertyRecord[] = [
 ];
 const URL = 'https://petrel.test/unsubscribe/tok?a=1&b=2';
 
+/** `content` personalized for `contact` with the property definitions and unsubscribe URL above. */
+const fill = (content: Parameters<typeof personalize>[0], contact: PersonalContact) =>
+  personalize(content, contact, defs, URL);
+
 describe('personalize', () => {
   it('fills names, email, properties and the unsubscribe link', () => {
-    const out = personalize(
+    const out = fill(
       {
         subject: 'Hi {{{contact.first_name|there}}}',
         html: '<p>{{{contact.first_name|there}}} {{{contact.last_name}}} of {{{contact.company}}} ({{{contact.seats}}} seats, {{{contact.email}}})</p><a href="{{{RESEND_UNSUBSCRIBE_URL}}}">x</a>',
         text: '{{{ contact.company }}} {{{UNSUBSCRIBE_URL}}}',
       },
       ada,
-      defs,
-      URL,
     );
     expect(out.subject).toBe('Hi Ada');
     expect(out.html).toBe(
@@ -48,14 +50,12 @@ describe('personalize', () => {
   });
 
   it('uses the placeholder fallback, then the property fallback, then nothing', () => {
-    const out = personalize(
+    const out = fill(
       {
         subject: '{{{contact.first_name|friend}}}',
         text: '[{{{contact.first_name}}}] [{{{contact.company}}}] [{{{contact.company|ACME}}}] [{{{contact.seats}}}] [{{{contact.plan}}}] [{{{contact.nope|n/a}}}]',
       },
       nobody,
-      defs,
-      URL,
     );
     expect(out.subject).toBe('friend');
     expect(out.text).toBe('[] [your company] [ACME] [1] [] [n/a]');
@@ -67,15 +67,13 @@ describe('personalize', () => {
       first_name: '<b>"x"</b>',
       properties: { company: 'a\r\nBcc: y' },
     };
-    const out = personalize(
+    const out = fill(
       {
         subject: '{{{contact.company}}}',
         html: '{{{contact.first_name}}}',
         text: '{{{contact.first_name}}}',
       },
       evil,
-      defs,
-      URL,
     );
     expect(out.html).toBe('&lt;b&gt;&quot;x&quot;&lt;/b&gt;');
     expect(out.text).toBe('<b>"x"</b>');
@@ -93,7 +91,7 @@ describe('personalize', () => {
   });
 
   it('leaves html and text absent when the source has none', () => {
-    expect(personalize({ subject: 's' }, ada, defs, URL)).toEqual({ subject: 's' });
+    expect(fill({ subject: 's' }, ada)).toEqual({ subject: 's' });
   });
 });
 
@@ -137,7 +135,7 @@ describe('contactValues and renderPersonal', () => {
       const values = contactValues(fields, who, defs);
       // a round trip through the record (JSON) changes nothing
       const stored = JSON.parse(JSON.stringify(values)) as typeof values;
-      expect(renderPersonal(content, who.email, stored, URL)).toEqual(personalize(content, who, defs, URL));
+      expect(renderPersonal(content, who.email, stored, URL)).toEqual(fill(content, who));
     }
   });
 
