@@ -244,7 +244,7 @@ describe('InboxesStore', () => {
       hasMore: false,
     });
     // page by page, both ways: [page, its one thread (and matched message), hasMore]
-    const pages: [{ limit: number; after?: string; before?: string }, string[], boolean][] = [
+    const pages: [{ limit: number; after?: string; before?: string }, (string | undefined)[], boolean][] = [
       [{ limit: 1 }, [thread.d, d1.id], true],
       [{ limit: 1, after: thread.d }, [thread.a, a2.id], true],
       [{ limit: 1, after: thread.a }, [thread.b, b1.id], false],
