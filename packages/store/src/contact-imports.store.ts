@@ -238,6 +238,11 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
 
   // ---- runs (worker) ----
 
+  /** The keys of a run's scripts: the import's record and its file's chunks. */
+  private runKeys(teamId: string, importId: string): [string, string] {
+    return [this.keys.contactImport(teamId, importId), this.keys.contactImportChunks(teamId, importId)];
+  }
+
   async claim(
     teamId: string,
     importId: string,
@@ -245,8 +250,7 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
     now: Date,
   ): Promise<ContactImportRecord | null> {
     const flat = await this.redis.petrelClaimContactImport(
-      this.keys.contactImport(teamId, importId),
-      this.keys.contactImportChunks(teamId, importId),
+      ...this.runKeys(teamId, importId),
       runId,
       now.toISOString(),
     );
@@ -271,8 +275,7 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
 
   async finish(teamId: string, importId: string, runId: string, outcome: ImportOutcome): Promise<boolean> {
     const ok = await this.redis.petrelFinishContactImport(
-      this.keys.contactImport(teamId, importId),
-      this.keys.contactImportChunks(teamId, importId),
+      ...this.runKeys(teamId, importId),
       runId,
       'status',
       outcome.status,
@@ -291,8 +294,7 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
    */
   async abandon(teamId: string, importId: string, error: string, now: Date): Promise<boolean> {
     const ok = await this.redis.petrelAbandonContactImport(
-      this.keys.contactImport(teamId, importId),
-      this.keys.contactImportChunks(teamId, importId),
+      ...this.runKeys(teamId, importId),
       error,
       now.toISOString(),
     );
