@@ -3,29 +3,24 @@
  * job however often it is scheduled, and unschedule removes it while it waits — and is harmless
  * when there is none or when it is already running.
  */
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { broadcastFanoutJobId } from '@petrel/contracts';
-import { startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
+import { uniquePrefix, waitUntil } from '@petrel/testing';
+import { useQueueRedis } from './redis.fixture.js';
 import { BroadcastFanoutQueue, createBroadcastFanoutWorker } from './fanout-scheduler.js';
 
-let server: TestRedis;
-let redis: Redis;
+const fx = useQueueRedis();
 let queue: BroadcastFanoutQueue;
 const prefix = uniquePrefix('fanout-queue');
 const NOW = 1_900_000_000_000;
 
 beforeAll(async () => {
-  server = await startRedis({ appendonly: false });
-  redis = new Redis(server.url, { maxRetriesPerRequest: null });
-  queue = new BroadcastFanoutQueue(redis, { prefix, clock: { now: () => NOW } });
+  queue = new BroadcastFanoutQueue(fx.redis, { prefix, clock: { now: () => NOW } });
   await queue.ready();
 });
 
 afterAll(async () => {
   await queue?.close();
-  await redis?.quit();
-  await server?.stop();
 });
 
 describe('BroadcastFanoutQueue', () => {
@@ -53,7 +48,7 @@ describe('BroadcastFanoutQueue', () => {
         started.push(job.data.broadcastId);
         await held;
       },
-      { connection: redis, prefix, concurrency: 1 },
+      { connection: fx.redis, prefix, concurrency: 1 },
     );
     try {
       await queue.schedule('t2', 'b2', NOW - 5_000);

@@ -4,9 +4,8 @@
  * (workers with QUEUE_SHARDS_PREVIOUS consume both layouts).
  */
 import { Queue } from 'bullmq';
-import { Redis } from 'ioredis';
 import { v7 } from 'uuid';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   LANE_QUEUE,
   SEND_LANES,
@@ -15,30 +14,20 @@ import {
   type SendJob,
   type SendLane,
 } from '@petrel/contracts';
-import { startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
+import { uniquePrefix, waitUntil } from '@petrel/testing';
+import { useQueueRedis } from './redis.fixture.js';
 import { SendQueues, createSendWorkers, type SendJobSpec } from './send-queues.js';
 import { recordingWorkers, type RecordingWorkers } from './send-queues.fixture.js';
 
-let server: TestRedis;
-let redis: Redis;
+const fx = useQueueRedis();
 const toClose: { close(): Promise<void> }[] = [];
-
-beforeAll(async () => {
-  server = await startRedis({ appendonly: false });
-  redis = new Redis(server.url, { maxRetriesPerRequest: null });
-});
 
 afterEach(async () => {
   await Promise.all(toClose.splice(0).map((c) => c.close()));
 });
 
-afterAll(async () => {
-  await redis?.quit();
-  await server?.stop();
-});
-
 function sendQueues(prefix: string, shards: number, previousShards?: QueueLayout): SendQueues {
-  const queues = new SendQueues(redis, { prefix, shards, ...(previousShards && { previousShards }) });
+  const queues = new SendQueues(fx.redis, { prefix, shards, ...(previousShards && { previousShards }) });
   toClose.push(queues);
   return queues;
 }
@@ -49,7 +38,7 @@ const specs = (n: number, over: Partial<SendJobSpec> = {}): SendJobSpec[] =>
 /** Recording workers of every lane, closed after the test. */
 function recording(prefix: string, shards: number, previousShards?: QueueLayout): RecordingWorkers {
   const handle = recordingWorkers({
-    connection: redis,
+    connection: fx.redis,
     prefix,
     shards,
     ...(previousShards && { previousShards }),
@@ -61,7 +50,7 @@ function recording(prefix: string, shards: number, previousShards?: QueueLayout)
 async function waitingIn(prefix: string, lane: SendLane, layout: QueueLayout): Promise<number[]> {
   return Promise.all(
     sendQueueNames(lane, layout).map(async (name) => {
-      const q = new Queue(name, { connection: redis, prefix });
+      const q = new Queue(name, { connection: fx.redis, prefix });
       try {
         const counts = await q.getJobCounts('waiting', 'delayed');
         return counts.waiting! + counts.delayed!;
@@ -212,7 +201,7 @@ describe('changing QUEUE_SHARDS strands no job', () => {
 
   it('the unsharded queues of releases before sharding are drained the same way', async () => {
     const prefix = uniquePrefix('unsharded');
-    const legacy = new Queue<SendJob>(LANE_QUEUE.send, { connection: redis, prefix });
+    const legacy = new Queue<SendJob>(LANE_QUEUE.send, { connection: fx.redis, prefix });
     toClose.push(legacy);
     const ids = Array.from({ length: 10 }, () => v7());
     await legacy.addBulk(
@@ -235,7 +224,7 @@ describe('createSendWorkers', () => {
   it('makes one worker per queue of the lane, splitting its concurrency and rate over them', async () => {
     const prefix = uniquePrefix('workers');
     const workers = createSendWorkers('send', async () => undefined, {
-      connection: redis,
+      connection: fx.redis,
       prefix,
       shards: 3,
       previousShards: 2,
@@ -250,7 +239,7 @@ describe('createSendWorkers', () => {
     for (const w of workers) expect(w.opts.limiter).toEqual({ max: 7, duration: 5_000 });
 
     const plain = createSendWorkers('broadcast', async () => undefined, {
-      connection: redis,
+      connection: fx.redis,
       prefix,
       concurrency: 50,
       autorun: false,

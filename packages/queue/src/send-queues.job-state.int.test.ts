@@ -3,30 +3,19 @@
  * send job — its state in either shard layout, the reason of a failed job, `missing` for a job
  * the queues do not hold.
  */
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, uniquePrefix, waitUntil, type TestRedis } from '@petrel/testing';
+import { describe, expect, it } from 'vitest';
+import { uniquePrefix, waitUntil } from '@petrel/testing';
+import { useQueueRedis } from './redis.fixture.js';
 import { SendQueues, UnrecoverableError, createSendWorkers } from './send-queues.js';
 
-let server: TestRedis;
-let redis: Redis;
-
-beforeAll(async () => {
-  server = await startRedis({ appendonly: false });
-  redis = new Redis(server.url, { maxRetriesPerRequest: null });
-});
-
-afterAll(async () => {
-  await redis?.quit();
-  await server?.stop();
-});
+const fx = useQueueRedis();
 
 describe('SendQueues.jobState', () => {
   it('waiting, delayed, failed with its reason, missing; the previous layout is searched too', async () => {
     const prefix = uniquePrefix('job-state');
-    const before = new SendQueues(redis, { prefix, shards: 1 });
+    const before = new SendQueues(fx.redis, { prefix, shards: 1 });
     await before.enqueue('send', [{ teamId: 't', emailId: 'old-layout' }]);
-    const queues = new SendQueues(redis, { prefix, shards: 2, previousShards: 1 });
+    const queues = new SendQueues(fx.redis, { prefix, shards: 2, previousShards: 1 });
     try {
       await queues.enqueue('send', [
         { teamId: 't', emailId: 'now' },
@@ -43,7 +32,7 @@ describe('SendQueues.jobState', () => {
         async (job) => {
           if (job.data.emailId === 'now') throw new UnrecoverableError('cannot be built');
         },
-        { connection: redis, prefix, shards: 2, previousShards: 1, concurrency: 2 },
+        { connection: fx.redis, prefix, shards: 2, previousShards: 1, concurrency: 2 },
       );
       try {
         await waitUntil(async () => (await queues.jobState('send', 'now')).state === 'failed', {
