@@ -16,3 +16,10 @@ export function pageNewestFirst<T extends { id: string }>(
     hasMore: page.before !== undefined ? start > 0 : start + page.limit < end,
   };
 }
+
+/** Team `teamId`'s list in `byTeam`, created empty on first use. */
+export function teamList<T>(byTeam: Map<string, T[]>, teamId: string): T[] {
+  let list = byTeam.get(teamId);
+  if (!list) byTeam.set(teamId, (list = []));
+  return list;
+}

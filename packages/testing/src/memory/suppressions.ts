@@ -15,7 +15,7 @@ import {
   type SuppressionRefs,
   type SuppressionsPort,
 } from '@petrel/core';
-import { pageNewestFirst } from './page.js';
+import { pageNewestFirst, teamList } from './page.js';
 
 export class MemorySuppressions implements SuppressionsPort {
   /** Entries by team, oldest first. */
@@ -23,9 +23,7 @@ export class MemorySuppressions implements SuppressionsPort {
   readonly events: TeamEvent[] = [];
 
   private of(teamId: string): SuppressionRecord[] {
-    let list = this.entries.get(teamId);
-    if (!list) this.entries.set(teamId, (list = []));
-    return list;
+    return teamList(this.entries, teamId);
   }
 
   private find(teamId: string, idOrEmail: string): SuppressionRecord | undefined {

@@ -14,7 +14,7 @@ import {
   type TopicPatch,
   type TopicsPort,
 } from '@petrel/core';
-import { pageNewestFirst } from './page.js';
+import { pageNewestFirst, teamList } from './page.js';
 
 export class MemoryTopics implements TopicsPort {
   /** Records by team, oldest first. */
@@ -24,9 +24,7 @@ export class MemoryTopics implements TopicsPort {
   readonly writes: string[] = [];
 
   private of(teamId: string): TopicRecord[] {
-    let list = this.topics.get(teamId);
-    if (!list) this.topics.set(teamId, (list = []));
-    return list;
+    return teamList(this.topics, teamId);
   }
 
   private publish(type: TeamEvent['type'], teamId: string, t: TopicRecord, deleted: boolean): void {
