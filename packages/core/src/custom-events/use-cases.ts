@@ -17,12 +17,13 @@ import {
   type SendEventInput,
 } from '@petrel/contracts';
 import { CUSTOM_EVENT_LIMITS } from '@petrel/contracts';
-import { checkIdempotencyKey, claimKey, releaseIfRefused } from '../accept/idempotency.js';
+import { checkIdempotencyKey } from '../accept/idempotency.js';
 import { EMAIL_TAKEN_MESSAGE, contactEmail, createContact } from '../audience/contacts/contacts.use-cases.js';
 import { deterministicEmailId, idKey, newId, UUID_RE } from '../kernel/ids.js';
 import type { ReceivedEvent } from '../automations/ports.js';
 import type { Page, PageRequest } from '../kernel/page.js';
 import { coercePayload } from './coerce-payload.js';
+import { idempotentPost, type IdempotentAnswer } from './idempotent-post.js';
 import type { CustomEventsPort, SendEventPorts } from './ports.js';
 import { foundId } from '../kernel/found.js';
 
@@ -75,12 +76,7 @@ export async function deleteEvent(
 }
 
 /** What POST /events/send answers (202), fresh or replayed under an Idempotency-Key. */
-export interface SendEventResponse {
-  status: number;
-  /** The JSON text of the body (stored verbatim for replays). */
-  body: string;
-  replayed: boolean;
-}
+export type SendEventResponse = IdempotentAnswer;
 
 /** The endpoint an event's deterministic id and its fingerprint are derived under. */
 const SEND_ENDPOINT = 'POST /events/send';
@@ -100,9 +96,7 @@ export async function sendEvent(
   const target = sendTarget(cmd.input);
   checkPayloadBounds(cmd.input.payload ?? {});
   // the events adapter's fingerprint names its own endpoint (`single` only satisfies the shared type)
-  const claim = await claimKey(cmd, 'single', cmd.rawBody, ports.idempotency);
-  if ('status' in claim) return { status: claim.status, body: claim.body, replayed: true };
-  try {
+  return idempotentPost(cmd, cmd.rawBody, ports.idempotency, 202, async (claim) => {
     const { teamId, input } = cmd;
     const definition = await ports.events.get(teamId, input.event);
     const payload = typedPayload(definition, input.payload ?? {});
@@ -128,13 +122,8 @@ export async function sendEvent(
       created_at: event.receivedAt,
     });
     await ports.triggers.eventReceived(event);
-    const body = JSON.stringify({ object: 'event', event: input.event });
-    if (claim.token !== undefined) await ports.idempotency.complete(claim.token, 202, body);
-    return { status: 202, body, replayed: false };
-  } catch (err) {
-    await releaseIfRefused(claim, err, ports.idempotency);
-    throw err;
-  }
+    return JSON.stringify({ object: 'event', event: input.event });
+  });
 }
 
 type SendTarget = { contactId: string } | { email: string };

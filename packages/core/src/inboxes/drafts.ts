@@ -15,8 +15,9 @@ import {
   type InboxThreadRecord,
   type TeamEvent,
 } from '@petrel/contracts';
-import { checkIdempotencyKey, claimKey, releaseIfRefused } from '../accept/idempotency.js';
+import { checkIdempotencyKey } from '../accept/idempotency.js';
 import type { AttachmentFetcher } from '../accept/ports.js';
+import { idempotentPost, type IdempotentAnswer } from '../custom-events/idempotent-post.js';
 import type { EventIdempotencyPort } from '../custom-events/ports.js';
 import { found } from '../kernel/found.js';
 import { deterministicEmailId, idKey } from '../kernel/ids.js';
@@ -350,28 +351,17 @@ export async function createDraftOnce(
     source: InboxEventSource;
   },
   ports: DraftPorts & { idempotency: EventIdempotencyPort },
-): Promise<{ status: number; body: string; replayed: boolean }> {
+): Promise<IdempotentAnswer> {
   checkIdempotencyKey(cmd.idempotencyKey);
-  const claim = await claimKey(
-    cmd,
-    'single',
-    { [CREATE_DRAFT]: cmd.inbox.id, body: cmd.rawBody },
-    ports.idempotency,
-  );
-  if ('status' in claim) return { status: claim.status, body: claim.body, replayed: true };
-  try {
+  const fingerprint = { [CREATE_DRAFT]: cmd.inbox.id, body: cmd.rawBody };
+  return idempotentPost(cmd, fingerprint, ports.idempotency, 201, async (claim) => {
     const draftId =
       cmd.idempotencyKey !== undefined
         ? deterministicEmailId(cmd.teamId, cmd.idempotencyKey, CREATE_DRAFT, 0, claim.startedMs ?? 0)
         : undefined;
     const draft = await createDraft({ ...cmd, ...(draftId && { draftId }) }, ports);
-    const body = JSON.stringify({ object: 'inbox_draft', id: draft.id });
-    if (claim.token !== undefined) await ports.idempotency.complete(claim.token, 201, body);
-    return { status: 201, body, replayed: false };
-  } catch (err) {
-    await releaseIfRefused(claim, err, ports.idempotency);
-    throw err;
-  }
+    return JSON.stringify({ object: 'inbox_draft', id: draft.id });
+  });
 }
 
 const sentConflict = () => new PetrelError('conflict', fieldMessage(['draft_id'], DRAFT_RULES.sent));
