@@ -11,10 +11,12 @@ import { validateAutomationGraph, type RawGraph } from './graph.js';
 import type {
   AutomationRunsPort,
   NewRun,
+  NextStep,
   ReceivedEvent,
   RunState,
   RunStepState,
   StepRef,
+  StepWait,
   StoredAutomation,
   WaitOutcome,
 } from './ports.js';
@@ -72,11 +74,7 @@ class MemoryRuns implements AutomationRunsPort {
     r.steps[key] = { ...r.steps[key]!, status: 'running', started_at: new Date(now).toISOString() };
     return true;
   }
-  private finish(
-    r: RunState & { open: number },
-    next: readonly { key: string; type: string }[],
-    now: number,
-  ) {
+  private finish(r: RunState & { open: number }, next: readonly NextStep[], now: number) {
     let added = 0;
     for (const n of next)
       if (!r.steps[n.key]) {
@@ -93,7 +91,7 @@ class MemoryRuns implements AutomationRunsPort {
     _t: string,
     id: string,
     step: { key: string; exit: RunStepState['exit'] & string; output: Record<string, unknown> },
-    next: readonly { key: string; type: string }[],
+    next: readonly NextStep[],
     now: number,
   ) {
     if (this.crashNextComplete) {
@@ -119,7 +117,7 @@ class MemoryRuns implements AutomationRunsPort {
     id: string,
     key: string,
     output: Record<string, unknown>,
-    wait: { contactId: string; eventName: string } | null,
+    wait: StepWait | null,
   ) {
     const r = this.runs.get(id)!;
     if (r.status !== 'running') return false;
@@ -136,7 +134,7 @@ class MemoryRuns implements AutomationRunsPort {
     id: string,
     key: string,
     outcome: WaitOutcome,
-    next: readonly { key: string; type: string }[],
+    next: readonly NextStep[],
     now: number,
   ) {
     const r = this.runs.get(id)!;

@@ -41,6 +41,7 @@ import type {
   AutomationRunsPort,
   AutomationStepQueue,
   AutomationsPort,
+  NextStep,
   ReceivedEvent,
   RunState,
   StepRef,
@@ -82,7 +83,7 @@ export const stepIdempotencyKey = (runId: string, index: number, visit: number):
 const refsOf = (run: Pick<RunState, 'graph'>, keys: readonly string[]): StepRef[] =>
   keys.map((key) => ({ key, index: run.graph.steps.findIndex((s) => s.key === key) }));
 
-const typed = (run: Pick<RunState, 'graph'>, keys: readonly string[]): { key: string; type: string }[] =>
+const typed = (run: Pick<RunState, 'graph'>, keys: readonly string[]): NextStep[] =>
   keys.map((key) => ({ key, type: run.graph.steps.find((s) => s.key === key)!.type }));
 
 /** Starts the runs `event` triggers and resumes the runs waiting for it. */

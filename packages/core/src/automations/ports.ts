@@ -104,6 +104,18 @@ export interface NewRun {
   firstStep: { key: string; type: 'trigger' };
 }
 
+/** A step a completed one leads to: its key and step type (the job that runs it is named by both). */
+export interface NextStep {
+  key: string;
+  type: string;
+}
+
+/** The event a waiting step waits for, of the run's contact. */
+export interface StepWait {
+  contactId: string;
+  eventName: string;
+}
+
 /** What ended a wait. */
 export type WaitOutcome =
   | { kind: 'event'; eventId: string; eventName: string; payload: Record<string, unknown> }
@@ -129,7 +141,7 @@ export interface AutomationRunsPort {
     teamId: string,
     runId: string,
     step: { key: string; exit: AutomationConnectionType; output: Record<string, unknown> },
-    next: readonly { key: string; type: string }[],
+    next: readonly NextStep[],
     nowMs: number,
   ): Promise<{ applied: boolean; runCompleted: boolean }>;
   /** Marks the step failed and the run failed; false when the run was over already. */
@@ -149,7 +161,7 @@ export interface AutomationRunsPort {
     runId: string,
     stepKey: string,
     output: Record<string, unknown>,
-    wait: { contactId: string; eventName: string } | null,
+    wait: StepWait | null,
     nowMs: number,
   ): Promise<boolean>;
   /**
@@ -162,7 +174,7 @@ export interface AutomationRunsPort {
     runId: string,
     stepKey: string,
     outcome: WaitOutcome,
-    next: readonly { key: string; type: string }[],
+    next: readonly NextStep[],
     nowMs: number,
   ): Promise<{ won: boolean; runCompleted: boolean }>;
   /** The runs waiting for `eventName` of the contact: run id and step key. */
