@@ -123,13 +123,15 @@ describe('parseDsn', () => {
     expect(await parseDsn(fixture(name))).toBeNull();
   });
 
-  it('sorts statuses into subTypes', () => {
-    expect(bounceSubType('5.1.1')).toBe('NoEmail');
-    expect(bounceSubType('5.2.2')).toBe('MailboxFull');
-    expect(bounceSubType('5.3.4')).toBe('MessageTooLarge');
-    expect(bounceSubType('5.7.1')).toBe('MessageRejected');
-    expect(bounceSubType('5.4.4')).toBe('General');
-    expect(bounceSubType(undefined)).toBe('General');
+  it.each([
+    ['5.1.1', 'NoEmail'],
+    ['5.2.2', 'MailboxFull'],
+    ['5.3.4', 'MessageTooLarge'],
+    ['5.7.1', 'MessageRejected'],
+    ['5.4.4', 'General'],
+    [undefined, 'General'],
+  ])('sorts the status %s into the subType %s', (status, subType) => {
+    expect(bounceSubType(status)).toBe(subType);
   });
 });
 

@@ -29,16 +29,19 @@ const message = (over: Partial<InboxMessageRecord> = {}): InboxMessageRecord => 
 });
 
 describe('reply and forward subjects', () => {
-  it('adds Re:/Fwd: once, never Re: Re:, and names an empty subject', () => {
-    expect(replySubject('Order 42')).toBe('Re: Order 42');
-    expect(replySubject('RE: Order 42')).toBe('RE: Order 42');
-    expect(replySubject('Re[2]: Order')).toBe('Re[2]: Order');
-    expect(replySubject('AW: Bestellung')).toBe('Re: AW: Bestellung');
-    expect(replySubject('Fwd: Order')).toBe('Re: Fwd: Order');
-    expect(replySubject(null)).toBe('Re: (no subject)');
-    expect(forwardSubject('Invoice')).toBe('Fwd: Invoice');
-    expect(forwardSubject('FW: Invoice')).toBe('FW: Invoice');
-    expect(forwardSubject('Re: Invoice')).toBe('Fwd: Re: Invoice');
+  // Re:/Fwd: once, never Re: Re:, and a name for an empty subject
+  it.each([
+    [replySubject, 'Order 42', 'Re: Order 42'],
+    [replySubject, 'RE: Order 42', 'RE: Order 42'],
+    [replySubject, 'Re[2]: Order', 'Re[2]: Order'],
+    [replySubject, 'AW: Bestellung', 'Re: AW: Bestellung'],
+    [replySubject, 'Fwd: Order', 'Re: Fwd: Order'],
+    [replySubject, null, 'Re: (no subject)'],
+    [forwardSubject, 'Invoice', 'Fwd: Invoice'],
+    [forwardSubject, 'FW: Invoice', 'FW: Invoice'],
+    [forwardSubject, 'Re: Invoice', 'Fwd: Re: Invoice'],
+  ])('%o(%j) is %j', (subjectOf, subject, expected) => {
+    expect(subjectOf(subject)).toBe(expected);
   });
 });
 
