@@ -14,3 +14,4 @@ export * from './automation.js';
 export * from './domain.js';
 export * from './inboxes.js';
 export * from './oauth.js';
+export * from './unique-items.js';

@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { formatIssue } from './errors.js';
 import { HEADER_UNSAFE, LIMITS, RESERVED_VARIABLES, VARIABLE_KEY_PATTERN } from './limits.js';
+import { uniqueItems } from './unique-items.js';
 
 /** Field limits of the template resource not named by the spec (Petrel's choice). */
 export const TEMPLATE_LIMITS = {
@@ -72,19 +73,7 @@ export type TemplateVariableInput = z.infer<typeof templateVariableSchema>;
 export const templateVariablesSchema = z
   .array(templateVariableSchema)
   .max(LIMITS.variablesPerTemplate, `a template declares at most ${LIMITS.variablesPerTemplate} variables`)
-  .superRefine((vars, ctx) => {
-    const first = new Map<string, number>();
-    vars.forEach((v, i) => {
-      const seen = first.get(v.key);
-      if (seen === undefined) first.set(v.key, i);
-      else
-        ctx.addIssue({
-          code: 'custom',
-          path: [i, 'key'],
-          message: `duplicate key '${v.key}' (also variables[${seen}].key)`,
-        });
-    });
-  });
+  .superRefine(uniqueItems('key', (key, seen) => `duplicate key '${key}' (also variables[${seen}].key)`));
 
 const nameSchema = z
   .string('name must be a string')

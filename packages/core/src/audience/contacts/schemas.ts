@@ -6,7 +6,13 @@
  * Resend does.
  */
 import { z } from 'zod';
-import { AUDIENCE_LIMITS, CONTACT_PROPERTY_TYPES, HEADER_UNSAFE, SUBSCRIPTIONS } from '@petrel/contracts';
+import {
+  AUDIENCE_LIMITS,
+  CONTACT_PROPERTY_TYPES,
+  HEADER_UNSAFE,
+  SUBSCRIPTIONS,
+  uniqueItems,
+} from '@petrel/contracts';
 
 /** Property keys: ASCII letters, digits and underscore, case-sensitive (Resend's rule). */
 export const PROPERTY_KEY_PATTERN = /^[A-Za-z0-9_]+$/;
@@ -36,19 +42,7 @@ export const topicChoiceSchema = z.object({
 
 const topicChoicesSchema = z
   .array(topicChoiceSchema, 'must be an array of { id, subscription }')
-  .superRefine((topics, ctx) => {
-    const first = new Map<string, number>();
-    topics.forEach((t, i) => {
-      const seen = first.get(t.id);
-      if (seen === undefined) first.set(t.id, i);
-      else
-        ctx.addIssue({
-          code: 'custom',
-          path: [i, 'id'],
-          message: `duplicate topic (also topics[${seen}].id)`,
-        });
-    });
-  });
+  .superRefine(uniqueItems('id', (_id, seen) => `duplicate topic (also topics[${seen}].id)`));
 
 /**
  * `segments` on create: `[{ id }]` as the SDK sends, or `["id"]` as Resend's OpenAPI describes;
