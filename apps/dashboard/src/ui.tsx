@@ -6,7 +6,7 @@ import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, seg, type List } from './api';
 import { statusTone } from './format';
-import { href } from './url';
+import { href, type QueryValues } from './url';
 
 export interface Async<T> {
   data: T | undefined;
@@ -381,7 +381,7 @@ export interface Cursor {
 }
 
 /** Cursor pagination over a Resend list: `after` the last id for the next page; a stack to go back. */
-export function useCursor(resetKey: string): Cursor {
+function useCursor(resetKey: string): Cursor {
   const [stack, setStack] = useState<(string | undefined)[]>([undefined]);
   useEffect(() => setStack([undefined]), [resetKey]);
   return {
@@ -390,6 +390,22 @@ export function useCursor(resetKey: string): Cursor {
     next: (lastId) => setStack((s) => [...s, lastId]),
     prev: () => setStack((s) => (s.length > 1 ? s.slice(0, -1) : s)),
   };
+}
+
+/**
+ * A list the API pages by cursor: `path` with `query`, `limit` rows a page. Another path or query
+ * starts again from the first page, and so does `refresh()` (after a write changed the list).
+ */
+export function usePagedList<T>(path: string, limit: number, query: QueryValues = {}) {
+  const [version, setVersion] = useState(0);
+  const key = JSON.stringify([path, query, version]);
+  const cursor = useCursor(key);
+  const list = useAsync(
+    () => api.get<List<T>>(path, { limit, after: cursor.after, ...query }),
+    [key, cursor.after],
+  );
+  const refresh = useCallback(() => setVersion((v) => v + 1), []);
+  return { list, cursor, refresh };
 }
 
 export function Dl({ items }: { items: [string, ComponentChildren][] }) {

@@ -3,7 +3,7 @@
  * contact-imports API and shown in a progress bar.
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, request, seg, type List } from '../api';
+import { api, request, seg } from '../api';
 import { bind, withoutEmpty } from '../form';
 import { formatDate, importProgress, type ImportCounts } from '../format';
 import {
@@ -16,7 +16,7 @@ import {
   Status,
   useAction,
   useAsync,
-  useCursor,
+  usePagedList,
   usePoll,
 } from '../ui';
 
@@ -127,14 +127,8 @@ function AddContact({ onAdded }: { onAdded: () => void }) {
 }
 
 export function Contacts() {
-  const [version, setVersion] = useState(0);
-  const cursor = useCursor(String(version));
-  const list = useAsync(
-    () => api.get<List<Contact>>('/contacts', { limit: PAGE, after: cursor.after }),
-    [cursor.after, version],
-  );
+  const { list, cursor, refresh } = usePagedList<Contact>('/contacts', PAGE);
   const action = useAction();
-  const refresh = () => setVersion((v) => v + 1);
   return (
     <Page title="Contacts">
       <ImportForm onDone={refresh} />

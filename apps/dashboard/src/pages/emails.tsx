@@ -21,7 +21,7 @@ import {
   Table,
   useAction,
   useAsync,
-  useCursor,
+  usePagedList,
   wordOptions,
 } from '../ui';
 
@@ -80,20 +80,12 @@ export function Emails({ query }: { query: Record<string, string> }) {
     status: query.status ?? '',
     tag: query.tag ?? '',
   });
-  const filterKey = JSON.stringify([query.to, query.subject, query.status, query.tag]);
-  const cursor = useCursor(filterKey);
-  const list = useAsync(
-    () =>
-      api.get<List<EmailItem>>('/emails', {
-        limit: PAGE,
-        after: cursor.after,
-        to: query.to,
-        subject: query.subject,
-        status: query.status,
-        tag: query.tag,
-      }),
-    [filterKey, cursor.after],
-  );
+  const { list, cursor } = usePagedList<EmailItem>('/emails', PAGE, {
+    to: query.to,
+    subject: query.subject,
+    status: query.status,
+    tag: query.tag,
+  });
   return (
     <Page title="Emails">
       <SearchForm label="Search emails" onSearch={() => (location.hash = `#/emails${buildQuery(form)}`)}>

@@ -29,7 +29,7 @@ import {
   TextArea,
   useAction,
   useAsync,
-  useCursor,
+  usePagedList,
   wordOptions,
   type Async,
 } from '../ui';
@@ -106,11 +106,7 @@ export function Inboxes({ route }: { route: Route }) {
 }
 
 function InboxList() {
-  const cursor = useCursor('');
-  const list = useAsync(
-    () => api.get<List<InboxItem>>('/inboxes', { limit: PAGE, after: cursor.after }),
-    [cursor.after],
-  );
+  const { list, cursor } = usePagedList<InboxItem>('/inboxes', PAGE);
   const [form, setForm] = useState({ email_address: '', name: '' });
   return (
     <Page title="Inboxes">
@@ -167,20 +163,17 @@ function InboxThreads({ inboxId, query }: { inboxId: string; query: Record<strin
   const folder: InboxFolder = isFolder(query.folder) ? query.folder : 'inbox';
   const filters = { folder, label: query.label ?? '', read: query.read ?? '', q: query.q ?? '' };
   const [words, setWords] = useState(filters.q);
-  const filterKey = JSON.stringify(filters);
-  const cursor = useCursor(filterKey);
-  const threads = useAsync(() => {
-    const q = {
-      limit: PAGE,
-      after: cursor.after,
+  // search words go to the search route; without them `query` is empty, so left out
+  const { list: threads, cursor } = usePagedList<ThreadItem>(
+    `${inboxPath(inboxId)}/threads${filters.q ? '/search' : ''}`,
+    PAGE,
+    {
       folders: folder,
       labels: filters.label,
       read: filters.read ? filters.read === 'read' : undefined,
-    };
-    return filters.q
-      ? api.get<List<ThreadItem>>(`${inboxPath(inboxId)}/threads/search`, { ...q, query: filters.q })
-      : api.get<List<ThreadItem>>(`${inboxPath(inboxId)}/threads`, q);
-  }, [filterKey, cursor.after]);
+      query: filters.q,
+    },
+  );
   const go = (change: Partial<typeof filters>) => {
     location.hash = `${href('inboxes', inboxId)}${buildQuery({ ...filters, ...change })}`;
   };
@@ -312,11 +305,7 @@ function ThreadView({ inboxId, threadId }: { inboxId: string; threadId: string }
   const path = threadPath(inboxId, threadId);
   const thread = useAsync(() => api.get<ThreadSummary>(path), [path]);
   const labels = useLabels(inboxId);
-  const cursor = useCursor(path);
-  const messages = useAsync(
-    () => api.get<List<Message>>(`${path}/emails`, { limit: 100, after: cursor.after }),
-    [path, cursor.after],
-  );
+  const { list: messages, cursor } = usePagedList<Message>(`${path}/emails`, 100);
   const action = useAction();
   const [notice, setNotice] = useState<string>();
   const t = thread.data;

@@ -1,8 +1,8 @@
 /** Suppressions: addresses Petrel will not send to (bounces, complaints, manual), add and remove. */
 import { useState } from 'preact/hooks';
-import { api, type List } from '../api';
+import { api } from '../api';
 import { formatDate } from '../format';
-import { CreateCard, deleteColumn, Field, ListTable, Page, useAction, useAsync, useCursor } from '../ui';
+import { CreateCard, deleteColumn, Field, ListTable, Page, useAction, usePagedList } from '../ui';
 
 interface Suppression {
   id: string;
@@ -13,15 +13,9 @@ interface Suppression {
 }
 
 export function Suppressions() {
-  const [version, setVersion] = useState(0);
-  const cursor = useCursor(String(version));
-  const list = useAsync(
-    () => api.get<List<Suppression>>('/suppressions', { limit: 50, after: cursor.after }),
-    [cursor.after, version],
-  );
+  const { list, cursor, refresh } = usePagedList<Suppression>('/suppressions', 50);
   const [email, setEmail] = useState('');
   const action = useAction();
-  const refresh = () => setVersion((v) => v + 1);
   return (
     <Page title="Suppressions">
       <CreateCard

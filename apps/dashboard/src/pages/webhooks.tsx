@@ -20,7 +20,7 @@ import {
   Status,
   useAction,
   useAsync,
-  useCursor,
+  usePagedList,
 } from '../ui';
 
 interface Webhook {
@@ -142,11 +142,7 @@ function Attempts({ webhookId, eventId }: { webhookId: string; eventId: string }
 
 export function WebhookDetail({ id }: { id: string }) {
   const w = useAsync(() => api.get<Webhook>(`/webhooks/${seg(id)}`), [id]);
-  const cursor = useCursor(id);
-  const deliveries = useAsync(
-    () => api.get<List<Delivery>>(`/webhooks/${seg(id)}/events`, { limit: 20, after: cursor.after }),
-    [id, cursor.after],
-  );
+  const { list: deliveries, cursor } = usePagedList<Delivery>(`/webhooks/${seg(id)}/events`, 20);
   const [open, setOpen] = useState<string>();
   const [reveal, setReveal] = useState(false);
   const [notice, setNotice] = useState<string>();
