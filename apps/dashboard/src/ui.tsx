@@ -544,7 +544,7 @@ export function deleteColumn<T extends { id: string }>(
   };
 }
 
-/** The link back to a list (`#/{to}`) at the top of a page under it. */
+/** The link back to a list (`to`, an href) at the top of a page under it. */
 export function BackLink({ to, label }: { to: string; label: string }) {
   return (
     <p>

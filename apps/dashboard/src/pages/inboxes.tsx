@@ -11,6 +11,7 @@ import { bind, withoutEmpty } from '../form';
 import { formatDate } from '../format';
 import { buildQuery, href, type Route } from '../url';
 import {
+  BackLink,
   ConfirmButton,
   CreateCard,
   createAndOpen,
@@ -331,9 +332,7 @@ function ThreadView({ inboxId, threadId }: { inboxId: string; threadId: string }
   const back = `${href('inboxes', inboxId)}${buildQuery({ folder: t?.folder })}`;
   return (
     <Page title={t ? subjectOf(t.subject) : 'Thread'}>
-      <p>
-        <a href={back}>← {t ? FOLDER_NAMES[t.folder] : 'Threads'}</a>
-      </p>
+      <BackLink to={back} label={t ? FOLDER_NAMES[t.folder] : 'Threads'} />
       <ErrorNote error={thread.error ?? action.error} />
       {notice && (
         <p role="status" class="muted">
