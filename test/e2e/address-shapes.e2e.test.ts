@@ -7,11 +7,11 @@
  */
 import { domainToASCII } from 'node:url';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { parseAddress, validateEmail } from '@petrel/core';
 import { buildMessage } from '@petrel/mailer';
 import { waitUntil } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { fileStack } from './helpers.js';
 
 /** A validated address as it goes on the wire: an IDN domain as its A-labels (RFC 5890). */
 function onTheWire(address: string): string {
@@ -143,13 +143,7 @@ describe('validated address = envelope address (parsers, by property)', () => {
 });
 
 describe('address shapes through the stack', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const stack = fileStack();
 
   it('refuses each bad shape naming the field, in a single send and in a batch', async () => {
     for (const [input, reason] of REFUSED) {

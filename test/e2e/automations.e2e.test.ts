@@ -5,13 +5,12 @@
  * resuming on its event and taking the timeout branch without it; stop cancelling waiting runs;
  * and a worker process killed (kill -9) while runs are under way sending no step twice.
  */
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Queue } from 'bullmq';
 import { AUTOMATION_QUEUE } from '@petrel/contracts';
 import { createRedis, Keys } from '@petrel/store';
-import { freePort, startNodeProcess, waitUntil, type NodeProcess } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { freePort, waitUntil, type NodeProcess } from '@petrel/testing';
+import { startApp, startStack, type Stack } from './helpers.js';
 import {
   automationWelcomeScenario,
   distinctMail,
@@ -19,7 +18,6 @@ import {
   waitForRuns,
 } from './scenarios/automations.js';
 
-const WORKER_MAIN = resolve(__dirname, '../../apps/worker/dist/main.js');
 /** Test-sized takeover of a killed worker's jobs (production: 30 s). */
 const LOCKS = { WORKER_LOCK_DURATION_MS: '3000', WORKER_STALLED_INTERVAL_MS: '1000' };
 
@@ -155,19 +153,16 @@ describe('automations API', () => {
 
 async function startChildWorker(): Promise<{ process: NodeProcess; metricsPort: number }> {
   const metricsPort = await freePort();
-  const worker = await startNodeProcess(WORKER_MAIN, {
-    env: {
-      REDIS_URL: stack.redis.url,
-      REDIS_KEY_PREFIX: stack.prefix,
-      SMTP_URL: stack.sink.url,
-      METRICS_PORT: String(metricsPort),
-      LOG_LEVEL: 'warn',
-      AUTOMATION_CONCURRENCY: '50',
-      // as the stack (all-in-one): templates send from any domain
-      ENFORCE_VERIFIED_DOMAINS: 'false',
-      ...LOCKS,
-    },
-    ready: async () => (await fetch(`http://127.0.0.1:${metricsPort}/ready`)).ok,
+  const worker = await startApp('worker', {
+    REDIS_URL: stack.redis.url,
+    REDIS_KEY_PREFIX: stack.prefix,
+    SMTP_URL: stack.sink.url,
+    METRICS_PORT: String(metricsPort),
+    LOG_LEVEL: 'warn',
+    AUTOMATION_CONCURRENCY: '50',
+    // as the stack (all-in-one): templates send from any domain
+    ENFORCE_VERIFIED_DOMAINS: 'false',
+    ...LOCKS,
   });
   return { process: worker, metricsPort };
 }

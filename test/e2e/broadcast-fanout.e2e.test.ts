@@ -16,12 +16,10 @@
  * Each prints its figures.
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import { Resend } from 'resend';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   freePort,
-  startNodeProcess,
   startRedis,
   startSmtpSinkProcess,
   uniquePrefix,
@@ -32,32 +30,18 @@ import {
 } from '@petrel/testing';
 import { ContactsStore, Keys, SuppressionsStore, createRedis, type RedisClient } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
-import { startStack, type Stack } from './helpers.js';
+import { cleanupsAfterEach, fileStack, startApp } from './helpers.js';
 import { broadcastScenarios } from './scenarios/broadcasts.js';
 
 describe('broadcasts on one Redis, in process', () => {
-  let stack: Stack;
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.stop();
-  });
+  const stack = fileStack();
   broadcastScenarios(() => stack);
 });
 
-const API_MAIN = resolve(__dirname, '../../apps/api/dist/main.js');
-const WORKER_MAIN = resolve(__dirname, '../../apps/worker/dist/main.js');
-const SCHEDULER_MAIN = resolve(__dirname, '../../apps/scheduler/dist/main.js');
 const CONCURRENCY = 30;
 const FROM = 'Acme <news@acme.test>';
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-});
-
-const httpOk = (url: string) => async () => (await fetch(url)).ok;
+const cleanups = cleanupsAfterEach();
 
 interface Deployment {
   sink: SmtpSinkProcess;
@@ -89,44 +73,37 @@ async function deploy(opts: { replyDelayMs: number }): Promise<Deployment> {
   const common = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info' };
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const api = await startNodeProcess(API_MAIN, {
-    env: { ...common, PORT: String(apiPort), METRICS_PORT: '0', BOOTSTRAP_API_KEY: key, PUBLIC_URL: apiUrl },
-    ready: httpOk(`${apiUrl}/ready`),
+  const api = await startApp('api', {
+    ...common,
+    PORT: String(apiPort),
+    METRICS_PORT: '0',
+    BOOTSTRAP_API_KEY: key,
+    PUBLIC_URL: apiUrl,
   });
   cleanups.push(() => api.stop());
   const startWorker = async (): Promise<NodeProcess> => {
-    const metricsPort = await freePort();
-    const w = await startNodeProcess(WORKER_MAIN, {
-      env: {
-        ...common,
-        LOG_LEVEL: 'warn',
-        SMTP_URL: sink.url,
-        METRICS_PORT: String(metricsPort),
-        WORKER_CONCURRENCY: String(CONCURRENCY),
-        WORKER_BROADCAST_CONCURRENCY: String(CONCURRENCY),
-        SMTP_POOL_SIZE: String(CONCURRENCY),
-        // test-sized takeover of a dead worker's jobs (production: 30 s)
-        WORKER_LOCK_DURATION_MS: '4000',
-        WORKER_STALLED_INTERVAL_MS: '2000',
-        RETRY_SCHEDULE_S: '1,1,1,1,1',
-        RETRY_TIME_SCALE: '0.5',
-      },
-      ready: httpOk(`http://127.0.0.1:${metricsPort}/ready`),
+    const w = await startApp('worker', {
+      ...common,
+      LOG_LEVEL: 'warn',
+      SMTP_URL: sink.url,
+      WORKER_CONCURRENCY: String(CONCURRENCY),
+      WORKER_BROADCAST_CONCURRENCY: String(CONCURRENCY),
+      SMTP_POOL_SIZE: String(CONCURRENCY),
+      // test-sized takeover of a dead worker's jobs (production: 30 s)
+      WORKER_LOCK_DURATION_MS: '4000',
+      WORKER_STALLED_INTERVAL_MS: '2000',
+      RETRY_SCHEDULE_S: '1,1,1,1,1',
+      RETRY_TIME_SCALE: '0.5',
     });
     cleanups.push(() => w.stop());
     return w;
   };
   const startScheduler = async (): Promise<NodeProcess> => {
-    const metricsPort = await freePort();
-    const s = await startNodeProcess(SCHEDULER_MAIN, {
-      env: {
-        ...common,
-        METRICS_PORT: String(metricsPort),
-        // test-sized takeover of a dead scheduler's fan-out (production: 10 s + 5 s)
-        FANOUT_LOCK_DURATION_MS: '2000',
-        FANOUT_STALLED_INTERVAL_MS: '1000',
-      },
-      ready: httpOk(`http://127.0.0.1:${metricsPort}/ready`),
+    const s = await startApp('scheduler', {
+      ...common,
+      // test-sized takeover of a dead scheduler's fan-out (production: 10 s + 5 s)
+      FANOUT_LOCK_DURATION_MS: '2000',
+      FANOUT_STALLED_INTERVAL_MS: '1000',
     });
     cleanups.push(() => s.stop());
     return s;

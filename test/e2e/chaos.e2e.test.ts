@@ -22,14 +22,12 @@
  * scenarios report.
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { Resend } from 'resend';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   freePort,
   pingRedis,
-  startNodeProcess,
   startRedis,
   startSmtpSinkProcess,
   uniquePrefix,
@@ -40,10 +38,8 @@ import {
 } from '@petrel/testing';
 import { Keys } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
-import { email } from './helpers.js';
+import { cleanupsAfterEach, email, startApp } from './helpers.js';
 
-const API_MAIN = resolve(__dirname, '../../apps/api/dist/main.js');
-const WORKER_MAIN = resolve(__dirname, '../../apps/worker/dist/main.js');
 const CONCURRENCY = 20;
 
 interface Cluster {
@@ -63,10 +59,7 @@ interface Cluster {
   startApi(): Promise<NodeProcess>;
 }
 
-const cleanups: (() => Promise<unknown>)[] = [];
-afterEach(async () => {
-  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-});
+const cleanups = cleanupsAfterEach();
 
 const httpOk = (url: string) => async () => (await fetch(url)).ok;
 
@@ -101,15 +94,12 @@ async function startCluster(opts: {
   const apiPort = await freePort();
   const apiUrl = `http://127.0.0.1:${apiPort}`;
   const startApi = async (): Promise<NodeProcess> => {
-    const api = await startNodeProcess(API_MAIN, {
-      env: {
-        ...common,
-        PORT: String(apiPort),
-        METRICS_PORT: '0', // any free port: a fixed one could be taken by others between restarts
-        BOOTSTRAP_API_KEY: key,
-        IDEMPOTENCY_LOCK_MS: '2000', // test-sized (production: 60 s)
-      },
-      ready: httpOk(`${apiUrl}/ready`),
+    const api = await startApp('api', {
+      ...common,
+      PORT: String(apiPort),
+      METRICS_PORT: '0', // any free port: a fixed one could be taken by others between restarts
+      BOOTSTRAP_API_KEY: key,
+      IDEMPOTENCY_LOCK_MS: '2000', // test-sized (production: 60 s)
     });
     cleanups.push(() => api.stop());
     return api;
@@ -117,25 +107,20 @@ async function startCluster(opts: {
   const api = await startApi();
 
   const startWorker = async (): Promise<NodeProcess> => {
-    const metricsPort = await freePort();
-    const w = await startNodeProcess(WORKER_MAIN, {
-      env: {
-        ...common,
-        SMTP_URL: sink.url,
-        METRICS_PORT: String(metricsPort),
-        WORKER_CONCURRENCY: String(CONCURRENCY),
-        SMTP_POOL_SIZE: String(CONCURRENCY),
-        SMTP_CONNECTION_TIMEOUT_MS: '3000',
-        SMTP_SOCKET_TIMEOUT_MS: '5000',
-        WORKER_SEND_RATE: String(opts.sendRate),
-        // test-sized takeover of a dead worker's jobs (production: 30 s)
-        WORKER_LOCK_DURATION_MS: '4000',
-        WORKER_STALLED_INTERVAL_MS: '2000',
-        WORKER_MAX_STALLED_COUNT: '2',
-        RETRY_SCHEDULE_S: '1,1,1,1,1',
-        RETRY_TIME_SCALE: '0.5',
-      },
-      ready: httpOk(`http://127.0.0.1:${metricsPort}/ready`),
+    const w = await startApp('worker', {
+      ...common,
+      SMTP_URL: sink.url,
+      WORKER_CONCURRENCY: String(CONCURRENCY),
+      SMTP_POOL_SIZE: String(CONCURRENCY),
+      SMTP_CONNECTION_TIMEOUT_MS: '3000',
+      SMTP_SOCKET_TIMEOUT_MS: '5000',
+      WORKER_SEND_RATE: String(opts.sendRate),
+      // test-sized takeover of a dead worker's jobs (production: 30 s)
+      WORKER_LOCK_DURATION_MS: '4000',
+      WORKER_STALLED_INTERVAL_MS: '2000',
+      WORKER_MAX_STALLED_COUNT: '2',
+      RETRY_SCHEDULE_S: '1,1,1,1,1',
+      RETRY_TIME_SCALE: '0.5',
     });
     cleanups.push(() => w.stop());
     return w;

@@ -7,13 +7,11 @@
  * every contact there exactly once.
  */
 import { randomBytes } from 'node:crypto';
-import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import { Resend } from 'resend';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   freePort,
-  startNodeProcess,
   startRedis,
   startSmtpSink,
   uniquePrefix,
@@ -21,7 +19,7 @@ import {
   type NodeProcess,
 } from '@petrel/testing';
 import { Keys } from '@petrel/store';
-import { startStack, type Stack } from './helpers.js';
+import { cleanupsAfterEach, startApp, startStack, type Stack } from './helpers.js';
 
 type ImportView = {
   status: string;
@@ -326,12 +324,7 @@ describe('contact imports through the whole stack', () => {
 });
 
 describe('a worker killed with SIGKILL mid-import', () => {
-  const API_MAIN = resolve(__dirname, '../../apps/api/dist/main.js');
-  const WORKER_MAIN = resolve(__dirname, '../../apps/worker/dist/main.js');
-  const cleanups: (() => Promise<unknown>)[] = [];
-  afterEach(async () => {
-    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
-  });
+  const cleanups = cleanupsAfterEach();
 
   it('resumes at its checkpoint in a new worker: total = rows, no contact lost or doubled', async () => {
     const redis = await startRedis();
@@ -343,23 +336,20 @@ describe('a worker killed with SIGKILL mid-import', () => {
     const common = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info' };
     const apiPort = await freePort();
     const apiUrl = `http://127.0.0.1:${apiPort}`;
-    const api = await startNodeProcess(API_MAIN, {
-      env: { ...common, PORT: String(apiPort), METRICS_PORT: '0', BOOTSTRAP_API_KEY: key },
-      ready: async () => (await fetch(`${apiUrl}/ready`)).ok,
+    const api = await startApp('api', {
+      ...common,
+      PORT: String(apiPort),
+      METRICS_PORT: '0',
+      BOOTSTRAP_API_KEY: key,
     });
     cleanups.push(() => api.stop());
     const startWorker = async (): Promise<NodeProcess> => {
-      const metricsPort = await freePort();
-      const w = await startNodeProcess(WORKER_MAIN, {
-        env: {
-          ...common,
-          SMTP_URL: sink.url,
-          METRICS_PORT: String(metricsPort),
-          // test-sized takeover of a dead worker's job (production: 30 s)
-          WORKER_LOCK_DURATION_MS: '4000',
-          WORKER_STALLED_INTERVAL_MS: '2000',
-        },
-        ready: async () => (await fetch(`http://127.0.0.1:${metricsPort}/ready`)).ok,
+      const w = await startApp('worker', {
+        ...common,
+        SMTP_URL: sink.url,
+        // test-sized takeover of a dead worker's job (production: 30 s)
+        WORKER_LOCK_DURATION_MS: '4000',
+        WORKER_STALLED_INTERVAL_MS: '2000',
       });
       cleanups.push(() => w.stop());
       return w;

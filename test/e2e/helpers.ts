@@ -6,17 +6,20 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
 import { EVENTS_STREAM_FIELD, Keys } from '@petrel/store';
 import { openRuntime } from '@petrel/runtime';
 import type { EmailEvent, TeamEvent } from '@petrel/contracts';
 import {
+  freePort,
+  startNodeProcess,
   startRedis,
   startSmtpSink,
   uniquePrefix,
   waitUntil,
+  type NodeProcess,
   type SinkPlan,
   type SmtpSink,
   type SmtpSinkOptions,
@@ -238,6 +241,36 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       if (!opts.redis) await redis.stop();
     },
   };
+}
+
+/**
+ * One app on its own, as `npm run start:<app>` runs it (its build, apps/<app>/dist/main.js: the
+ * test command builds first), resolved once its /ready answers: the API's on PORT, the others' on
+ * METRICS_PORT, a free one unless `env` names it.
+ */
+export async function startApp(
+  app: 'api' | 'worker' | 'scheduler' | 'smtp' | 'webhooks',
+  env: Record<string, string>,
+): Promise<NodeProcess> {
+  const withMetrics = { METRICS_PORT: String(await freePort()), ...env };
+  const readyPort = app === 'api' ? env.PORT : withMetrics.METRICS_PORT;
+  if (readyPort === undefined) throw new Error('startApp: the API needs a PORT');
+  return startNodeProcess(resolve(__dirname, '../../apps', app, 'dist/main.js'), {
+    env: withMetrics,
+    ready: async () => (await fetch(`http://127.0.0.1:${readyPort}/ready`)).ok,
+  });
+}
+
+/**
+ * What each test of the enclosing describe (or file) started and must stop: push a closer; after
+ * each test they run, last pushed first, and one that fails does not keep the others from running.
+ */
+export function cleanupsAfterEach(): (() => Promise<unknown>)[] {
+  const cleanups: (() => Promise<unknown>)[] = [];
+  afterEach(async () => {
+    for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined);
+  });
+  return cleanups;
 }
 
 const CLI = resolve(__dirname, '../../apps/petrel/dist/cli.js');

@@ -14,15 +14,12 @@
  * measured on Redis's own clock, the one the limiter's script reads: right whatever the speed of
  * the machine, however the requests happen to spread out.
  */
-import { resolve } from 'node:path';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, gcraBounds, startNodeProcess, type NodeProcess } from '@petrel/testing';
+import { freePort, gcraBounds, type NodeProcess } from '@petrel/testing';
 import { ApiKeysStore, Keys, RateLimitStore, createRedis, type RedisClient } from '@petrel/store';
-import { email, startStack, type Stack } from './helpers.js';
+import { email, startApp, startStack, type Stack } from './helpers.js';
 import { submissionTransport } from './scenarios/smtp-submission.js';
-
-const API_MAIN = resolve(__dirname, '../../apps/api/dist/main.js');
 
 let stack: Stack;
 let admin: RedisClient;
@@ -195,17 +192,14 @@ describe('two API processes share one allowance', () => {
     const urls = ports.map((port) => `http://127.0.0.1:${port}`);
     apis.push(
       ...(await Promise.all(
-        ports.map((port, i) =>
-          startNodeProcess(API_MAIN, {
-            env: {
-              REDIS_URL: stack.redis.url,
-              REDIS_KEY_PREFIX: stack.prefix,
-              LOG_LEVEL: 'warn',
-              PORT: String(port),
-              METRICS_PORT: '0',
-              BOOTSTRAP_API_KEY: stack.key,
-            },
-            ready: async () => (await fetch(`${urls[i]}/ready`)).ok,
+        ports.map((port) =>
+          startApp('api', {
+            REDIS_URL: stack.redis.url,
+            REDIS_KEY_PREFIX: stack.prefix,
+            LOG_LEVEL: 'warn',
+            PORT: String(port),
+            METRICS_PORT: '0',
+            BOOTSTRAP_API_KEY: stack.key,
           }),
         ),
       )),

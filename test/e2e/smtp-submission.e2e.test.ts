@@ -4,11 +4,10 @@
  * submissions: every message that got its 250 is an email that is delivered; and with its Redis
  * gone, a submission is answered 451 (the client keeps the message and retries).
  */
-import { resolve } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { freePort, startNodeProcess, startRedis, uniquePrefix } from '@petrel/testing';
+import { describe, expect, it } from 'vitest';
+import { freePort, startRedis, uniquePrefix } from '@petrel/testing';
 import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
-import { startStack, type Stack } from './helpers.js';
+import { fileStack, startApp } from './helpers.js';
 import {
   RawSmtp,
   SMTP_SUBMISSION_ENV,
@@ -17,34 +16,22 @@ import {
   submissionTransport,
 } from './scenarios/smtp-submission.js';
 
-const SMTP_MAIN = resolve(__dirname, '../../apps/smtp/dist/main.js');
-
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ env: SMTP_SUBMISSION_ENV });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack({ env: SMTP_SUBMISSION_ENV });
 
 smtpSubmissionScenarios(() => stack);
 
 describe('the SMTP process alone, killed mid-session', () => {
   it('kill -9 while clients submit: every message answered 250 is an email, delivered once', async () => {
-    const [port, metricsPort] = [await freePort(), await freePort()];
-    const smtp = await startNodeProcess(SMTP_MAIN, {
-      env: {
-        REDIS_URL: stack.redis.url,
-        REDIS_KEY_PREFIX: stack.prefix,
-        SMTP_SUBMISSION_PORT: String(port),
-        SMTP_SUBMISSION_TLS_PORT: 'off',
-        SMTP_INBOUND_PORT: 'off',
-        METRICS_PORT: String(metricsPort),
-        LOG_LEVEL: 'warn',
-        // the stack's team has no verified domain (the all-in-one's default: any from-domain)
-        ENFORCE_VERIFIED_DOMAINS: 'false',
-      },
-      ready: async () => (await fetch(`http://127.0.0.1:${metricsPort}/ready`)).ok,
+    const port = await freePort();
+    const smtp = await startApp('smtp', {
+      REDIS_URL: stack.redis.url,
+      REDIS_KEY_PREFIX: stack.prefix,
+      SMTP_SUBMISSION_PORT: String(port),
+      SMTP_SUBMISSION_TLS_PORT: 'off',
+      SMTP_INBOUND_PORT: 'off',
+      LOG_LEVEL: 'warn',
+      // the stack's team has no verified domain (the all-in-one's default: any from-domain)
+      ENFORCE_VERIFIED_DOMAINS: 'false',
     });
     // one session stopped in the middle of its DATA when the process dies
     const partial = await RawSmtp.authenticated(port, stack.key);
@@ -116,19 +103,15 @@ describe('the SMTP process alone, Redis gone', () => {
     const key = 're_smtp451_0123456789abcdef';
     await apiKeys.ensureToken(await apiKeys.ensureDefaultTeam(), key);
     admin.disconnect();
-    const [port, metricsPort] = [await freePort(), await freePort()];
-    const smtp = await startNodeProcess(SMTP_MAIN, {
-      env: {
-        REDIS_URL: redis.url,
-        REDIS_KEY_PREFIX: prefix,
-        SMTP_SUBMISSION_PORT: String(port),
-        SMTP_SUBMISSION_TLS_PORT: 'off',
-        SMTP_INBOUND_PORT: 'off',
-        METRICS_PORT: String(metricsPort),
-        LOG_LEVEL: 'silent',
-        ENFORCE_VERIFIED_DOMAINS: 'false',
-      },
-      ready: async () => (await fetch(`http://127.0.0.1:${metricsPort}/ready`)).ok,
+    const port = await freePort();
+    const smtp = await startApp('smtp', {
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: prefix,
+      SMTP_SUBMISSION_PORT: String(port),
+      SMTP_SUBMISSION_TLS_PORT: 'off',
+      SMTP_INBOUND_PORT: 'off',
+      LOG_LEVEL: 'silent',
+      ENFORCE_VERIFIED_DOMAINS: 'false',
     });
     try {
       const s = await RawSmtp.authenticated(port, key);

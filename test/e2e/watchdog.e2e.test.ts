@@ -8,21 +8,12 @@
  * terminal state: delivered at the sink exactly once, or `failed` with the watchdog's reason on
  * its timeline — nothing left unfinished, nothing sent twice.
  */
-import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  startNodeProcess,
-  startSmtpSinkProcess,
-  waitUntil,
-  type NodeProcess,
-  type SmtpSinkProcess,
-} from '@petrel/testing';
+import { startSmtpSinkProcess, waitUntil, type NodeProcess, type SmtpSinkProcess } from '@petrel/testing';
 import { SendQueues } from '@petrel/queue';
 import { ApiKeysStore, Keys, createRedis, type RedisClient } from '@petrel/store';
-import { email, startStack, type Stack } from './helpers.js';
+import { email, startApp, startStack, type Stack } from './helpers.js';
 
-const WORKER_MAIN = resolve(__dirname, '../../apps/worker/dist/main.js');
 /** Test-sized watchdog: every second, for emails 2 s past due. */
 const WATCHDOG_ENV = { WATCHDOG_INTERVAL_S: '1', WATCHDOG_STUCK_AFTER_S: '2' };
 /**
@@ -122,19 +113,14 @@ describe('stuck-email watchdog', () => {
       const team = await new ApiKeysStore(admin, keys).ensureDefaultTeam();
       // a relay that records each message and then never answers: the victim's sends hang there
       slowSink = await startSmtpSinkProcess({ replyDelayMs: 600_000 });
-      const metricsPort = await freePort();
-      victim = await startNodeProcess(WORKER_MAIN, {
-        env: {
-          REDIS_URL: stack.redis.url,
-          REDIS_KEY_PREFIX: stack.prefix,
-          LOG_LEVEL: 'warn',
-          SMTP_URL: slowSink.url,
-          METRICS_PORT: String(metricsPort),
-          WORKER_CONCURRENCY: '10',
-          SMTP_CONNECTION_TIMEOUT_MS: '3000',
-          ...WORKER_LOCKS,
-        },
-        ready: async () => (await fetch(`http://127.0.0.1:${metricsPort}/ready`)).ok,
+      victim = await startApp('worker', {
+        REDIS_URL: stack.redis.url,
+        REDIS_KEY_PREFIX: stack.prefix,
+        LOG_LEVEL: 'warn',
+        SMTP_URL: slowSink.url,
+        WORKER_CONCURRENCY: '10',
+        SMTP_CONNECTION_TIMEOUT_MS: '3000',
+        ...WORKER_LOCKS,
       });
 
       // the stack's workers and the victim compete for the jobs: send until the victim holds some

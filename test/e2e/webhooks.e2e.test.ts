@@ -4,32 +4,22 @@
  * a dispatcher process killed with kill -9 mid-delivery.
  */
 import { createServer, type AddressInfo, type Server } from 'node:net';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Webhook as SvixWebhook } from 'svix';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newId, newSigningSecret, newWebhookEndpoint, webhookMessageId } from '@petrel/core';
 import { ApiKeysStore, EVENTS_STREAM_FIELD, Keys, WebhooksStore, createRedis } from '@petrel/store';
 import {
-  freePort,
   startHttpReceiver,
-  startNodeProcess,
   startRedis,
   uniquePrefix,
   waitUntil,
   type NodeProcess,
   type TestRedis,
 } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { startApp, startStack, type Stack, fileStack } from './helpers.js';
 import { WEBHOOK_TEST_ENV, webhookScenarios } from './scenarios/webhooks.js';
 
-let stack: Stack;
-beforeAll(async () => {
-  stack = await startStack({ env: WEBHOOK_TEST_ENV });
-});
-afterAll(async () => {
-  await stack?.stop();
-});
+const stack = fileStack({ env: WEBHOOK_TEST_ENV });
 
 webhookScenarios(() => stack);
 
@@ -224,7 +214,6 @@ describe('R17: SSRF', () => {
  * every event is delivered, and each retry carries the message id of the attempt that died.
  */
 describe('kill -9 of the dispatcher mid-delivery', () => {
-  const MAIN = resolve(dirname(fileURLToPath(import.meta.url)), '../../apps/webhooks/dist/main.js');
   let redis: TestRedis;
   beforeAll(async () => {
     redis = await startRedis();
@@ -233,23 +222,17 @@ describe('kill -9 of the dispatcher mid-delivery', () => {
     await redis?.stop();
   });
 
-  async function dispatcher(prefix: string): Promise<NodeProcess> {
-    const port = await freePort();
-    return startNodeProcess(MAIN, {
-      env: {
-        REDIS_URL: redis.url,
-        REDIS_KEY_PREFIX: prefix,
-        METRICS_PORT: String(port),
-        LOG_LEVEL: 'warn',
-        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-        WEBHOOK_LOCK_DURATION_MS: '2000',
-        WEBHOOK_STALLED_INTERVAL_MS: '1000',
-        WEBHOOK_CLAIM_IDLE_MS: '1000',
-        ...WEBHOOK_TEST_ENV,
-      },
-      ready: async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok,
+  const dispatcher = (prefix: string): Promise<NodeProcess> =>
+    startApp('webhooks', {
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: prefix,
+      LOG_LEVEL: 'warn',
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      WEBHOOK_LOCK_DURATION_MS: '2000',
+      WEBHOOK_STALLED_INTERVAL_MS: '1000',
+      WEBHOOK_CLAIM_IDLE_MS: '1000',
+      ...WEBHOOK_TEST_ENV,
     });
-  }
 
   it('no event is lost and the retry carries the same svix-id', async () => {
     const prefix = uniquePrefix('whkill');
