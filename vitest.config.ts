@@ -43,6 +43,10 @@ export default defineConfig({
           maxWorkers: GROUP0_WORKERS,
           include: ['{packages,apps}/*/src/**/*.test.ts', 'scripts/**/*.test.{ts,mjs}'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
+          // The property tests (fast-check) run a fixed number of generated cases: how long that
+          // takes is the machine's speed, not a rule under test (5,000 header-injection cases took
+          // 2.8 s of vitest's 5 s default on a loaded 2-core machine), so only a hang may time out.
+          testTimeout: 60_000,
         },
       },
       {
