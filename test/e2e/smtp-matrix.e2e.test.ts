@@ -128,16 +128,17 @@ describe('SMTP response matrix (R8)', () => {
       }
     }
     expect(problems).toEqual([]);
-    // ... and not much later either: the ladder's delay + at most 20 % jitter + the slack of
-    // BullMQ's delayed-job promotion with 200 emails retrying at once (measured: ≤ 0.6 s on a quiet
-    // machine; 2 s allowed for a loaded CI runner — a wrong ladder would be off by far more)
+    // ... and not far later either: the ladder's delay + at most 20 % jitter + the slack of
+    // BullMQ's delayed-job promotion with 200 emails retrying at once. That slack is the machine's
+    // speed, not a rule (≤ 0.6 s on a quiet machine, 3 s seen on a 2-core machine at load 20), so
+    // the bound only catches a ladder off by an order of magnitude (a delay read in the wrong unit).
     const gaps = [...byId.values()]
       .filter((v) => expected[v.domain]!.onLadder !== false)
       .flatMap(({ rcpt }) => {
         const t = stack.sink.attempts.filter((a) => a.address === rcpt).map((a) => a.time);
         return t.slice(1).map((x, k) => x - t[k]!);
       });
-    const late = gaps.filter((g) => g > GAP_MS * 1.2 + 2_000);
+    const late = gaps.filter((g) => g > GAP_MS * 1.2 + 10_000);
     console.log(
       `R8: ${gaps.length} retry gaps, min ${Math.min(...gaps)} ms, max ${Math.max(...gaps)} ms (ladder ${GAP_MS} ms + ≤ 20 %)`,
     );
