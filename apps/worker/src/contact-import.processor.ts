@@ -18,6 +18,7 @@ import {
   ImportSupersededError,
   newId,
   runContactImport,
+  systemClock,
   type ContactImportRuns,
   type ContactsImporter,
   type RunContactImportResult,
@@ -27,7 +28,7 @@ import { log, withLogContext } from '@petrel/observability';
 
 export interface ContactImportProcessorDeps {
   imports: ContactImportRuns & {
-    abandon(teamId: string, importId: string, error: string, now: Date): Promise<boolean>;
+    abandon(teamId: string, importId: string, error: string, nowMs: number): Promise<boolean>;
   };
   contacts: ContactsImporter;
   /** True once the process is shutting down: a running import stops at its next checkpoint. */
@@ -50,6 +51,7 @@ export function contactImportProcessor(
           {
             imports: deps.imports,
             contacts: deps.contacts,
+            clock: systemClock,
             shouldStop: deps.stopping,
             observer: {
               progress: (p) =>
@@ -69,7 +71,7 @@ export function contactImportProcessor(
         const attempts = job.opts.attempts ?? 1;
         if (job.attemptsMade + 1 >= attempts) {
           const message = `the import could not go on: ${(err as Error).message}`;
-          await deps.imports.abandon(teamId, importId, message, new Date()).catch(() => undefined);
+          await deps.imports.abandon(teamId, importId, message, systemClock.now()).catch(() => undefined);
           log().error({ err }, 'contact import failed for good');
         } else
           log().warn(

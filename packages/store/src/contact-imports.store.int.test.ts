@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { CONTACT_IMPORT_MACHINE, runContactImport, type ContactImportRecord } from '@petrel/core';
+import {
+  CONTACT_IMPORT_MACHINE,
+  runContactImport,
+  systemClock,
+  type ContactImportRecord,
+} from '@petrel/core';
 import { MemoryContactImports } from '@petrel/testing';
 import { ContactImportsStore } from './contact-imports.store.js';
 import { ContactsStore } from './contacts.store.js';
@@ -68,7 +73,7 @@ describe('ContactImportsStore', () => {
     expect(await fx.redis.pttl(fx.keys.contactImport(t, id))).toBeGreaterThan(6 * 24 * 3600 * 1000);
     expect(await store.get(t, id)).toEqual(record(id, { bytes: data.length }));
 
-    const claimed = await store.claim(t, id, 'run-1', new Date());
+    const claimed = await store.claim(t, id, 'run-1', Date.now());
     expect(claimed?.status).toBe('in_progress');
     expect(await fx.redis.pttl(chunks)).toBe(-1);
     expect(await fx.redis.pttl(fx.keys.contactImport(t, id))).toBe(-1);
@@ -83,7 +88,7 @@ describe('ContactImportsStore', () => {
   it('writes checkpoints and the outcome only for the run that holds the import', async () => {
     const { store, t, id } = await uploaded(Buffer.from('email\na@x.test\n'), 1024);
     await store.create(t, record(id));
-    expect(await store.claim(t, id, 'run-1', new Date())).not.toBeNull();
+    expect(await store.claim(t, id, 'run-1', Date.now())).not.toBeNull();
     const progress = {
       rowsDone: 10,
       counts: { total: 10, created: 8, updated: 1, skipped: 0, failed: 1 },
@@ -93,14 +98,14 @@ describe('ContactImportsStore', () => {
     expect(await store.get(t, id)).toMatchObject(progress);
 
     // another worker takes the job over: the first run can write nothing more
-    const taken = await store.claim(t, id, 'run-2', new Date());
+    const taken = await store.claim(t, id, 'run-2', Date.now());
     expect(taken).toMatchObject({ status: 'in_progress', ...progress });
     expect(await store.checkpoint(t, id, 'run-1', { ...progress, rowsDone: 20 })).toBe(false);
     const end = {
       ...progress,
       status: 'completed' as const,
       error: null,
-      completedAt: new Date('2026-02-03T04:05:06Z'),
+      completedAtMs: Date.parse('2026-02-03T04:05:06Z'),
     };
     expect(await store.finish(t, id, 'run-1', end)).toBe(false);
     expect(await store.finish(t, id, 'run-2', end)).toBe(true);
@@ -111,17 +116,21 @@ describe('ContactImportsStore', () => {
     expect(await fx.redis.exists(fx.keys.contactImportChunks(t, id))).toBe(0);
     expect(await fx.redis.hexists(fx.keys.contactImport(t, id), 'owner')).toBe(0);
     // a finished import is not taken again, nor abandoned
-    expect((await store.claim(t, id, 'run-3', new Date()))?.status).toBe('completed');
-    expect(await store.abandon(t, id, 'x', new Date())).toBe(false);
-    expect(await store.claim(t, importId(), 'run-4', new Date())).toBeNull();
+    expect((await store.claim(t, id, 'run-3', Date.now()))?.status).toBe('completed');
+    expect(await store.abandon(t, id, 'x', Date.now())).toBe(false);
+    expect(await store.claim(t, importId(), 'run-4', Date.now())).toBeNull();
   });
 
   it('abandons an import whose job ran out of attempts', async () => {
     const { store, t, id } = await uploaded(Buffer.from('email\n'), 1024);
     await store.create(t, record(id));
-    await store.claim(t, id, 'run-1', new Date());
-    expect(await store.abandon(t, id, 'Redis unreachable', new Date('2026-01-01T00:00:00Z'))).toBe(true);
-    expect(await store.get(t, id)).toMatchObject({ status: 'failed', error: 'Redis unreachable' });
+    await store.claim(t, id, 'run-1', Date.now());
+    expect(await store.abandon(t, id, 'Redis unreachable', Date.parse('2026-01-01T00:00:00Z'))).toBe(true);
+    expect(await store.get(t, id)).toMatchObject({
+      status: 'failed',
+      error: 'Redis unreachable',
+      completed_at: '2026-01-01T00:00:00.000Z',
+    });
     expect(await fx.redis.exists(fx.keys.contactImportChunks(t, id))).toBe(0);
   });
 
@@ -208,13 +217,16 @@ describe('runContactImport on Redis (ContactImportsStore + ContactsStore)', () =
     };
     const policy = { batchRows: 1_000 };
     await expect(
-      runContactImport({ teamId: t, importId: id, runId: 'r1' }, { imports, contacts: crashing, policy }),
+      runContactImport(
+        { teamId: t, importId: id, runId: 'r1' },
+        { imports, contacts: crashing, policy, clock: systemClock },
+      ),
     ).rejects.toThrow('killed');
     expect((await imports.get(t, id))?.rowsDone).toBe(1_000);
 
     const res = await runContactImport(
       { teamId: t, importId: id, runId: 'r2' },
-      { imports, contacts, policy },
+      { imports, contacts, policy, clock: systemClock },
     );
     const failed = 5;
     expect(res).toEqual({
@@ -255,20 +267,20 @@ describe("claim and abandon accept exactly the table's unfinished statuses", () 
 
   it('the Redis store (its Lua guards)', async () => {
     const store = new ContactImportsStore(fx.redis, fx.keys);
-    const now = new Date();
+    const nowMs = Date.now();
     const claimed = await passing(
       store,
-      async (t, id) => (await store.claim(t, id, 'run-1', now))?.status === 'in_progress',
+      async (t, id) => (await store.claim(t, id, 'run-1', nowMs))?.status === 'in_progress',
     );
     expect(claimed).toEqual(unfinished);
-    expect(await passing(store, (t, id) => store.abandon(t, id, 'gave up', now))).toEqual(unfinished);
+    expect(await passing(store, (t, id) => store.abandon(t, id, 'gave up', nowMs))).toEqual(unfinished);
   });
 
   it('the in-memory port core’s unit tests use', async () => {
     const memory = new MemoryContactImports();
     const claimed = await passing(
       memory,
-      async (t, id) => (await memory.claim(t, id, 'run-1'))?.status === 'in_progress',
+      async (t, id) => (await memory.claim(t, id, 'run-1', Date.now()))?.status === 'in_progress',
     );
     expect(claimed).toEqual(unfinished);
   });

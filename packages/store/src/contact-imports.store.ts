@@ -247,12 +247,12 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
     teamId: string,
     importId: string,
     runId: string,
-    now: Date,
+    nowMs: number,
   ): Promise<ContactImportRecord | null> {
     const flat = await this.redis.petrelClaimContactImport(
       ...this.runKeys(teamId, importId),
       runId,
-      now.toISOString(),
+      new Date(nowMs).toISOString(),
     );
     if (!flat) return null;
     const h = flatToHash(flat);
@@ -280,7 +280,7 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
       'status',
       outcome.status,
       'completed_at',
-      outcome.completedAt.toISOString(),
+      new Date(outcome.completedAtMs).toISOString(),
       'error',
       outcome.error ?? '',
       ...progressPairs(outcome),
@@ -292,11 +292,11 @@ export class ContactImportsStore implements ContactImportRuns, ContactImportInta
    * Fails an import that no run can finish (its job ran out of attempts), whoever owns it, and
    * deletes its file. False when it is gone or has ended already.
    */
-  async abandon(teamId: string, importId: string, error: string, now: Date): Promise<boolean> {
+  async abandon(teamId: string, importId: string, error: string, nowMs: number): Promise<boolean> {
     const ok = await this.redis.petrelAbandonContactImport(
       ...this.runKeys(teamId, importId),
       error,
-      now.toISOString(),
+      new Date(nowMs).toISOString(),
     );
     return ok === 1;
   }

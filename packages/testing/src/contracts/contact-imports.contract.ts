@@ -21,14 +21,15 @@ export interface ContactImportsContractPort {
   read(teamId: string, importId: string): Promise<ContactImportRecord | null>;
 }
 
-const NOW = new Date('2030-01-01T00:00:00.000Z');
+const NOW = Date.parse('2030-01-01T00:00:00.000Z');
+const NOW_ISO = new Date(NOW).toISOString();
 
 /** A queued import of a 6-byte file, as the API creates it. */
 export function importRecord(id: string): ContactImportRecord {
   return {
     id,
     status: 'queued',
-    created_at: NOW.toISOString(),
+    created_at: NOW_ISO,
     completed_at: null,
     options: {
       columnMap: { email: 'email', first_name: 'first_name', properties: {} },
@@ -99,13 +100,13 @@ export function describeContactImportsContract(
       await port.runs.claim(team, id, 'run-2', NOW);
       expect(await port.runs.checkpoint(team, id, 'run-1', progress(5))).toBe(false);
       expect(await port.runs.checkpoint(team, id, 'run-2', progress(7))).toBe(true);
-      const outcome = { ...progress(9), status: 'completed' as const, error: null, completedAt: NOW };
+      const outcome = { ...progress(9), status: 'completed' as const, error: null, completedAtMs: NOW };
       expect(await port.runs.finish(team, id, 'run-1', outcome)).toBe(false);
       expect(await port.read(team, id)).toMatchObject({ status: 'in_progress', ...progress(7) });
       expect(await port.runs.finish(team, id, 'run-2', outcome)).toBe(true);
       expect(await port.read(team, id)).toMatchObject({
         status: 'completed',
-        completed_at: NOW.toISOString(),
+        completed_at: NOW_ISO,
         error: null,
         ...progress(9),
       });

@@ -53,7 +53,13 @@ export class MemoryContactImports implements ContactImportRuns, ContactImportInt
     this.files.delete(this.key(teamId, importId));
   }
 
-  async claim(teamId: string, importId: string, runId: string): Promise<ContactImportRecord | null> {
+  /** As the store's claim, but no `started_at` is kept (the port's record has none), so `_nowMs` is unused. */
+  async claim(
+    teamId: string,
+    importId: string,
+    runId: string,
+    _nowMs: number,
+  ): Promise<ContactImportRecord | null> {
     const r = this.records.get(this.key(teamId, importId));
     if (!r) return null;
     if (guardAllows(CONTACT_IMPORT_MACHINE.guards.unfinished, r.status)) {
@@ -78,8 +84,8 @@ export class MemoryContactImports implements ContactImportRuns, ContactImportInt
   async finish(teamId: string, importId: string, runId: string, outcome: ImportOutcome): Promise<boolean> {
     const r = this.records.get(this.key(teamId, importId));
     if (!r || r.owner !== runId) return false;
-    const { completedAt, ...rest } = outcome;
-    Object.assign(r, clone(rest), { completed_at: completedAt.toISOString() });
+    const { completedAtMs, ...rest } = outcome;
+    Object.assign(r, clone(rest), { completed_at: new Date(completedAtMs).toISOString() });
     this.files.delete(this.key(teamId, importId));
     return true;
   }

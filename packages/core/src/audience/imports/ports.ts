@@ -52,11 +52,11 @@ export interface ImportProgress {
   failures: ImportFailure[];
 }
 
-/** How a run ended: its last progress, the status, why it failed, and when. */
+/** How a run ended: its last progress, the status, why it failed, and when (epoch ms). */
 export interface ImportOutcome extends ImportProgress {
   status: 'completed' | 'failed';
   error: string | null;
-  completedAt: Date;
+  completedAtMs: number;
 }
 
 /** An import's record. `counts.total` is the number of rows consumed so far (== rowsDone). */
@@ -77,9 +77,9 @@ export interface ContactImportRuns {
   /**
    * Takes the import for the run `runId` (status `in_progress`; any earlier run loses it, so its
    * next checkpoint is refused) and returns the record with the last checkpoint, or null when the
-   * import is gone.
+   * import is gone. `nowMs` is the run's start (epoch ms).
    */
-  claim(teamId: string, importId: string, runId: string, now: Date): Promise<ContactImportRecord | null>;
+  claim(teamId: string, importId: string, runId: string, nowMs: number): Promise<ContactImportRecord | null>;
   /** Saves progress after a batch; false when another run has taken the import over. */
   checkpoint(teamId: string, importId: string, runId: string, progress: ImportProgress): Promise<boolean>;
   /**

@@ -2,8 +2,15 @@ import { describe, expect, it } from 'vitest';
 import { MemoryContactImports, MemoryContactsImporter } from '@petrel/testing';
 import { ImportSupersededError, runContactImport, type RunContactImportPorts } from './run-contact-import.js';
 import type { ContactImportOptions, ContactImportRecord } from './ports.js';
+import type { Clock } from '../../kernel/clock.js';
 
 const TEAM = 'team-1';
+const NOW = Date.UTC(2030, 0, 2, 3, 4, 5);
+/** A clock that stands still: the wall time NOW, a monotonic reading that moves 1 ms a read. */
+const clock = (): Clock => {
+  let ms = 0;
+  return { now: () => NOW, monotonicMs: () => ++ms };
+};
 const options = (over: Partial<ContactImportOptions> = {}): ContactImportOptions => ({
   columnMap: { email: 'email', first_name: 'first_name', properties: {} },
   onConflict: 'upsert',
@@ -37,6 +44,7 @@ function setup(csv: string, opts = options(), chunkBytes = 64) {
     imports,
     contacts,
     observer: { progress: (p) => progress.push(p.rowsDone) },
+    clock: clock(),
     policy: { batchRows: 10, progressEvery: 25 },
   };
   return { imports, contacts, ports, progress };
@@ -57,7 +65,7 @@ describe('runContactImport', () => {
     });
     const rec = imports.get(TEAM, 'imp-1')!;
     expect(rec.status).toBe('completed');
-    expect(rec.completed_at).not.toBeNull();
+    expect(rec.completed_at).toBe(new Date(NOW).toISOString());
     expect(rec.failures).toEqual([
       { row: 2, message: 'email: "not-an-email" is not a valid email address' },
       { row: 4, message: 'email: is empty' },
@@ -131,7 +139,7 @@ describe('runContactImport', () => {
     const checkpoint = imports.checkpoint.bind(imports);
     let n = 0;
     imports.checkpoint = async (t, i, r, p) => {
-      if (++n === 2) await imports.claim(t, i, 'r2'); // another worker took the job over
+      if (++n === 2) await imports.claim(t, i, 'r2', NOW); // another worker took the job over
       return checkpoint(t, i, r, p);
     };
     await expect(

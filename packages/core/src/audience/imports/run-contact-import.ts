@@ -28,13 +28,14 @@ import {
   type ImportFailure,
   type ImportProgress,
 } from './ports.js';
-import { systemClock, type Clock } from '../../kernel/clock.js';
+import type { Clock } from '../../kernel/clock.js';
 
 export interface RunContactImportPorts {
   imports: ContactImportRuns;
   contacts: ContactsImporter;
   observer?: ContactImportObserver;
-  clock?: Clock;
+  /** The claim's and the outcome's wall time; the progress rate's durations (monotonic). */
+  clock: Clock;
   /** Asked between batches: true stops the run after its checkpoint (graceful shutdown). */
   shouldStop?: () => boolean;
   /** Overrides of CONTACT_IMPORT_POLICY (tests). */
@@ -65,9 +66,9 @@ export async function runContactImport(
   ports: RunContactImportPorts,
 ): Promise<RunContactImportResult> {
   const { teamId, importId, runId } = cmd;
-  const clock = ports.clock ?? systemClock;
+  const { clock } = ports;
   const policy = { ...CONTACT_IMPORT_POLICY, ...ports.policy };
-  const record = await ports.imports.claim(teamId, importId, runId, new Date(clock.now()));
+  const record = await ports.imports.claim(teamId, importId, runId, clock.now());
   if (!record) return { outcome: 'missing' };
   if (guardAllows(CONTACT_IMPORT_MACHINE.guards.finished, record.status)) return { outcome: 'already_done' };
 
@@ -120,7 +121,7 @@ export async function runContactImport(
       ...progress(),
       status,
       error,
-      completedAt: new Date(clock.now()),
+      completedAtMs: clock.now(),
     });
     if (!ended) throw new ImportSupersededError(importId);
     return { outcome: status, counts: { ...counts, total: row }, error } as const;
