@@ -33,10 +33,12 @@ export const LANE_QUEUE: Record<SendLane, QueueName> = {
   broadcast: QUEUES.sendBroadcast,
 };
 
+/** What every job's payload starts with: its format version and the team it acts for. */
+const jobHead = { v: z.literal(1), teamId: z.string().min(1) };
+
 /** Payload of a send job. Content lives in the email record; the job carries ids only. */
 export const sendJobSchema = z.object({
-  v: z.literal(1),
-  teamId: z.string().min(1),
+  ...jobHead,
   emailId: z.string().min(1),
 });
 export type SendJob = z.infer<typeof sendJobSchema>;
@@ -166,8 +168,7 @@ export const CONTACT_IMPORT_QUEUE = '{petrel-contact-import}';
 
 /** Payload of a contact-import job: ids only; the options and the file live in the import's record. */
 export const contactImportJobSchema = z.object({
-  v: z.literal(1),
-  teamId: z.string().min(1),
+  ...jobHead,
   importId: z.string().min(1),
 });
 export type ContactImportJob = z.infer<typeof contactImportJobSchema>;
@@ -183,8 +184,7 @@ export const BROADCAST_FANOUT_QUEUE = '{petrel-broadcast-fanout}';
 
 /** Payload of a fan-out job: ids only; the broadcast record holds the rest. */
 export const broadcastFanoutJobSchema = z.object({
-  v: z.literal(1),
-  teamId: z.string().min(1),
+  ...jobHead,
   broadcastId: z.string().min(1),
 });
 export type BroadcastFanoutJob = z.infer<typeof broadcastFanoutJobSchema>;
@@ -203,8 +203,7 @@ export const WEBHOOK_DELIVERY_QUEUE = '{petrel-webhook-delivery}';
 
 /** Payload of a delivery job: ids only; the signed body is stored once in the event log. */
 export const webhookDeliveryJobSchema = z.object({
-  v: z.literal(1),
-  teamId: z.string().min(1),
+  ...jobHead,
   endpointId: z.string().min(1),
   eventId: z.string().min(1),
 });
@@ -230,9 +229,8 @@ export const AUTOMATION_QUEUE = '{petrel-automation}';
 /** Payload of an automation job: an event to dispatch, or one step of a run (ids only). */
 export const automationJobSchema = z.discriminatedUnion('kind', [
   z.object({
-    v: z.literal(1),
+    ...jobHead,
     kind: z.literal('event'),
-    teamId: z.string().min(1),
     event: z.object({
       id: z.string().min(1),
       teamId: z.string().min(1),
@@ -243,9 +241,8 @@ export const automationJobSchema = z.discriminatedUnion('kind', [
     }),
   }),
   z.object({
-    v: z.literal(1),
+    ...jobHead,
     kind: z.literal('step'),
-    teamId: z.string().min(1),
     runId: z.string().min(1),
     stepKey: z.string().min(1),
     /** The step's index in the run's graph (job ids use it: step keys are free text). */
@@ -274,8 +271,7 @@ export const INBOX_AGENT_QUEUE = '{petrel-inbox-agent}';
 
 /** Payload of an agent job: ids only; the thread, its messages and the settings are read at run time. */
 export const inboxAgentJobSchema = z.object({
-  v: z.literal(1),
-  teamId: z.string().min(1),
+  ...jobHead,
   inboxId: z.string().min(1),
   threadId: z.string().min(1),
   emailId: z.string().min(1),

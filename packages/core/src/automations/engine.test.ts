@@ -5,7 +5,7 @@
  * is tested against the same contract in packages/store (automations.store.int.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { memoryAcceptPorts, MemoryContactProperties, MemoryContacts } from '@petrel/testing';
+import { memoryAcceptPorts, MemoryContactProperties, MemoryContacts, newContact } from '@petrel/testing';
 import { dispatchEvent, runStep, type EnginePorts, type StepJob } from './engine.js';
 import { validateAutomationGraph, type RawGraph } from './graph.js';
 import type {
@@ -255,15 +255,7 @@ const welcome: RawGraph = {
 };
 
 async function withContactAndTemplate(s: ReturnType<typeof setup>) {
-  const created = await s.contacts.create(TEAM, {
-    email: 'ada@example.test',
-    first_name: 'Ada',
-    last_name: null,
-    unsubscribed: false,
-    properties: {},
-    segments: [],
-    topics: [],
-  });
+  const created = await s.contacts.create(TEAM, newContact({ email: 'ada@example.test' }));
   if (!created.ok) throw new Error('no contact');
   await s.accept.templates.addPublished(TEAM, {
     alias: 'welcome',
@@ -355,15 +347,10 @@ describe('dispatchEvent and runStep', () => {
 
   it('fails the run when the template is not published', async () => {
     const s = setup(welcome);
-    const created = await s.contacts.create(TEAM, {
-      email: 'bob@example.test',
-      first_name: null,
-      last_name: null,
-      unsubscribed: false,
-      properties: {},
-      segments: [],
-      topics: [],
-    });
+    const created = await s.contacts.create(
+      TEAM,
+      newContact({ email: 'bob@example.test', first_name: null }),
+    );
     await dispatchEvent(s.event({ contactId: created.ok ? created.id : '' }), s.ports);
     await s.drain();
     await s.drain();

@@ -1,4 +1,4 @@
-import { LIMITS } from '@petrel/contracts';
+import { LIMITS, RESERVED_VARIABLES } from '@petrel/contracts';
 import { describe, expect, it } from 'vitest';
 import { validateEmail, type ValidateEmailOptions } from './validate-email.js';
 
@@ -373,15 +373,7 @@ describe('validateEmail: template', () => {
     expect(refuse(tpl({ id: 't', variables: { '': 'v' } }))).toMatch(/variable name may contain only/);
   });
 
-  it.each([
-    'FIRST_NAME',
-    'LAST_NAME',
-    'EMAIL',
-    'UNSUBSCRIBE_URL',
-    'RESEND_UNSUBSCRIBE_URL',
-    'contact',
-    'this',
-  ])('refuses the reserved key %s', (key) => {
+  it.each([...RESERVED_VARIABLES])('refuses the reserved key %s', (key) => {
     expect(refuse(tpl({ id: 't', variables: { [key]: 'v' } }))).toBe(
       `template.variables.${key}: is a reserved variable name`,
     );
