@@ -20,7 +20,11 @@ const renewed: TlsRptPolicy = {
 describe('TlsRptStore', () => {
   it('counts sessions per period, domain and policy, and reads them back as the report needs', async () => {
     let now = 10_500;
-    const store = new TlsRptStore(fx.redis, fx.keys, { periodMs: 1_000, flushMs: 60_000, now: () => now });
+    const store = new TlsRptStore(fx.redis, fx.keys, {
+      periodMs: 1_000,
+      flushMs: 60_000,
+      clock: { now: () => now },
+    });
     store.record('a.test', enforce, { ok: true });
     store.record('a.test', enforce, { ok: true });
     store.record('a.test', enforce, { ok: false, resultType: 'validation-failure', mx: 'rogue.b.test' });
@@ -65,7 +69,11 @@ describe('TlsRptStore', () => {
   });
 
   it('adds the counts of later flushes to the same period', async () => {
-    const store = new TlsRptStore(fx.redis, fx.keys, { periodMs: 1_000, flushMs: 60_000, now: () => 20_100 });
+    const store = new TlsRptStore(fx.redis, fx.keys, {
+      periodMs: 1_000,
+      flushMs: 60_000,
+      clock: { now: () => 20_100 },
+    });
     store.record('d.test', enforce, { ok: true });
     await store.flush();
     store.record('d.test', enforce, { ok: true });
@@ -74,7 +82,11 @@ describe('TlsRptStore', () => {
   });
 
   it('claims each report once until given back, and forgets a finished period', async () => {
-    const store = new TlsRptStore(fx.redis, fx.keys, { periodMs: 1_000, flushMs: 60_000, now: () => 30_100 });
+    const store = new TlsRptStore(fx.redis, fx.keys, {
+      periodMs: 1_000,
+      flushMs: 60_000,
+      clock: { now: () => 30_100 },
+    });
     store.record('e.test', enforce, { ok: true });
     await store.close();
     expect(await store.claim(30, 'e.test')).toBe(true);

@@ -44,13 +44,13 @@ export class TlsRptStore
   constructor(
     private readonly redis: RedisClient,
     private readonly keys: Keys,
-    private readonly opts: { periodMs: number; flushMs?: number; now?: () => number } = {
+    private readonly opts: { periodMs: number; flushMs?: number; clock?: { now(): number } } = {
       periodMs: 86_400_000,
     },
   ) {}
 
   record(domain: string, policy: TlsRptPolicy, session: TlsRptSession): void {
-    const period = Math.floor((this.opts.now ?? Date.now)() / this.opts.periodMs);
+    const period = Math.floor((this.opts.clock ?? Date).now() / this.opts.periodMs);
     let byDomain = this.pending.get(period);
     if (!byDomain) this.pending.set(period, (byDomain = new Map()));
     let entry = byDomain.get(domain);
