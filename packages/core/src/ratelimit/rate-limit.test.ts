@@ -41,27 +41,32 @@ describe('rateLimitDecision', () => {
     expect(rateLimitDecision(answer)).toMatchObject(expected);
   });
 
-  it('writes the IETF header fields, retry-after only on a refusal', () => {
-    const allowed = rateLimitDecision({ limit: 10, admitted: true, tatMs: NOW + 300, nowMs: NOW });
-    expect(allowed).toMatchObject({
-      headers: {
+  it.each<[string, RateLimitAnswer, Record<string, string>, string | undefined]>([
+    [
+      'an admission',
+      { limit: 10, admitted: true, tatMs: NOW + 300, nowMs: NOW },
+      {
         'ratelimit-limit': '10',
         'ratelimit-remaining': '7',
         'ratelimit-reset': '1',
         'ratelimit-policy': '10;w=1',
       },
-    });
-    expect(allowed.kind !== 'off' && allowed.headers['retry-after']).toBeUndefined();
-    const limited = rateLimitDecision({ limit: 2, admitted: false, tatMs: NOW + 1000, nowMs: NOW });
-    expect(limited).toMatchObject({
-      headers: {
-        'ratelimit-limit': '2',
-        'ratelimit-remaining': '0',
-        'retry-after': '1',
-        'ratelimit-policy': '2;w=1',
-      },
-    });
-  });
+      undefined,
+    ],
+    [
+      'a refusal',
+      { limit: 2, admitted: false, tatMs: NOW + 1000, nowMs: NOW },
+      { 'ratelimit-limit': '2', 'ratelimit-remaining': '0', 'ratelimit-policy': '2;w=1' },
+      '1',
+    ],
+  ])(
+    'writes the IETF header fields on %s, retry-after only on a refusal',
+    (_name, answer, headers, retryAfter) => {
+      const decision = rateLimitDecision(answer);
+      expect(decision).toMatchObject({ headers });
+      expect(decision.kind !== 'off' && decision.headers['retry-after']).toBe(retryAfter);
+    },
+  );
 
   it('admits a burst of `limit`, then one per T: the GCRA the store runs, step by step', () => {
     // reference model of the store's script
