@@ -5,32 +5,20 @@
  * or refused naming the field, the exactly-one rule, and idempotent sends — against the whole
  * stack, reading the received-events log in Redis.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { ReceivedEventRecord } from '@petrel/contracts';
-import { Keys, createRedis, type RedisClient } from '@petrel/store';
-import { startStack, type Stack } from './helpers.js';
+import { fileStack } from './helpers.js';
 
-let stack: Stack;
-let redis: RedisClient;
-let teamId: string;
-beforeAll(async () => {
-  stack = await startStack();
-  redis = createRedis(stack.redis.url);
-  [teamId] = (await redis.smembers(new Keys(stack.prefix).teams())) as [string];
-});
-afterAll(async () => {
-  await redis?.quit();
-  await stack?.stop();
-});
+const stack = fileStack();
 
 const MISSING = '0190a0b0-0000-7000-8000-000000000000';
 
 /** The team's received events, newest first. */
 async function received(): Promise<ReceivedEventRecord[]> {
-  const keys = new Keys(stack.prefix);
-  const ids = await redis.zrevrange(keys.receivedEvents(teamId), 0, -1);
+  const { admin, keys, teamId } = stack;
+  const ids = await admin.zrevrange(keys.receivedEvents(teamId), 0, -1);
   if (ids.length === 0) return [];
-  const rows = await redis.hmget(keys.receivedEventData(teamId), ...ids);
+  const rows = await admin.hmget(keys.receivedEventData(teamId), ...ids);
   return rows.map((r) => JSON.parse(r!) as ReceivedEventRecord);
 }
 

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
-import { EVENTS_STREAM_FIELD, Keys } from '@petrel/store';
+import { EVENTS_STREAM_FIELD, Keys, type RedisClient } from '@petrel/store';
 import { openRuntime } from '@petrel/runtime';
 import type { EmailEvent, TeamEvent } from '@petrel/contracts';
 import {
@@ -71,6 +71,15 @@ export interface Stack {
    * (`attemptsMade`, what the retry ladder reads); null once the job is gone.
    */
   sendJob(emailId: string): Promise<{ attemptsStarted: number; attemptsMade: number } | null>;
+  /**
+   * The test's own command connection to the stack's Redis (no key prefix: name keys with
+   * `keys`), for reading and seeding what the API does not show; `stop()` closes it.
+   */
+  admin: RedisClient;
+  /** The stack's key builder (its REDIS_KEY_PREFIX). */
+  keys: Keys;
+  /** The team of the bootstrap key (`key`): the stack's one team when it starts. */
+  teamId: string;
   stop(): Promise<void>;
 }
 
@@ -172,10 +181,14 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     return out;
   }
 
+  const [teamId] = await view.redis.smembers(keys.teams());
   return {
     redis,
     sink,
     teamEvents,
+    admin: view.redis,
+    keys,
+    teamId: teamId!,
     async sendJob(emailId) {
       const jobs = await Promise.all(lanes().map((q) => q.getJob(emailId)));
       const job = jobs.find((j) => j !== undefined && j !== null);

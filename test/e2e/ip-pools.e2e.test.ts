@@ -10,14 +10,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
-import { Keys, createRedis, type RedisClient } from '@petrel/store';
 import { startStack, type Stack } from './helpers.js';
 
 const DAY_S = 4;
 let dns: TestDnsServer;
 let mx: SmtpSink;
 let stack: Stack;
-let redis: RedisClient;
 
 beforeAll(async () => {
   dns = await startDnsServer();
@@ -46,11 +44,9 @@ beforeAll(async () => {
       RETRY_TIME_SCALE: '1',
     },
   });
-  redis = createRedis(stack.redis.url);
 });
 
 afterAll(async () => {
-  await redis?.quit();
   await stack?.stop();
   await Promise.all([mx?.stop(), dns?.stop()]);
 });
@@ -105,7 +101,7 @@ describe('sending IP pools', () => {
     expect(received.map((m) => m.envelope.to[0]).sort()).toEqual(to);
     expect(received.every((m) => m.envelope.peer === '127.0.0.10')).toBe(true);
     // the address's first warm-up day ends DAY_S after its first use: at most its cap (2) before
-    const since = Number(await redis.get(new Keys(stack.prefix).warmupSince('127.0.0.10')));
+    const since = Number(await stack.admin.get(stack.keys.warmupSince('127.0.0.10')));
     expect(since).toBeGreaterThan(0);
     expect(received.filter((m) => m.receivedAt < since + DAY_S * 1000)).toHaveLength(2);
     // day 1 took one more; the last two were deferred twice (more than the ladder's one retry)

@@ -6,7 +6,7 @@
  * workers run them.
  */
 import { Queue } from 'bullmq';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AUTOMATION_QUEUE,
   BROADCAST_FANOUT_QUEUE,
@@ -14,22 +14,10 @@ import {
   WEBHOOK_DELIVERY_QUEUE,
   sendQueueNames,
 } from '@petrel/contracts';
-import { Keys, createRedis, type RedisClient } from '@petrel/store';
 import { waitUntil } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { fileStack } from './helpers.js';
 
-let stack: Stack;
-let admin: RedisClient;
-
-beforeAll(async () => {
-  stack = await startStack();
-  admin = createRedis(stack.redis.url);
-});
-
-afterAll(async () => {
-  await admin?.quit();
-  await stack?.stop();
-});
+const stack = fileStack();
 
 /** Each queue, a payload with one bad field, and the field the failure must name. */
 const CASES = [
@@ -49,7 +37,7 @@ describe('a malformed job', () => {
   it.each(CASES)(
     'on $queue fails after exactly one attempt, naming `$field`',
     async ({ queue, data, field }) => {
-      const q = new Queue(queue, { connection: admin, prefix: new Keys(stack.prefix).bullPrefix() });
+      const q = new Queue(queue, { connection: stack.admin, prefix: stack.keys.bullPrefix() });
       try {
         const added = await q.add('malformed', data, { attempts: 5, backoff: { type: 'fixed', delay: 10 } });
         await waitUntil(async () => (await q.getJobState(added.id!)) === 'failed', {

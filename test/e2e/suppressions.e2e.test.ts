@@ -4,25 +4,12 @@
  * the path —, `batch.add`, `batch.remove` by emails or ids): one entry per mailbox, field-named
  * 422s, 404s, and the suppression.* events on the team's stream — against the whole stack.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TeamEvent } from '@petrel/contracts';
-import { Keys, SuppressionsStore, createRedis, type RedisClient } from '@petrel/store';
-import { startStack, type Stack, uniqueAddress } from './helpers.js';
+import { SuppressionsStore } from '@petrel/store';
+import { fileStack, uniqueAddress } from './helpers.js';
 
-let stack: Stack;
-let redis: RedisClient;
-let keys: Keys;
-let teamId: string;
-beforeAll(async () => {
-  stack = await startStack();
-  redis = createRedis(stack.redis.url);
-  keys = new Keys(stack.prefix);
-  [teamId] = (await redis.smembers(keys.teams())) as [string];
-});
-afterAll(async () => {
-  await redis?.quit();
-  await stack?.stop();
-});
+const stack = fileStack();
 
 let seq = 0;
 
@@ -118,10 +105,12 @@ describe('suppressions (SDK)', () => {
     // Bounces come from the sending pipeline (SuppressionsWriter); here straight from the store.
     // One ms apart: entries of one ms list in id order, not necessarily in creation order.
     let now = Date.now();
-    const store = new SuppressionsStore(redis, keys, { now: () => ++now });
+    const store = new SuppressionsStore(stack.admin, stack.keys, { now: () => ++now });
     const bounces: string[] = [];
     for (let i = 0; i < 3; i++) {
-      bounces.unshift((await store.add(teamId, uniqueAddress('bounced'), 'bounce', `email-${i}`)).record.id);
+      bounces.unshift(
+        (await store.add(stack.teamId, uniqueAddress('bounced'), 'bounce', `email-${i}`)).record.id,
+      );
     }
     await stack.resend.suppressions.add({ email: uniqueAddress('manual') });
 
