@@ -266,6 +266,27 @@ describe('TemplatesStore', () => {
     expect(await store.duplicate(t, 'nope')).toBeNull();
   });
 
+  it('stamps create, update and publish with the time of its clock', async () => {
+    let nowMs = Date.parse('2030-05-06T07:08:09.000Z');
+    const clocked = new TemplatesStore(fx.redis, fx.keys, VERSION_TTL_MS, { now: () => nowMs });
+    const t = nextTeam();
+    const res = await clocked.create(t, base());
+    if (!res.ok) throw new Error(res.reason);
+    nowMs += 60_000;
+    const edit = await clocked.update(t, res.id, { subject: 'Later {{{NAME}}}' });
+    if (!edit.ok) throw new Error(edit.reason);
+    expect((await clocked.get(t, res.id))?.template).toMatchObject({
+      created_at: '2030-05-06T07:08:09.000Z',
+      updated_at: '2030-05-06T07:09:09.000Z',
+    });
+    nowMs += 60_000;
+    expect(await clocked.publish(t, res.id, edit.versionId)).toMatchObject({ ok: true });
+    expect((await clocked.get(t, res.id))?.template).toMatchObject({
+      created_at: '2030-05-06T07:08:09.000Z',
+      published_at: '2030-05-06T07:10:09.000Z',
+    });
+  });
+
   it('lists newest first with after/before cursors', async () => {
     const t = nextTeam();
     const ids: string[] = [];

@@ -84,6 +84,7 @@ export class TemplatesStore {
     private readonly keys: Keys,
     /** How long the versions of a deleted template stay readable (the email retention). */
     private readonly versionTtlMs: number,
+    private readonly clock: { now(): number } = Date,
   ) {
     this.redis = defineScripts(redis);
   }
@@ -163,14 +164,11 @@ export class TemplatesStore {
     return pageHashes(this.redis, 'TemplatesStore.list', this.keys.templates(teamId), opts, keyOf, toMeta);
   }
 
-  async create(
-    teamId: string,
-    input: NewTemplateContent,
-    now: Date = new Date(),
-  ): Promise<CreateTemplateResult> {
-    const id = newId(now.getTime());
-    const versionId = newId(now.getTime());
-    const iso = now.toISOString();
+  async create(teamId: string, input: NewTemplateContent): Promise<CreateTemplateResult> {
+    const nowMs = this.clock.now();
+    const id = newId(nowMs);
+    const versionId = newId(nowMs);
+    const iso = new Date(nowMs).toISOString();
     const templateFields = pairs({
       id,
       name: input.name,
@@ -193,7 +191,7 @@ export class TemplatesStore {
       this.keys.templateAliases(teamId),
       id,
       input.alias ?? '',
-      now.getTime(),
+      nowMs,
       templateFields.length,
       ...templateFields,
       ...versionFields,
@@ -202,12 +200,7 @@ export class TemplatesStore {
   }
 
   /** Apply `patch` (see TemplatePatch) to the template `idOrAlias`. */
-  async update(
-    teamId: string,
-    idOrAlias: string,
-    patch: TemplatePatch,
-    now: Date = new Date(),
-  ): Promise<UpdateTemplateResult> {
+  async update(teamId: string, idOrAlias: string, patch: TemplatePatch): Promise<UpdateTemplateResult> {
     const id = await this.resolveId(teamId, idOrAlias);
     if (!id) return { ok: false, reason: 'not_found' };
     const key = this.keys.template(teamId, id);
@@ -217,10 +210,11 @@ export class TemplatesStore {
       const meta = toMeta(raw);
       const current = await this.getVersion(teamId, id, meta.current_version_id);
       if (!current) return { ok: false, reason: 'not_found' };
-      const iso = now.toISOString();
+      const nowMs = this.clock.now();
+      const iso = new Date(nowMs).toISOString();
       const next = mergeContent(current, patch, iso);
       const changed = !sameTemplateContent(current, next);
-      const newVersionId = newId(now.getTime());
+      const newVersionId = newId(nowMs);
       const templateFields = pairs({
         updated_at: iso,
         ...(patch.name !== undefined ? { name: patch.name } : {}),
@@ -258,12 +252,11 @@ export class TemplatesStore {
     teamId: string,
     templateId: string,
     expectedVersionId: string,
-    now: Date = new Date(),
   ): Promise<PublishTemplateResult> {
     const res = await this.redis.petrelPublishTemplate(
       this.keys.template(teamId, templateId),
       expectedVersionId,
-      now.toISOString(),
+      new Date(this.clock.now()).toISOString(),
     );
     if (res === -1) return { ok: false, reason: 'not_found' };
     if (res === 0) return { ok: false, reason: 'changed' };
@@ -299,24 +292,20 @@ export class TemplatesStore {
   }
 
   /** A new draft template with the current content of `idOrAlias`, named "<name> (copy)", without alias. */
-  async duplicate(teamId: string, idOrAlias: string, now: Date = new Date()): Promise<string | null> {
+  async duplicate(teamId: string, idOrAlias: string): Promise<string | null> {
     const found = await this.get(teamId, idOrAlias);
     if (!found) return null;
     const { template, version } = found;
-    const res = await this.create(
-      teamId,
-      {
-        name: `${template.name} (copy)`,
-        alias: null,
-        from: version.from,
-        subject: version.subject,
-        reply_to: version.reply_to,
-        html: version.html,
-        text: version.text,
-        variables: version.variables,
-      },
-      now,
-    );
+    const res = await this.create(teamId, {
+      name: `${template.name} (copy)`,
+      alias: null,
+      from: version.from,
+      subject: version.subject,
+      reply_to: version.reply_to,
+      html: version.html,
+      text: version.text,
+      variables: version.variables,
+    });
     if (!res.ok) throw new Error('unreachable: a duplicate has no alias');
     return res.id;
   }
