@@ -1,4 +1,5 @@
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersEachTest } from '@petrel/testing';
 import { startIntervalLoop } from './interval-loop.js';
 
 /** A promise the test settles by hand. */
@@ -15,8 +16,7 @@ function gatedLoop() {
   return { gate, round, loop: startIntervalLoop(round, 1_000, () => undefined) };
 }
 
-beforeEach(() => vi.useFakeTimers());
-afterEach(() => vi.useRealTimers());
+fakeTimersEachTest();
 
 describe('startIntervalLoop', () => {
   it('runs a round every interval', async () => {

@@ -3,15 +3,11 @@
  * at its deadline and not before, an attempt that ended is never aborted nor holds the ones behind
  * it, and however many attempts are in flight one timer serves them all.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersEachTest } from '@petrel/testing';
 import { AttemptDeadlines } from './attempt-deadlines.js';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersEachTest();
 
 describe('AttemptDeadlines', () => {
   it('aborts an attempt at its deadline and not before, once, with the timeout in the reason', () => {

@@ -3,15 +3,11 @@
  * released (the queue worker's tryAcquire cannot take it meanwhile), a wait that runs out gives
  * no slot and leaves the count as it was, and endpoints never share slots.
  */
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
+import { fakeTimersEachTest } from '@petrel/testing';
 import { EndpointSlots } from './endpoint-slots.js';
 
-beforeEach(() => {
-  vi.useFakeTimers();
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+fakeTimersEachTest();
 
 describe('EndpointSlots', () => {
   it('gives at most `limit` slots per endpoint, each endpoint its own', () => {

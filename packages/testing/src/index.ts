@@ -74,3 +74,4 @@ export * from './memory/webhooks.js';
 export * from './memory/watchdog.js';
 export { createTestCa, selfSignedCertificate, type TestCa, type TestCertificate } from './test-ca.js';
 export * from './memory/oauth.js';
+export { fakeTimersEachTest } from './fake-timers.js';
