@@ -11,41 +11,25 @@
  * deployment's (BROADCAST_PROTECTION_*) for that team's broadcasts.
  */
 import { Resend } from 'resend';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
-import { petrelCli, startStack, type Stack } from './helpers.js';
-import { WEBHOOK_TEST_ENV, sdkVerified } from './scenarios/webhooks.js';
+import { describe, expect, it } from 'vitest';
+import { waitUntil } from '@petrel/testing';
+import { fileStack, petrelCli } from './helpers.js';
+import { WEBHOOK_TEST_ENV, fileWebhookEndpoint } from './scenarios/webhooks.js';
 
 /** Small enough for a test segment; the rates keep their documented defaults (0.3 %, 5 %). */
 const MIN_SAMPLE = 10;
 /** Long enough that every held job is seen waiting at once, short enough for a quick resume. */
 const HOLD_RECHECK_MS = 2_000;
 
-let stack: Stack;
-let rx: HttpReceiver;
-let secret: string;
-beforeAll(async () => {
-  stack = await startStack({
-    env: {
-      ...WEBHOOK_TEST_ENV,
-      BROADCAST_PROTECTION_MIN_SAMPLE: String(MIN_SAMPLE),
-      BROADCAST_HOLD_RECHECK_MS: String(HOLD_RECHECK_MS),
-      WORKER_BROADCAST_CONCURRENCY: '5',
-    },
-  });
-  rx = await startHttpReceiver();
-  // the SDK types only Resend's event names: Petrel's broadcast.paused goes through the raw API
-  const hook = await stack.http('/webhooks', {
-    method: 'POST',
-    body: JSON.stringify({ endpoint: rx.url, events: ['broadcast.paused'] }),
-  });
-  expect(hook.status).toBe(201);
-  secret = hook.body.signing_secret;
+const stack = fileStack({
+  env: {
+    ...WEBHOOK_TEST_ENV,
+    BROADCAST_PROTECTION_MIN_SAMPLE: String(MIN_SAMPLE),
+    BROADCAST_HOLD_RECHECK_MS: String(HOLD_RECHECK_MS),
+    WORKER_BROADCAST_CONCURRENCY: '5',
+  },
 });
-afterAll(async () => {
-  await rx?.stop();
-  await stack?.stop();
-});
+const endpoint = fileWebhookEndpoint(stack, ['broadcast.paused']);
 
 const DONE = new Set(['sent', 'delivered', 'bounced', 'complained', 'canceled']);
 
@@ -164,10 +148,7 @@ describe('a broadcast over its complaint threshold', () => {
     ]);
     // and as a signed webhook to the endpoint subscribed to it
     const delivered = await waitUntil(
-      () =>
-        rx.requests
-          .map((r) => sdkVerified(stack, r, secret) as { type: string; data: Record<string, unknown> })
-          .find((e) => e.data.broadcast_id === id) ?? null,
+      () => endpoint.delivered().find((e) => e.data.broadcast_id === id) ?? null,
       { timeoutMs: 20_000, message: 'the broadcast.paused webhook' },
     );
     expect(delivered).toMatchObject({

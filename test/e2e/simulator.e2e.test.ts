@@ -11,10 +11,10 @@
  * with a 451 while it takes the message for the other recipient (a final 4xx), suppress the
  * address with origin `bounce`; a delivery in between starts the count again.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
-import { WEBHOOK_TEST_ENV, sdkVerified } from './scenarios/webhooks.js';
+import { describe, expect, it } from 'vitest';
+import { waitUntil } from '@petrel/testing';
+import { fileStack } from './helpers.js';
+import { WEBHOOK_TEST_ENV, fileWebhookEndpoint } from './scenarios/webhooks.js';
 
 const SIMULATOR_DOMAIN = 'sim.petrel.test';
 /** SOFT_BOUNCE_SUPPRESS_EMAILS of this stack (SOFT_BOUNCE_SUPPRESS_DAYS 0: any span). */
@@ -23,39 +23,24 @@ const SOFT_BOUNCES = 2;
 const FLAKY = `flaky-${Date.now()}@people.test`;
 const BOUNCE_REPLY = '550 5.1.1 The email account that you tried to reach does not exist';
 
-let stack: Stack;
-let rx: HttpReceiver;
-let secret: string;
-beforeAll(async () => {
-  stack = await startStack({
-    env: {
-      ...WEBHOOK_TEST_ENV,
-      SIMULATOR_DOMAIN,
-      SOFT_BOUNCE_SUPPRESS_EMAILS: String(SOFT_BOUNCES),
-      SOFT_BOUNCE_SUPPRESS_DAYS: '0',
-    },
-    plan: { [FLAKY]: [{ at: 'rcpt', code: 451 }, 'accept', { at: 'rcpt', code: 451 }] },
-  });
-  rx = await startHttpReceiver();
-  const { data, error } = await stack.resend.webhooks.create({
-    endpoint: rx.url,
-    events: [
-      'email.sent',
-      'email.delivered',
-      'email.delivery_delayed',
-      'email.bounced',
-      'email.complained',
-      'email.failed',
-      'email.suppressed',
-    ],
-  });
-  expect(error).toBeNull();
-  secret = data!.signing_secret;
+const stack = fileStack({
+  env: {
+    ...WEBHOOK_TEST_ENV,
+    SIMULATOR_DOMAIN,
+    SOFT_BOUNCE_SUPPRESS_EMAILS: String(SOFT_BOUNCES),
+    SOFT_BOUNCE_SUPPRESS_DAYS: '0',
+  },
+  plan: { [FLAKY]: [{ at: 'rcpt', code: 451 }, 'accept', { at: 'rcpt', code: 451 }] },
 });
-afterAll(async () => {
-  await rx?.stop();
-  await stack?.stop();
-});
+const endpoint = fileWebhookEndpoint(stack, [
+  'email.sent',
+  'email.delivered',
+  'email.delivery_delayed',
+  'email.bounced',
+  'email.complained',
+  'email.failed',
+  'email.suppressed',
+]);
 
 let seq = 0;
 /** A fresh +label, so no test's suppression touches another's address. */
@@ -91,9 +76,10 @@ async function webhookEvents(
   count: number,
 ): Promise<{ type: string; data: Record<string, any> }[]> {
   const about = () =>
-    rx.requests
-      .map((r) => sdkVerified(stack, r, secret) as { type: string; data: Record<string, any> })
-      .filter((e) => e.data.email_id === id);
+    endpoint.delivered().filter((e) => e.data.email_id === id) as {
+      type: string;
+      data: Record<string, any>;
+    }[];
   return waitUntil(() => (about().length >= count ? about() : null), {
     timeoutMs: 20_000,
     message: `${count} webhook deliveries about ${id}`,
@@ -286,13 +272,7 @@ describe('soft-bounce suppression (SDK)', () => {
 
 describe('REFUSE_NON_MAIL_DOMAINS=true (SDK)', () => {
   // a stack of its own: every other e2e stack sends to .test domains on purpose
-  let strict: Stack;
-  beforeAll(async () => {
-    strict = await startStack({ env: { SIMULATOR_DOMAIN, REFUSE_NON_MAIL_DOMAINS: 'true' } });
-  });
-  afterAll(async () => {
-    await strict?.stop();
-  });
+  const strict = fileStack({ env: { SIMULATOR_DOMAIN, REFUSE_NON_MAIL_DOMAINS: 'true' } });
 
   const sendTo = (fields: { to: string[]; cc?: string[]; bcc?: string[] }) =>
     strict.resend.emails.send({

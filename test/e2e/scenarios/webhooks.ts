@@ -9,7 +9,7 @@
  * Shared by the single-node suite and the Redis Cluster suite. The stack runs with
  * {@link WEBHOOK_TEST_ENV}: a compressed retry schedule so the whole file takes seconds.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { Webhook as SvixWebhook } from 'svix';
 import { webhookDeliveryJobId } from '@petrel/contracts';
 import { WebhookDeliveryQueue } from '@petrel/queue';
@@ -48,6 +48,30 @@ export function sdkVerified(stack: Pick<Stack, 'resend'>, r: RecordedRequest, se
     },
     webhookSecret: secret,
   }) as unknown as Event;
+}
+
+/**
+ * A webhook endpoint on a local receiver, subscribed to `events` on the stack's team before the
+ * file's tests (through the raw API: the SDK types only Resend's event names, not Petrel's
+ * `broadcast.paused`) and stopped after them. `delivered()`: every delivery so far, each
+ * verified with the SDK's helper (a forged one throws).
+ */
+export function fileWebhookEndpoint(stack: Stack, events: string[]): { delivered(): Event[] } {
+  let rx: HttpReceiver | undefined;
+  let secret = '';
+  beforeAll(async () => {
+    rx = await startHttpReceiver();
+    const hook = await stack.http('/webhooks', {
+      method: 'POST',
+      body: JSON.stringify({ endpoint: rx.url, events }),
+    });
+    expect(hook.status).toBe(201);
+    secret = hook.body.signing_secret;
+  });
+  afterAll(async () => {
+    await rx?.stop();
+  });
+  return { delivered: () => rx!.requests.map((r) => sdkVerified(stack, r, secret)) };
 }
 
 export function webhookScenarios(current: () => Stack): void {
