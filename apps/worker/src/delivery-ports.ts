@@ -4,10 +4,10 @@
  * open/click tracking, signed with the deployment's links key), DKIM signing with the from-domain's
  * keys. The SMTP sender and the observer are the lane's (send-lanes.ts).
  */
-import { performance } from 'node:perf_hooks';
 import {
   DEFAULT_BROADCAST_PROTECTION,
   newId,
+  systemClock,
   trackingLinks,
   unsubscribeLinks,
   type BroadcastProtectionSettings,
@@ -49,7 +49,7 @@ export async function deliveryPorts(
     outcomes: outcomeWriter(s.emails),
     templates: s.templates,
     mime: mimeBuilderFor(config.BOUNCE_DOMAIN),
-    clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+    clock: systemClock,
     ids: { newEventId: () => newId() },
     retries,
     // resend.dev test addresses are always simulated; SIMULATOR_DOMAIN adds the operator's own

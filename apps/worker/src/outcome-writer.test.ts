@@ -18,7 +18,7 @@ function flaky(failures: number, error: () => Error = unavailable) {
   const sleeps: number[] = [];
   const opts = {
     windowMs: 10_000,
-    now: () => t,
+    clock: { now: () => t },
     sleep: async (ms: number) => {
       sleeps.push(ms);
       t += ms;

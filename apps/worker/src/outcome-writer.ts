@@ -16,24 +16,24 @@ const MAX_PAUSE_MS = 2_000;
 
 export interface OutcomeWriterOptions {
   windowMs?: number;
-  /** Injectable for tests. */
-  now?: () => number;
+  /** The retry window's clock (tests move it); default `Date`. */
+  clock?: { now(): number };
   sleep?: (ms: number) => Promise<void>;
 }
 
 export function outcomeWriter(store: EmailRecordWriter, opts: OutcomeWriterOptions = {}): EmailRecordWriter {
   const windowMs = opts.windowMs ?? OUTCOME_RETRY_WINDOW_MS;
-  const now = opts.now ?? Date.now;
+  const clock = opts.clock ?? Date;
   const sleep = opts.sleep ?? ((ms: number) => new Promise<void>((r) => setTimeout(r, ms)));
 
   async function persist<T>(write: () => Promise<T>): Promise<T> {
-    const deadline = now() + windowMs;
+    const deadline = clock.now() + windowMs;
     let pause = FIRST_PAUSE_MS;
     for (let tries = 1; ; tries++) {
       try {
         return await write();
       } catch (err) {
-        if (!isRedisUnavailable(err) || now() + pause > deadline) throw err;
+        if (!isRedisUnavailable(err) || clock.now() + pause > deadline) throw err;
         if (tries === 1) {
           log().warn(
             { err: (err as Error).message },
