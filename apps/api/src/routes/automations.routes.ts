@@ -25,7 +25,7 @@ import {
 } from '@petrel/core';
 import type { AutomationRunsStore, AutomationsStore } from '@petrel/store';
 import { automationListItem, automationToWire, runToWire } from './automation-wire.js';
-import { parseBody } from './parse-body.js';
+import { actionHandler, createHandler, deleteHandler, getHandler, parseBody } from './parse-body.js';
 import { listBody, parsePageQuery, queryParam } from './pagination.js';
 import { pathParam, teamOf, type RouteSpec } from './route-table.js';
 
@@ -36,14 +36,9 @@ export interface AutomationsRouteDeps {
 }
 
 export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
-  const ports = { automations: deps.automations, runs: deps.runs, clock: deps.clock };
   const id = (req: Request): string => pathParam(req, 'automationId');
 
-  const create: RequestHandler = async (req, res) => {
-    const input = parseBody(createAutomationSchema, req.body);
-    const created = await createAutomation({ teamId: teamOf(res), input }, ports);
-    res.status(201).json({ object: 'automation', id: created.id });
-  };
+  const create = createHandler(createAutomationSchema, 'automation', (args) => createAutomation(args, deps));
 
   const list: RequestHandler = async (req, res) => {
     const page = parsePageQuery(req, LIMITS.paginationDefault);
@@ -54,30 +49,28 @@ export function automationsRoutes(deps: AutomationsRouteDeps): RouteSpec[] {
     res.json(listBody(result, page, 'automation', automationListItem));
   };
 
-  const get: RequestHandler = async (req, res) => {
-    const found = await deps.automations.get(teamOf(res), id(req));
-    if (!found) throw notFound('Automation');
-    res.json(automationToWire(found));
-  };
+  const get = getHandler(
+    'Automation',
+    (teamId, req) => deps.automations.get(teamId, id(req)),
+    automationToWire,
+  );
 
-  const update: RequestHandler = async (req, res) => {
+  const update = actionHandler('automation', (teamId, req) => {
     const input = parseBody(updateAutomationSchema, req.body);
-    const done = await updateAutomation({ teamId: teamOf(res), id: id(req).toLowerCase(), input }, ports);
-    res.json({ object: 'automation', id: done.id });
-  };
+    return updateAutomation({ teamId, id: id(req).toLowerCase(), input }, deps);
+  });
 
-  const remove: RequestHandler = async (req, res) => {
-    const done = await deleteAutomation({ teamId: teamOf(res), id: id(req).toLowerCase() }, ports);
-    res.json({ object: 'automation', id: done.id, deleted: true });
-  };
+  const remove = deleteHandler('automation', (teamId, req) =>
+    deleteAutomation({ teamId, id: id(req).toLowerCase() }, deps),
+  );
 
   const stop: RequestHandler = async (req, res) => {
-    const done = await stopAutomation({ teamId: teamOf(res), id: id(req).toLowerCase() }, ports);
+    const done = await stopAutomation({ teamId: teamOf(res), id: id(req).toLowerCase() }, deps);
     res.json({ object: 'automation', id: done.id, status: done.status });
   };
 
   const duplicate: RequestHandler = async (req, res) => {
-    const done = await duplicateAutomation({ teamId: teamOf(res), id: id(req) }, ports);
+    const done = await duplicateAutomation({ teamId: teamOf(res), id: id(req) }, deps);
     res.status(201).json({ object: 'automation', id: done.id });
   };
 

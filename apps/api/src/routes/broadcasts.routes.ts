@@ -13,8 +13,8 @@
  * A refused state change (an update or a send of a broadcast that is not a draft, a DELETE of one
  * that is sending or sent, …) is a 422 `validation_error` whose message names the status.
  */
-import type { Request, RequestHandler } from 'express';
-import { notFound, type BroadcastRecord } from '@petrel/contracts';
+import type { Request } from 'express';
+import type { BroadcastRecord } from '@petrel/contracts';
 import {
   cancelBroadcast,
   resumeBroadcast,
@@ -29,7 +29,14 @@ import {
   type BroadcastPorts,
 } from '@petrel/core';
 import type { BroadcastsStore } from '@petrel/store';
-import { parseBody } from './parse-body.js';
+import {
+  actionHandler,
+  createHandler,
+  deleteHandler,
+  getHandler,
+  parseBody,
+  type ResourceAction,
+} from './parse-body.js';
 import { UNPAGED_LIST_MAX, listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
@@ -86,18 +93,8 @@ function broadcastWire(b: BroadcastRecord) {
 export function broadcastsRoutes(deps: BroadcastRouteDeps): RouteSpec[] {
   const id = (req: Request): string => pathParam(req, 'id');
   /** An action on one broadcast answering `{ object, id }`. */
-  const action =
-    (run: (teamId: string, req: Request) => Promise<{ id: string }>): RequestHandler =>
-    async (req, res) => {
-      const done = await run(res.locals.auth.teamId, req);
-      res.json({ object: 'broadcast', id: done.id });
-    };
-
-  const create: RequestHandler = async (req, res) => {
-    const input = parseBody(createBroadcastSchema, req.body);
-    const { id: created } = await createBroadcast({ teamId: res.locals.auth.teamId, input }, deps);
-    res.status(201).json({ object: 'broadcast', id: created });
-  };
+  const action = (run: ResourceAction<{ id: string }>) => actionHandler('broadcast', run);
+  const create = createHandler(createBroadcastSchema, 'broadcast', (args) => createBroadcast(args, deps));
 
   const list = listHandler(
     'broadcast',
@@ -106,16 +103,9 @@ export function broadcastsRoutes(deps: BroadcastRouteDeps): RouteSpec[] {
     UNPAGED_LIST_MAX,
   );
 
-  const get: RequestHandler = async (req, res) => {
-    const found = await deps.broadcasts.get(res.locals.auth.teamId, id(req));
-    if (!found) throw notFound('Broadcast');
-    res.json(broadcastWire(found));
-  };
+  const get = getHandler('Broadcast', (teamId, req) => deps.broadcasts.get(teamId, id(req)), broadcastWire);
 
-  const remove: RequestHandler = async (req, res) => {
-    const done = await deleteBroadcast({ teamId: res.locals.auth.teamId, id: id(req) }, deps);
-    res.json({ object: 'broadcast', id: done.id, deleted: true });
-  };
+  const remove = deleteHandler('broadcast', (teamId, req) => deleteBroadcast({ teamId, id: id(req) }, deps));
 
   const update = action((teamId, req) =>
     updateBroadcast({ teamId, id: id(req), input: parseBody(updateBroadcastSchema, req.body) }, deps),

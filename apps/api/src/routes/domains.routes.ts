@@ -21,7 +21,7 @@ import {
   type DomainDnsTargets,
 } from '@petrel/core';
 import type { DomainsStore } from '@petrel/store';
-import { parseBody } from './parse-body.js';
+import { actionHandler, deleteHandler, parseBody } from './parse-body.js';
 import { UNPAGED_LIST_MAX, listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
@@ -52,27 +52,17 @@ export function domainsRoutes(deps: DomainsRouteDeps): RouteSpec[] {
     res.json(domainView(domain, deps.targets));
   };
 
-  const update: RequestHandler = async (req, res) => {
-    const patch = parseBody(updateDomainSchema, req.body);
-    const { id } = await updateDomain(
-      { teamId: res.locals.auth.teamId, domainId: domainId(req), patch },
-      ctx,
-    );
-    res.json({ object: 'domain', id });
-  };
+  const update = actionHandler('domain', (teamId, req) =>
+    updateDomain({ teamId, domainId: domainId(req), patch: parseBody(updateDomainSchema, req.body) }, ctx),
+  );
 
-  const remove: RequestHandler = async (req, res) => {
-    const { id } = await deleteDomain({ teamId: res.locals.auth.teamId, domainId: domainId(req) }, ctx);
-    res.json({ object: 'domain', id, deleted: true });
-  };
+  const remove = deleteHandler('domain', (teamId, req) =>
+    deleteDomain({ teamId, domainId: domainId(req) }, ctx),
+  );
 
-  const verify: RequestHandler = async (req, res) => {
-    const domain = await verifyDomain(
-      { teamId: res.locals.auth.teamId, domainId: domainId(req) },
-      { ...ctx, dns: deps.dns },
-    );
-    res.json({ object: 'domain', id: domain.id });
-  };
+  const verify = actionHandler('domain', (teamId, req) =>
+    verifyDomain({ teamId, domainId: domainId(req) }, { ...ctx, dns: deps.dns }),
+  );
 
   return [
     { path: '/domains', methods: { post: create, get: list } },

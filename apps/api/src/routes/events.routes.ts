@@ -23,7 +23,7 @@ import {
   updateEvent,
   type SendEventPorts,
 } from '@petrel/core';
-import { createHandler, parseBody } from './parse-body.js';
+import { actionHandler, createHandler, deleteHandler, parseBody } from './parse-body.js';
 import { listHandler } from './pagination.js';
 import type { RouteSpec } from './route-table.js';
 
@@ -56,19 +56,14 @@ export function eventsRoutes(ports: SendEventPorts): RouteSpec[] {
     res.json({ object: 'event', ...wireEvent(event) });
   };
 
-  const update: RequestHandler = async (req, res) => {
+  const update = actionHandler('event', (teamId, req) => {
     const { schema } = parseBody(updateEventSchema, req.body);
-    const { id } = await updateEvent(
-      { teamId: res.locals.auth.teamId, idOrName: identifier(req), schema },
-      ports,
-    );
-    res.json({ object: 'event', id });
-  };
+    return updateEvent({ teamId, idOrName: identifier(req), schema }, ports);
+  });
 
-  const remove: RequestHandler = async (req, res) => {
-    const { id } = await deleteEvent({ teamId: res.locals.auth.teamId, idOrName: identifier(req) }, ports);
-    res.json({ object: 'event', id, deleted: true });
-  };
+  const remove = deleteHandler('event', (teamId, req) =>
+    deleteEvent({ teamId, idOrName: identifier(req) }, ports),
+  );
 
   const send: RequestHandler = async (req, res) => {
     const input = parseBody(sendEventSchema, req.body);

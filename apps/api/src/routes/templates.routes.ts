@@ -4,7 +4,7 @@
  * the Resend wire shape.
  * Paths take an id or an alias (`/templates/:idOrAlias`); aliases arrive raw, as the client wrote them.
  */
-import type { Request, RequestHandler } from 'express';
+import type { Request } from 'express';
 import {
   createTemplateSchema,
   notFound,
@@ -14,7 +14,7 @@ import {
 } from '@petrel/contracts';
 import { createTemplate, duplicateTemplate, publishTemplate, updateTemplate } from '@petrel/core';
 import type { TemplateMeta, TemplateVersion, TemplatesStore } from '@petrel/store';
-import { createHandler, parseBody } from './parse-body.js';
+import { actionHandler, createHandler, deleteHandler, getHandler, parseBody } from './parse-body.js';
 import { listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
@@ -60,40 +60,32 @@ export function templatesRoutes(store: TemplatesStore): RouteSpec[] {
 
   const list = listHandler('template', (t, p) => store.list(t, p), listItem);
 
-  const get: RequestHandler = async (req, res) => {
-    const found = await store.get(res.locals.auth.teamId, idOrAlias(req));
-    if (!found) throw notFound('Template');
-    res.json(templateToWire(found.template, found.version));
-  };
+  const get = getHandler(
+    'Template',
+    (teamId, req) => store.get(teamId, idOrAlias(req)),
+    (found) => templateToWire(found.template, found.version),
+  );
 
-  const update: RequestHandler = async (req, res) => {
-    const patch = parseBody(updateTemplateSchema, req.body);
-    const teamId = res.locals.auth.teamId;
-    const { id } = await updateTemplate({ teamId, idOrAlias: idOrAlias(req), patch }, ports);
-    res.json({ object: 'template', id });
-  };
+  const update = actionHandler('template', (teamId, req) =>
+    updateTemplate(
+      { teamId, idOrAlias: idOrAlias(req), patch: parseBody(updateTemplateSchema, req.body) },
+      ports,
+    ),
+  );
 
-  const remove: RequestHandler = async (req, res) => {
-    const id = await store.remove(res.locals.auth.teamId, idOrAlias(req));
+  const remove = deleteHandler('template', async (teamId, req) => {
+    const id = await store.remove(teamId, idOrAlias(req));
     if (!id) throw notFound('Template');
-    res.json({ object: 'template', id, deleted: true });
-  };
+    return { id };
+  });
 
-  const publish: RequestHandler = async (req, res) => {
-    const { id } = await publishTemplate(
-      { teamId: res.locals.auth.teamId, idOrAlias: idOrAlias(req) },
-      ports,
-    );
-    res.json({ object: 'template', id });
-  };
+  const publish = actionHandler('template', (teamId, req) =>
+    publishTemplate({ teamId, idOrAlias: idOrAlias(req) }, ports),
+  );
 
-  const duplicate: RequestHandler = async (req, res) => {
-    const { id } = await duplicateTemplate(
-      { teamId: res.locals.auth.teamId, idOrAlias: idOrAlias(req) },
-      ports,
-    );
-    res.json({ object: 'template', id });
-  };
+  const duplicate = actionHandler('template', (teamId, req) =>
+    duplicateTemplate({ teamId, idOrAlias: idOrAlias(req) }, ports),
+  );
 
   return [
     { path: '/templates', methods: { post: create, get: list } },

@@ -3,11 +3,11 @@
  * the wire schema, call a use-case (or a store read), map the result to the Resend wire shape.
  * Topic ids travel raw in the path (the SDK interpolates them unencoded).
  */
-import type { Request, RequestHandler } from 'express';
-import { notFound, type TopicRecord } from '@petrel/contracts';
+import type { Request } from 'express';
+import type { TopicRecord } from '@petrel/contracts';
 import { createTopic, createTopicSchema, deleteTopic, updateTopic, updateTopicSchema } from '@petrel/core';
 import type { TopicsStore } from '@petrel/store';
-import { createHandler, parseBody } from './parse-body.js';
+import { actionHandler, createHandler, deleteHandler, getHandler, parseBody } from './parse-body.js';
 import { listHandler } from './pagination.js';
 import { pathParam, type RouteSpec } from './route-table.js';
 
@@ -33,23 +33,19 @@ export function topicsRoutes(store: TopicsStore): RouteSpec[] {
   // Topics always paginate (20 by default); the SDK sends no query, so it reads the first page.
   const list = listHandler('topic', (t, p) => store.list(t, p), listItem);
 
-  const get: RequestHandler = async (req, res) => {
-    const topic = await store.get(res.locals.auth.teamId, topicId(req));
-    if (!topic) throw notFound('Topic');
-    res.json({ object: 'topic', ...listItem(topic), updated_at: topic.updated_at });
-  };
+  const get = getHandler(
+    'Topic',
+    (teamId, req) => store.get(teamId, topicId(req)),
+    (topic) => ({ object: 'topic', ...listItem(topic), updated_at: topic.updated_at }),
+  );
 
-  const update: RequestHandler = async (req, res) => {
-    const patch = parseBody(updateTopicSchema, req.body);
-    const teamId = res.locals.auth.teamId;
-    const { id } = await updateTopic({ teamId, topicId: topicId(req), patch }, ports);
-    res.json({ object: 'topic', id });
-  };
+  const update = actionHandler('topic', (teamId, req) =>
+    updateTopic({ teamId, topicId: topicId(req), patch: parseBody(updateTopicSchema, req.body) }, ports),
+  );
 
-  const remove: RequestHandler = async (req, res) => {
-    const { id } = await deleteTopic({ teamId: res.locals.auth.teamId, topicId: topicId(req) }, ports);
-    res.json({ object: 'topic', id, deleted: true });
-  };
+  const remove = deleteHandler('topic', (teamId, req) =>
+    deleteTopic({ teamId, topicId: topicId(req) }, ports),
+  );
 
   return [
     { path: '/topics', methods: { post: create, get: list } },

@@ -18,7 +18,7 @@ import {
   type WebhookEndpoint,
 } from '@petrel/core';
 import type { WebhooksStore } from '@petrel/store';
-import { parseBody } from './parse-body.js';
+import { actionHandler, deleteHandler, parseBody } from './parse-body.js';
 import { listBody, listHandler, pageArray, parsePageQuery } from './pagination.js';
 import { pathParam, teamOf, type RouteSpec } from './route-table.js';
 import {
@@ -60,16 +60,16 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
     res.json(webhookWire(w));
   };
 
-  const update: RequestHandler = async (req, res) => {
-    const patch = parseBody(updateWebhookSchema, req.body);
-    const { id } = await updateWebhook({ teamId: teamOf(res), webhookId: webhookId(req), patch }, ports);
-    res.json({ object: 'webhook', id });
-  };
+  const update = actionHandler('webhook', (teamId, req) =>
+    updateWebhook(
+      { teamId, webhookId: webhookId(req), patch: parseBody(updateWebhookSchema, req.body) },
+      ports,
+    ),
+  );
 
-  const remove: RequestHandler = async (req, res) => {
-    const { id } = await deleteWebhook({ teamId: teamOf(res), webhookId: webhookId(req) }, ports);
-    res.json({ object: 'webhook', id, deleted: true });
-  };
+  const remove = deleteHandler('webhook', (teamId, req) =>
+    deleteWebhook({ teamId, webhookId: webhookId(req) }, ports),
+  );
 
   const rotate: RequestHandler = async (req, res) => {
     const { id, signing_secret } = await rotateWebhookSecret(
@@ -94,13 +94,12 @@ export function webhooksRoutes(deps: WebhookRoutesDeps): RouteSpec[] {
     res.json(webhookEventWire(e));
   };
 
-  const replay: RequestHandler = async (req, res) => {
-    const { id } = await replayWebhookEvent(
-      { teamId: teamOf(res), webhookId: webhookId(req), eventId: eventId(req) },
+  const replay = actionHandler('webhook_event', (teamId, req) =>
+    replayWebhookEvent(
+      { teamId, webhookId: webhookId(req), eventId: eventId(req) },
       { webhooks: store, log: store, queue: deps.queue },
-    );
-    res.json({ object: 'webhook_event', id });
-  };
+    ),
+  );
 
   const attempts: RequestHandler = async (req, res) => {
     const teamId = teamOf(res);
