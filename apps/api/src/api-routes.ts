@@ -5,8 +5,6 @@
  * A feature adds its line to one of them (its dependencies, when more than a store or two, to
  * route-deps.ts); mountRoutes orders them, fixed paths first.
  */
-import { engagementTracker, newId, systemClock, vetNewEndpoint } from '@petrel/core';
-import { log } from '@petrel/observability';
 import type { ApiContext } from './api-context.js';
 import * as deps from './route-deps.js';
 import type { RouteSpec } from './routes/route-table.js';
@@ -39,7 +37,6 @@ import { webhooksRoutes } from './routes/webhooks.routes.js';
 
 export function apiRoutes(ctx: ApiContext): RouteSpec[] {
   const { config, stores: s, queues: q } = ctx;
-  const vet = { allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS, resolve: ctx.webhookResolver };
   return [
     ...templatesRoutes(s.templates),
     ...domainsRoutes(deps.domains(ctx)),
@@ -56,20 +53,8 @@ export function apiRoutes(ctx: ApiContext): RouteSpec[] {
       queue: q.imports,
       maxBytes: config.CONTACT_IMPORT_MAX_BYTES,
     }),
-    ...broadcastsRoutes({
-      broadcasts: s.broadcasts,
-      segments: s.segments,
-      topics: s.topics,
-      fanout: q.fanout,
-      clock: Date,
-    }),
-    ...webhooksRoutes({
-      store: s.webhooks,
-      queue: q.webhookDelivery,
-      clock: Date,
-      rotationGraceMs: config.WEBHOOK_SECRET_ROTATION_GRACE_S * 1000,
-      vet: (endpoint) => vetNewEndpoint(endpoint, vet),
-    }),
+    ...broadcastsRoutes(deps.broadcasts(ctx)),
+    ...webhooksRoutes(deps.webhooks(ctx)),
     ...automationsRoutes({ automations: s.automations, runs: s.automationRuns, clock: Date }),
     ...ctx.oauth.apiRoutes,
     ...receivingRoutes(deps.links(ctx)),
@@ -80,42 +65,16 @@ export function apiRoutes(ctx: ApiContext): RouteSpec[] {
     ...emailMetricsRoutes(deps.emailMetrics(ctx)),
     ...logsRoutes(deps.logs(ctx)),
     ...usageRoutes(deps.usage(ctx)),
-    // durable hand-over: the event's job is in Redis before the 202
-    ...eventsRoutes({
-      events: s.customEvents,
-      contacts: s.contacts,
-      properties: s.contactProperties,
-      idempotency: ctx.sendIdempotency,
-      triggers: q.automation,
-      clock: Date,
-    }),
+    ...eventsRoutes(deps.events(ctx)),
   ];
 }
 
 export function linkRoutes(ctx: ApiContext): RouteSpec[] {
-  const s = ctx.stores;
   return [
     ...ctx.oauth.publicRoutes,
     ...receivingDownloadRoutes(deps.links(ctx)),
     ...emailShareLinkRoutes(deps.sharing(ctx)),
-    ...unsubscribeRoutes({
-      contacts: s.contacts,
-      topics: s.topics,
-      recipients: s.recipientStates,
-      emails: s.emails,
-      secret: ctx.secret,
-      clock: systemClock,
-      ids: { newEventId: () => newId() },
-    }),
-    // open pixels and tracked links: signed with the same key, recorded through the email records
-    ...trackingRoutes(
-      engagementTracker({
-        emails: s.emails,
-        secret: ctx.secret,
-        clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
-        ids: { newEventId: () => newId() },
-        onRecordError: (err) => log().warn({ err }, 'an open or click could not be recorded'),
-      }),
-    ),
+    ...unsubscribeRoutes(deps.unsubscribe(ctx)),
+    ...trackingRoutes(deps.tracking(ctx)),
   ];
 }

@@ -3,6 +3,8 @@
  * context (api-routes.ts lists the routes).
  */
 import { dkimSettings, domainDnsTargets } from '@petrel/config';
+import { engagementTracker, newId, systemClock, vetNewEndpoint } from '@petrel/core';
+import { log } from '@petrel/observability';
 import { createAttachmentFetcher } from '@petrel/mailer';
 import type { ApiContext } from './api-context.js';
 import { domainClaimPolicy } from './routes/domain-claims.routes.js';
@@ -81,6 +83,56 @@ export const logs = (ctx: ApiContext) => ({
   policy: ctx.requestLogPolicy,
   clock: Date,
 });
+
+export const broadcasts = ({ stores: s, queues }: ApiContext) => ({
+  broadcasts: s.broadcasts,
+  segments: s.segments,
+  topics: s.topics,
+  fanout: queues.fanout,
+  clock: Date,
+});
+
+export const webhooks = ({ stores: s, queues, config, webhookResolver }: ApiContext) => ({
+  store: s.webhooks,
+  queue: queues.webhookDelivery,
+  clock: Date,
+  rotationGraceMs: config.WEBHOOK_SECRET_ROTATION_GRACE_S * 1000,
+  vet: (endpoint: string) =>
+    vetNewEndpoint(endpoint, {
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      resolve: webhookResolver,
+    }),
+});
+
+/** Custom events; durable hand-over: the event's job is in Redis before the 202. */
+export const events = ({ stores: s, sendIdempotency, queues }: ApiContext) => ({
+  events: s.customEvents,
+  contacts: s.contacts,
+  properties: s.contactProperties,
+  idempotency: sendIdempotency,
+  triggers: queues.automation,
+  clock: Date,
+});
+
+export const unsubscribe = ({ stores: s, secret }: ApiContext) => ({
+  contacts: s.contacts,
+  topics: s.topics,
+  recipients: s.recipientStates,
+  emails: s.emails,
+  secret,
+  clock: systemClock,
+  ids: { newEventId: () => newId() },
+});
+
+/** Open pixels and tracked links: signed with the same key, recorded through the email records. */
+export const tracking = ({ stores: s, secret }: ApiContext) =>
+  engagementTracker({
+    emails: s.emails,
+    secret,
+    clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+    ids: { newEventId: () => newId() },
+    onRecordError: (err) => log().warn({ err }, 'an open or click could not be recorded'),
+  });
 
 export const usage = ({ stores: s, config }: ApiContext) => ({
   reader: s.usage,
