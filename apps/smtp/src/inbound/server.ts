@@ -18,7 +18,7 @@
  */
 import type { SMTPServerOptions } from 'smtp-server';
 import { SMTPServer } from 'smtp-server';
-import { newId, type ReceivePorts, type ReportPorts } from '@petrel/core';
+import { newId, systemClock, type ReceivePorts, type ReportPorts } from '@petrel/core';
 import { createMailauthAuthenticator } from '@petrel/mailer';
 import { log, metrics, zeroSeries } from '@petrel/observability';
 import { listen, type SmtpContext, type SmtpListener } from '../context.js';
@@ -47,7 +47,7 @@ export async function startInbound(ctx: SmtpContext): Promise<SmtpListener[]> {
   for (const teamId of router.teamIds()) {
     if (!known.has(teamId)) log().warn({ teamId }, 'INBOUND_DOMAINS names a team that does not exist');
   }
-  const clock = { now: () => Date.now(), monotonicMs: () => performance.now() };
+  const clock = systemClock;
   const ids = { newId: () => newId(), newEventId: () => newId() };
   // with a model endpoint, mail filed into an inbox whose agent has actions queues a run
   const agentRuns = config.INBOX_AGENT_URL ? rt.queues.inboxAgent : null;

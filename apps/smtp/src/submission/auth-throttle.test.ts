@@ -3,7 +3,7 @@ import { AuthThrottle } from './auth-throttle.js';
 
 describe('AuthThrottle', () => {
   it('closes at the fifth failure, then delays every attempt, doubling up to the cap', () => {
-    const t = new AuthThrottle({ maxFailures: 5, now: () => 0 });
+    const t = new AuthThrottle({ maxFailures: 5, clock: { now: () => 0 } });
     const closes = [1, 2, 3, 4, 5].map(() => t.fail('1.2.3.4'));
     expect(closes).toEqual([false, false, false, false, true]);
     expect(t.delayMs('1.2.3.4')).toBe(1_000);
@@ -16,7 +16,12 @@ describe('AuthThrottle', () => {
 
   it('forgets an address after a success or a quiet period, and the oldest beyond its capacity', () => {
     let now = 0;
-    const t = new AuthThrottle({ maxFailures: 1, forgetAfterMs: 1_000, maxEntries: 2, now: () => now });
+    const t = new AuthThrottle({
+      maxFailures: 1,
+      forgetAfterMs: 1_000,
+      maxEntries: 2,
+      clock: { now: () => now },
+    });
     t.fail('a');
     t.succeed('a');
     expect(t.delayMs('a')).toBe(0);

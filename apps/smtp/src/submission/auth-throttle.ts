@@ -12,7 +12,8 @@ export interface AuthThrottleOptions {
   forgetAfterMs?: number;
   /** Addresses remembered at most (the oldest are forgotten first). */
   maxEntries?: number;
-  now?: () => number;
+  /** The failures' clock (tests move it); default `Date`. */
+  clock?: { now(): number };
 }
 
 interface Entry {
@@ -26,14 +27,14 @@ export class AuthThrottle {
   private readonly maxDelayMs: number;
   private readonly forgetAfterMs: number;
   private readonly maxEntries: number;
-  private readonly now: () => number;
+  private readonly clock: { now(): number };
 
   constructor(private readonly opts: AuthThrottleOptions) {
     this.baseDelayMs = opts.baseDelayMs ?? 1_000;
     this.maxDelayMs = opts.maxDelayMs ?? 30_000;
     this.forgetAfterMs = opts.forgetAfterMs ?? 15 * 60_000;
     this.maxEntries = opts.maxEntries ?? 100_000;
-    this.now = opts.now ?? Date.now;
+    this.clock = opts.clock ?? Date;
   }
 
   /** How long an attempt from `ip` must wait before it is checked (0: not throttled). */
@@ -46,7 +47,7 @@ export class AuthThrottle {
   fail(ip: string): boolean {
     const failures = this.failures(ip) + 1;
     this.entries.delete(ip); // re-insert: the map's order is the eviction order
-    this.entries.set(ip, { failures, lastMs: this.now() });
+    this.entries.set(ip, { failures, lastMs: this.clock.now() });
     if (this.entries.size > this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
     return failures >= this.opts.maxFailures;
   }
@@ -58,7 +59,7 @@ export class AuthThrottle {
   private failures(ip: string): number {
     const entry = this.entries.get(ip);
     if (!entry) return 0;
-    if (this.now() - entry.lastMs > this.forgetAfterMs) {
+    if (this.clock.now() - entry.lastMs > this.forgetAfterMs) {
       this.entries.delete(ip);
       return 0;
     }
