@@ -7,40 +7,27 @@
  * domain moves: the claimant's placeholder holds fresh DKIM keys, the holder's domain is deleted
  * (its `domain.deleted` event on the holder's stream) and the holder's sends from it are refused.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { ApiKeysStore, Keys, createRedis, type RedisClient } from '@petrel/store';
-import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { ApiKeysStore } from '@petrel/store';
+import { waitUntil } from '@petrel/testing';
+import { fileDnsStack } from './helpers.js';
 
-let stack: Stack;
-let dns: TestDnsServer;
-let redis: RedisClient;
-let claimant: Resend;
-let claimantKey: string;
 /** The holder's activity window: long enough to see the block right after a send, short enough to wait out. */
 const ACTIVITY_WINDOW_S = 8;
 
+const { stack, dns } = fileDnsStack(() => ({
+  ENFORCE_VERIFIED_DOMAINS: 'true',
+  DOMAIN_MX_HOST: 'mx.petrel.e2e.test',
+  DOMAIN_CLAIM_GRACE_S: '1',
+  DOMAIN_CLAIM_ACTIVITY_WINDOW_S: String(ACTIVITY_WINDOW_S),
+}));
+let claimant: Resend;
+let claimantKey: string;
 beforeAll(async () => {
-  dns = await startDnsServer();
-  stack = await startStack({
-    env: {
-      DNS_SERVERS: dns.address,
-      ENFORCE_VERIFIED_DOMAINS: 'true',
-      DOMAIN_MX_HOST: 'mx.petrel.e2e.test',
-      DOMAIN_CLAIM_GRACE_S: '1',
-      DOMAIN_CLAIM_ACTIVITY_WINDOW_S: String(ACTIVITY_WINDOW_S),
-    },
-  });
-  redis = createRedis(stack.redis.url);
-  const store = new ApiKeysStore(redis, new Keys(stack.prefix));
+  const store = new ApiKeysStore(stack.admin, stack.keys);
   claimantKey = (await store.create(await store.createTeam('claimant'), { name: 'claimant' })).token;
   claimant = new Resend(claimantKey, { baseUrl: stack.baseUrl });
-});
-afterAll(async () => {
-  await redis?.quit();
-  await stack?.stop();
-  await dns?.stop();
 });
 
 type Record_ = { name: string; type: string; value: string; priority?: number };

@@ -6,28 +6,16 @@
  * `from` at an unverified domain is refused with Resend's 403, and a sending key restricted to a
  * domain sends from that domain only.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { waitUntil } from '@petrel/testing';
+import { fileDnsStack } from './helpers.js';
 
-let stack: Stack;
-let dns: TestDnsServer;
-beforeAll(async () => {
-  dns = await startDnsServer();
-  stack = await startStack({
-    env: {
-      DNS_SERVERS: dns.address,
-      DOMAIN_VERIFY_INTERVAL_S: '1',
-      ENFORCE_VERIFIED_DOMAINS: 'true',
-      DOMAIN_MX_HOST: 'mx.petrel.e2e.test',
-    },
-  });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
-});
+const { stack, dns } = fileDnsStack(() => ({
+  DOMAIN_VERIFY_INTERVAL_S: '1',
+  ENFORCE_VERIFIED_DOMAINS: 'true',
+  DOMAIN_MX_HOST: 'mx.petrel.e2e.test',
+}));
 
 type Record_ = {
   record: string;

@@ -14,6 +14,7 @@ import { openRuntime } from '@petrel/runtime';
 import type { EmailEvent, TeamEvent } from '@petrel/contracts';
 import {
   freePort,
+  startDnsServer,
   startNodeProcess,
   startRedis,
   startSmtpSink,
@@ -23,6 +24,7 @@ import {
   type SinkPlan,
   type SmtpSink,
   type SmtpSinkOptions,
+  type TestDnsServer,
   type TestRedis,
   type TestRedisCluster,
 } from '@petrel/testing';
@@ -120,6 +122,29 @@ export function fileStack(opts: StackOptions = {}): Stack {
     await stack.stop?.();
   });
   return stack;
+}
+
+/**
+ * A local authoritative DNS server and the file's stack resolving through it (DNS_SERVERS): both
+ * start before the file's tests (the server first: `env` may read it) and stop after them, filled
+ * in as fileStack's stack is.
+ */
+export function fileDnsStack(env: (dns: TestDnsServer) => Record<string, string> = () => ({})): {
+  stack: Stack;
+  dns: TestDnsServer;
+} {
+  const stack = {} as Stack;
+  const dns = {} as TestDnsServer;
+  beforeAll(async () => {
+    Object.assign(dns, await startDnsServer());
+    Object.assign(stack, await startStack({ env: { DNS_SERVERS: dns.address, ...env(dns) } }));
+  });
+  afterAll(async () => {
+    // undefined when a start failed: its error is the one to read
+    await stack.stop?.();
+    await dns.stop?.();
+  });
+  return { stack, dns };
 }
 
 let addressSeq = 0;
@@ -272,6 +297,29 @@ export async function startApp(
     env: withMetrics,
     ready: async () => (await fetch(`http://127.0.0.1:${readyPort}/ready`)).ok,
   });
+}
+
+/**
+ * The API as its own process (startApp) on a free port, over the Redis and key prefix `common`
+ * names, with a bootstrap key of its own and its own URL as PUBLIC_URL; `cleanups` (see
+ * cleanupsAfterEach) gets its closer.
+ */
+export async function startApiApp(
+  common: Record<string, string>,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<{ api: NodeProcess; apiUrl: string; key: string; resend: Resend }> {
+  const key = `re_test_${randomBytes(12).toString('hex')}`;
+  const apiPort = await freePort();
+  const apiUrl = `http://127.0.0.1:${apiPort}`;
+  const api = await startApp('api', {
+    ...common,
+    PORT: String(apiPort),
+    METRICS_PORT: '0',
+    BOOTSTRAP_API_KEY: key,
+    PUBLIC_URL: apiUrl,
+  });
+  cleanups.push(() => api.stop());
+  return { api, apiUrl, key, resend: new Resend(key, { baseUrl: apiUrl }) };
 }
 
 /**

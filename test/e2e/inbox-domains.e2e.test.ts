@@ -3,23 +3,10 @@
  * answering for it (scenarios/inboxes-domains.ts; the Redis Cluster suite,
  * audience-cluster.e2e.test.ts, runs the same scenario).
  */
-import { afterAll, beforeAll } from 'vitest';
-import { startDnsServer, type TestDnsServer } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { fileDnsStack } from './helpers.js';
 import { inboxDomainScenarios } from './scenarios/inboxes-domains.js';
 
-let stack: Stack;
-let dns: TestDnsServer;
-beforeAll(async () => {
-  dns = await startDnsServer();
-  stack = await startStack({
-    env: { DNS_SERVERS: dns.address, DOMAIN_MX_HOST: 'mx.petrel.e2e.test' },
-  });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
-});
+const { stack, dns } = fileDnsStack(() => ({ DOMAIN_MX_HOST: 'mx.petrel.e2e.test' }));
 
 inboxDomainScenarios(
   () => stack,

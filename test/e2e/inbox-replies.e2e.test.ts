@@ -3,21 +3,10 @@
  * local DNS server answering for the inbox's verified domain (scenarios/inboxes-replies.ts; the
  * Redis Cluster suite, audience-cluster.e2e.test.ts, runs the same scenarios).
  */
-import { afterAll, beforeAll } from 'vitest';
-import { startDnsServer, type TestDnsServer } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { fileDnsStack } from './helpers.js';
 import { inboxRepliesEnv, inboxReplyScenarios } from './scenarios/inboxes-replies.js';
 
-let stack: Stack;
-let dns: TestDnsServer;
-beforeAll(async () => {
-  dns = await startDnsServer();
-  stack = await startStack({ env: inboxRepliesEnv(dns.address) });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
-});
+const { stack, dns } = fileDnsStack((server) => inboxRepliesEnv(server.address));
 
 inboxReplyScenarios(
   () => stack,
