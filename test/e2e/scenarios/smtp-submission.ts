@@ -421,6 +421,14 @@ export function smtpSubmissionScenarios(current: () => Stack): void {
   });
 
   describe('SMTP smuggling (RFC 5321 sections 2.3.8 and 4.1.1.4; RELIABILITY R22)', () => {
+    /** A raw authenticated session past MAIL FROM, RCPT TO:<to> and DATA (each accepted): the message goes next. */
+    async function inData(to: string): Promise<RawSmtp> {
+      const s = await RawSmtp.authenticated(port, stack.key);
+      expect(await s.command('MAIL FROM:<hello@acme.test>')).toMatch(/^250 /);
+      expect(await s.command(`RCPT TO:<${to}>`)).toMatch(/^250 /);
+      expect(await s.command('DATA')).toMatch(/^354 /);
+      return s;
+    }
     const PAYLOADS: Record<string, string> = {
       '<LF>.<CR><LF>': '\n.\r\n',
       '<CR>.<CR>': '\r.\r',
@@ -431,10 +439,7 @@ export function smtpSubmissionScenarios(current: () => Stack): void {
     for (const [name, terminator] of Object.entries(PAYLOADS)) {
       it(`${name} inside DATA never ends the message nor starts a second one`, async () => {
         const [to, victim] = [addr('smuggle'), addr('victim')];
-        const s = await RawSmtp.authenticated(port, stack.key);
-        expect(await s.command('MAIL FROM:<hello@acme.test>')).toMatch(/^250 /);
-        expect(await s.command(`RCPT TO:<${to}>`)).toMatch(/^250 /);
-        expect(await s.command('DATA')).toMatch(/^354 /);
+        const s = await inData(to);
         const smuggled =
           `MAIL FROM:<ceo@acme.test>\r\nRCPT TO:<${victim}>\r\nDATA\r\n` +
           `From: CEO <ceo@acme.test>\r\nTo: ${victim}\r\nSubject: smuggled\r\n\r\nwire the money\r\n`;
@@ -453,22 +458,16 @@ export function smtpSubmissionScenarios(current: () => Stack): void {
     }
 
     it('bare LF in the headers is refused the same way', async () => {
-      const s = await RawSmtp.authenticated(port, stack.key);
       const to = addr('hdr');
-      await s.command('MAIL FROM:<hello@acme.test>');
-      await s.command(`RCPT TO:<${to}>`);
-      await s.command('DATA');
+      const s = await inData(to);
       s.write(`From: ${FROM}\r\nTo: ${to}\nBcc: ${addr('injected')}\r\nSubject: s\r\n\r\nhi\r\n.\r\n`);
       expect(await s.reply()).toMatch(/^554 /);
       s.end();
     });
 
     it('a proper message with dot-stuffed lines is one message, its dots intact', async () => {
-      const s = await RawSmtp.authenticated(port, stack.key);
       const to = addr('dots');
-      await s.command('MAIL FROM:<hello@acme.test>');
-      await s.command(`RCPT TO:<${to}>`);
-      await s.command('DATA');
+      const s = await inData(to);
       s.write(
         `From: ${FROM}\r\nTo: ${to}\r\nSubject: dots\r\n\r\nline one\r\n..\r\n..MAIL FROM:<x@y.test>\r\nend\r\n.\r\n`,
       );
