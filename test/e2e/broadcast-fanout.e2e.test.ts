@@ -15,11 +15,9 @@
  *    within the at-least-once window (≤ worker kills × concurrency; the fan-out adds none).
  * Each prints its figures.
  */
-import { randomBytes } from 'node:crypto';
 import { Resend } from 'resend';
 import { describe, expect, it } from 'vitest';
 import {
-  freePort,
   startRedis,
   startSmtpSinkProcess,
   uniquePrefix,
@@ -30,7 +28,7 @@ import {
 } from '@petrel/testing';
 import { ContactsStore, Keys, SuppressionsStore, createRedis, type RedisClient } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
-import { cleanupsAfterEach, fileStack, startApp } from './helpers.js';
+import { cleanupsAfterEach, fileStack, startApiApp, startApp } from './helpers.js';
 import { broadcastScenarios } from './scenarios/broadcasts.js';
 
 describe('broadcasts on one Redis, in process', () => {
@@ -69,18 +67,8 @@ async function deploy(opts: { replyDelayMs: number }): Promise<Deployment> {
     await queues.close();
     await admin.quit();
   });
-  const key = `re_fanout_${randomBytes(12).toString('hex')}`;
   const common = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info' };
-  const apiPort = await freePort();
-  const apiUrl = `http://127.0.0.1:${apiPort}`;
-  const api = await startApp('api', {
-    ...common,
-    PORT: String(apiPort),
-    METRICS_PORT: '0',
-    BOOTSTRAP_API_KEY: key,
-    PUBLIC_URL: apiUrl,
-  });
-  cleanups.push(() => api.stop());
+  const { resend } = await startApiApp(common, cleanups);
   const startWorker = async (): Promise<NodeProcess> => {
     const w = await startApp('worker', {
       ...common,
@@ -112,7 +100,7 @@ async function deploy(opts: { replyDelayMs: number }): Promise<Deployment> {
   const [teamId] = await admin.smembers(keys.teams());
   return {
     sink,
-    resend: new Resend(key, { baseUrl: apiUrl }),
+    resend,
     admin,
     keys,
     queues,

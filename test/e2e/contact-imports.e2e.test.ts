@@ -10,16 +10,9 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  freePort,
-  startRedis,
-  startSmtpSink,
-  uniquePrefix,
-  waitUntil,
-  type NodeProcess,
-} from '@petrel/testing';
+import { startRedis, startSmtpSink, uniquePrefix, waitUntil, type NodeProcess } from '@petrel/testing';
 import { Keys } from '@petrel/store';
-import { cleanupsAfterEach, startApp, startStack, type Stack } from './helpers.js';
+import { cleanupsAfterEach, startApiApp, startApp, startStack, type Stack } from './helpers.js';
 
 type ImportView = {
   status: string;
@@ -332,17 +325,8 @@ describe('a worker killed with SIGKILL mid-import', () => {
     const sink = await startSmtpSink();
     cleanups.push(() => sink.stop());
     const prefix = uniquePrefix('imp-chaos');
-    const key = `re_imp_${randomBytes(12).toString('hex')}`;
     const common = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info' };
-    const apiPort = await freePort();
-    const apiUrl = `http://127.0.0.1:${apiPort}`;
-    const api = await startApp('api', {
-      ...common,
-      PORT: String(apiPort),
-      METRICS_PORT: '0',
-      BOOTSTRAP_API_KEY: key,
-    });
-    cleanups.push(() => api.stop());
+    const { apiUrl, key, resend } = await startApiApp(common, cleanups);
     const startWorker = async (): Promise<NodeProcess> => {
       const w = await startApp('worker', {
         ...common,
@@ -357,7 +341,6 @@ describe('a worker killed with SIGKILL mid-import', () => {
     const admin = new Redis(redis.url);
     cleanups.push(async () => admin.disconnect());
     const keys = new Keys(prefix);
-    const resend = new Resend(key, { baseUrl: apiUrl });
 
     const rows = 150_000;
     const id = await postStreamed(apiUrl, key, rows, (i) => `chaos${i}@example.test,C${i}`, {
