@@ -7,24 +7,14 @@
 import { describe, expect, it } from 'vitest';
 import type { CreateContactOptions } from 'resend';
 import type { TeamEvent } from '@petrel/contracts';
-import { fileStack, uniqueAddress } from './helpers.js';
+import { createdId, fileStack, uniqueAddress } from './helpers.js';
 
 const stack = fileStack();
 
 /** The contact events the stack published, oldest first. */
 const teamEvents = async (): Promise<TeamEvent[]> => (await stack.teamEvents('contact.')) as TeamEvent[];
 
-async function newContact(opts: CreateContactOptions): Promise<string> {
-  const { data, error } = await stack.resend.contacts.create(opts);
-  expect(error).toBeNull();
-  return data!.id;
-}
-
-async function newSegment(name: string): Promise<string> {
-  const { data, error } = await stack.resend.segments.create({ name });
-  expect(error).toBeNull();
-  return data!.id;
-}
+const newContact = (opts: CreateContactOptions) => createdId(stack.resend.contacts.create(opts));
 
 describe('contacts', () => {
   it('creates, reads by id and by raw email, updates, lists and deletes a contact', async () => {
@@ -209,7 +199,7 @@ describe('contact properties', () => {
 describe('segments and audiences', () => {
   it('segments CRUD; contacts join on create or later; members listed; deleting a segment keeps its contacts', async () => {
     const { resend } = stack;
-    const segmentId = await newSegment('VIP');
+    const segmentId = await createdId(stack.resend.segments.create({ name: 'VIP' }));
     expect((await resend.segments.get(segmentId)).data).toEqual({
       object: 'segment',
       id: segmentId,

@@ -8,35 +8,16 @@
  * from-domain whose `tls` is `enforced` (set through the SDK) is never sent to an MX without
  * STARTTLS: it is deferred, then bounced as Temporary, with the reason.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { waitUntil } from '@petrel/testing';
+import { fileDirectStack } from './helpers.js';
 
-let dns: TestDnsServer;
-let mx: SmtpSink;
-let stack: Stack;
-
-beforeAll(async () => {
-  dns = await startDnsServer();
-  mx = await startSmtpSink({ host: '127.0.0.3' });
-  dns.add({ name: 'direct.e2e.test', type: 'MX', value: 'mx1.direct.e2e.test', priority: 10 });
-  dns.add({ name: 'direct.e2e.test', type: 'MX', value: 'mx2.direct.e2e.test', priority: 20 });
-  dns.add({ name: 'mx1.direct.e2e.test', type: 'A', value: '127.0.0.2' });
-  dns.add({ name: 'mx2.direct.e2e.test', type: 'A', value: '127.0.0.3' });
-  dns.add({ name: 'nomail.e2e.test', type: 'MX', value: '.', priority: 0 });
-  stack = await startStack({
-    env: {
-      DELIVERY_MODE: 'direct',
-      DIRECT_SMTP_PORT: String(mx.port),
-      DNS_SERVERS: dns.address,
-      DIRECT_HELO_NAME: 'mta.e2e.test',
-    },
-  });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await Promise.all([mx?.stop(), dns?.stop()]);
+const { stack, dns, mx } = fileDirectStack((zone) => {
+  zone.add({ name: 'direct.e2e.test', type: 'MX', value: 'mx1.direct.e2e.test', priority: 10 });
+  zone.add({ name: 'direct.e2e.test', type: 'MX', value: 'mx2.direct.e2e.test', priority: 20 });
+  zone.add({ name: 'mx1.direct.e2e.test', type: 'A', value: '127.0.0.2' });
+  zone.add({ name: 'mx2.direct.e2e.test', type: 'A', value: '127.0.0.3' });
+  zone.add({ name: 'nomail.e2e.test', type: 'MX', value: '.', priority: 0 });
 });
 
 async function lastEvent(id: string, wanted: string): Promise<void> {

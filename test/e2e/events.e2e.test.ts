@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ReceivedEventRecord } from '@petrel/contracts';
-import { fileStack } from './helpers.js';
+import { createdId, fileStack } from './helpers.js';
 
 const stack = fileStack();
 
@@ -22,11 +22,7 @@ async function received(): Promise<ReceivedEventRecord[]> {
   return rows.map((r) => JSON.parse(r!) as ReceivedEventRecord);
 }
 
-async function contactId(email: string): Promise<string> {
-  const { data, error } = await stack.resend.contacts.create({ email });
-  expect(error).toBeNull();
-  return data!.id;
-}
+const contactId = (email: string) => createdId(stack.resend.contacts.create({ email }));
 
 describe('events (SDK)', () => {
   it('creates, reads by id and by name, lists, updates and removes a definition', async () => {

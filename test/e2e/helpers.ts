@@ -6,7 +6,7 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, afterEach, beforeAll } from 'vitest';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
 import { EVENTS_STREAM_FIELD, Keys, type RedisClient } from '@petrel/store';
@@ -145,6 +145,43 @@ export function fileDnsStack(env: (dns: TestDnsServer) => Record<string, string>
     await dns.stop?.();
   });
   return { stack, dns };
+}
+
+/**
+ * The file's stack in direct delivery (DELIVERY_MODE=direct) through fileDnsStack, with one MX
+ * sink on 127.0.0.3 at DIRECT_SMTP_PORT: the sink starts first, `zone` publishes the test's
+ * records once both servers are up, and all stop after the file's tests.
+ */
+export function fileDirectStack(
+  zone: (dns: TestDnsServer, mx: SmtpSink) => void,
+  env: Record<string, string> = {},
+): { stack: Stack; dns: TestDnsServer; mx: SmtpSink } {
+  const mx = {} as SmtpSink;
+  beforeAll(async () => {
+    Object.assign(mx, await startSmtpSink({ host: '127.0.0.3' }));
+  });
+  afterAll(async () => {
+    await mx.stop?.();
+  });
+  const { stack, dns } = fileDnsStack((server) => {
+    zone(server, mx);
+    return {
+      DELIVERY_MODE: 'direct',
+      DIRECT_SMTP_PORT: String(mx.port),
+      DIRECT_HELO_NAME: 'mta.e2e.test',
+      ...env,
+    };
+  });
+  return { stack, dns, mx };
+}
+
+/** The id of what an SDK call created, failing the test with the call's error otherwise. */
+export async function createdId(
+  answer: Promise<{ data: { id: string } | null; error: unknown }>,
+): Promise<string> {
+  const { data, error } = await answer;
+  expect(error).toBeNull();
+  return data!.id;
 }
 
 let addressSeq = 0;

@@ -8,48 +8,33 @@
  * allows it. A deferral spends no attempt of the retry ladder (one retry here): an email deferred
  * twice still goes out, where two spent attempts would have ended it as a Temporary bounce.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, startSmtpSink, waitUntil, type SmtpSink, type TestDnsServer } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { waitUntil } from '@petrel/testing';
+import { fileDirectStack } from './helpers.js';
 
 const DAY_S = 4;
-let dns: TestDnsServer;
-let mx: SmtpSink;
-let stack: Stack;
-
-beforeAll(async () => {
-  dns = await startDnsServer();
-  mx = await startSmtpSink({ host: '127.0.0.3' });
-  // two destination providers (the MX hosts' domains), both MX hosts on the sink
-  for (const domain of ['pools-a.test', 'warm-b.test']) {
-    dns.set(domain, 'MX', [`mx.${domain}`]);
-    dns.set(`mx.${domain}`, 'A', [mx.host]);
-  }
-  stack = await startStack({
-    env: {
-      DELIVERY_MODE: 'direct',
-      DIRECT_SMTP_PORT: String(mx.port),
-      DNS_SERVERS: dns.address,
-      DIRECT_HELO_NAME: 'mta.e2e.test',
-      SENDING_POOLS: JSON.stringify({
-        acme: { addresses: ['127.0.0.7', '127.0.0.8'], domains: ['acme-pool.e2e.test'] },
-        warm: { addresses: ['127.0.0.10'], domains: ['warm.e2e.test'] },
-        default: { addresses: ['127.0.0.9'] },
-      }),
-      // day 0: 2 emails per provider and address; day 1: 1 (a cut, so some wait twice); day 2: 100
-      WARMUP_SCHEDULE: '2,1,100',
-      WARMUP_DAY_S: String(DAY_S),
-      // one retry: a deferral that spent it would bounce the email at its second deferral
-      RETRY_SCHEDULE_S: '1',
-      RETRY_TIME_SCALE: '1',
-    },
-  });
-});
-
-afterAll(async () => {
-  await stack?.stop();
-  await Promise.all([mx?.stop(), dns?.stop()]);
-});
+const { stack, mx } = fileDirectStack(
+  (dns, sink) => {
+    // two destination providers (the MX hosts' domains), both MX hosts on the sink
+    for (const domain of ['pools-a.test', 'warm-b.test']) {
+      dns.set(domain, 'MX', [`mx.${domain}`]);
+      dns.set(`mx.${domain}`, 'A', [sink.host]);
+    }
+  },
+  {
+    SENDING_POOLS: JSON.stringify({
+      acme: { addresses: ['127.0.0.7', '127.0.0.8'], domains: ['acme-pool.e2e.test'] },
+      warm: { addresses: ['127.0.0.10'], domains: ['warm.e2e.test'] },
+      default: { addresses: ['127.0.0.9'] },
+    }),
+    // day 0: 2 emails per provider and address; day 1: 1 (a cut, so some wait twice); day 2: 100
+    WARMUP_SCHEDULE: '2,1,100',
+    WARMUP_DAY_S: String(DAY_S),
+    // one retry: a deferral that spent it would bounce the email at its second deferral
+    RETRY_SCHEDULE_S: '1',
+    RETRY_TIME_SCALE: '1',
+  },
+);
 
 async function send(from: string, to: string, subject: string): Promise<string> {
   const { data, error } = await stack.resend.emails.send({ from, to, subject, text: subject });
