@@ -41,7 +41,8 @@ describe('SendQueues.jobState', () => {
       const workers = createSendWorkers(
         'send',
         async (job) => {
-          if (job.data.emailId === 'now') throw new UnrecoverableError('cannot be built');
+          if ('emailId' in job.data && job.data.emailId === 'now')
+            throw new UnrecoverableError('cannot be built');
         },
         { connection: redis, prefix, shards: 2, previousShards: 1, concurrency: 2 },
       );
