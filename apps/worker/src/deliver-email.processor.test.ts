@@ -89,7 +89,7 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
         for (const j of jobs) if (!isGroupSpec(j) && !own.has(j.emailId)) own.set(j.emailId, j);
       },
       hasOwnJob: async (emailId) => own.has(emailId),
-      retryDelay: smtpRetryBackoff([60, 300, 900], 1),
+      retryDelay: (attemptsMade, err) => smtpRetryBackoff([60, 300, 900], 1)(attemptsMade, undefined, err),
     };
     return { deps, own, peak, process: deliverEmailProcessor(deps, undefined, group) };
   }
