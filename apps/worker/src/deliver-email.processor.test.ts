@@ -90,17 +90,29 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
       },
       hasOwnJob: async (emailId) => own.has(emailId),
       retryDelay: (attemptsMade, err) => smtpRetryBackoff([60, 300, 900], 1)(attemptsMade, undefined, err),
+      startAhead: 2,
     };
     return { deps, own, peak, process: deliverEmailProcessor(deps, undefined, group) };
   }
-  const groupJob = (over: Partial<Job> = {}) =>
-    ({
-      id: 'grp_grp-ok',
-      data: { v: 1, teamId, emailIds: ids },
-      attemptsMade: 0,
-      stalledCounter: 0,
-      ...over,
-    }) as Job<SendQueueJob>;
+  /** A group job whose progress writes are kept (BullMQ's `updateProgress`), in order. */
+  const groupJob = (over: Partial<Job> = {}) => {
+    const progress: number[] = [];
+    return Object.assign(
+      {
+        id: 'grp_grp-ok',
+        data: { v: 1, teamId, emailIds: ids },
+        attemptsMade: 0,
+        stalledCounter: 0,
+        progress: 0,
+        progressWrites: progress,
+        async updateProgress(this: { progress: number }, p: number) {
+          progress.push(p);
+          this.progress = p;
+        },
+      },
+      over,
+    ) as unknown as Job<SendQueueJob> & { progressWrites: number[] };
+  };
 
   it('delivers, hands a temporary failure to its own job on the ladder’s next delay, ends a permanent bounce', async () => {
     const { deps, own, process } = groupProcessor();
@@ -160,6 +172,19 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
     await process(groupJob({ data: { v: 1, teamId, emailIds: [...ids, ...many] } }));
     expect(peak.running).toBeLessThanOrEqual(2);
     expect(peak.running).toBe(2);
+  });
+
+  it('marks how many of its emails may have started before they start, a few at a time; never lowers the mark', async () => {
+    const { deps, process } = groupProcessor({ limit: 2 });
+    const job = groupJob();
+    await process(job);
+    // startAhead 2 over 3 emails: written before the 1st (2) and before the 3rd (3)
+    expect(job.progressWrites).toEqual([2, 3]);
+    expect(deps.smtp.sent).toHaveLength(3);
+    // a re-run starts from the mark it finds: nothing lower is written
+    const again = groupJob({ stalledCounter: 1, progress: 3 } as Partial<Job>);
+    await process(again);
+    expect(again.progressWrites).toEqual([]);
   });
 
   it('refuses a malformed group payload, naming the field', async () => {

@@ -37,6 +37,8 @@ export interface GroupDelivery {
   hasOwnJob(emailId: string): Promise<boolean>;
   /** The retry ladder's wait after `attemptsMade` failed attempts (the `smtp-retry` strategy). */
   retryDelay(attemptsMade: number, err: Error): number;
+  /** How many emails a group marks as started per progress write (the lane's concurrency). */
+  startAhead: number;
 }
 
 /** What a group job returns: how many of its emails ended how (handed over: to their own job). */
@@ -88,10 +90,12 @@ async function deliverGroup(
   // email handed over then has its own job now, and must not run here as well. A delivered or
   // bounced one is skipped by deliverEmail (its status).
   const again = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
+  const started = startedMark(job, emailIds.length, group.startAhead);
   const ends = await Promise.all(
-    emailIds.map((emailId) =>
+    emailIds.map((emailId, index) =>
       withLogContext({ jobId: job.id, teamId, emailId }, () =>
         group.limit(async () => {
+          await started(index);
           if (again && (await group.hasOwnJob(emailId))) return 'handed_over' as const;
           const end = await deliverOne(teamId, emailId, deps, stages, group);
           if (typeof end === 'string') return end;
@@ -104,6 +108,32 @@ async function deliverGroup(
   const result: GroupResult = {};
   for (const end of ends) result[end] = (result[end] ?? 0) + 1;
   return result;
+}
+
+/**
+ * The group's mark of how many of its emails may have started (the job's progress, a count of
+ * emails in order), written before any email at or past the last mark starts: `startAhead` more
+ * at a time, so it costs one write per `startAhead` emails. The lane's limit starts a group's
+ * emails in order (p-limit runs queued calls first in, first out), so the emails at or past the
+ * mark never started. When the job is failed by BullMQ's stall check (its worker died too often),
+ * the watchdog re-enqueues those as their own jobs instead of failing them
+ * (`SendQueues.jobState`). The mark only grows, also across runs of the job.
+ */
+export function startedMark(
+  job: Pick<Job, 'progress' | 'updateProgress'>,
+  count: number,
+  startAhead: number,
+): (index: number) => Promise<void> {
+  let mark = typeof job.progress === 'number' ? job.progress : 0;
+  let written: Promise<void> = Promise.resolve();
+  return (index) => {
+    if (index >= mark) {
+      mark = Math.min(count, index + Math.max(1, startAhead));
+      written = job.updateProgress(mark);
+    }
+    // every email waits for the write that covers it, also when an earlier email issued it
+    return written;
+  };
 }
 
 /** One email of a group: how it ended, or the own job it must be handed over to. */

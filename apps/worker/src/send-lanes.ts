@@ -60,6 +60,7 @@ export function startSendLanes(
             handOver: (jobs) => deps.queues.enqueue(lane, jobs),
             hasOwnJob: (emailId) => deps.queues.hasOwnJob(lane, emailId),
             retryDelay: (attemptsMade, err) => backoff(attemptsMade, undefined, err),
+            startAhead: config.WORKER_CONCURRENCY,
           }
         : undefined;
     return createSendWorkers(

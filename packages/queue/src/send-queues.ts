@@ -217,6 +217,9 @@ export class SendQueues {
     const state = await found.job.getState();
     if (state === 'unknown') return { state: 'missing' };
     if (state !== 'failed') return { state };
+    // a group failed (by the stall check): an email past its started mark (the job's progress,
+    // apps/worker `startedMark`) never started, so it is as if its job were lost
+    if (group !== undefined && !mayHaveStarted(found.job, emailId)) return { state: 'missing' };
     // read again: the job may have failed after it was read (its reason was not there yet)
     const failed = await Job.fromId<SendQueueJob>(found.queue, jobId);
     return { state, failedReason: failed?.failedReason ?? found.job.failedReason };
@@ -262,6 +265,13 @@ export class SendQueues {
   async close(): Promise<void> {
     await Promise.all(this.queues.map((q) => q.close()));
   }
+}
+
+/** Whether `emailId` of group job `job` may have started: its place is before the job's started mark. */
+function mayHaveStarted(job: Job<SendQueueJob>, emailId: string): boolean {
+  const ids = 'emailIds' in job.data ? job.data.emailIds : [];
+  const mark = typeof job.progress === 'number' ? job.progress : 0;
+  return ids.indexOf(emailId) < mark;
 }
 
 /** `total` split over `parts` as evenly as whole numbers allow, each at least 1. */
