@@ -61,7 +61,7 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
   };
 
   /** A group processor over memory ports; `own` are the jobs handed over, by email id. */
-  function groupProcessor(opts: { limit?: number; own?: Iterable<string> } = {}) {
+  function groupProcessor(opts: { limit?: number; own?: Iterable<string>; handOverAll?: boolean } = {}) {
     const deps = memoryDeliverDeps({ retries: 3 });
     for (const id of ids) deps.emails.put(emailToDeliver({ id, content: { to: [to[id]!] } }));
     deps.smtp.refuse(
@@ -91,6 +91,7 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
       hasOwnJob: async (emailId) => own.has(emailId),
       retryDelay: (attemptsMade, err) => smtpRetryBackoff([60, 300, 900], 1)(attemptsMade, undefined, err),
       startAhead: 2,
+      handOverAll: opts.handOverAll ?? false,
     };
     return { deps, own, peak, process: deliverEmailProcessor(deps, undefined, group) };
   }
@@ -185,6 +186,13 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
     const again = groupJob({ stalledCounter: 1, progress: 3 } as Partial<Job>);
     await process(again);
     expect(again.progressWrites).toEqual([]);
+  });
+
+  it('with a send rate (BullMQ limits jobs, not emails): hands every email over to its own job, sends none itself', async () => {
+    const { deps, own, process } = groupProcessor({ handOverAll: true });
+    await expect(process(groupJob())).resolves.toEqual({ handed_over: 3 });
+    expect([...own.keys()]).toEqual(ids);
+    expect(deps.smtp.sent).toHaveLength(0);
   });
 
   it('refuses a malformed group payload, naming the field', async () => {

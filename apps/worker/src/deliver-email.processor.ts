@@ -39,6 +39,11 @@ export interface GroupDelivery {
   retryDelay(attemptsMade: number, err: Error): number;
   /** How many emails a group marks as started per progress write (the lane's concurrency). */
   startAhead: number;
+  /**
+   * WORKER_SEND_RATE is set: BullMQ's rate limiter counts jobs, so a group hands every email over
+   * to its own job, and the limiter paces the emails as before.
+   */
+  handOverAll: boolean;
 }
 
 /** What a group job returns: how many of its emails ended how (handed over: to their own job). */
@@ -89,6 +94,10 @@ async function deliverGroup(
   // Run again (BullMQ's stall check took it over from a dead worker, or an attempt failed): an
   // email handed over then has its own job now, and must not run here as well. A delivered or
   // bounced one is skipped by deliverEmail (its status).
+  if (group.handOverAll) {
+    await group.handOver(emailIds.map((emailId) => ({ teamId, emailId })));
+    return { handed_over: emailIds.length };
+  }
   const again = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
   const started = startedMark(job, emailIds.length, group.startAhead);
   const ends = await Promise.all(

@@ -61,6 +61,7 @@ export function startSendLanes(
             hasOwnJob: (emailId) => deps.queues.hasOwnJob(lane, emailId),
             retryDelay: (attemptsMade, err) => backoff(attemptsMade, undefined, err),
             startAhead: config.WORKER_CONCURRENCY,
+            handOverAll: Boolean(config.WORKER_SEND_RATE),
           }
         : undefined;
     return createSendWorkers(
