@@ -195,6 +195,26 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
     expect(deps.smtp.sent).toHaveLength(0);
   });
 
+  it('a hand-over that fails fails the job only once every other email of the group has ended', async () => {
+    let done = 0;
+    const fails = groupProcessor({ limit: 1 });
+    const proc = deliverEmailProcessor(fails.deps, undefined, {
+      limit: pLimit(1),
+      handOver: () => Promise.reject(new Error('queue unavailable')),
+      hasOwnJob: async () => false,
+      retryDelay: () => 60_000,
+      startAhead: 2,
+      handOverAll: false,
+    });
+    await expect(
+      proc(groupJob()).finally(() => {
+        done = fails.deps.smtp.sent.length;
+      }),
+    ).rejects.toThrow('queue unavailable');
+    // the email after the failed hand-over (grp-hard) was still sent before the job failed
+    expect(done).toBe(3);
+  });
+
   it('refuses a malformed group payload, naming the field', async () => {
     const { deps, process } = groupProcessor();
     await expect(process(groupJob({ data: { v: 1, teamId, emailIds: [] } }))).rejects.toThrow(/emailIds/);

@@ -100,7 +100,9 @@ async function deliverGroup(
   }
   const again = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
   const started = startedMark(job, emailIds.length, group.startAhead);
-  const ends = await Promise.all(
+  // allSettled, not all: the job must not end (and be taken over by another worker once Redis is
+  // back) while some of its emails are still being sent here
+  const settled = await Promise.allSettled(
     emailIds.map((emailId, index) =>
       withLogContext({ jobId: job.id, teamId, emailId }, () =>
         group.limit(async () => {
@@ -115,7 +117,11 @@ async function deliverGroup(
     ),
   );
   const result: GroupResult = {};
-  for (const end of ends) result[end] = (result[end] ?? 0) + 1;
+  for (const end of settled) {
+    // a failed write (the store or the queue unreachable): the job attempt fails and runs again
+    if (end.status === 'rejected') throw end.reason;
+    result[end.value] = (result[end.value] ?? 0) + 1;
+  }
   return result;
 }
 
