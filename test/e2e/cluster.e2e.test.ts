@@ -59,7 +59,7 @@ async function bullKeysPerMaster(): Promise<Map<number, Map<string, string[]>>> 
 }
 
 describe('sending on a 3-master cluster (QUEUE_SHARDS=6)', () => {
-  it('delivers a 100-email batch once each, its jobs spread over every master', async () => {
+  it('delivers a 100-email batch once each (one group job), and single sends spread over every master', async () => {
     const emails = Array.from({ length: 100 }, (_, i) => ({
       from: 'Acme <news@acme.test>',
       to: `cl-batch${i}@example.test`,
@@ -86,9 +86,20 @@ describe('sending on a 3-master cluster (QUEUE_SHARDS=6)', () => {
       message: 'the last email recorded as delivered',
     });
 
+    // The batch was one group job, in the shard of its first email; single sends are one job each,
+    // in the shard of their id: 80 of them reach every shard but with a probability of
+    // 6 × (5/6)^80 ≈ 3e-6.
+    const singles = await Promise.all(
+      Array.from({ length: 80 }, async (_, i) => {
+        const res = await stack.resend.emails.send({ ...emails[i]!, to: `cl-single${i}@example.test` });
+        expect(res.error).toBeNull();
+        return res.data!.id;
+      }),
+    );
+    await stack.settled(singles);
+
     // Every master served some of these jobs: each shard's event stream (`<queue>:events`, where
-    // BullMQ logs added / active / completed) lives in its queue's slot; with 100 emails over 6
-    // shards an empty shard has a probability of 6 × (5/6)^100 ≈ 7e-8.
+    // BullMQ logs added / active / completed) lives in its queue's slot.
     const perMaster = await bullKeysPerMaster();
     expect(perMaster.size).toBe(3);
     const sendShards = new Set<string>();

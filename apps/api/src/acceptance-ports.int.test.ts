@@ -4,8 +4,16 @@
  * left in the outbox; and what a crash after the first step leaves, finished by the outbox relay.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { acceptPreparer, newEmailId, relayOutbox, type AcceptedEmail } from '@petrel/core';
-import { EmailsStore, IdempotencyStore, OutboxStore, requestFingerprint } from '@petrel/store';
+import { sendGroupJobId } from '@petrel/contracts';
+import {
+  acceptPreparer,
+  commitAcceptance,
+  newEmailId,
+  relayOutbox,
+  type AcceptCommitPorts,
+  type AcceptedEmail,
+} from '@petrel/core';
+import { EmailsStore, IdempotencyStore, OutboxStore, requestFingerprint, WatchdogStore } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
 import type { EmailEvent } from '@petrel/contracts';
 import {
@@ -61,9 +69,24 @@ function accepted(teamId: string, delayMs = 0): AcceptedEmail {
 
 const jobState = async (emailId: string) =>
   (await queues.queueOf('send', emailId).getJob(emailId))?.getState();
+/** The group job named by its first email id, in that email's shard. */
+const groupJob = (first: string) => queues.queueOf('send', first).getJob(sendGroupJobId(first));
+const jobTotal = async () =>
+  (await Promise.all(queues.queues.map((q) => q.getJobCountByTypes('waiting', 'delayed')))).reduce(
+    (a, b) => a + b,
+    0,
+  );
+
+/** The outbox relay's ports over the stores and queues, for one team. */
+const relayPortsOf = (teamId: string) => ({
+  teams: { teamIds: async () => [teamId] },
+  outbox: stores.outbox,
+  queues,
+  observer: new RecordingOutboxObserver(),
+});
 
 describe('acceptance commit (records → jobs → outbox cleared + response stored)', () => {
-  it('leaves every email with its record and its job (delayed when scheduled), the response stored, the outbox empty', async () => {
+  it('leaves every email with its record and a job — one group job for those due now, its own delayed one when scheduled — the response stored, the outbox empty', async () => {
     const teamId = 'team-commit';
     const fp = requestFingerprint('POST', '/emails/batch', { n: 1 });
     const claim = await ports().claim(teamId, 'key-1', fp);
@@ -73,16 +96,22 @@ describe('acceptance commit (records → jobs → outbox cleared + response stor
     await ports().commit(teamId, emails, { token: claim.token, status: 200, body: '{"data":[]}' });
 
     for (const e of emails) expect((await stores.emails.get(teamId, e.id))?.status).toBe(e.status);
-    expect(await jobState(emails[0]!.id)).toBe('waiting');
-    expect(await jobState(emails[1]!.id)).toBe('waiting');
+    const group = await groupJob(emails[0]!.id);
+    expect(await group?.getState()).toBe('waiting');
+    expect(group?.data).toEqual({ v: 1, teamId, emailIds: [emails[0]!.id, emails[1]!.id] });
+    expect(await jobState(emails[0]!.id)).toBeUndefined();
+    expect(await jobState(emails[1]!.id)).toBeUndefined();
     expect(await jobState(emails[2]!.id)).toBe('delayed');
+    // the records name their group (the watchdog looks for the group's job by it)
+    const w = new WatchdogStore(fx.redis, fx.keys, stores.emails);
+    expect((await w.get(teamId, emails[1]!.id))?.group).toBe(emails[0]!.id);
+    expect((await w.get(teamId, emails[2]!.id))?.group).toBeUndefined();
     expect(await stores.outbox.size(teamId)).toBe(0);
     expect(await ports().lookup(teamId, 'key-1', fp)).toEqual({ status: 200, body: '{"data":[]}' });
 
-    // the same request committed again (a retry that took over the claim): still one job each
+    // the same request committed again (a retry that took over the claim): still the same two jobs
     await ports().commit(teamId, emails, undefined);
-    const jobs = await Promise.all(queues.queues.map((q) => q.getJobCountByTypes('waiting', 'delayed')));
-    expect(jobs.reduce((a, b) => a + b, 0)).toBe(3);
+    expect(await jobTotal()).toBe(2);
     expect(await stores.outbox.size(teamId)).toBe(0);
   });
 
@@ -110,12 +139,7 @@ describe('acceptance commit (records → jobs → outbox cleared + response stor
     expect(await stores.outbox.size(teamId)).toBe(2);
     expect(await stores.idempotency.lookup(teamId, 'key-2', 'fp')).toEqual({ outcome: 'in_flight' });
 
-    const relayPorts = {
-      teams: { teamIds: async () => [teamId] },
-      outbox: stores.outbox,
-      queues,
-      observer: new RecordingOutboxObserver(),
-    };
+    const relayPorts = relayPortsOf(teamId);
     // within the grace the relay leaves the entries to the request that wrote them
     expect(await relayOutbox(relayPorts, { nowMs: now + 1_000, graceMs: 30_000 })).toEqual({
       relayed: 0,
@@ -138,7 +162,43 @@ describe('acceptance commit (records → jobs → outbox cleared + response stor
     expect(await relayOutbox(relayPorts, { nowMs: now + 31_000, graceMs: 30_000 })).toMatchObject({
       relayed: 0,
     });
-    const counts = await Promise.all(queues.queues.map((q) => q.getJobCountByTypes('waiting', 'delayed')));
-    expect(counts.reduce((a, b) => a + b, 0)).toBe(5); // 3 jobs of the first test, 2 here
+    expect(await jobTotal()).toBe(4); // 2 jobs of the first test (a group, a delayed one), 2 here
+  });
+
+  it('a crash after the first step of a batch: one outbox entry for the emails due now, and the relay makes their one group job', async () => {
+    const teamId = 'team-crash-group';
+    const now = Date.now();
+    const emails = [accepted(teamId), accepted(teamId), accepted(teamId), accepted(teamId, 3_600_000)];
+    const before = await jobTotal();
+    // step 1 alone, as core's commit writes it (`stage` of the acceptance ports), then a crash
+    const staged: { stage?: Parameters<AcceptCommitPorts['stage']> } = {};
+    await commitAcceptance(
+      { teamId, emails, completion: undefined },
+      {
+        clock: { now: () => now },
+        stage: async (...args) => {
+          staged.stage = args;
+          await stores.emails.stage(...args);
+          throw new Error('killed after step 1');
+        },
+        enqueue: () => Promise.reject(new Error('never reached')),
+        clear: () => Promise.reject(new Error('never reached')),
+      },
+    ).catch(() => undefined);
+    expect(staged.stage).toBeDefined();
+    // one entry for the group of three, one for the scheduled email
+    expect(await stores.outbox.size(teamId)).toBe(2);
+
+    const relayPorts = relayPortsOf(teamId);
+    expect(await relayOutbox(relayPorts, { nowMs: now + 31_000, graceMs: 30_000 })).toEqual({
+      relayed: 4,
+      failedTeams: 0,
+    });
+    const group = await groupJob(emails[0]!.id);
+    expect(group?.data).toEqual({ v: 1, teamId, emailIds: emails.slice(0, 3).map((e) => e.id) });
+    for (const e of emails.slice(0, 3)) expect(await jobState(e.id)).toBeUndefined();
+    expect(await jobState(emails[3]!.id)).toBe('delayed');
+    expect(await stores.outbox.size(teamId)).toBe(0);
+    expect(await jobTotal()).toBe(before + 2);
   });
 });

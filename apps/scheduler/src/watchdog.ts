@@ -44,8 +44,8 @@ const KNOWN_STATES = new Set([
 /** The send queues as the watchdog's port. */
 export function sendJobsPort(queues: SendQueues): SendJobs {
   return {
-    async state(lane, emailId): Promise<JobState> {
-      const s = await queues.jobState(lane, emailId);
+    async state(lane, emailId, group): Promise<JobState> {
+      const s = await queues.jobState(lane, emailId, group);
       if (s.state === 'failed') return { state: 'failed', failedReason: s.failedReason ?? '' };
       return KNOWN_STATES.has(s.state) ? ({ state: s.state } as JobState) : { state: 'missing' };
     },

@@ -9,7 +9,7 @@
  */
 import { broadcastLaneYield, type LaneYieldRule } from '@petrel/core';
 import { setLaneConcurrency, type Worker } from '@petrel/queue';
-import type { SendJob } from '@petrel/contracts';
+import type { SendQueueJob } from '@petrel/contracts';
 import { log, metrics } from '@petrel/observability';
 import { setTimeout as sleep } from 'node:timers/promises';
 
@@ -22,7 +22,7 @@ export function startBroadcastLaneYield(opts: {
   /** undefined (WORKER_BROADCAST_YIELD=false): the lane keeps `fullConcurrency`, nothing is read. */
   rule: LaneYieldRule | undefined;
   /** The broadcast lane's workers of this process. */
-  workers: readonly Worker<SendJob>[];
+  workers: readonly Worker<SendQueueJob>[];
   /** WORKER_BROADCAST_CONCURRENCY. */
   fullConcurrency: number;
   /** The transactional lane's jobs waiting and running. */

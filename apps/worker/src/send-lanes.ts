@@ -6,12 +6,13 @@
  */
 import { broadcastLaneYieldRule } from '@petrel/config';
 import type { DeliverStage } from '@petrel/core';
-import { LANE_QUEUE, SEND_LANES, type SendJob } from '@petrel/contracts';
-import { createSendWorkers, type QueueConnection, type Worker } from '@petrel/queue';
+import pLimit from 'p-limit';
+import { LANE_QUEUE, SEND_LANES, type SendQueueJob } from '@petrel/contracts';
+import { createSendWorkers, type QueueConnection, type SendQueues, type Worker } from '@petrel/queue';
 import { log, metrics, zeroSeries } from '@petrel/observability';
 import type { WorkerConfig } from './config.js';
 import type { LaneIndependentDeliverDeps } from './delivery-ports.js';
-import { deliverEmailProcessor } from './deliver-email.processor.js';
+import { deliverEmailProcessor, type GroupDelivery } from './deliver-email.processor.js';
 import { deliverObserver } from './deliver-observer.js';
 import { SoftFailError } from './job-result.js';
 import { startBroadcastLaneYield } from './lane-yield.js';
@@ -19,7 +20,7 @@ import { smtpRetryBackoff } from './retry-backoff.js';
 import type { LaneSenders } from './senders.js';
 
 export interface SendLanes {
-  workers: Worker<SendJob>[];
+  workers: Worker<SendQueueJob>[];
   /** Stops the broadcast lane's yield, then closes the workers (in-flight sends finish). */
   close(): Promise<void>;
 }
@@ -35,6 +36,8 @@ export function startSendLanes(
     stages: readonly DeliverStage[] | undefined;
     /** The transactional lane's jobs waiting and running (SendQueues.busy('send')). */
     pressure: () => Promise<number>;
+    /** The send queues: a group job hands an email that must wait over to a job of its own. */
+    queues: Pick<SendQueues, 'enqueue' | 'hasOwnJob'>;
   },
 ): SendLanes {
   // Every process consumes every shard. createSendWorkers splits WORKER_CONCURRENCY over a lane's
@@ -45,9 +48,25 @@ export function startSendLanes(
     const queue = LANE_QUEUE[lane];
     zeroSeries(metrics.jobsProcessed(), { queue: [queue], result: ['completed', 'stalled'] });
     const smtp = deps.senders.byLane.get(lane)!;
+    const backoff = smtpRetryBackoff(deps.schedule, config.RETRY_TIME_SCALE);
+    // Only the transactional lane has group jobs (acceptance makes them; a broadcast's fan-out
+    // writes one job per email, which its pacing and lane yield count). One bound for all its
+    // deliveries in this process: a group job holds one of BullMQ's WORKER_CONCURRENCY slots but
+    // runs its emails through this limit, shared with the own jobs.
+    const group: GroupDelivery | undefined =
+      lane === 'send'
+        ? {
+            limit: pLimit(config.WORKER_CONCURRENCY),
+            handOver: (jobs) => deps.queues.enqueue(lane, jobs),
+            hasOwnJob: (emailId) => deps.queues.hasOwnJob(lane, emailId),
+            retryDelay: (attemptsMade, err) => backoff(attemptsMade, undefined, err),
+            startAhead: config.WORKER_CONCURRENCY,
+            handOverAll: Boolean(config.WORKER_SEND_RATE),
+          }
+        : undefined;
     return createSendWorkers(
       lane,
-      deliverEmailProcessor({ ...deps.ports, smtp, observer: deliverObserver(lane) }, deps.stages),
+      deliverEmailProcessor({ ...deps.ports, smtp, observer: deliverObserver(lane) }, deps.stages, group),
       {
         connection: deps.connection,
         prefix: deps.prefix,
@@ -58,7 +77,7 @@ export function startSendLanes(
         lockDuration: config.WORKER_LOCK_DURATION_MS,
         stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
         maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
-        settings: { backoffStrategy: smtpRetryBackoff(deps.schedule, config.RETRY_TIME_SCALE) },
+        settings: { backoffStrategy: backoff },
       },
     ).map((w) => {
       w.on('failed', (job, err) => {

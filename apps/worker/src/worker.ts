@@ -5,7 +5,7 @@
  * launcher, which hands it the process's runtime.
  */
 import type { DeliverStage } from '@petrel/core';
-import type { SendJob } from '@petrel/contracts';
+import type { SendQueueJob } from '@petrel/contracts';
 import type { Worker } from '@petrel/queue';
 import { partRuntime, type Runtime } from '@petrel/runtime';
 import { startAutomationEngine } from './automation-engine.js';
@@ -18,7 +18,7 @@ import { startSendLanes } from './send-lanes.js';
 import { createLaneSenders } from './senders.js';
 
 export interface WorkerHandle {
-  workers: Worker<SendJob>[];
+  workers: Worker<SendQueueJob>[];
   ready(): Promise<boolean>;
   close(): Promise<void>;
 }
@@ -49,6 +49,7 @@ export async function startWorker(
     stages: ext.stages,
     // the reading the broadcast fan-out paces itself by: the broadcast lane yields by it too
     pressure: () => rt.queues.send.busy('send'),
+    queues: rt.queues.send,
   });
   const imports = startContactImports(config, rt);
   // Automation runs: their own queue, AUTOMATION_CONCURRENCY jobs at a time (automation-engine.ts).

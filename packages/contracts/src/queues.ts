@@ -40,8 +40,58 @@ const jobHead = { v: z.literal(1), teamId: z.string().min(1) };
 export const sendJobSchema = z.object({
   ...jobHead,
   emailId: z.string().min(1),
+  /**
+   * Attempts the email made before this job existed: an email handed over by its group job after
+   * a temporary failure continues the retry ladder where it stood (absent: 0).
+   */
+  attemptsBefore: z.number().int().nonnegative().optional(),
 });
 export type SendJob = z.infer<typeof sendJobSchema>;
+
+/**
+ * Payload of a group send job: the emails of one accepted request due at once, delivered by one
+ * job (one BullMQ job costs about as much Redis work as the email record itself). An email whose
+ * delivery must wait (a retry, a deferral) leaves the group for a job of its own.
+ */
+export const sendGroupJobSchema = z.object({
+  v: z.literal(1),
+  teamId: z.string().min(1),
+  emailIds: z.array(z.string().min(1)).min(1),
+});
+export type SendGroupJob = z.infer<typeof sendGroupJobSchema>;
+
+/** Any job of a send lane's queues: an email's own job or a group's. */
+export type SendQueueJob = SendJob | SendGroupJob;
+
+/**
+ * The job id of a group: derived from its first email id (unique), so a retried acceptance or
+ * the outbox relay writes the same job again, which BullMQ keeps once. The group's job lives in
+ * the shard of that first email id (`sendQueueOf`). WARNING: persisted (records name their group
+ * by its first email id; the watchdog finds the job by it).
+ */
+export const sendGroupJobId = (firstEmailId: string): string => `grp_${firstEmailId}`;
+
+/** An email's own job, as a producer asks for it (job id = email id). */
+export interface EmailJobSpec {
+  teamId: string;
+  emailId: string;
+  /** Wait this long before the first attempt (a scheduled email, a retry). */
+  delayMs?: number;
+  /** See {@link SendJob}'s `attemptsBefore`. */
+  attemptsBefore?: number;
+}
+
+/** A group job, as a producer asks for it (job id: {@link sendGroupJobId} of the first email). */
+export interface GroupJobSpec {
+  teamId: string;
+  emailIds: readonly string[];
+}
+
+/** What a producer of send jobs asks for: one email's own job, or one group job. */
+export type SendJobSpec = EmailJobSpec | GroupJobSpec;
+
+/** Whether `spec` asks for a group job. */
+export const isGroupSpec = (spec: SendJobSpec): spec is GroupJobSpec => 'emailIds' in spec;
 
 /** Hash slots of a Redis Cluster (Redis Cluster specification, "Key distribution model"). */
 export const CLUSTER_SLOTS = 16_384;

@@ -2,14 +2,14 @@
  * Test fixture of the send-queue integration tests: send workers for every lane that record each
  * email they are given, and how often. Not part of the build (tsconfig excludes `*.fixture.ts`).
  */
-import type { QueueLayout, SendJob } from '@petrel/contracts';
+import type { QueueLayout, SendQueueJob } from '@petrel/contracts';
 import { SEND_LANES } from '@petrel/contracts';
 import { createSendWorkers, type QueueConnection, type Worker } from './send-queues.js';
 
 export interface RecordingWorkers {
-  /** Email id → how many times a worker ran its job. */
+  /** Email id → how many times a worker ran its job (or its group's). */
   seen: Map<string, number>;
-  workers: Worker<SendJob>[];
+  workers: Worker<SendQueueJob>[];
   close(): Promise<void>;
 }
 
@@ -26,7 +26,8 @@ export function recordingWorkers(opts: {
     createSendWorkers(
       lane,
       async (job) => {
-        seen.set(job.data.emailId, (seen.get(job.data.emailId) ?? 0) + 1);
+        const ids = 'emailIds' in job.data ? job.data.emailIds : [job.data.emailId];
+        for (const id of ids) seen.set(id, (seen.get(id) ?? 0) + 1);
       },
       { ...rest, concurrency },
     ),

@@ -10,13 +10,14 @@ import {
   LANE_QUEUE,
   SEND_LANES,
   sendQueueNames,
+  type EmailJobSpec,
   type QueueLayout,
-  type SendJob,
+  type SendQueueJob,
   type SendLane,
 } from '@petrel/contracts';
 import { uniquePrefix, waitUntil } from '@petrel/testing';
 import { useQueueRedis } from './redis.fixture.js';
-import { SendQueues, createSendWorkers, type SendJobSpec } from './send-queues.js';
+import { SendQueues, createSendWorkers } from './send-queues.js';
 import { recordingWorkers, type RecordingWorkers } from './send-queues.fixture.js';
 
 const fx = useQueueRedis();
@@ -32,7 +33,7 @@ function sendQueues(prefix: string, shards: number, previousShards?: QueueLayout
   return queues;
 }
 
-const specs = (n: number, over: Partial<SendJobSpec> = {}): SendJobSpec[] =>
+const specs = (n: number, over: Partial<EmailJobSpec> = {}): EmailJobSpec[] =>
   Array.from({ length: n }, () => ({ teamId: 't1', emailId: v7(), ...over }));
 
 /** Recording workers of every lane, closed after the test. */
@@ -201,7 +202,7 @@ describe('changing QUEUE_SHARDS strands no job', () => {
 
   it('the unsharded queues of releases before sharding are drained the same way', async () => {
     const prefix = uniquePrefix('unsharded');
-    const legacy = new Queue<SendJob>(LANE_QUEUE.send, { connection: fx.redis, prefix });
+    const legacy = new Queue<SendQueueJob>(LANE_QUEUE.send, { connection: fx.redis, prefix });
     toClose.push(legacy);
     const ids = Array.from({ length: 10 }, () => v7());
     await legacy.addBulk(

@@ -30,7 +30,8 @@ describe('SendQueues.jobState', () => {
       const workers = createSendWorkers(
         'send',
         async (job) => {
-          if (job.data.emailId === 'now') throw new UnrecoverableError('cannot be built');
+          if ('emailId' in job.data && job.data.emailId === 'now')
+            throw new UnrecoverableError('cannot be built');
         },
         { connection: fx.redis, prefix, shards: 2, previousShards: 1, concurrency: 2 },
       );

@@ -12,12 +12,15 @@
 import { Job, Queue, Worker, type JobsOptions, type Processor, type WorkerOptions } from 'bullmq';
 import type { Cluster, Redis } from 'ioredis';
 import {
+  isGroupSpec,
   SEND_LANES,
+  sendGroupJobId,
   sendQueueNames,
   sendQueueOf,
   type QueueLayout,
-  type SendJob,
+  type SendJobSpec,
   type SendLane,
+  type SendQueueJob,
 } from '@petrel/contracts';
 
 /** One Redis server or a Redis Cluster (the union packages/store names `RedisClient`). */
@@ -39,13 +42,7 @@ export interface SendQueueOptions extends ShardOptions {
   prefix?: string;
 }
 
-/** One email to send: its job id is the email id. */
-export interface SendJobSpec {
-  teamId: string;
-  emailId: string;
-  /** Scheduled emails: wait this long before the first attempt. */
-  delayMs?: number;
-}
+export type { SendJobSpec };
 
 /**
  * A safety cap only: the worker decides when retries are spent (its retry ladder), so the API
@@ -83,8 +80,8 @@ function addCounts(into: Counts, counts: Counts): Counts {
 
 export class SendQueues {
   /** Every queue opened: each lane's current shards, then those of the previous layout. */
-  readonly queues: readonly Queue<SendJob>[];
-  private readonly byName = new Map<string, Queue<SendJob>>();
+  readonly queues: readonly Queue<SendQueueJob>[];
+  private readonly byName = new Map<string, Queue<SendQueueJob>>();
   private readonly layouts: QueueLayout[];
   private readonly jobOptions: JobsOptions = sendJobOptions();
 
@@ -93,7 +90,7 @@ export class SendQueues {
     for (const layout of this.layouts) {
       for (const lane of SEND_LANES) {
         for (const name of sendQueueNames(lane, layout)) {
-          const queue = new Queue<SendJob>(name, {
+          const queue = new Queue<SendQueueJob>(name, {
             connection,
             prefix: opts.prefix,
             defaultJobOptions: this.jobOptions,
@@ -114,58 +111,76 @@ export class SendQueues {
   }
 
   /** The queue that holds (or will hold) the job of `emailId` on `lane`, in the current layout. */
-  queueOf(lane: SendLane, emailId: string): Queue<SendJob> {
+  queueOf(lane: SendLane, emailId: string): Queue<SendQueueJob> {
     return this.queue(sendQueueOf(lane, emailId, this.layouts[0]!));
   }
 
-  private queue(name: string): Queue<SendJob> {
+  private queue(name: string): Queue<SendQueueJob> {
     return this.byName.get(name)!;
   }
 
   /** The queues of `lane` that may hold the job of `emailId`: its shard in each layout. */
-  private candidates(lane: SendLane, emailId: string): Queue<SendJob>[] {
+  private candidates(lane: SendLane, emailId: string): Queue<SendQueueJob>[] {
     return this.layouts.map((layout) => this.queue(sendQueueOf(lane, emailId, layout)));
   }
 
   /**
-   * Queue one job per email (jobId = emailId), each on its shard: one `addBulk` per shard, the
-   * shards in parallel. An email whose job exists already (waiting, delayed, active or failed)
-   * keeps it unchanged — BullMQ adds nothing for a job id it holds (https://docs.bullmq.io/guide/jobs/job-ids) —
-   * so enqueueing an email again (a retried acceptance, the outbox relay) never makes a
-   * second job. Resolves once every job is stored; a failure may leave some shards written (run
-   * it again: the ones written are kept as they are).
+   * Queue the jobs of `jobs`, each on its shard: one `addBulk` per shard, the shards in parallel.
+   * An email's own job has the email id as job id, a group's job `sendGroupJobId` of its first
+   * email id, in that email's shard. A job id that exists already (waiting, delayed, active or
+   * failed) keeps its job unchanged — BullMQ adds nothing for a job id it holds
+   * (https://docs.bullmq.io/guide/jobs/job-ids) — so enqueueing again (a retried acceptance, the
+   * outbox relay) never makes a second job. Resolves once every job is stored; a failure may
+   * leave some shards written (run it again: the ones written are kept as they are).
    */
   async enqueue(lane: SendLane, jobs: readonly SendJobSpec[]): Promise<void> {
-    const byQueue = new Map<Queue<SendJob>, SendJobSpec[]>();
-    for (const job of jobs) {
-      const queue = this.queueOf(lane, job.emailId);
-      const list = byQueue.get(queue);
-      if (list) list.push(job);
-      else byQueue.set(queue, [job]);
-    }
-    await Promise.all(
-      [...byQueue].map(([queue, list]) =>
-        queue.addBulk(
-          list.map((j) => ({
+    const byQueue = new Map<Queue<SendQueueJob>, Parameters<Queue<SendQueueJob>['addBulk']>[0]>();
+    for (const j of jobs) {
+      const group = isGroupSpec(j);
+      const key = group ? j.emailIds[0]! : j.emailId;
+      const queue = this.queueOf(lane, key);
+      const bulk = group
+        ? {
+            name: 'send-group',
+            data: { v: 1 as const, teamId: j.teamId, emailIds: [...j.emailIds] },
+            opts: { jobId: sendGroupJobId(key) },
+          }
+        : {
             name: 'send',
-            data: { v: 1, teamId: j.teamId, emailId: j.emailId },
-            opts: { jobId: j.emailId, ...(j.delayMs && j.delayMs > 0 ? { delay: j.delayMs } : {}) },
-          })),
-        ),
-      ),
-    );
+            data: {
+              v: 1 as const,
+              teamId: j.teamId,
+              emailId: key,
+              ...(j.attemptsBefore ? { attemptsBefore: j.attemptsBefore } : {}),
+            },
+            opts: { jobId: key, ...(j.delayMs && j.delayMs > 0 ? { delay: j.delayMs } : {}) },
+          };
+      const list = byQueue.get(queue);
+      if (list) list.push(bulk);
+      else byQueue.set(queue, [bulk]);
+    }
+    await Promise.all([...byQueue].map(([queue, list]) => queue.addBulk(list)));
   }
 
-  /** The job of `emailId` on `lane` and its queue: its shard in the current layout, else in the previous one. */
+  /**
+   * The job `jobId` (default: the email's own, id = `emailId`) in the shard of `emailId` on
+   * `lane`, and its queue: the current layout, else the previous one.
+   */
   private async locate(
     lane: SendLane,
     emailId: string,
-  ): Promise<{ queue: Queue<SendJob>; job: Job<SendJob> } | undefined> {
+    jobId = emailId,
+  ): Promise<{ queue: Queue<SendQueueJob>; job: Job<SendQueueJob> } | undefined> {
     for (const queue of this.candidates(lane, emailId)) {
-      const job = await Job.fromId<SendJob>(queue, emailId);
+      const job = await Job.fromId<SendQueueJob>(queue, jobId);
       if (job) return { queue, job };
     }
     return undefined;
+  }
+
+  /** Whether `emailId` has a job of its own on `lane` (in any state). */
+  async hasOwnJob(lane: SendLane, emailId: string): Promise<boolean> {
+    return (await this.locate(lane, emailId)) !== undefined;
   }
 
   /**
@@ -189,15 +204,24 @@ export class SendQueues {
   /**
    * Where the job of `emailId` on `lane` stands (its shard in either layout): BullMQ's state, and
    * the reason of a failed job; `missing` when no queue holds it (for the stuck-email watchdog).
+   * With `group` (the first email id of the group the email was accepted in), the group's job.
    */
-  async jobState(lane: SendLane, emailId: string): Promise<{ state: string; failedReason?: string }> {
-    const found = await this.locate(lane, emailId);
+  async jobState(
+    lane: SendLane,
+    emailId: string,
+    group?: string,
+  ): Promise<{ state: string; failedReason?: string }> {
+    const jobId = group === undefined ? emailId : sendGroupJobId(group);
+    const found = await this.locate(lane, group ?? emailId, jobId);
     if (!found) return { state: 'missing' };
     const state = await found.job.getState();
     if (state === 'unknown') return { state: 'missing' };
     if (state !== 'failed') return { state };
+    // a group failed (by the stall check): an email past its started mark (the job's progress,
+    // apps/worker `startedMark`) never started, so it is as if its job were lost
+    if (group !== undefined && !mayHaveStarted(found.job, emailId)) return { state: 'missing' };
     // read again: the job may have failed after it was read (its reason was not there yet)
-    const failed = await Job.fromId<SendJob>(found.queue, emailId);
+    const failed = await Job.fromId<SendQueueJob>(found.queue, jobId);
     return { state, failedReason: failed?.failedReason ?? found.job.failedReason };
   }
 
@@ -243,6 +267,13 @@ export class SendQueues {
   }
 }
 
+/** Whether `emailId` of group job `job` may have started: its place is before the job's started mark. */
+function mayHaveStarted(job: Job<SendQueueJob>, emailId: string): boolean {
+  const ids = 'emailIds' in job.data ? job.data.emailIds : [];
+  const mark = typeof job.progress === 'number' ? job.progress : 0;
+  return ids.indexOf(emailId) < mark;
+}
+
 /** `total` split over `parts` as evenly as whole numbers allow, each at least 1. */
 export function splitEvenly(total: number, parts: number): number[] {
   const base = Math.floor(total / parts);
@@ -286,16 +317,20 @@ export interface SendWorkersOptions
  */
 export function createSendWorkers(
   lane: SendLane,
-  processor: Processor<SendJob>,
+  processor: Processor<SendQueueJob>,
   opts: SendWorkersOptions,
-): Worker<SendJob>[] {
+): Worker<SendQueueJob>[] {
   const { shards, previousShards, concurrency, sendRate, ...workerOpts } = opts;
   const names = layouts({ shards, previousShards }).flatMap((layout) => sendQueueNames(lane, layout));
   const concurrencies = splitEvenly(concurrency, names.length);
   const limiter = sendRate ? { limiter: shardLimiter(sendRate, names.length) } : {};
   return names.map(
     (name, i) =>
-      new Worker<SendJob>(name, processor, { ...workerOpts, ...limiter, concurrency: concurrencies[i]! }),
+      new Worker<SendQueueJob>(name, processor, {
+        ...workerOpts,
+        ...limiter,
+        concurrency: concurrencies[i]!,
+      }),
   );
 }
 
@@ -306,7 +341,7 @@ export function createSendWorkers(
  * lower value takes effect as running jobs finish (none is interrupted) and a higher one at the
  * next fetch (https://docs.bullmq.io/guide/workers/concurrency).
  */
-export function setLaneConcurrency(workers: readonly Worker<SendJob>[], concurrency: number): number {
+export function setLaneConcurrency(workers: readonly Worker<SendQueueJob>[], concurrency: number): number {
   const split = splitEvenly(concurrency, workers.length);
   workers.forEach((w, i) => {
     if (w.concurrency !== split[i]) w.concurrency = split[i]!;

@@ -20,6 +20,7 @@ import {
   type Preparer,
   type TemplateLookup,
 } from '@petrel/core';
+import type { SendJobSpec } from '@petrel/contracts';
 import type { DomainsStore } from './domains.store.js';
 import type { EmailsStore } from './emails.store.js';
 import { dailyQuotaCounter, type RateLimitStore } from './rate-limit.store.js';
@@ -29,10 +30,7 @@ import type { OutboxStore } from './outbox.store.js';
 
 /** The send queues as the commit uses them (`SendQueues` of packages/queue). */
 export interface SendJobsPort {
-  enqueue(
-    lane: 'send',
-    jobs: readonly { teamId: string; emailId: string; delayMs?: number }[],
-  ): Promise<void>;
+  enqueue(lane: 'send', jobs: readonly SendJobSpec[]): Promise<void>;
 }
 
 /**
@@ -87,7 +85,7 @@ export function redisAcceptancePorts(deps: {
 }): AcceptPorts {
   const commitPorts: AcceptCommitPorts = {
     clock: systemClock,
-    stage: (teamId, emails, createdAt) => deps.emails.stage(teamId, emails, createdAt),
+    stage: (teamId, emails, createdAt, outbox) => deps.emails.stage(teamId, emails, createdAt, outbox),
     enqueue: (lane, jobs) => deps.queues.enqueue(lane, jobs),
     clear: (teamId, entries, completion) =>
       deps.outbox.clear(

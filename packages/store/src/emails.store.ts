@@ -14,7 +14,7 @@ import {
 } from '@petrel/contracts';
 import { EVENTS_STREAM_MAXLEN, Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
-import { outboxMember } from './outbox.store.js';
+import { outboxJobMember, outboxMember } from './outbox.store.js';
 import { defineScripts, pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
 import type { ChainableCommander } from 'ioredis';
 import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
@@ -25,6 +25,7 @@ import {
   isOncePerEmail,
   mailboxKey,
   type ContactValues,
+  type OutboxJob,
   type RecordedEventKind,
   type RecordedWithEvents,
 } from '@petrel/core';
@@ -58,6 +59,8 @@ export interface NewEmail {
   broadcastId?: string;
   /** The initial timeline entry (e.g. `queued` or `scheduled`). */
   event: EmailEvent;
+  /** The first email id of the group job that sends it (core's commitAcceptance), when in one. */
+  group?: string;
 }
 
 export interface EmailRecord {
@@ -80,6 +83,9 @@ export interface EmailRecord {
   hasAttachments: boolean;
 }
 
+/** The record field naming the group job an email was accepted into (its first email id). */
+export const SEND_GROUP_FIELD = 'send_group';
+
 /** The rank of an email status: its place in core's email table, where a status only moves forward. */
 export const statusRank = emailStatusRank;
 
@@ -100,10 +106,16 @@ export class EmailsStore {
 
   /**
    * Step 1 of acceptance, one script in the team's slot: create the records of `emails` (absent
-   * ones only: a retried request leaves existing records as they are) and put every email in the
-   * team's outbox (its lane and due time). Returns how many records were created.
+   * ones only: a retried request leaves existing records as they are) and write the team's
+   * outbox entries of their jobs — `outbox` (one per group job, one per own job), or without it
+   * one per email (its lane and due time). Returns how many records were created.
    */
-  async stage(teamId: string, emails: NewEmail[], createdAt: Date): Promise<number> {
+  async stage(
+    teamId: string,
+    emails: NewEmail[],
+    createdAt: Date,
+    outbox?: readonly OutboxJob[],
+  ): Promise<number> {
     const n = emails.length;
     const keys: string[] = new Array<string>(4 + 2 * n);
     keys[0] = this.keys.emails(teamId);
@@ -150,8 +162,10 @@ export class EmailsStore {
       if (content.attachments.length > 0) args.push('attachments', JSON.stringify(content.attachments));
       if (e.template) args.push('template_id', e.template.id, 'template_version_id', e.template.versionId);
       if (e.broadcastId) args.push('broadcast_id', e.broadcastId);
+      if (e.group) args.push(SEND_GROUP_FIELD, e.group);
       args[extrasAt] = (args.length - extrasAt - 1) / 2;
     }
+    if (outbox) args.push(outbox.length, ...outbox.map(outboxJobMember));
     // the unfinished indexes (stuck-email watchdog), after the timelines
     keys[2 + 2 * n] = this.keys.unfinishedEmails(teamId, 'send');
     keys[3 + 2 * n] = this.keys.unfinishedEmails(teamId, 'broadcast');

@@ -18,11 +18,17 @@ import type { IdempotencyClaim, IdempotencyStore } from './idempotency.store.js'
 import { defineScripts, execAll, transaction, type StoreCommands } from './scripts.js';
 
 /**
- * The outbox member of an email: `<lane>:<dueMs>:<emailId>`. Deterministic, so the steps that
- * remove an entry rebuild it from the job alone.
+ * The outbox member of an email's own job: `<lane>:<dueMs>:<emailId>`, or of a group job (one
+ * per request: one write instead of one per email): `<lane>:<dueMs>:<id1>,<id2>,…` (email ids
+ * hold no comma). Deterministic, so the steps that remove an entry rebuild it from the job alone.
  */
 export function outboxMember(lane: SendLane, emailId: string, dueMs: number): string {
   return `${lane}:${dueMs}:${emailId}`;
+}
+
+/** The member of `job` (see {@link outboxMember}). */
+export function outboxJobMember(job: OutboxJob): string {
+  return outboxMember(job.lane, job.emailIds ? job.emailIds.join(',') : job.emailId, job.dueMs);
 }
 
 function parseMember(member: string, acceptedMs: number): OutboxEntry | null {
@@ -32,7 +38,10 @@ function parseMember(member: string, acceptedMs: number): OutboxEntry | null {
   const lane = member.slice(0, first) as SendLane;
   const dueMs = Number(member.slice(first + 1, second));
   if (!SEND_LANES.includes(lane) || !Number.isFinite(dueMs)) return null;
-  return { lane, dueMs, emailId: member.slice(second + 1), acceptedMs };
+  const ids = member.slice(second + 1);
+  if (!ids.includes(',')) return { lane, dueMs, emailId: ids, acceptedMs };
+  const emailIds = ids.split(',');
+  return { lane, dueMs, emailId: emailIds[0]!, emailIds, acceptedMs };
 }
 
 export class OutboxStore implements OutboxPort {
@@ -52,10 +61,10 @@ export class OutboxStore implements OutboxPort {
    */
   async clear(
     teamId: string,
-    jobs: OutboxJob[],
+    jobs: readonly OutboxJob[],
     completion?: { claim: IdempotencyClaim; status: number; body: string },
   ): Promise<void> {
-    const members = jobs.map((j) => outboxMember(j.lane, j.emailId, j.dueMs));
+    const members = jobs.map(outboxJobMember);
     if (!completion) {
       if (members.length > 0) await this.redis.zrem(this.keys.outbox(teamId), ...members);
       return;

@@ -7,7 +7,7 @@
  */
 import type { EmailEvent, EmailStatus, SendLane } from '@petrel/contracts';
 import type { UnfinishedEmails, UnfinishedEntry, WatchedEmail } from '@petrel/core';
-import type { EmailsStore } from './emails.store.js';
+import { SEND_GROUP_FIELD, type EmailsStore } from './emails.store.js';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { pipeline } from './scripts.js';
@@ -53,12 +53,16 @@ export class WatchdogStore extends TeamStore implements UnfinishedEmails {
   }
 
   async get(teamId: string, emailId: string): Promise<WatchedEmail | null> {
-    const [record, mark] = await Promise.all([
+    const [record, [mark, group] = []] = await Promise.all([
       this.emails.get(teamId, emailId),
-      this.redis.hget(this.keys.email(teamId, emailId), REQUEUED),
+      this.redis.hmget(this.keys.email(teamId, emailId), REQUEUED, SEND_GROUP_FIELD),
     ]);
     if (!record) return null;
-    return { ...record, requeuedMs: mark === null ? null : Number(mark) };
+    return {
+      ...record,
+      requeuedMs: mark == null ? null : Number(mark),
+      ...(group ? { group } : {}),
+    };
   }
 
   async forget(teamId: string, lane: SendLane, emailId: string): Promise<void> {

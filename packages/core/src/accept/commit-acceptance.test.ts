@@ -66,6 +66,38 @@ describe('commitAcceptance: stage → enqueue → clear', () => {
     ]);
   });
 
+  it('the emails due at once share one group job and one outbox entry; a scheduled one keeps its own', async () => {
+    const { ports, calls } = recording();
+    await commitAcceptance(
+      {
+        teamId: 't1',
+        emails: [accepted('e1'), accepted('e2', 60_000), accepted('e3'), accepted('e4')],
+        completion: undefined,
+      },
+      ports,
+    );
+    const [, staged, , outbox] = calls.stage!;
+    expect((staged as { id: string; group?: string }[]).map((e) => [e.id, e.group])).toEqual([
+      ['e1', 'e1'],
+      ['e2', undefined],
+      ['e3', 'e1'],
+      ['e4', 'e1'],
+    ]);
+    const entries = [
+      { lane: 'send', emailId: 'e1', dueMs: 0, emailIds: ['e1', 'e3', 'e4'] },
+      { lane: 'send', emailId: 'e2', dueMs: NOW + 60_000 },
+    ];
+    expect(outbox).toEqual(entries);
+    expect(calls.enqueue).toEqual([
+      'send',
+      [
+        { teamId: 't1', emailIds: ['e1', 'e3', 'e4'] },
+        { teamId: 't1', emailId: 'e2', delayMs: 60_000 },
+      ],
+    ]);
+    expect(calls.clear).toEqual(['t1', entries, undefined]);
+  });
+
   it('a failed enqueue leaves the outbox entries (the relay makes the jobs) and stores no response', async () => {
     const { ports, log } = recording('enqueue');
     await expect(

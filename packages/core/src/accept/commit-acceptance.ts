@@ -5,15 +5,22 @@
  * three writes, each idempotent, ordered so that a crash between any two loses nothing:
  *
  *   1. stage: the records and their outbox entries (one atomic write in the team's slot);
- *   2. enqueue: the send jobs (job id = email id, so writing one twice keeps one);
+ *   2. enqueue: the send jobs (each with a deterministic job id, so writing one twice keeps one);
  *   3. clear: the outbox entries go, and the Idempotency-Key's response is stored with them.
+ *
+ * The jobs: the emails of the request due at once share ONE group job (job id derived from the
+ * first email id; its emails' records name that id as their `group`), because a BullMQ job costs
+ * about as much Redis work as the record itself; each scheduled email has its own delayed job
+ * (job id = email id) so cancel and reschedule find it. A group of one is an email's own job:
+ * the same cost, and nothing to look up. The outbox entry follows the job: one per group, one
+ * per own job, so the relay re-creates exactly the same jobs.
  *
  * The answer goes out after step 3, so an email answered 2xx (first time or replayed) has its
  * record and its job. A crash after step 1 leaves records whose outbox entries the outbox relay
  * turns into jobs (packages/core/src/outbox); a retry under the same Idempotency-Key recomputes
  * the same ids and runs the steps again.
  */
-import type { SendLane } from '@petrel/contracts';
+import type { SendJobSpec, SendLane } from '@petrel/contracts';
 import type { Clock } from '../kernel/clock.js';
 import type { AcceptedEmail } from './ports.js';
 
@@ -22,20 +29,19 @@ export interface StagedEmail extends AcceptedEmail {
   lane: Extract<SendLane, 'send'>;
   /** Epoch ms its send job is due; its outbox entry carries it. */
   dueMs: number;
+  /** The first email id of the group job that sends it, when it is in one (the watchdog looks there). */
+  group?: string;
 }
 
 /** A send job of step 2. */
-export interface AcceptedSendJob {
-  teamId: string;
-  emailId: string;
-  delayMs?: number;
-}
+export type AcceptedSendJob = SendJobSpec;
 
-/** An outbox entry step 3 removes. */
+/** An outbox entry of steps 1 and 3: an email's own job, or a group's (`emailIds`, `emailId` the first). */
 export interface AcceptedOutboxEntry {
   lane: StagedEmail['lane'];
   emailId: string;
   dueMs: number;
+  emailIds?: readonly string[];
 }
 
 /** The response stored under the request's Idempotency-Key in step 3. */
@@ -48,11 +54,16 @@ export interface AcceptCompletion {
 /** The three writes (each idempotent) and the clock that stamps the records. */
 export interface AcceptCommitPorts {
   clock: Pick<Clock, 'now'>;
-  stage(teamId: string, emails: StagedEmail[], createdAt: Date): Promise<unknown>;
+  stage(
+    teamId: string,
+    emails: StagedEmail[],
+    createdAt: Date,
+    outbox: readonly AcceptedOutboxEntry[],
+  ): Promise<unknown>;
   enqueue(lane: StagedEmail['lane'], jobs: readonly AcceptedSendJob[]): Promise<void>;
   clear(
     teamId: string,
-    entries: AcceptedOutboxEntry[],
+    entries: readonly AcceptedOutboxEntry[],
     completion: AcceptCompletion | undefined,
   ): Promise<void>;
 }
@@ -64,19 +75,29 @@ export async function commitAcceptance(
   const { teamId } = cmd;
   const createdAt = new Date(ports.clock.now());
   const createdMs = createdAt.getTime();
-  const staged = cmd.emails.map((a): StagedEmail => ({
-    ...a,
-    lane: 'send',
-    dueMs: a.delayMs > 0 ? createdMs + a.delayMs : 0,
-  }));
-  await ports.stage(teamId, staged, createdAt);
-  await ports.enqueue(
-    'send',
-    staged.map((e) => ({ teamId, emailId: e.id, ...(e.delayMs > 0 ? { delayMs: e.delayMs } : {}) })),
-  );
-  await ports.clear(
-    teamId,
-    staged.map((e) => ({ lane: e.lane, emailId: e.id, dueMs: e.dueMs })),
-    cmd.completion,
-  );
+  const dueNow = cmd.emails.filter((a) => a.delayMs <= 0).map((a) => a.id);
+  const group = dueNow.length > 1 ? dueNow[0] : undefined;
+  const staged = cmd.emails.map((a): StagedEmail => {
+    const later = a.delayMs > 0;
+    return {
+      ...a,
+      lane: 'send',
+      dueMs: later ? createdMs + a.delayMs : 0,
+      ...(!later && group !== undefined ? { group } : {}),
+    };
+  });
+  const jobs: AcceptedSendJob[] = [];
+  const entries: AcceptedOutboxEntry[] = [];
+  if (group !== undefined) {
+    jobs.push({ teamId, emailIds: dueNow });
+    entries.push({ lane: 'send', emailId: group, dueMs: 0, emailIds: dueNow });
+  }
+  for (const e of staged) {
+    if (e.group !== undefined) continue;
+    jobs.push({ teamId, emailId: e.id, ...(e.delayMs > 0 ? { delayMs: e.delayMs } : {}) });
+    entries.push({ lane: e.lane, emailId: e.id, dueMs: e.dueMs });
+  }
+  await ports.stage(teamId, staged, createdAt, entries);
+  await ports.enqueue('send', jobs);
+  await ports.clear(teamId, entries, cmd.completion);
 }

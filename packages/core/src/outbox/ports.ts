@@ -5,15 +5,18 @@
  * the Redis stores and the send queues satisfy these ports (wired by apps/scheduler);
  * packages/testing has in-memory versions.
  */
-import type { SendLane } from '@petrel/contracts';
+import type { SendJobSpec, SendLane } from '@petrel/contracts';
 import type { TeamDirectory } from '../housekeeping/ports.js';
 
-/** An email whose send job may not exist yet. */
+/** An email (or a group of emails due at once) whose send job may not exist yet. */
 export interface OutboxJob {
   lane: SendLane;
+  /** The email of an own job; the first email of a group. */
   emailId: string;
   /** When the job is due (ms since the epoch); 0 = at once. */
   dueMs: number;
+  /** A group job's emails, in order (`emailId` is the first): acceptance made one job of them. */
+  emailIds?: readonly string[];
 }
 
 /** An outbox entry as stored: the job and when its email was accepted. */
@@ -32,10 +35,10 @@ export interface OutboxPort {
 /** The send queues, as far as the relay needs them. */
 export interface SendJobEnqueuer {
   /**
-   * One job per email (job id = email id: an email whose job exists already keeps it as it is),
-   * delayed by `delayMs` when given.
+   * An email's own job (job id = email id), delayed by `delayMs` when given, or a group's job (job
+   * id from its first email); a job whose id exists already is kept as it is.
    */
-  enqueue(lane: SendLane, jobs: { teamId: string; emailId: string; delayMs?: number }[]): Promise<unknown>;
+  enqueue(lane: SendLane, jobs: SendJobSpec[]): Promise<unknown>;
 }
 
 /** What a relay round reports, for metrics and logs. */

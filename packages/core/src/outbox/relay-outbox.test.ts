@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sendGroupJobId } from '@petrel/contracts';
 import { memoryOutboxRelay } from '@petrel/testing';
 import { relayOutbox } from './relay-outbox.js';
 
@@ -55,6 +56,26 @@ describe('relayOutbox', () => {
     await relayOutbox(r.ports, { nowMs: NOW, graceMs: GRACE });
     expect(r.queues.jobs.size).toBe(1);
     expect(r.outbox.ids('t')).toEqual([]);
+  });
+
+  it('a group entry (the emails of a request due at once) becomes that request’s one group job, and counts its emails', async () => {
+    const r = memoryOutboxRelay();
+    r.outbox
+      .add('t', { emailId: 'a', emailIds: ['a', 'b', 'c'], acceptedMs: NOW - 60_000 })
+      .add('t', { emailId: 'later', acceptedMs: NOW - 60_000, dueMs: NOW + 60_000 });
+    expect(await relayOutbox(r.ports, { nowMs: NOW, graceMs: GRACE })).toEqual({
+      relayed: 4,
+      failedTeams: 0,
+    });
+    expect([...r.queues.jobs]).toEqual([
+      [sendGroupJobId('a'), { lane: 'send', teamId: 't', emailIds: ['a', 'b', 'c'] }],
+      ['later', { lane: 'send', teamId: 't', emailId: 'later', delayMs: 60_000 }],
+    ]);
+    expect(r.outbox.ids('t')).toEqual([]);
+    // relayed again (the request's own enqueue had made it): still the one job
+    r.outbox.add('t', { emailId: 'a', emailIds: ['a', 'b', 'c'], acceptedMs: NOW - 60_000 });
+    await relayOutbox(r.ports, { nowMs: NOW, graceMs: GRACE });
+    expect(r.queues.jobs.size).toBe(2);
   });
 
   it('works through a large outbox in batches, and at most maxPerTeam per round', async () => {

@@ -54,15 +54,20 @@ export async function relayOutbox(
         for (const [lane, jobs] of byLane(entries)) {
           await ports.queues.enqueue(
             lane,
-            jobs.map((e) => ({
-              teamId,
-              emailId: e.emailId,
-              ...(e.dueMs > opts.nowMs ? { delayMs: e.dueMs - opts.nowMs } : {}),
-            })),
+            jobs.map((e) =>
+              // a group's entry carries all its emails, so the relay makes the very job acceptance made
+              e.emailIds
+                ? { teamId, emailIds: e.emailIds }
+                : {
+                    teamId,
+                    emailId: e.emailId,
+                    ...(e.dueMs > opts.nowMs ? { delayMs: e.dueMs - opts.nowMs } : {}),
+                  },
+            ),
           );
         }
         await ports.outbox.remove(teamId, entries);
-        count += entries.length;
+        count += entries.reduce((n, e) => n + (e.emailIds?.length ?? 1), 0);
         if (entries.length < limit || count >= maxPerTeam) break;
       }
     } catch (err) {

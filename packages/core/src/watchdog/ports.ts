@@ -18,6 +18,8 @@ export interface WatchedEmail extends EmailToDeliver {
   scheduledAt: string | null;
   /** When the watchdog re-enqueued its job (ms), or null: it does so once per email. */
   requeuedMs: number | null;
+  /** The first email id of the group job it was accepted into, when it was (commitAcceptance). */
+  group?: string;
 }
 
 /** An entry of a team's unfinished index: the email id and when its job is (was) due, ms. */
@@ -57,7 +59,8 @@ export type JobState =
 
 /** The send queues (packages/queue SendQueues). */
 export interface SendJobs {
-  state(lane: SendLane, emailId: string): Promise<JobState>;
+  /** The email's own job, or with `group` (its record's), the job of the group it was accepted into. */
+  state(lane: SendLane, emailId: string, group?: string): Promise<JobState>;
   /** Queue the job of each email (job id = email id: an existing job is kept as it is). */
   enqueue(
     lane: SendLane,

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { sendGroupJobId } from '@petrel/contracts';
 import { memoryWatchdog } from '@petrel/testing';
 import { decideStuck, retryWindowMs, type StuckInput } from './stuck-decision.js';
 import { sweepStuckEmails } from './sweep-stuck-emails.js';
@@ -116,6 +117,24 @@ describe('sweepStuckEmails', () => {
     expect(r).toMatchObject({ requeued: 0, failed: 0, forgotten: 1 });
     expect(w.emails.indexed('t', 'send')).toEqual(['young', 'running']);
     expect(w.jobs.enqueued).toEqual([]);
+  });
+
+  it('an email waiting or running inside its group job is not stuck; once the group job is gone it is re-enqueued as its own', async () => {
+    const w = memoryWatchdog(NOW);
+    // a backlog: the group's job has waited 30 min (past WATCHDOG_STUCK_AFTER_S), its emails have no job of their own
+    w.emails.add({ id: 'g1', teamId: 't', createdMs: NOW - 30 * MIN, group: 'g1' });
+    w.emails.add({ id: 'g2', teamId: 't', createdMs: NOW - 30 * MIN, group: 'g1' });
+    w.jobs.states.set(sendGroupJobId('g1'), { state: 'waiting' });
+    expect(await sweepStuckEmails(w.ports, opts)).toMatchObject({ requeued: 0, failed: 0, forgotten: 0 });
+    w.jobs.states.set(sendGroupJobId('g1'), { state: 'active' });
+    expect(await sweepStuckEmails(w.ports, opts)).toMatchObject({ requeued: 0, failed: 0, forgotten: 0 });
+    expect(w.jobs.enqueued).toEqual([]);
+    expect(w.emails.indexed('t', 'send')).toEqual(['g1', 'g2']);
+
+    // the group's job lost (its emails still queued): each email gets its own job, once
+    w.jobs.states.delete(sendGroupJobId('g1'));
+    expect(await sweepStuckEmails(w.ports, opts)).toMatchObject({ requeued: 2 });
+    expect(w.jobs.enqueued.map((j) => j.emailId)).toEqual(['g1', 'g2']);
   });
 
   it('fails an email stuck behind a job long past the retry window, removing the job first', async () => {

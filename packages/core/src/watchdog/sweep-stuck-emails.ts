@@ -86,12 +86,18 @@ async function sweepOne(
   const { emailId } = entry;
   // The job first: a job that is gone was gone before the record was read, and a worker records
   // an email's outcome before its job ends, so a record read now that is unfinished is stuck.
-  const job = await ports.jobs.state(lane, emailId);
+  let job = await ports.jobs.state(lane, emailId);
   const email = await ports.unfinished.get(teamId, emailId);
   if (!email) {
     await ports.unfinished.forget(teamId, lane, emailId);
     return act('forgotten', teamId, emailId, 'its record is gone');
   }
+  // An email accepted with others due at once is sent by their group's job until it gets a job
+  // of its own (a retry, a deferral). The group's job is read after the record: if it ended in
+  // between, the email was handled (its status is read on the next round) or handed to its own
+  // job, and a re-enqueue of an own job that exists keeps it — never a second send.
+  if (job.state === 'missing' && email.group !== undefined)
+    job = await ports.jobs.state(lane, emailId, email.group);
   const decision = decideStuck({
     status: email.status,
     dueMs: dueMsOf(email),

@@ -11,6 +11,8 @@
 -- An email whose record exists already (an idempotent retry) is left untouched; every email of
 -- the request gets its outbox entry (scored createdMs), so until step 3 removes it the relay
 -- can finish what a crash interrupted. Returns the number of records created.
+-- Optional ARGV after the emails: outboxCount and that many outbox members, written instead of
+-- the emails' own members (a request's emails due at once share one group job, hence one entry).
 -- Optional KEYS[3+2N], KEYS[4+2N]: the team's unfinished indexes of the `send` and `broadcast`
 -- lanes; each created email enters its lane's, scored by when its job is due (the outbox
 -- member's due time, or createdMs), for the stuck-email watchdog.
@@ -30,7 +32,7 @@ local fixed_end = #fields
 local nfixed = #EMAIL_FIELDS
 local p = 5 + ns * 2
 local index = {}
-local outbox = {}
+local own = {}
 local unfinished = KEYS[3 + 2 * n]
 local pending_s, pending_b = {}, {}
 for i = 1, n do
@@ -41,8 +43,8 @@ for i = 1, n do
   local nx = tonumber(ARGV[values + nfixed])
   local extras = values + nfixed + 1
   p = extras + nx * 2
-  outbox[#outbox + 1] = ARGV[2]
-  outbox[#outbox + 1] = member
+  own[#own + 1] = ARGV[2]
+  own[#own + 1] = member
   if redis.call('EXISTS', rec) == 0 then
     fields[2] = id
     for j = 0, nfixed - 1 do fields[fixed_at + 2 + 2 * j] = ARGV[values + j] end
@@ -64,5 +66,13 @@ end
 if #pending_s > 0 then redis.call('ZADD', unfinished, unpack(pending_s)) end
 if #pending_b > 0 then redis.call('ZADD', KEYS[4 + 2 * n], unpack(pending_b)) end
 if #index > 0 then redis.call('ZADD', KEYS[1], unpack(index)) end
+local outbox = own
+if ARGV[p] then
+  outbox = {}
+  for j = p + 1, p + tonumber(ARGV[p]) do
+    outbox[#outbox + 1] = ARGV[2]
+    outbox[#outbox + 1] = ARGV[j]
+  end
+end
 if #outbox > 0 then redis.call('ZADD', KEYS[2], unpack(outbox)) end
 return #index / 2

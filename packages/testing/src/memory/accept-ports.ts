@@ -5,7 +5,7 @@
  * remote-attachment fetcher that serves scripted URLs. The preparation runs core's real stages
  * (`acceptPreparer`) over MemoryTemplates and MemoryAttachmentFetcher unless a test replaces it.
  */
-import { PetrelError, type EmailContent, type EmailEvent } from '@petrel/contracts';
+import { isGroupSpec, PetrelError, type EmailContent, type EmailEvent } from '@petrel/contracts';
 import {
   acceptPreparer,
   commitAcceptance,
@@ -96,11 +96,12 @@ export class MemoryIdempotency implements IdempotencyPort {
   }
 }
 
-/** A job as the commit would enqueue it. */
+/** A job as the commit would enqueue it, one per email (`group`: the group job that sends it). */
 export interface MemorySendJob {
   teamId: string;
   emailId: string;
   delayMs: number;
+  group?: string;
 }
 
 /** Core's commit (`commitAcceptance`: stage → enqueue → clear) over records and jobs in memory. */
@@ -133,9 +134,12 @@ export class MemoryAcceptCommit {
           this.records.push(...staged.map((e) => ({ ...e, teamId: team })));
         },
         enqueue: async (_lane, jobs) => {
-          this.jobs.push(
-            ...jobs.map((j) => ({ teamId: j.teamId, emailId: j.emailId, delayMs: j.delayMs ?? 0 })),
-          );
+          for (const j of jobs) {
+            if (isGroupSpec(j))
+              for (const emailId of j.emailIds)
+                this.jobs.push({ teamId: j.teamId, emailId, delayMs: 0, group: j.emailIds[0]! });
+            else this.jobs.push({ teamId: j.teamId, emailId: j.emailId, delayMs: j.delayMs ?? 0 });
+          }
         },
         clear: async (_team, _entries, done) => {
           if (done) this.idempotency.complete(done.token, done);

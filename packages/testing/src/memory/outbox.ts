@@ -13,10 +13,13 @@ import type {
   SendJobEnqueuer,
   TeamDirectory,
 } from '@petrel/core';
-import type { SendLane } from '@petrel/contracts';
+import { isGroupSpec, sendGroupJobId, type SendJobSpec, type SendLane } from '@petrel/contracts';
 
 const sameJob = (a: OutboxJob, b: OutboxJob) =>
-  a.lane === b.lane && a.emailId === b.emailId && a.dueMs === b.dueMs;
+  a.lane === b.lane &&
+  a.emailId === b.emailId &&
+  a.dueMs === b.dueMs &&
+  a.emailIds?.join() === b.emailIds?.join();
 
 export class MemoryOutbox implements TeamDirectory, OutboxPort {
   private readonly outboxes = new Map<string, OutboxEntry[]>();
@@ -61,14 +64,12 @@ export class MemoryOutbox implements TeamDirectory, OutboxPort {
   }
 }
 
-export interface MemoryEnqueuedJob {
-  lane: SendLane;
-  teamId: string;
-  emailId: string;
-  delayMs?: number;
-}
+export type MemoryEnqueuedJob = { lane: SendLane } & SendJobSpec;
 
-/** Send queues keyed by email id: enqueueing an id that has a job keeps the first job. */
+/**
+ * Send queues keyed by job id (an email's own job: the email id; a group's: `sendGroupJobId` of
+ * its first email): enqueueing an id that has a job keeps the first job.
+ */
 export class MemorySendQueues implements SendJobEnqueuer {
   readonly jobs = new Map<string, MemoryEnqueuedJob>();
   /** Calls to enqueue, each with its job count (a repeated enqueue still counts). */
@@ -76,13 +77,13 @@ export class MemorySendQueues implements SendJobEnqueuer {
   /** When set, enqueue throws (a queue shard that is down). */
   down = false;
 
-  async enqueue(
-    lane: SendLane,
-    jobs: { teamId: string; emailId: string; delayMs?: number }[],
-  ): Promise<void> {
+  async enqueue(lane: SendLane, jobs: SendJobSpec[]): Promise<void> {
     if (this.down) throw new Error('queue unavailable');
     this.calls.push(jobs.length);
-    for (const j of jobs) if (!this.jobs.has(j.emailId)) this.jobs.set(j.emailId, { lane, ...j });
+    for (const j of jobs) {
+      const id = isGroupSpec(j) ? sendGroupJobId(j.emailIds[0]!) : j.emailId;
+      if (!this.jobs.has(id)) this.jobs.set(id, { lane, ...j });
+    }
   }
 }
 

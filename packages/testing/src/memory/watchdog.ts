@@ -4,7 +4,7 @@
  * leaves it at `sent` or later), send jobs by state, queued imports, and an observer that
  * remembers what it was told.
  */
-import type { EmailEvent, EmailStatus, SendLane } from '@petrel/contracts';
+import { sendGroupJobId, type EmailEvent, type EmailStatus, type SendLane } from '@petrel/contracts';
 import type {
   JobState,
   QueuedImports,
@@ -117,8 +117,9 @@ export class MemoryWatchdogJobs implements SendJobs {
   readonly removed: string[] = [];
   failEnqueue = false;
 
-  async state(_lane: SendLane, emailId: string): Promise<JobState> {
-    return this.states.get(emailId) ?? { state: 'missing' };
+  /** Keyed by job id: the email id, or `sendGroupJobId(group)` for a group's job. */
+  async state(_lane: SendLane, emailId: string, group?: string): Promise<JobState> {
+    return this.states.get(group === undefined ? emailId : sendGroupJobId(group)) ?? { state: 'missing' };
   }
 
   async enqueue(lane: SendLane, jobs: readonly { teamId: string; emailId: string; delayMs?: number }[]) {
