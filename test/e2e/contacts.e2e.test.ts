@@ -29,15 +29,15 @@ describe('contacts', () => {
     expect(seats.error).toBeNull();
 
     const email = uniqueAddress('Ada+tag');
-    const created = await resend.contacts.create({
-      email,
-      firstName: 'Ada',
-      lastName: 'Lovelace',
-      properties: { plan: 'pro', seats: 3 },
-    });
-    expect(created.error).toBeNull();
-    expect(created.data).toEqual({ object: 'contact', id: expect.any(String) });
-    const id = created.data!.id;
+    const id = await createdId(
+      resend.contacts.create({
+        email,
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        properties: { plan: 'pro', seats: 3 },
+      }),
+      'contact',
+    );
 
     const byEmail = await resend.contacts.get({ email: email.toUpperCase() });
     expect(byEmail.error).toBeNull();

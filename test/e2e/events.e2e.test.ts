@@ -27,10 +27,10 @@ const contactId = (email: string) => createdId(stack.resend.contacts.create({ em
 describe('events (SDK)', () => {
   it('creates, reads by id and by name, lists, updates and removes a definition', async () => {
     const name = 'user signed/up ü?#';
-    const created = await stack.resend.events.create({ name, schema: { plan: 'string', seats: 'number' } });
-    expect(created.error).toBeNull();
-    expect(created.data).toEqual({ object: 'event', id: expect.any(String) });
-    const id = created.data!.id;
+    const id = await createdId(
+      stack.resend.events.create({ name, schema: { plan: 'string', seats: 'number' } }),
+      'event',
+    );
 
     const byId = await stack.resend.events.get(id);
     expect(byId.error).toBeNull();

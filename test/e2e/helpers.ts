@@ -175,12 +175,17 @@ export function fileDirectStack(
   return { stack, dns, mx };
 }
 
-/** The id of what an SDK call created, failing the test with the call's error otherwise. */
+/**
+ * The id of what an SDK call created, failing the test with the call's error otherwise; given
+ * `object`, the answer must be exactly Resend's `{ object, id }`.
+ */
 export async function createdId(
-  answer: Promise<{ data: { id: string } | null; error: unknown }>,
+  answer: PromiseLike<{ data: { id: string } | null; error: unknown }>,
+  object?: string,
 ): Promise<string> {
   const { data, error } = await answer;
   expect(error).toBeNull();
+  if (object !== undefined) expect(data).toEqual({ object, id: expect.any(String) });
   return data!.id;
 }
 

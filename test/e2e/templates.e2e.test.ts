@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { CreateTemplateOptions } from 'resend';
 import { RESERVED_VARIABLES } from '@petrel/contracts';
 import { waitUntil, type SinkMessage } from '@petrel/testing';
-import { fileStack, uniqueAddress } from './helpers.js';
+import { createdId, fileStack, uniqueAddress } from './helpers.js';
 
 const stack = fileStack();
 
@@ -47,11 +47,8 @@ async function expectNothingSentTo(addresses: string[]): Promise<void> {
   for (const a of addresses) expect(receivedBy(a)).toEqual([]);
 }
 
-async function createPublished(opts: CreateTemplateOptions): Promise<string> {
-  const { data, error } = await stack.resend.templates.create(opts).publish();
-  expect(error).toBeNull();
-  return data!.id;
-}
+const createPublished = (opts: CreateTemplateOptions) =>
+  createdId(stack.resend.templates.create(opts).publish());
 
 const ORDER_TEMPLATE = (alias: string): CreateTemplateOptions => ({
   name: 'Order shipped',
@@ -71,19 +68,19 @@ const ORDER_TEMPLATE = (alias: string): CreateTemplateOptions => ({
 describe('template CRUD (SDK)', () => {
   it('creates a draft, reads it by id and alias, lists, updates, duplicates and removes it', async () => {
     const alias = uniqueAlias('crud');
-    const created = await stack.resend.templates.create({
-      name: 'Welcome',
-      alias,
-      from: 'Acme <hi@acme.test>',
-      subject: 'Welcome {{{NAME}}}',
-      replyTo: ['a@acme.test', 'b@acme.test'],
-      html: '<h1>Welcome {{{NAME}}}</h1>',
-      text: 'Welcome {{{NAME}}}',
-      variables: [{ key: 'NAME', type: 'string', fallbackValue: 'friend' }],
-    });
-    expect(created.error).toBeNull();
-    expect(created.data).toEqual({ object: 'template', id: expect.any(String) });
-    const id = created.data!.id;
+    const id = await createdId(
+      stack.resend.templates.create({
+        name: 'Welcome',
+        alias,
+        from: 'Acme <hi@acme.test>',
+        subject: 'Welcome {{{NAME}}}',
+        replyTo: ['a@acme.test', 'b@acme.test'],
+        html: '<h1>Welcome {{{NAME}}}</h1>',
+        text: 'Welcome {{{NAME}}}',
+        variables: [{ key: 'NAME', type: 'string', fallbackValue: 'friend' }],
+      }),
+      'template',
+    );
 
     const byId = await stack.resend.templates.get(id);
     expect(byId.error).toBeNull();

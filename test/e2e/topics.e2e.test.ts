@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TeamEvent } from '@petrel/contracts';
-import { fileStack } from './helpers.js';
+import { createdId, fileStack } from './helpers.js';
 
 const stack = fileStack();
 
@@ -17,14 +17,14 @@ const topicEvents = async (): Promise<TeamEvent[]> => (await stack.teamEvents('t
 
 describe('topics (SDK)', () => {
   it('creates, reads, lists, updates and removes a topic', async () => {
-    const created = await stack.resend.topics.create({
-      name: 'Product updates',
-      description: 'Monthly',
-      defaultSubscription: 'opt_in',
-    });
-    expect(created.error).toBeNull();
-    expect(created.data).toEqual({ object: 'topic', id: expect.any(String) });
-    const id = created.data!.id;
+    const id = await createdId(
+      stack.resend.topics.create({
+        name: 'Product updates',
+        description: 'Monthly',
+        defaultSubscription: 'opt_in',
+      }),
+      'topic',
+    );
 
     const got = await stack.resend.topics.get(id);
     expect(got.error).toBeNull();
