@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { fileDirectStack } from './helpers.js';
+import { createdId, fileDirectStack } from './helpers.js';
 
 const DAY_S = 4;
 const { stack, mx } = fileDirectStack(
@@ -36,11 +36,8 @@ const { stack, mx } = fileDirectStack(
   },
 );
 
-async function send(from: string, to: string, subject: string): Promise<string> {
-  const { data, error } = await stack.resend.emails.send({ from, to, subject, text: subject });
-  expect(error).toBeNull();
-  return data!.id;
-}
+const send = (from: string, to: string, subject: string) =>
+  createdId(stack.resend.emails.send({ from, to, subject, text: subject }));
 
 async function delivered(ids: readonly string[]): Promise<void> {
   await waitUntil(

@@ -13,7 +13,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { fileStack } from './helpers.js';
+import { createdId, fileStack } from './helpers.js';
 import { WEBHOOK_TEST_ENV, fileWebhookEndpoint } from './scenarios/webhooks.js';
 
 const SIMULATOR_DOMAIN = 'sim.petrel.test';
@@ -46,16 +46,15 @@ let seq = 0;
 /** A fresh +label, so no test's suppression touches another's address. */
 const label = (local: string, domain = 'resend.dev'): string => `${local}+t${++seq}-${Date.now()}@${domain}`;
 
-async function send(to: string[]): Promise<string> {
-  const { data, error } = await stack.resend.emails.send({
-    from: 'Acme <sender@acme.test>',
-    to,
-    subject: 'Simulated',
-    html: '<p>hi</p>',
-  });
-  expect(error).toBeNull();
-  return data!.id;
-}
+const send = (to: string[]) =>
+  createdId(
+    stack.resend.emails.send({
+      from: 'Acme <sender@acme.test>',
+      to,
+      subject: 'Simulated',
+      html: '<p>hi</p>',
+    }),
+  );
 
 async function lastEvent(id: string, want: string): Promise<void> {
   await waitUntil(async () => (await stack.resend.emails.get(id)).data?.last_event === want, {
