@@ -5,7 +5,7 @@ import { ContactsStore } from './contacts.store.js';
 import { SegmentsStore } from './segments.store.js';
 import { ContactPropertiesStore } from './contact-properties.store.js';
 import { TopicsStore } from './topics.store.js';
-import { newContact } from '../../testing/src/contracts/contacts.contract.js';
+import { newContact } from '@petrel/testing';
 
 const fx = useStoreRedis('contacts');
 // A clock that moves 1 ms per reading: records created within one millisecond would tie in

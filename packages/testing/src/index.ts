@@ -66,7 +66,7 @@ export * from './memory/suppressions.js';
 export * from './memory/recipient-states.js';
 export * from './memory/soft-bounces.js';
 export * from './memory/contacts.js';
-export { newContact } from './contracts/contacts.contract.js';
+export { newContact } from './new-contact.js';
 export * from './memory/fanout.js';
 export * from './memory/broadcasts.js';
 export * from './memory/tracking.js';

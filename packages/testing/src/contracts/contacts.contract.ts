@@ -6,6 +6,7 @@
  */
 import { expect, it } from 'vitest';
 import type { ContactPropertiesPort, ContactsPort, NewContact } from '@petrel/core';
+import { newContact } from '../new-contact.js';
 import { UNKNOWN_ID, describePortContract, type MakePort } from './kit.js';
 
 export interface ContactsContractPorts {
@@ -16,19 +17,6 @@ export interface ContactsContractPorts {
   /** Creates a topic of the team; its id. */
   addTopic(teamId: string): Promise<string>;
 }
-
-let seq = 0;
-/** A new contact with a unique address. */
-export const newContact = (over: Partial<NewContact> = {}): NewContact => ({
-  email: `Ada.${++seq}@Example.test`,
-  first_name: 'Ada',
-  last_name: null,
-  unsubscribed: false,
-  properties: {},
-  segments: [],
-  topics: [],
-  ...over,
-});
 
 export function describeContactsContract(name: string, makePorts: MakePort<ContactsContractPorts>): void {
   describePortContract(`ContactsPort and ContactPropertiesPort contract: ${name}`, makePorts, (setup) => {
