@@ -181,7 +181,7 @@ describe('the broadcast lane yield (WORKER_BROADCAST_YIELD_*)', () => {
       broadcastLaneYieldRule(yieldConfig({ WORKER_BROADCAST_YIELD: 'true' })),
     );
     const c = yieldConfig({});
-    expect(broadcastLaneYieldRule(c)).toEqual({ idleAt: 0, busyAt: 10, minConcurrency: 1 });
+    expect(broadcastLaneYieldRule(c)).toEqual({ idleAt: 0, busyAt: 3, minConcurrency: 1 });
     expect(c.WORKER_BROADCAST_YIELD_INTERVAL_MS).toBe(100);
   });
 

@@ -668,8 +668,13 @@ export const broadcastLaneYieldEnv = {
   WORKER_BROADCAST_YIELD: boolEnv.default(true),
   /** Transactional jobs (waiting + running) at or below which the broadcast lane runs in full. */
   WORKER_BROADCAST_YIELD_IDLE_AT: z.coerce.number().int().min(0).default(0),
-  /** Transactional jobs at or above which the broadcast lane runs its floor (above the idle level). */
-  WORKER_BROADCAST_YIELD_BUSY_AT: z.coerce.number().int().min(1).default(10),
+  /**
+   * Transactional jobs at or above which the broadcast lane runs its floor (above the idle level).
+   * A transactional job is one request's emails due at once (up to 100). 3: quiet lanes-bench runs
+   * gave a transactional p99 ratio of 1.37-1.65x (10: 2.04-2.40x) for a broadcast drain of
+   * 0.50-0.57x (10: 0.67-0.86x) while transactional mail flows (bench/README.md, "Lanes").
+   */
+  WORKER_BROADCAST_YIELD_BUSY_AT: z.coerce.number().int().min(1).default(3),
   /** The broadcast lane's jobs at once per process at the busy level: at least 1, never a stop. */
   WORKER_BROADCAST_MIN_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(1),
   /** How often a worker process reads the transactional lane (one count per shard), in ms. */
