@@ -11,8 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSmtpSinkProcess, waitUntil, type NodeProcess, type SmtpSinkProcess } from '@petrel/testing';
 import { SendQueues } from '@petrel/queue';
-import { ApiKeysStore, Keys, createRedis, type RedisClient } from '@petrel/store';
-import { email, startApp, startStack, type Stack } from './helpers.js';
+import { email, fileStack, startApp } from './helpers.js';
 
 /** Test-sized watchdog: every second, for emails 2 s past due. */
 const WATCHDOG_ENV = { WATCHDOG_INTERVAL_S: '1', WATCHDOG_STUCK_AFTER_S: '2' };
@@ -27,26 +26,21 @@ const WORKER_LOCKS = {
   WORKER_MAX_STALLED_COUNT: '0',
 };
 
-let stack: Stack;
-let admin: RedisClient;
+const stack = fileStack({ env: { ...WATCHDOG_ENV, ...WORKER_LOCKS } });
 let queues: SendQueues;
 
-beforeAll(async () => {
-  stack = await startStack({ env: { ...WATCHDOG_ENV, ...WORKER_LOCKS } });
-  admin = createRedis(stack.redis.url);
-  queues = new SendQueues(admin, { prefix: new Keys(stack.prefix).bullPrefix() });
+beforeAll(() => {
+  queues = new SendQueues(stack.admin, { prefix: stack.keys.bullPrefix() });
 });
 
+// runs before the stack's own afterAll (vitest runs afterAll hooks last-registered first)
 afterAll(async () => {
   await queues?.close();
-  await admin?.quit();
-  await stack?.stop();
 });
 
 describe('stuck-email watchdog', () => {
   it('brings every email whose job vanished to a terminal state, each delivered at most once', async () => {
-    const keys = new Keys(stack.prefix);
-    const team = await new ApiKeysStore(admin, keys).ensureDefaultTeam();
+    const { admin, keys, teamId: team } = stack;
     await Promise.all(queues.queues.map((q) => q.pause()));
     const due = new Date(Date.now() + 1_000).toISOString();
     const sent = await Promise.all(
@@ -109,8 +103,7 @@ describe('stuck-email watchdog', () => {
     });
 
     it('ends the emails it held (their jobs failed by the stall check) as failed, sending none twice', async () => {
-      const keys = new Keys(stack.prefix);
-      const team = await new ApiKeysStore(admin, keys).ensureDefaultTeam();
+      const { admin, keys, teamId: team } = stack;
       // a relay that records each message and then never answers: the victim's sends hang there
       slowSink = await startSmtpSinkProcess({ replyDelayMs: 600_000 });
       victim = await startApp('worker', {
