@@ -68,7 +68,7 @@ function sts(port = goodPort): MtaSts {
     httpsPort: port,
     extraCa: ca.cert,
     timeoutMs: 5_000,
-    now: () => now,
+    clock: { now: () => now },
   });
 }
 

@@ -33,7 +33,8 @@ export interface MtaStsOptions {
   timeoutMs?: number;
   /** Domains whose policy is kept. */
   maxEntries?: number;
-  now?: () => number;
+  /** The clock policies' max_age is counted by (tests move it); default `Date`. */
+  clock?: { now(): number };
   /** Each fetch and its outcome (metrics, logs). Must not throw. */
   onFetch?: (domain: string, outcome: 'ok' | 'error') => void;
 }
@@ -76,7 +77,7 @@ class FetchError extends Error {
 }
 
 export function createMtaSts(opts: MtaStsOptions): MtaSts {
-  const now = opts.now ?? Date.now;
+  const clock = opts.clock ?? Date;
   const port = opts.httpsPort ?? 443;
   const timeoutMs = opts.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const ca = opts.extraCa !== undefined ? [...rootCertificates, opts.extraCa] : undefined;
@@ -166,7 +167,7 @@ export function createMtaSts(opts: MtaStsOptions): MtaSts {
         .split(/\r?\n/)
         .map((l) => l.trim())
         .filter((l) => l !== ''),
-      fetchedAtMs: now(),
+      fetchedAtMs: clock.now(),
     };
   }
 
@@ -179,7 +180,7 @@ export function createMtaSts(opts: MtaStsOptions): MtaSts {
         : txt.kind === 'none'
           ? { kind: 'none' }
           : { kind: 'error', detail: txt.detail };
-    const action = policyAction(cached, lookup, now());
+    const action = policyAction(cached, lookup, clock.now());
     if (action === 'no-policy') return {};
     if (action === 'use-cached') return inForce(cached!);
     const id = (lookup as { id: string }).id;
@@ -195,7 +196,7 @@ export function createMtaSts(opts: MtaStsOptions): MtaSts {
           ? { resultType: err.resultType, detail: err.message }
           : { resultType: 'sts-policy-fetch-error' as const, detail: String(err) };
       // RFC 8461 section 5.1: a failed refresh keeps the cached policy while it is fresh
-      const fresh = cached !== undefined && policyFresh(cached, now());
+      const fresh = cached !== undefined && policyFresh(cached, clock.now());
       return fresh ? { ...inForce(cached!), failure } : { failure };
     }
   }

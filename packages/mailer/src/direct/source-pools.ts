@@ -34,7 +34,8 @@ export interface SourcePoolsOptions {
   /** Length of a warm-up day: 24 h (the test-only WARMUP_DAY_S shortens it). */
   dayMs?: number;
   counter: WarmupCounter;
-  now?: () => number;
+  /** The clock warm-up days are counted by; default `Date`. */
+  clock?: { now(): number };
   observer?: PoolObserver;
 }
 
@@ -54,7 +55,7 @@ const DAY_MS = 86_400_000;
 export function createSourcePools(opts: SourcePoolsOptions): SourcePools {
   const schedule = opts.schedule ?? DEFAULT_WARMUP_SCHEDULE;
   const dayMs = opts.dayMs ?? DAY_MS;
-  const now = opts.now ?? Date.now;
+  const clock = opts.clock ?? Date;
   const next = new Map<string, number>();
   // the first use of an address never changes once written: read it once per process
   const since = new Map<string, Promise<number>>();
@@ -62,7 +63,7 @@ export function createSourcePools(opts: SourcePoolsOptions): SourcePools {
   function firstUse(address: string): Promise<number> {
     let known = since.get(address);
     if (!known) {
-      known = opts.counter.since(address, now());
+      known = opts.counter.since(address, clock.now());
       known.catch(() => since.delete(address));
       since.set(address, known);
     }
@@ -81,7 +82,7 @@ export function createSourcePools(opts: SourcePoolsOptions): SourcePools {
       let capToday = 0;
       for (let i = 0; i < pool.addresses.length; i++) {
         const address = pool.addresses[(start + i) % pool.addresses.length]!;
-        const t = now();
+        const t = clock.now();
         const first = await firstUse(address);
         const day = Math.max(0, Math.floor((t - first) / dayMs));
         const cap = schedule.length === 0 ? null : warmupCap(schedule, day);
