@@ -17,18 +17,18 @@
  */
 import { Resend } from 'resend';
 import { describe, expect, it } from 'vitest';
-import {
-  startRedis,
-  startSmtpSinkProcess,
-  uniquePrefix,
-  waitUntil,
-  type NodeProcess,
-  type SmtpSinkProcess,
-  type TestRedis,
-} from '@petrel/testing';
+import { waitUntil, type NodeProcess } from '@petrel/testing';
 import { ContactsStore, Keys, SuppressionsStore, createRedis, type RedisClient } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
-import { cleanupsAfterEach, fileStack, startApiApp, startApp } from './helpers.js';
+import {
+  cleanupsAfterEach,
+  fileStack,
+  startApiApp,
+  startApp,
+  startProcessBase,
+  startWorkerApp,
+  type ProcessBase,
+} from './helpers.js';
 import { broadcastScenarios } from './scenarios/broadcasts.js';
 
 describe('broadcasts on one Redis, in process', () => {
@@ -41,8 +41,7 @@ const FROM = 'Acme <news@acme.test>';
 
 const cleanups = cleanupsAfterEach();
 
-interface Deployment {
-  sink: SmtpSinkProcess;
+interface Deployment extends ProcessBase {
   resend: Resend;
   admin: RedisClient;
   keys: Keys;
@@ -55,11 +54,7 @@ interface Deployment {
 }
 
 async function deploy(opts: { replyDelayMs: number }): Promise<Deployment> {
-  const redis: TestRedis = await startRedis(); // AOF everysec, noeviction: the production settings
-  cleanups.push(() => redis.stop());
-  const sink = await startSmtpSinkProcess({ replyDelayMs: opts.replyDelayMs });
-  cleanups.push(() => sink.stop());
-  const prefix = uniquePrefix('fanout');
+  const { redis, sink, prefix } = await startProcessBase('fanout', opts, cleanups);
   const keys = new Keys(prefix);
   const admin = createRedis(redis.url);
   const queues = new SendQueues(admin, { prefix: keys.bullPrefix() });
@@ -69,23 +64,17 @@ async function deploy(opts: { replyDelayMs: number }): Promise<Deployment> {
   });
   const common = { REDIS_URL: redis.url, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'info' };
   const { resend } = await startApiApp(common, cleanups);
-  const startWorker = async (): Promise<NodeProcess> => {
-    const w = await startApp('worker', {
-      ...common,
-      LOG_LEVEL: 'warn',
-      SMTP_URL: sink.url,
-      WORKER_CONCURRENCY: String(CONCURRENCY),
-      WORKER_BROADCAST_CONCURRENCY: String(CONCURRENCY),
-      SMTP_POOL_SIZE: String(CONCURRENCY),
-      // test-sized takeover of a dead worker's jobs (production: 30 s)
-      WORKER_LOCK_DURATION_MS: '4000',
-      WORKER_STALLED_INTERVAL_MS: '2000',
-      RETRY_SCHEDULE_S: '1,1,1,1,1',
-      RETRY_TIME_SCALE: '0.5',
-    });
-    cleanups.push(() => w.stop());
-    return w;
-  };
+  const startWorker = () =>
+    startWorkerApp(
+      {
+        ...common,
+        LOG_LEVEL: 'warn',
+        SMTP_URL: sink.url,
+        WORKER_BROADCAST_CONCURRENCY: String(CONCURRENCY),
+      },
+      CONCURRENCY,
+      cleanups,
+    );
   const startScheduler = async (): Promise<NodeProcess> => {
     const s = await startApp('scheduler', {
       ...common,
@@ -99,7 +88,9 @@ async function deploy(opts: { replyDelayMs: number }): Promise<Deployment> {
   const [worker, scheduler] = await Promise.all([startWorker(), startScheduler()]);
   const [teamId] = await admin.smembers(keys.teams());
   return {
+    redis,
     sink,
+    prefix,
     resend,
     admin,
     keys,

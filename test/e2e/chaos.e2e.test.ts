@@ -25,31 +25,25 @@ import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { Resend } from 'resend';
 import { describe, expect, it } from 'vitest';
-import {
-  freePort,
-  pingRedis,
-  startRedis,
-  startSmtpSinkProcess,
-  uniquePrefix,
-  waitUntil,
-  type NodeProcess,
-  type SmtpSinkProcess,
-  type TestRedis,
-} from '@petrel/testing';
+import { freePort, pingRedis, waitUntil, type NodeProcess } from '@petrel/testing';
 import { Keys } from '@petrel/store';
 import { SendQueues } from '@petrel/queue';
-import { cleanupsAfterEach, email, startApp } from './helpers.js';
+import {
+  cleanupsAfterEach,
+  email,
+  startApp,
+  startProcessBase,
+  startWorkerApp,
+  type ProcessBase,
+} from './helpers.js';
 
 const CONCURRENCY = 20;
 
-interface Cluster {
-  redis: TestRedis;
-  sink: SmtpSinkProcess;
+interface Cluster extends ProcessBase {
   api: NodeProcess;
   apiUrl: string;
   workers: NodeProcess[];
   resend: Resend;
-  prefix: string;
   key: string;
   /** The test's own connection, for reading records and job counts. */
   admin: Redis;
@@ -68,11 +62,11 @@ async function startCluster(opts: {
   sendRate: number;
   replyDelayMs: number;
 }): Promise<Cluster> {
-  const redis = await startRedis(); // AOF everysec, noeviction: the production settings
-  cleanups.push(() => redis.stop());
-  const sink = await startSmtpSinkProcess({ replyDelayMs: opts.replyDelayMs });
-  cleanups.push(() => sink.stop());
-  const prefix = uniquePrefix('chaos');
+  const { redis, sink, prefix } = await startProcessBase(
+    'chaos',
+    { replyDelayMs: opts.replyDelayMs },
+    cleanups,
+  );
   const admin = new Redis(redis.url, { maxRetriesPerRequest: 3 });
   const queues = new SendQueues(admin, { prefix: `${prefix}:bull` });
   // Redis is killed on purpose in these tests: connection errors are expected, not news
@@ -106,25 +100,19 @@ async function startCluster(opts: {
   };
   const api = await startApi();
 
-  const startWorker = async (): Promise<NodeProcess> => {
-    const w = await startApp('worker', {
-      ...common,
-      SMTP_URL: sink.url,
-      WORKER_CONCURRENCY: String(CONCURRENCY),
-      SMTP_POOL_SIZE: String(CONCURRENCY),
-      SMTP_CONNECTION_TIMEOUT_MS: '3000',
-      SMTP_SOCKET_TIMEOUT_MS: '5000',
-      WORKER_SEND_RATE: String(opts.sendRate),
-      // test-sized takeover of a dead worker's jobs (production: 30 s)
-      WORKER_LOCK_DURATION_MS: '4000',
-      WORKER_STALLED_INTERVAL_MS: '2000',
-      WORKER_MAX_STALLED_COUNT: '2',
-      RETRY_SCHEDULE_S: '1,1,1,1,1',
-      RETRY_TIME_SCALE: '0.5',
-    });
-    cleanups.push(() => w.stop());
-    return w;
-  };
+  const startWorker = () =>
+    startWorkerApp(
+      {
+        ...common,
+        SMTP_URL: sink.url,
+        SMTP_CONNECTION_TIMEOUT_MS: '3000',
+        SMTP_SOCKET_TIMEOUT_MS: '5000',
+        WORKER_SEND_RATE: String(opts.sendRate),
+        WORKER_MAX_STALLED_COUNT: '2',
+      },
+      CONCURRENCY,
+      cleanups,
+    );
   const workers = await Promise.all(Array.from({ length: opts.workers }, () => startWorker()));
   return {
     redis,

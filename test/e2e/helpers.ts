@@ -18,12 +18,14 @@ import {
   startNodeProcess,
   startRedis,
   startSmtpSink,
+  startSmtpSinkProcess,
   uniquePrefix,
   waitUntil,
   type NodeProcess,
   type SinkPlan,
   type SmtpSink,
   type SmtpSinkOptions,
+  type SmtpSinkProcess,
   type TestDnsServer,
   type TestRedis,
   type TestRedisCluster,
@@ -362,6 +364,53 @@ export async function startApiApp(
   });
   cleanups.push(() => api.stop());
   return { api, apiUrl, key, resend: new Resend(key, { baseUrl: apiUrl }) };
+}
+
+export interface ProcessBase {
+  redis: TestRedis;
+  sink: SmtpSinkProcess;
+  prefix: string;
+}
+
+/**
+ * What apps run as child processes (startApp) share: a redis-server with the production settings
+ * (startRedis: AOF everysec, noeviction), an SMTP sink in its own process (so a test can kill
+ * either) and a fresh key prefix; `cleanups` (see cleanupsAfterEach) gets their closers.
+ */
+export async function startProcessBase(
+  tag: string,
+  sink: Parameters<typeof startSmtpSinkProcess>[0],
+  cleanups: (() => Promise<unknown>)[],
+): Promise<ProcessBase> {
+  const redis = await startRedis();
+  cleanups.push(() => redis.stop());
+  const sinkProcess = await startSmtpSinkProcess(sink);
+  cleanups.push(() => sinkProcess.stop());
+  return { redis, sink: sinkProcess, prefix: uniquePrefix(tag) };
+}
+
+/**
+ * A send worker as its own process (startApp) with `concurrency` parallel sends, sized for chaos
+ * tests: a killed worker's jobs are taken over within seconds (production: a 30 s lock) and its
+ * retries come a second apart; `env` (the Redis, the SMTP_URL, …) adds to that or overrides it.
+ * `cleanups` (see cleanupsAfterEach) gets its closer.
+ */
+export async function startWorkerApp(
+  env: Record<string, string>,
+  concurrency: number,
+  cleanups: (() => Promise<unknown>)[],
+): Promise<NodeProcess> {
+  const worker = await startApp('worker', {
+    WORKER_CONCURRENCY: String(concurrency),
+    SMTP_POOL_SIZE: String(concurrency),
+    WORKER_LOCK_DURATION_MS: '4000',
+    WORKER_STALLED_INTERVAL_MS: '2000',
+    RETRY_SCHEDULE_S: '1,1,1,1,1',
+    RETRY_TIME_SCALE: '0.5',
+    ...env,
+  });
+  cleanups.push(() => worker.stop());
+  return worker;
 }
 
 /**
