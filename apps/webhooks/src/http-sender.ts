@@ -38,7 +38,8 @@ export interface HttpSenderOptions {
   connectionsPerOrigin: number;
   /** Called with the address an attempt connects to (tests count would-be connections). */
   onConnect?: (target: { host: string; address: string }) => void;
-  now?: () => number;
+  /** The clock of the vetted names and of Retry-After dates; default `Date`. */
+  clock?: { now(): number };
 }
 
 export interface HttpSender extends WebhookSender {
@@ -48,7 +49,7 @@ export interface HttpSender extends WebhookSender {
 const utf8 = new TextDecoder('utf-8', { fatal: false });
 
 export function createHttpSender(opts: HttpSenderOptions): HttpSender {
-  const now = opts.now ?? Date.now;
+  const clock = opts.clock ?? Date;
   /** Vetted address per host name, set by each attempt before it connects. */
   const pins = new Map<string, { address: string; family: 4 | 6 }>();
   const lookup: LookupFunction = (hostname, options, callback) => {
@@ -68,7 +69,7 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
     keepAliveTimeout: 10_000,
   });
 
-  const vet = vettedEndpoints({ allowPrivate: opts.allowPrivate, resolve: opts.resolve, now });
+  const vet = vettedEndpoints({ allowPrivate: opts.allowPrivate, resolve: opts.resolve, clock });
   const deadlines = new AttemptDeadlines(opts.timeoutMs);
 
   async function send(req: WebhookRequest): Promise<WebhookSendResult> {
@@ -110,7 +111,10 @@ export function createHttpSender(opts: HttpSenderOptions): HttpSender {
       const abort = (Array.isArray(abortHeader) ? abortHeader : [abortHeader]).some(
         (v) => v?.trim().toLowerCase() === ABORT_VALUE,
       );
-      const retryAfterMs = parseRetryAfter(Array.isArray(retryAfter) ? retryAfter[0] : retryAfter, now());
+      const retryAfterMs = parseRetryAfter(
+        Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        clock.now(),
+      );
       return {
         kind: 'response',
         status: res.statusCode,

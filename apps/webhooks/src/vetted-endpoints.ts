@@ -22,11 +22,12 @@ export type VettedTarget =
 export function vettedEndpoints(opts: {
   allowPrivate: boolean;
   resolve: HostResolver;
-  now: () => number;
+  /** The clock a name's verdict expires by (VETTED_NAME_MS). */
+  clock: { now(): number };
 }): (endpoint: string) => Promise<VettedTarget> {
   const passed = new Map<string, { vetted: VettedTarget; until: number }>();
   return async (endpoint) => {
-    const at = opts.now();
+    const at = opts.clock.now();
     const hit = passed.get(endpoint);
     if (hit && hit.until > at) return hit.vetted;
     const verdict = await vetEndpoint(endpoint, { allowPrivate: opts.allowPrivate, resolve: opts.resolve });
