@@ -9,9 +9,9 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
-import { EVENTS_STREAM_FIELD, Keys, type RedisClient } from '@petrel/store';
+import { EVENTS_STREAM_FIELD, Keys, SEND_GROUP_FIELD, type RedisClient } from '@petrel/store';
 import { openRuntime } from '@petrel/runtime';
-import type { EmailEvent, TeamEvent } from '@petrel/contracts';
+import { sendGroupJobId, type EmailEvent, type TeamEvent } from '@petrel/contracts';
 import {
   freePort,
   startDnsServer,
@@ -52,7 +52,8 @@ export interface Stack {
     init?: RequestInit & { key?: string | null },
   ): Promise<{ status: number; body: any; headers: Headers }>;
   /**
-   * Resolves once none of these emails can be sent (again): the send job of each is over —
+   * Resolves once none of these emails can be sent (again): the send jobs of each (its
+   * request's group job and any job of its own) are over —
    * completed (BullMQ then removes it), failed, or removed by a cancel — so no attempt of it is
    * waiting, delayed or running. The sink records a message before it answers 250 and the
    * worker ends a job only after that answer, so every copy of these emails the stack will
@@ -289,11 +290,24 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     },
     async settled(ids, timeoutMs = 15_000) {
       let pending: string[] = [...ids];
+      // an email due at once is sent by its request's group job (named after the group's first
+      // email, which its record keeps) unless it was handed a job of its own (retries, waits)
+      const teams = await view.redis.smembers(keys.teams());
+      const jobIds = new Map<string, string[]>();
+      for (const id of pending) {
+        const groups = await Promise.all(
+          teams.map((t) => view.redis.hget(keys.email(t, id), SEND_GROUP_FIELD)),
+        );
+        const group = groups.find((g) => g !== null && g !== undefined);
+        jobIds.set(id, group ? [id, sendGroupJobId(group)] : [id]);
+      }
       await waitUntil(
         async () => {
           const states = await Promise.all(
             pending.map(async (id) => {
-              const perLane = await Promise.all(lanes().map((q) => q.getJobState(id)));
+              const perLane = await Promise.all(
+                lanes().flatMap((q) => jobIds.get(id)!.map((jobId) => q.getJobState(jobId))),
+              );
               return perLane.some((st) => PENDING.has(st));
             }),
           );
