@@ -14,7 +14,7 @@ export const links = (ctx: ApiContext) => ({
   inbound: ctx.stores.inbound,
   secret: ctx.secret,
   publicUrl: ctx.publicUrl,
-  now: () => Date.now(),
+  clock: systemClock,
 });
 
 export const sharing = (ctx: ApiContext) => ({
@@ -129,7 +129,7 @@ export const tracking = ({ stores: s, secret }: ApiContext) =>
   engagementTracker({
     emails: s.emails,
     secret,
-    clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+    clock: systemClock,
     ids: { newEventId: () => newId() },
     onRecordError: (err) => log().warn({ err }, 'an open or click could not be recorded'),
   });

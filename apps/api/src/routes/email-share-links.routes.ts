@@ -53,7 +53,7 @@ export function emailShareLinkRoutes(deps: EmailShareDeps): RouteSpec[] {
   }
 
   const claimsOf = (token: string): ShareClaims => {
-    const claims = verifyShareToken(token, deps.secret, deps.now());
+    const claims = verifyShareToken(token, deps.secret, deps.clock.now());
     // tampered and expired alike: the page does not say which
     if (!claims) throw notFound('Shared email');
     return claims;
@@ -72,7 +72,7 @@ export function emailShareLinkRoutes(deps: EmailShareDeps): RouteSpec[] {
   };
 
   const download: RequestHandler = async (req, res) => {
-    const claims = verifyDownloadToken(pathParam(req, 'token'), deps.secret, deps.now());
+    const claims = verifyDownloadToken(pathParam(req, 'token'), deps.secret, deps.clock.now());
     if (!claims || claims.source !== 'sent' || claims.attachmentId === null) throw notFound('Download');
     const found = await deps.emails.getForSend(claims.teamId, claims.emailId);
     const a = found ? findSentAttachment(claims.emailId, found.attachments, claims.attachmentId) : null;

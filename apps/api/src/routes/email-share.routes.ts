@@ -48,7 +48,8 @@ export interface EmailShareDeps {
   secret: string;
   /** Public base URL the links point under (read per request). */
   publicUrl: () => string;
-  now: () => number;
+  /** The links' and shares' expiry clock. */
+  clock: { now(): number };
 }
 
 const shareSchema = z.strictObject({ expires_in: z.string().optional() });
@@ -72,7 +73,7 @@ export function emailShareRoutes(deps: EmailShareDeps): RouteSpec[] {
     inboundDownloadLinks({
       secret: deps.secret,
       publicUrl: deps.publicUrl(),
-      clock: { now: deps.now },
+      clock: deps.clock,
       path: SENT_DOWNLOAD_PATH,
     });
 
@@ -117,7 +118,7 @@ export function emailShareRoutes(deps: EmailShareDeps): RouteSpec[] {
       teamId,
       emailId: id.toLowerCase(),
       kind,
-      expiresAt: shareExpiry(body.expires_in, deps.now()),
+      expiresAt: shareExpiry(body.expires_in, deps.clock.now()),
     };
     res.json({ object: 'email', id: claims.emailId, url: shareUrl(deps.publicUrl(), claims, deps.secret) });
   };

@@ -35,7 +35,8 @@ export interface ReceivingDeps {
   secret: string;
   /** Public base URL the download links point under (read per request). */
   publicUrl: () => string;
-  now: () => number;
+  /** The download links' expiry clock. */
+  clock: { now(): number };
 }
 
 /** `html_format`: data_uri (default) or cid; else 422. */
@@ -48,7 +49,7 @@ function htmlFormat(req: Request): ReceivedHtmlFormat {
 
 export function receivingRoutes(deps: ReceivingDeps): RouteSpec[] {
   const links = () =>
-    inboundDownloadLinks({ secret: deps.secret, publicUrl: deps.publicUrl(), clock: { now: deps.now } });
+    inboundDownloadLinks({ secret: deps.secret, publicUrl: deps.publicUrl(), clock: deps.clock });
   const link = (teamId: string, emailId: string, attachmentId: string | null) =>
     links().url({ teamId, emailId, attachmentId });
 
@@ -105,7 +106,7 @@ export function receivingDownloadRoutes(deps: ReceivingDeps): RouteSpec[] {
     const d = await openReceivedDownload(token, {
       inbound: deps.inbound,
       secret: deps.secret,
-      nowMs: deps.now(),
+      nowMs: deps.clock.now(),
     });
     res
       .status(200)
