@@ -10,7 +10,8 @@ import {
 import type { Job } from '@petrel/queue';
 import { UnrecoverableError } from '@petrel/queue';
 import { emailToDeliver, memoryDeliverDeps } from '@petrel/testing';
-import { deliverEmailProcessor, type GroupDelivery } from './deliver-email.processor.js';
+import { deliverEmailProcessor } from './deliver-email.processor.js';
+import type { GroupDelivery } from './group-delivery.js';
 import { SoftFailError } from './job-result.js';
 import { smtpRetryBackoff } from './retry-backoff.js';
 

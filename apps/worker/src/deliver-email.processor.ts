@@ -6,48 +6,12 @@
  * ends when each of its emails is terminal or handed over. Everything in between (content,
  * recipients, MIME, SMTP, what to record) is packages/core's.
  */
-import {
-  sendGroupJobSchema,
-  sendJobSchema,
-  type SendJob,
-  type SendJobSpec,
-  type SendQueueJob,
-} from '@petrel/contracts';
-import {
-  deliverEmail,
-  DELIVERY_STAGES,
-  type DeliverDeps,
-  type DeliverOutcome,
-  type DeliverStage,
-} from '@petrel/core';
+import { sendGroupJobSchema, sendJobSchema, type SendJob, type SendQueueJob } from '@petrel/contracts';
+import { deliverEmail, DELIVERY_STAGES, type DeliverDeps, type DeliverStage } from '@petrel/core';
 import { DelayedError, parseJobData, UnrecoverableError, type Job } from '@petrel/queue';
-import { log, withLogContext } from '@petrel/observability';
-import { SoftFailError, toJobResult, waitsWithoutAttempt, type JobResult } from './job-result.js';
-
-/** What a lane that takes group jobs needs besides the delivery ports. */
-export interface GroupDelivery {
-  /**
-   * Runs one delivery when the lane's process-wide bound allows (WORKER_CONCURRENCY): own jobs and
-   * the emails of group jobs share it, so a group never multiplies the deliveries run at once.
-   */
-  limit<T>(fn: () => Promise<T>): Promise<T>;
-  /** Queue jobs of their own (job id = email id: an existing one is kept). */
-  handOver(jobs: SendJobSpec[]): Promise<void>;
-  /** Whether the email has a job of its own already (checked when a group job runs again). */
-  hasOwnJob(emailId: string): Promise<boolean>;
-  /** The retry ladder's wait after `attemptsMade` failed attempts (the `smtp-retry` strategy). */
-  retryDelay(attemptsMade: number, err: Error): number;
-  /** How many emails a group marks as started per progress write (the lane's concurrency). */
-  startAhead: number;
-  /**
-   * WORKER_SEND_RATE is set: BullMQ's rate limiter counts jobs, so a group hands every email over
-   * to its own job, and the limiter paces the emails as before.
-   */
-  handOverAll: boolean;
-}
-
-/** What a group job returns: how many of its emails ended how (handed over: to their own job). */
-export type GroupResult = Partial<Record<JobResult | 'handed_over' | 'rejected', number>>;
+import { withLogContext } from '@petrel/observability';
+import { toJobResult, waitsWithoutAttempt, type JobResult } from './job-result.js';
+import { deliverGroup, type GroupDelivery, type GroupResult } from './group-delivery.js';
 
 export function deliverEmailProcessor(
   deps: DeliverDeps,
@@ -82,105 +46,3 @@ export function deliverEmailProcessor(
 
 /** Attempts an email made before its own job existed (in its group). */
 export const attemptsBefore = (data: Pick<SendJob, 'attemptsBefore'>): number => data.attemptsBefore ?? 0;
-
-async function deliverGroup(
-  job: Job<SendQueueJob>,
-  teamId: string,
-  emailIds: readonly string[],
-  deps: DeliverDeps,
-  stages: readonly DeliverStage[],
-  group: GroupDelivery,
-): Promise<GroupResult> {
-  // Run again (BullMQ's stall check took it over from a dead worker, or an attempt failed): an
-  // email handed over then has its own job now, and must not run here as well. A delivered or
-  // bounced one is skipped by deliverEmail (its status).
-  if (group.handOverAll) {
-    await group.handOver(emailIds.map((emailId) => ({ teamId, emailId })));
-    return { handed_over: emailIds.length };
-  }
-  const again = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
-  const started = startedMark(job, emailIds.length, group.startAhead);
-  // allSettled, not all: the job must not end (and be taken over by another worker once Redis is
-  // back) while some of its emails are still being sent here
-  const settled = await Promise.allSettled(
-    emailIds.map((emailId, index) =>
-      withLogContext({ jobId: job.id, teamId, emailId }, () =>
-        group.limit(async () => {
-          await started(index);
-          if (again && (await group.hasOwnJob(emailId))) return 'handed_over' as const;
-          const end = await deliverOne(teamId, emailId, deps, stages, group);
-          if (typeof end === 'string') return end;
-          await group.handOver([end]);
-          return 'handed_over' as const;
-        }),
-      ),
-    ),
-  );
-  const result: GroupResult = {};
-  for (const end of settled) {
-    // a failed write (the store or the queue unreachable): the job attempt fails and runs again
-    if (end.status === 'rejected') throw end.reason;
-    result[end.value] = (result[end.value] ?? 0) + 1;
-  }
-  return result;
-}
-
-/**
- * The group's mark of how many of its emails may have started (the job's progress, a count of
- * emails in order), written before any email at or past the last mark starts: `startAhead` more
- * at a time, so it costs one write per `startAhead` emails. The lane's limit starts a group's
- * emails in order (p-limit runs queued calls first in, first out), so the emails at or past the
- * mark never started. When the job is failed by BullMQ's stall check (its worker died too often),
- * the watchdog re-enqueues those as their own jobs instead of failing them
- * (`SendQueues.jobState`). The mark only grows, also across runs of the job.
- */
-export function startedMark(
-  job: Pick<Job, 'progress' | 'updateProgress'>,
-  count: number,
-  startAhead: number,
-): (index: number) => Promise<void> {
-  let mark = typeof job.progress === 'number' ? job.progress : 0;
-  let written: Promise<void> = Promise.resolve();
-  return (index) => {
-    if (index >= mark) {
-      mark = Math.min(count, index + Math.max(1, startAhead));
-      written = job.updateProgress(mark);
-    }
-    // every email waits for the write that covers it, also when an earlier email issued it
-    return written;
-  };
-}
-
-/** One email of a group: how it ended, or the own job it must be handed over to. */
-async function deliverOne(
-  teamId: string,
-  emailId: string,
-  deps: DeliverDeps,
-  stages: readonly DeliverStage[],
-  group: GroupDelivery,
-): Promise<JobResult | 'rejected' | SendJobSpec> {
-  let outcome: DeliverOutcome;
-  try {
-    // its first attempt: a group job runs only emails that have made none
-    outcome = await deliverEmail({ teamId, emailId, attemptsMade: 0 }, deps, stages);
-  } catch (err) {
-    // a port failed (an unreachable store): the attempt failed as an own job's would, retried
-    // on the ladder by a job of its own
-    const error = err instanceof Error ? err : new Error(String(err));
-    log().warn({ err: error.message }, 'send attempt failed; handed over to its own job');
-    return { teamId, emailId, attemptsBefore: 1, delayMs: group.retryDelay(1, error) };
-  }
-  const now = Date.now();
-  const until = waitsWithoutAttempt(outcome, now);
-  // a warm-up deferral or a hold: the own job waits, no attempt counted
-  if (until !== null) return { teamId, emailId, delayMs: Math.max(0, until - now) };
-  try {
-    return toJobResult(outcome);
-  } catch (err) {
-    if (err instanceof SoftFailError)
-      return { teamId, emailId, attemptsBefore: 1, delayMs: group.retryDelay(1, err) };
-    // never retried (a permanent bounce, a message that cannot be built): as an own job's failure
-    log().warn({ err: (err as Error).message }, 'send job failed');
-    return 'rejected';
-  }
-}

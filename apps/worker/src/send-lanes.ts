@@ -12,7 +12,8 @@ import { createSendWorkers, type QueueConnection, type SendQueues, type Worker }
 import { log, metrics, zeroSeries } from '@petrel/observability';
 import type { WorkerConfig } from './config.js';
 import type { LaneIndependentDeliverDeps } from './delivery-ports.js';
-import { deliverEmailProcessor, type GroupDelivery } from './deliver-email.processor.js';
+import { deliverEmailProcessor } from './deliver-email.processor.js';
+import type { GroupDelivery } from './group-delivery.js';
 import { deliverObserver } from './deliver-observer.js';
 import { SoftFailError } from './job-result.js';
 import { startBroadcastLaneYield } from './lane-yield.js';
