@@ -1,7 +1,7 @@
 import { Cluster } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { onCluster, useStoreRedis } from './redis.fixture.js';
-import { SCRIPTS, defineScripts } from './scripts.js';
+import { SCRIPTS, defineScripts, execAll, pipeline, transaction } from './scripts.js';
 import { CrossSlotError } from './slots.js';
 
 const fx = useStoreRedis('scripts');
@@ -28,6 +28,40 @@ describe('the script registry', () => {
     await redis.hset(key, 'id', 'e1');
     expect(await redis.petrelSetFieldsIfExists(key, 'a', '1', 'b', '2')).toBe(1);
     expect(await redis.hgetall(key)).toEqual({ id: 'e1', a: '1', b: '2' });
+  });
+
+  it('pipelines and MULTIs run the scripts from a prototype they share, not a copy each', async () => {
+    const redis = defineScripts(fx.redis);
+    const key = fx.keys.email('t', 'batched');
+    await redis.hset(key, 'id', 'batched');
+    // ioredis would copy every defined command onto each batch (~100 µs a batch, redis.ts)
+    const raw = [redis.pipeline(), redis.multi()];
+    for (const batch of raw) {
+      expect(Object.hasOwn(batch, 'petrelSetFieldsIfExists')).toBe(false);
+      expect(typeof (batch as never as Record<string, unknown>).petrelSetFieldsIfExists).toBe('function');
+    }
+    const p = pipeline(redis, 'test pipeline') as never as typeof redis;
+    void p.petrelSetFieldsIfExists(key, 'a', '1');
+    const m = transaction(redis, 'test multi');
+    m.petrelSetFieldsIfExists(key, 'b', '2');
+    m.hget(key, 'a');
+    expect(await (p as never as { exec(): Promise<unknown> }).exec()).toEqual([[null, 1]]);
+    expect(await execAll(m)).toEqual([1, '1']);
+    // EVALSHA falls back to EVAL on a Redis that lost its scripts (a restart), as ioredis does
+    const masters = redis instanceof Cluster ? redis.nodes('master') : [redis];
+    for (const node of masters) await node.script('FLUSH');
+    const again = pipeline(redis, 'after flush') as never as typeof redis;
+    void again.petrelSetFieldsIfExists(key, 'c', '3');
+    expect(await (again as never as { exec(): Promise<unknown> }).exec()).toEqual([[null, 1]]);
+    expect(await redis.hgetall(key)).toEqual({ id: 'batched', a: '1', b: '2', c: '3' });
+    // a command defined later (BullMQ defines its own on first use) is on the next batch
+    redis.defineCommand('petrelTestDefinedLater', {
+      numberOfKeys: 1,
+      lua: "return redis.call('HLEN', KEYS[1])",
+    });
+    const later = redis.pipeline() as never as Record<string, (key: string) => unknown>;
+    later.petrelTestDefinedLater!(key);
+    expect(await (later as never as { exec(): Promise<unknown> }).exec()).toEqual([[null, 4]]);
   });
 
   it('refuses what a Redis Cluster refuses: keys of two slots, before anything is sent', async () => {

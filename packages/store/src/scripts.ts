@@ -15,7 +15,7 @@
  * CrossSlotError otherwise.
  */
 import type { ChainableCommander } from 'ioredis';
-import type { RedisClient } from './redis.js';
+import { sharedBatchCommands, type RedisClient } from './redis.js';
 import { assertOneSlot, oneSlotBatch } from './slots.js';
 import type { ContactStoreCommands } from './contacts.scripts.js';
 import type { ContactImportStoreCommands } from './contact-imports.scripts.js';
@@ -149,6 +149,7 @@ export function defineScripts(redis: RedisClient): RedisClient & StoreCommands {
       };
     }
     defined.add(redis);
+    sharedBatchCommands(redis); // a connection not made by createRedis (e.g. a test's)
   }
   return redis as RedisClient & StoreCommands;
 }
