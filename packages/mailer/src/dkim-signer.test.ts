@@ -84,6 +84,14 @@ describe('createDkimSigner', () => {
     expect(await statuses(Buffer.from(added, 'latin1'))).toEqual(['example.test:fail', 'example.test:fail']);
   });
 
+  it("stamps t= with its clock's wall time in whole seconds (RFC 6376 section 3.5)", async () => {
+    const clock = { now: () => Date.parse('2026-11-23T10:00:00.999Z') };
+    const signed = await createDkimSigner({ clock }).sign(message(), { domain: 'example.test', keys });
+    const head = signed.toString('latin1').split('\r\n\r\n')[0]!;
+    expect([...head.matchAll(/[\s;]t=(\d+);/g)].map((m) => m[1])).toEqual(['1795428000', '1795428000']);
+    expect(await statuses(signed)).toEqual(['example.test:pass', 'example.test:pass']);
+  });
+
   it('passes through a message unchanged when there is no key', async () => {
     const raw = message();
     expect(await signer.sign(raw, { domain: 'example.test', keys: [] })).toBe(raw);

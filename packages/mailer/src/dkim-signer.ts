@@ -157,8 +157,8 @@ function foldedList(names: readonly string[]): string {
 const foldedBase64 = (b64: string): string => (b64.match(/.{1,64}/g) ?? ['']).join(`${CRLF}\t`);
 
 export interface DkimSignerOptions {
-  /** The `t=` timestamp (seconds since the epoch); default now. */
-  now?: () => number;
+  /** Wall time (epoch ms) for the `t=` tag, in seconds (RFC 6376 section 3.5); default `Date`. */
+  clock?: { now(): number };
 }
 
 export function createDkimSigner(opts: DkimSignerOptions = {}): DkimSigner & { signSync: SignSync } {
@@ -171,7 +171,7 @@ export function createDkimSigner(opts: DkimSignerOptions = {}): DkimSigner & { s
     }
     return k;
   };
-  const now = opts.now ?? (() => Date.now());
+  const clock = opts.clock ?? Date;
 
   const signSync: SignSync = (raw, signing) => {
     if (signing.keys.length === 0) return raw;
@@ -179,7 +179,7 @@ export function createDkimSigner(opts: DkimSignerOptions = {}): DkimSigner & { s
     const fields = headerFields(head);
     const { names, canonical } = signedFields(fields);
     const bh = relaxedBodyHash(body);
-    const t = Math.floor(now() / 1000);
+    const t = Math.floor(clock.now() / 1000);
     const signatures: string[] = [];
     for (const key of signing.keys) {
       const tags =

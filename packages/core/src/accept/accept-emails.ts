@@ -26,7 +26,7 @@ import {
   type AcceptResponse,
   type CheckedRequest,
 } from './accept-request.js';
-import { responseBody, toAcceptedEmail, type EmailIdInputs } from './accepted-emails.js';
+import { responseBody, toAcceptedEmails, type EmailIdInputs } from './accepted-emails.js';
 import { checkIdempotencyKey, claimKey, releaseIfRefused, replayOfRefused } from './idempotency.js';
 import type { AcceptError, AcceptPorts, PrepareResult } from './ports.js';
 
@@ -43,9 +43,9 @@ export * from './commit-acceptance.js';
 
 export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Promise<AcceptResponse> {
   checkIdempotencyKey(req.idempotencyKey);
-  const now = new Date(req.clock.now());
+  const nowMs = req.clock.now();
 
-  const checked = await validate(req, now, ports);
+  const checked = await validate(req, nowMs, ports);
   if ('replayed' in checked) return checked;
   const { endpoint, mode, fingerprintBody } = checked;
 
@@ -61,9 +61,9 @@ export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Prom
       endpoint,
       idempotencyKey: req.idempotencyKey,
       claimMs: claim.startedMs,
-      now,
+      nowMs,
     };
-    const accepted = prepared.emails.map((email) => toAcceptedEmail(ids, email));
+    const accepted = toAcceptedEmails(ids, prepared.emails);
     const body = responseBody(endpoint, mode, accepted, errors);
 
     const completion = claim.token !== undefined ? { token: claim.token, status: 200, body } : undefined;
@@ -78,11 +78,11 @@ export async function acceptEmails(req: AcceptRequest, ports: AcceptPorts): Prom
 /** Stage 1, or the stored response when a refused request is the retry of an accepted one. */
 async function validate(
   req: AcceptRequest,
-  now: Date,
+  nowMs: number,
   ports: AcceptPorts,
 ): Promise<CheckedRequest | AcceptResponse> {
   try {
-    return checkRequest(req, now);
+    return checkRequest(req, nowMs);
   } catch (err) {
     if (!(err instanceof PetrelError) || isParsed(req)) throw err;
     const replay = await replayOfRefused(req, endpointOf(req), req.body, ports);

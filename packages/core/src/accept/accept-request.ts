@@ -62,8 +62,8 @@ export function endpointOf(req: AcceptRequest): Endpoint {
   return req.endpoint;
 }
 
-/** Stage 1, pure: throws a PetrelError when the request is refused as a whole. `now`: the acceptance instant. */
-export function checkRequest(req: AcceptRequest, now: Date): CheckedRequest {
+/** Stage 1, pure: throws a PetrelError when the request is refused as a whole. `nowMs`: the acceptance instant. */
+export function checkRequest(req: AcceptRequest, nowMs: number): CheckedRequest {
   const endpoint = endpointOf(req);
   if (isParsed(req)) {
     if (req.emails.length === 0) throw validationError('emails: at least one email is required');
@@ -77,11 +77,11 @@ export function checkRequest(req: AcceptRequest, now: Date): CheckedRequest {
   }
   const base = { endpoint, mode: req.mode, fingerprintBody: req.body };
   if (endpoint === 'single') {
-    const res = validateEmail(req.body, { nowMs: now.getTime(), context: 'single' });
+    const res = validateEmail(req.body, { nowMs, context: 'single' });
     if (!res.ok) throw validationError(res.message);
     return { ...base, valid: [{ index: 0, email: res.email }], errors: [] };
   }
-  const res = validateBatch(req.body, { mode: req.mode, nowMs: now.getTime() });
+  const res = validateBatch(req.body, { mode: req.mode, nowMs });
   if (res.errors.length > 0 && req.mode === 'strict') throw validationError(res.errors[0]!.message);
   return { ...base, valid: res.accepted, errors: res.errors };
 }

@@ -35,26 +35,30 @@ export interface EmailIdInputs {
   idempotencyKey: string | undefined;
   /** When the key was first claimed (ids of a retry keep the first attempt's timestamp). */
   claimMs: number | undefined;
-  now: Date;
+  /** The acceptance instant, epoch ms. */
+  nowMs: number;
 }
 
 function emailId(src: EmailIdInputs, index: number): string {
   return src.idempotencyKey !== undefined
-    ? deterministicEmailId(
-        src.teamId,
-        src.idempotencyKey,
-        src.endpoint,
-        index,
-        src.claimMs ?? src.now.getTime(),
-      )
-    : newEmailId(src.now.getTime());
+    ? deterministicEmailId(src.teamId, src.idempotencyKey, src.endpoint, index, src.claimMs ?? src.nowMs)
+    : newEmailId(src.nowMs);
+}
+
+/**
+ * The prepared emails of a request as they will be recorded. Their events share one timestamp,
+ * the acceptance instant, formatted once per request rather than once per email.
+ */
+export function toAcceptedEmails(src: EmailIdInputs, prepared: readonly PreparedEmail[]): AcceptedEmail[] {
+  const createdAt = new Date(src.nowMs).toISOString();
+  return prepared.map((email) => toAcceptedEmail(src, createdAt, email));
 }
 
 /** A prepared email as it will be recorded: queued now, or scheduled with the delay until due. */
-export function toAcceptedEmail(src: EmailIdInputs, prepared: PreparedEmail): AcceptedEmail {
+function toAcceptedEmail(src: EmailIdInputs, createdAt: string, prepared: PreparedEmail): AcceptedEmail {
   const { index, email, template } = prepared;
   const id = emailId(src, index);
-  const nowMs = src.now.getTime();
+  const { nowMs } = src;
   const scheduledMs = email.scheduled_at ? Date.parse(email.scheduled_at) : 0;
   const scheduled = scheduledMs > nowMs;
   return {
@@ -68,7 +72,7 @@ export function toAcceptedEmail(src: EmailIdInputs, prepared: PreparedEmail): Ac
     event: {
       id: newEmailId(nowMs),
       type: scheduled ? 'email.scheduled' : 'email.queued',
-      created_at: src.now.toISOString(),
+      created_at: createdAt,
       teamId: src.teamId,
       data: { email_id: id, ...(scheduled ? { scheduled_at: email.scheduled_at } : {}) },
     },
