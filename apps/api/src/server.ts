@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Express } from 'express';
 import { publicUrl } from '@petrel/config';
 import type { ApiKeysStore } from '@petrel/store';
-import { partRuntime, type Runtime } from '@petrel/runtime';
+import { partStart, type Component, type Runtime } from '@petrel/runtime';
 import { listenHttp, log } from '@petrel/observability';
 import { apiContext, type ApiContext, type ApiExtensions } from './api-context.js';
 import { apiRoutes, linkRoutes } from './api-routes.js';
@@ -22,16 +22,13 @@ export type { ApiContext, ApiExtensions } from './api-context.js';
 /** How long shutdown waits for in-flight requests before cutting the remaining connections. */
 export const SHUTDOWN_DRAIN_MS = 10_000;
 
-export interface ApiHandle {
+export interface ApiHandle extends Component {
   port: number;
   server: Server;
   /** The Express app behind `server` (its router lists every route). */
   app: Express;
   apiKeys: ApiKeysStore;
   defaultTeamId: string;
-  /** The server answers and Redis answers PING (its /ready). */
-  ready(): Promise<boolean>;
-  close(): Promise<void>;
 }
 
 /** The Express app over the context: authentication, limits, the dashboard and every route. */
@@ -69,50 +66,49 @@ function appOf(ctx: ApiContext, ext: ApiExtensions): Express {
   });
 }
 
-export async function startApi(
-  config: ApiConfig,
-  ext: ApiExtensions = {},
-  /** The all-in-one's runtime; without it the API opens (and closes) its own. */
-  shared?: Runtime,
-): Promise<ApiHandle> {
-  const { rt, release } = partRuntime(config, 'api', 'the API', shared);
-  // read per request: with PORT=0 the port is known only once listening
-  const url = () =>
-    publicUrl({ ...config, PORT: (server.address() as AddressInfo | null)?.port ?? config.PORT });
-  const ctx = await apiContext(config, rt, ext, url);
-  const app = appOf(ctx, ext);
-  let closing = false;
-  const { server, port } = await listenHttp(
-    (req, res) => {
-      if (closing) res.setHeader('Connection', 'close');
-      app(req, res);
-    },
-    { port: config.PORT, host: '0.0.0.0', timeouts: config },
-  );
-  log().info({ port }, 'API listening');
+/** The API on the all-in-one's runtime (`shared`), or on one of its own (partStart). */
+export const startApi = partStart(
+  'api',
+  'the API',
+  async (config: ApiConfig, rt: Runtime, ext: ApiExtensions): Promise<ApiHandle> => {
+    // read per request: with PORT=0 the port is known only once listening
+    const url = () =>
+      publicUrl({ ...config, PORT: (server.address() as AddressInfo | null)?.port ?? config.PORT });
+    const ctx = await apiContext(config, rt, ext, url);
+    const app = appOf(ctx, ext);
+    let closing = false;
+    const { server, port } = await listenHttp(
+      (req, res) => {
+        if (closing) res.setHeader('Connection', 'close');
+        app(req, res);
+      },
+      { port: config.PORT, host: '0.0.0.0', timeouts: config },
+    );
+    log().info({ port }, 'API listening');
 
-  return {
-    port,
-    server,
-    app,
-    apiKeys: ctx.stores.apiKeys,
-    defaultTeamId: ctx.defaultTeamId,
-    ready: async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok,
-    async close() {
-      // Stop accepting, let in-flight requests finish, then close Redis. Keep-alive connections
-      // that go idle after their last in-flight response would otherwise hold close() open until
-      // keepAliveTimeout: answer with `Connection: close` from now on and sweep idle sockets.
-      closing = true;
-      const sweep = setInterval(() => server.closeIdleConnections(), 50);
-      const hardStop = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
-      clearInterval(sweep);
-      clearTimeout(hardStop);
-      await ctx.requestLog?.close();
-      await release();
-    },
-  };
-}
+    return {
+      port,
+      server,
+      app,
+      apiKeys: ctx.stores.apiKeys,
+      defaultTeamId: ctx.defaultTeamId,
+      // the server answers and Redis answers PING
+      ready: async () => (await fetch(`http://127.0.0.1:${port}/ready`)).ok,
+      async close() {
+        // Stop accepting, let in-flight requests finish, then close Redis. Keep-alive connections
+        // that go idle after their last in-flight response would otherwise hold close() open until
+        // keepAliveTimeout: answer with `Connection: close` from now on and sweep idle sockets.
+        closing = true;
+        const sweep = setInterval(() => server.closeIdleConnections(), 50);
+        const hardStop = setTimeout(() => server.closeAllConnections(), SHUTDOWN_DRAIN_MS);
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeIdleConnections();
+        });
+        clearInterval(sweep);
+        clearTimeout(hardStop);
+        await ctx.requestLog?.close();
+      },
+    };
+  },
+);

@@ -65,13 +65,13 @@ export async function startAllInOne(
     rt,
   );
   lifecycle.onStop('worker', () => worker.close());
-  const scheduler = await startScheduler(cfg, rt);
+  const scheduler = await startScheduler(cfg, {}, rt);
   lifecycle.onStop('scheduler', () => scheduler.close());
   // The webhook dispatcher: the team event streams → signed deliveries.
   const webhooks = await startWebhookDispatcher(cfg, ext.webhooks, rt);
   lifecycle.onStop('webhooks', () => webhooks.close());
   // SMTP submission (and inbound): SMTP_SUBMISSION_PORT etc., or their documented defaults.
-  const smtp = await startSmtp(cfg, rt);
+  const smtp = await startSmtp(cfg, {}, rt);
   lifecycle.onStop('smtp', () => smtp.close());
 
   let firstKey: string | null = null;

@@ -7,5 +7,5 @@ await runProcess({
   name: 'scheduler',
   title: 'scheduler',
   loadConfig: loadSchedulerConfig,
-  start: serve('scheduler', (config, rt) => startScheduler(config, rt)),
+  start: serve('scheduler', (config, rt) => startScheduler(config, {}, rt)),
 });

@@ -7,7 +7,7 @@
  */
 import { domainDnsTargets, emailRetentionMs, fanoutPaceRule } from '@petrel/config';
 import { createDomainDns } from '@petrel/store';
-import { partRuntime, type Runtime } from '@petrel/runtime';
+import { partStart, type Runtime } from '@petrel/runtime';
 import { housekeepingObserver, startHousekeeping } from './housekeeping.js';
 import { startMetricsSampler } from './metrics-sampler.js';
 import { startPreviousShardsWatch } from './previous-shards.js';
@@ -18,90 +18,92 @@ import { startTlsReportsFor } from './tls-reports.js';
 import { queuedImportsPort, sendJobsPort, startWatchdog } from './watchdog.js';
 import type { SchedulerConfig } from './config.js';
 
-export async function startScheduler(
-  config: SchedulerConfig,
-  /** The all-in-one's runtime; without it the scheduler opens (and closes) its own. */
-  shared?: Runtime,
-) {
-  const { rt, release } = partRuntime(config, 'scheduler', 'the scheduler', shared);
-  const s = rt.stores;
-  const queues = rt.queues.send;
-  const housekeeping = startHousekeeping({
-    ports: { teams: s.apiKeys, listings: s.emails, queues, observer: housekeepingObserver },
-    retentionMs: emailRetentionMs(config),
-    intervalMs: config.HOUSEKEEPING_INTERVAL_S * 1000,
-  });
-  const sampler = await startMetricsSampler({
-    redis: rt.redis,
-    queues,
-    intervalMs: config.METRICS_SAMPLE_INTERVAL_S * 1000,
-  });
-  const outboxRelay = startOutboxRelay({
-    ports: { teams: s.apiKeys, outbox: s.outbox, queues, observer: outboxRelayObserver },
-    graceMs: config.OUTBOX_GRACE_MS,
-  });
-  // Stuck emails: lost jobs re-enqueued once, hopeless ones failed with the reason. The
-  // watchdog's events go through the one event script, hourly counters included.
-  const watchdog = startWatchdog({
-    ports: {
-      teams: s.apiKeys,
-      unfinished: s.watchdog,
-      jobs: sendJobsPort(queues),
-      imports: queuedImportsPort(s.watchdog, rt.queues.imports),
-    },
-    intervalMs: config.WATCHDOG_INTERVAL_S * 1000,
-    stuckAfterMs: config.WATCHDOG_STUCK_AFTER_S * 1000,
-    ...(config.RETRY_SCHEDULE_S && { retrySchedule: config.RETRY_SCHEDULE_S.split(',').map(Number) }),
-    retryTimeScale: config.RETRY_TIME_SCALE,
-  });
-  // Broadcast fan-outs: a BullMQ Worker on the process's blocking connection.
-  const fanout = startBroadcastFanout(
-    {
-      broadcasts: s.broadcasts,
-      members: s.segmentMembers,
-      recipients: s.recipientStates,
-      emails: s.broadcastEmails,
-      contactProperties: s.contactProperties,
-      clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
-      // adaptive pacing: the transactional lane's waiting + running jobs before each page
-      pacer: fanoutPacer(fanoutPaceRule(config), () => queues.busy('send')),
-    },
-    {
-      connection: rt.connection('bull'),
-      prefix: rt.keys.bullPrefix(),
-      concurrency: config.FANOUT_CONCURRENCY,
-      lockDurationMs: config.FANOUT_LOCK_DURATION_MS,
-      stalledIntervalMs: config.FANOUT_STALLED_INTERVAL_MS,
-    },
-  );
-  // Domains: every one's DNS records looked up again each DOMAIN_VERIFY_INTERVAL_S.
-  const domainVerify = startDomainVerify(
-    {
-      domains: s.domains,
-      dns: createDomainDns({ servers: config.DNS_SERVERS }),
-      targets: domainDnsTargets(config),
-      clock: Date,
-    },
-    config.DOMAIN_VERIFY_INTERVAL_S * 1000,
-  );
-  // TLS-RPT (RFC 8460): the daily reports of what direct delivery counted (tls-reports.ts).
-  const tlsReports = startTlsReportsFor(config, rt);
-  const previousShards =
-    config.QUEUE_SHARDS_PREVIOUS === undefined
-      ? undefined
-      : startPreviousShardsWatch(queues, config.QUEUE_SHARDS_PREVIOUS, config.HOUSEKEEPING_INTERVAL_S * 1000);
-  return {
-    ready: () => rt.ready(),
-    async close() {
-      await fanout.close();
-      await previousShards?.stop();
-      await watchdog.stop();
-      await outboxRelay.stop();
-      await housekeeping.stop();
-      await domainVerify.stop();
-      await tlsReports?.stop();
-      await sampler.stop();
-      await release();
-    },
-  };
-}
+/** The scheduler on the all-in-one's runtime (`shared`), or on one of its own (partStart). */
+export const startScheduler = partStart(
+  'scheduler',
+  'the scheduler',
+  async (config: SchedulerConfig, rt: Runtime) => {
+    const s = rt.stores;
+    const queues = rt.queues.send;
+    const housekeeping = startHousekeeping({
+      ports: { teams: s.apiKeys, listings: s.emails, queues, observer: housekeepingObserver },
+      retentionMs: emailRetentionMs(config),
+      intervalMs: config.HOUSEKEEPING_INTERVAL_S * 1000,
+    });
+    const sampler = await startMetricsSampler({
+      redis: rt.redis,
+      queues,
+      intervalMs: config.METRICS_SAMPLE_INTERVAL_S * 1000,
+    });
+    const outboxRelay = startOutboxRelay({
+      ports: { teams: s.apiKeys, outbox: s.outbox, queues, observer: outboxRelayObserver },
+      graceMs: config.OUTBOX_GRACE_MS,
+    });
+    // Stuck emails: lost jobs re-enqueued once, hopeless ones failed with the reason. The
+    // watchdog's events go through the one event script, hourly counters included.
+    const watchdog = startWatchdog({
+      ports: {
+        teams: s.apiKeys,
+        unfinished: s.watchdog,
+        jobs: sendJobsPort(queues),
+        imports: queuedImportsPort(s.watchdog, rt.queues.imports),
+      },
+      intervalMs: config.WATCHDOG_INTERVAL_S * 1000,
+      stuckAfterMs: config.WATCHDOG_STUCK_AFTER_S * 1000,
+      ...(config.RETRY_SCHEDULE_S && { retrySchedule: config.RETRY_SCHEDULE_S.split(',').map(Number) }),
+      retryTimeScale: config.RETRY_TIME_SCALE,
+    });
+    // Broadcast fan-outs: a BullMQ Worker on the process's blocking connection.
+    const fanout = startBroadcastFanout(
+      {
+        broadcasts: s.broadcasts,
+        members: s.segmentMembers,
+        recipients: s.recipientStates,
+        emails: s.broadcastEmails,
+        contactProperties: s.contactProperties,
+        clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+        // adaptive pacing: the transactional lane's waiting + running jobs before each page
+        pacer: fanoutPacer(fanoutPaceRule(config), () => queues.busy('send')),
+      },
+      {
+        connection: rt.connection('bull'),
+        prefix: rt.keys.bullPrefix(),
+        concurrency: config.FANOUT_CONCURRENCY,
+        lockDurationMs: config.FANOUT_LOCK_DURATION_MS,
+        stalledIntervalMs: config.FANOUT_STALLED_INTERVAL_MS,
+      },
+    );
+    // Domains: every one's DNS records looked up again each DOMAIN_VERIFY_INTERVAL_S.
+    const domainVerify = startDomainVerify(
+      {
+        domains: s.domains,
+        dns: createDomainDns({ servers: config.DNS_SERVERS }),
+        targets: domainDnsTargets(config),
+        clock: Date,
+      },
+      config.DOMAIN_VERIFY_INTERVAL_S * 1000,
+    );
+    // TLS-RPT (RFC 8460): the daily reports of what direct delivery counted (tls-reports.ts).
+    const tlsReports = startTlsReportsFor(config, rt);
+    const previousShards =
+      config.QUEUE_SHARDS_PREVIOUS === undefined
+        ? undefined
+        : startPreviousShardsWatch(
+            queues,
+            config.QUEUE_SHARDS_PREVIOUS,
+            config.HOUSEKEEPING_INTERVAL_S * 1000,
+          );
+    return {
+      async close() {
+        await fanout.close();
+        await previousShards?.stop();
+        await watchdog.stop();
+        await outboxRelay.stop();
+        await housekeeping.stop();
+        await domainVerify.stop();
+        await tlsReports?.stop();
+        await sampler.stop();
+      },
+    };
+  },
+);

@@ -7,5 +7,5 @@ await runProcess({
   name: 'smtp',
   title: 'smtp',
   loadConfig: loadSmtpConfig,
-  start: serve('smtp', (config, rt) => startSmtp(config, rt)),
+  start: serve('smtp', (config, rt) => startSmtp(config, {}, rt)),
 });

@@ -9,7 +9,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { DEFAULT_WEBHOOK_RETRY_SCHEDULE_S, scheduleMs, type HostResolver } from '@petrel/core';
-import { partRuntime, systemHostResolver, type Runtime } from '@petrel/runtime';
+import { partStart, systemHostResolver, type Component, type Runtime } from '@petrel/runtime';
 import { metrics } from '@petrel/observability';
 import type { WebhooksConfig } from './config.js';
 import { createHttpSender } from './http-sender.js';
@@ -25,10 +25,7 @@ export interface WebhooksExtensions {
   onConnect?: (target: { host: string; address: string }) => void;
 }
 
-export interface WebhookDispatcher {
-  ready(): Promise<boolean>;
-  close(): Promise<void>;
-}
+export type WebhookDispatcher = Component;
 
 /**
  * Stream entries read per team per round: large enough that a backlog drains in few rounds (each
@@ -40,90 +37,88 @@ const STREAM_BATCH = 500;
 /** How often the lag gauges are refreshed. */
 const GAUGE_INTERVAL_MS = 5_000;
 
-export async function startWebhookDispatcher(
-  config: WebhooksConfig,
-  ext: WebhooksExtensions = {},
-  /** The all-in-one's runtime; without it the dispatcher opens (and closes) its own. */
-  shared?: Runtime,
-): Promise<WebhookDispatcher> {
-  const { rt, release } = partRuntime(config, 'webhooks', 'the webhook dispatcher', shared);
-  const store = rt.stores.webhooks;
-  // attempts are recorded on a connection of their own, so a stream batch's large writes
-  // (event-log entries, job adds) never queue in front of an attempt's small script
-  const deliveryStore = rt.over('webhooks-delivery').webhooks;
-  const stream = rt.stores.webhookStream;
-  // blocking stream reads (one team) wait on a connection of their own
-  const blockingStream = rt.over('webhooks-stream', 'blocking').webhookStream;
-  const queue = rt.queues.webhookDelivery;
-  await queue.ready();
-  const scale = config.WEBHOOK_RETRY_TIME_SCALE;
-  const scheduleS = config.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number) ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_S;
-  const sender = createHttpSender({
-    allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
-    resolve: ext.resolver ?? systemHostResolver,
-    timeoutMs: Math.max(100, Math.round(config.WEBHOOK_TIMEOUT_MS * scale)),
-    connectionsPerOrigin: config.WEBHOOK_ENDPOINT_CONCURRENCY,
-    ...(ext.onConnect && { onConnect: ext.onConnect }),
-  });
-  const policy = {
-    scheduleMs: scheduleMs(scheduleS, scale),
-    disableAfterMs: Math.round(config.WEBHOOK_DISABLE_AFTER_S * 1000 * scale),
-    retryAfterScale: scale,
-  };
-  const slots = new EndpointSlots(config.WEBHOOK_ENDPOINT_CONCURRENCY);
-  const worker = startDeliveryWorker(
-    { log: deliveryStore, sender, policy, slots },
-    {
-      connection: rt.connection('bull'),
-      prefix: rt.keys.bullPrefix(),
+/** The dispatcher on the all-in-one's runtime (`shared`), or on one of its own (partStart). */
+export const startWebhookDispatcher = partStart(
+  'webhooks',
+  'the webhook dispatcher',
+  async (config: WebhooksConfig, rt: Runtime, ext: WebhooksExtensions) => {
+    const store = rt.stores.webhooks;
+    // attempts are recorded on a connection of their own, so a stream batch's large writes
+    // (event-log entries, job adds) never queue in front of an attempt's small script
+    const deliveryStore = rt.over('webhooks-delivery').webhooks;
+    const stream = rt.stores.webhookStream;
+    // blocking stream reads (one team) wait on a connection of their own
+    const blockingStream = rt.over('webhooks-stream', 'blocking').webhookStream;
+    const queue = rt.queues.webhookDelivery;
+    await queue.ready();
+    const scale = config.WEBHOOK_RETRY_TIME_SCALE;
+    const scheduleS =
+      config.WEBHOOK_RETRY_SCHEDULE?.split(',').map(Number) ?? DEFAULT_WEBHOOK_RETRY_SCHEDULE_S;
+    const sender = createHttpSender({
+      allowPrivate: config.WEBHOOK_ALLOW_PRIVATE_NETWORKS,
+      resolve: ext.resolver ?? systemHostResolver,
+      timeoutMs: Math.max(100, Math.round(config.WEBHOOK_TIMEOUT_MS * scale)),
+      connectionsPerOrigin: config.WEBHOOK_ENDPOINT_CONCURRENCY,
+      ...(ext.onConnect && { onConnect: ext.onConnect }),
+    });
+    const policy = {
+      scheduleMs: scheduleMs(scheduleS, scale),
+      disableAfterMs: Math.round(config.WEBHOOK_DISABLE_AFTER_S * 1000 * scale),
+      retryAfterScale: scale,
+    };
+    const slots = new EndpointSlots(config.WEBHOOK_ENDPOINT_CONCURRENCY);
+    const worker = startDeliveryWorker(
+      { log: deliveryStore, sender, policy, slots },
+      {
+        connection: rt.connection('bull'),
+        prefix: rt.keys.bullPrefix(),
+        concurrency: config.WEBHOOK_CONCURRENCY,
+        lockDurationMs: config.WEBHOOK_LOCK_DURATION_MS,
+        stalledIntervalMs: config.WEBHOOK_STALLED_INTERVAL_MS,
+      },
+    );
+    const direct = new DirectDeliveries({
+      webhooks: store,
+      log: deliveryStore,
+      sender,
+      queue,
+      policy,
+      slots,
       concurrency: config.WEBHOOK_CONCURRENCY,
-      lockDurationMs: config.WEBHOOK_LOCK_DURATION_MS,
-      stalledIntervalMs: config.WEBHOOK_STALLED_INTERVAL_MS,
-    },
-  );
-  const direct = new DirectDeliveries({
-    webhooks: store,
-    log: deliveryStore,
-    sender,
-    queue,
-    policy,
-    slots,
-    concurrency: config.WEBHOOK_CONCURRENCY,
-    ack: (teamId, entryIds) => stream.ack(teamId, entryIds),
-  });
-  const consumer = startStreamConsumer({
-    stream,
-    blockingStream,
-    store,
-    queue,
-    direct,
-    consumer: `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
-    batch: STREAM_BATCH,
-    claimIdleMs: config.WEBHOOK_CLAIM_IDLE_MS,
-  });
+      ack: (teamId, entryIds) => stream.ack(teamId, entryIds),
+    });
+    const consumer = startStreamConsumer({
+      stream,
+      blockingStream,
+      store,
+      queue,
+      direct,
+      consumer: `${hostname()}-${process.pid}-${randomBytes(4).toString('hex')}`,
+      batch: STREAM_BATCH,
+      claimIdleMs: config.WEBHOOK_CLAIM_IDLE_MS,
+    });
 
-  const sampleGauges = async () => {
-    metrics.webhookQueueLag().set({ stage: 'queue' }, await queue.backlog());
-    let lag = 0;
-    for (const teamId of await store.teamsWithWebhooks()) lag += await stream.lag(teamId);
-    metrics.webhookQueueLag().set({ stage: 'stream' }, lag);
-  };
-  // sampled once now, so the gauges exist from start-up, then every GAUGE_INTERVAL_MS
-  await sampleGauges().catch(() => undefined);
-  const gauges = setInterval(() => void sampleGauges().catch(() => undefined), GAUGE_INTERVAL_MS);
-  gauges.unref();
+    const sampleGauges = async () => {
+      metrics.webhookQueueLag().set({ stage: 'queue' }, await queue.backlog());
+      let lag = 0;
+      for (const teamId of await store.teamsWithWebhooks()) lag += await stream.lag(teamId);
+      metrics.webhookQueueLag().set({ stage: 'stream' }, lag);
+    };
+    // sampled once now, so the gauges exist from start-up, then every GAUGE_INTERVAL_MS
+    await sampleGauges().catch(() => undefined);
+    const gauges = setInterval(() => void sampleGauges().catch(() => undefined), GAUGE_INTERVAL_MS);
+    gauges.unref();
 
-  return {
-    ready: () => rt.ready(),
-    async close() {
-      clearInterval(gauges);
-      const stopping = consumer.stop();
-      rt.connection('webhooks-stream').disconnect(); // ends a blocking read at once
-      await stopping;
-      await direct.drain();
-      await worker.close();
-      await sender.close();
-      await release();
-    },
-  };
-}
+    return {
+      async close() {
+        clearInterval(gauges);
+        const stopping = consumer.stop();
+        rt.connection('webhooks-stream').disconnect(); // ends a blocking read at once
+        await stopping;
+        await direct.drain();
+        await worker.close();
+        await sender.close();
+      },
+    };
+  },
+);

@@ -49,6 +49,34 @@ export function partRuntime(
   return { rt, release: () => rt.close() };
 }
 
+/**
+ * A part's start (the API, the worker, …), written once: `start` runs on `shared` (the
+ * all-in-one's runtime, closed by its owner) or on a runtime of its own, which closes after the
+ * part's own close, or at once when the start fails. The part answers /ready with Redis's PING
+ * unless `start` returns a check of its own.
+ */
+export function partStart<C extends RuntimeConfig, E extends object, H extends { close(): Promise<void> }>(
+  name: string,
+  what: string,
+  start: (config: C, rt: Runtime, ext: E) => Promise<H>,
+): (config: C, ext?: E, shared?: Runtime) => Promise<H & Component> {
+  return async (config, ext = {} as E, shared) => {
+    const { rt, release } = partRuntime(config, name, what, shared);
+    const part = await start(config, rt, ext).catch(async (err: unknown) => {
+      await release();
+      throw err;
+    });
+    return {
+      ready: () => rt.ready(),
+      ...part,
+      async close() {
+        await part.close();
+        await release();
+      },
+    };
+  };
+}
+
 export async function runProcess<C extends ProcessConfig>(spec: {
   /** `api`, `worker`, …: the logger's and the metrics' `app`. */
   name: string;

@@ -9,7 +9,7 @@ import { acceptEmails, createDomain, createDomainSchema } from '@petrel/core';
 import { dataEnv, domainsEnv, limitsEnv, loadConfig, queueEnv, redisEnv } from '@petrel/config';
 import { uniquePrefix } from '@petrel/testing';
 import { useStoreRedis } from '../../store/src/redis.fixture.js';
-import { openRuntime, type Runtime } from './index.js';
+import { openRuntime, partStart, type Runtime } from './index.js';
 
 const fx = useStoreRedis('runtime');
 const opened: Runtime[] = [];
@@ -19,17 +19,18 @@ afterEach(async () => {
 
 /** A runtime as a process of `shape`'s variables would open it, under a fresh prefix. */
 function runtime(name: string, env: Record<string, string> = {}, shape: object = acceptingShape) {
-  const config = loadConfig(shape as typeof acceptingShape, {
+  const rt = openRuntime(configOf(env, shape), name);
+  opened.push(rt);
+  return rt;
+}
+const acceptingShape = { ...redisEnv, ...dataEnv, ...queueEnv, ...limitsEnv, ...domainsEnv };
+const configOf = (env: Record<string, string> = {}, shape: object = acceptingShape) =>
+  loadConfig(shape as typeof acceptingShape, {
     REDIS_URL: fx.url,
     REDIS_KEY_PREFIX: uniquePrefix('rt'),
     ENFORCE_VERIFIED_DOMAINS: 'false',
     ...env,
   });
-  const rt = openRuntime(config, name);
-  opened.push(rt);
-  return rt;
-}
-const acceptingShape = { ...redisEnv, ...dataEnv, ...queueEnv, ...limitsEnv, ...domainsEnv };
 
 /** The clients connected under `name` (CLIENT LIST of every node). */
 async function clientsNamed(name: string): Promise<number> {
@@ -117,5 +118,46 @@ describe('runtime', () => {
     const { id } = JSON.parse(res.body) as { id: string };
     expect((await rt.stores.emails.get(teamId, id))?.status).toBe('queued');
     expect(await rt.queues.send.queueOf('send', id).getJob(id)).toBeTruthy();
+  });
+});
+
+describe('partStart', () => {
+  /** A part that uses its runtime's command connection, and fails its start when told to. */
+  const partOf = (name: string) => {
+    const closed: string[] = [];
+    const start = partStart(name, `the ${name} part`, async (_config, rt, ext: { fail?: boolean }) => {
+      await rt.stores.apiKeys.ensureDefaultTeam();
+      if (ext.fail) throw new Error(`${name} cannot start`);
+      return { close: async () => void closed.push(name) };
+    });
+    return { start, closed };
+  };
+
+  it('alone: opens a runtime of its own, answers ready by PING, and closes the runtime after its own close', async () => {
+    const name = `alone${Date.now().toString(36)}`;
+    const { start, closed } = partOf(name);
+    const part = await start(configOf());
+    expect(await clientsNamed(`petrel-${name}`)).toBeGreaterThanOrEqual(1);
+    expect(await part.ready()).toBe(true);
+    await part.close();
+    expect(closed).toEqual([name]);
+    expect(await clientsNamed(`petrel-${name}`)).toBe(0);
+  });
+
+  it('on a shared runtime: leaves the runtime open for its owner when it closes', async () => {
+    const shared = runtime(`owner${Date.now().toString(36)}`);
+    const { start, closed } = partOf('guest');
+    const part = await start(shared.config, {}, shared);
+    await part.close();
+    expect(closed).toEqual(['guest']);
+    expect(await shared.ready()).toBe(true);
+    expect(await clientsNamed(`petrel-${shared.name}`)).toBeGreaterThanOrEqual(1);
+  });
+
+  it('a start that fails closes the runtime it opened and rethrows', async () => {
+    const name = `failing${Date.now().toString(36)}`;
+    const { start } = partOf(name);
+    await expect(start(configOf(), { fail: true })).rejects.toThrow(`${name} cannot start`);
+    expect(await clientsNamed(`petrel-${name}`)).toBe(0);
   });
 });
