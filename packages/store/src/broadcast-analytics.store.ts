@@ -79,7 +79,7 @@ export class BroadcastAnalyticsStore implements Analytics {
     } else {
       // the emails to that address (the list page's recipient index: a few per address), kept
       // when in the group
-      const all = (await this.redis.zrange(this.search.termKey(teamId, query.toTerm), '0', '-1')).sort();
+      const all = (await this.search.ids(teamId, query.toTerm)).sort();
       const kept: string[] = [];
       for (let i = 0; i < all.length; i += FILTER_CHUNK) {
         const chunk = all.slice(i, i + FILTER_CHUNK);

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { EmailContent, EmailStatus } from '@petrel/contracts';
 import { emailSearchQueryTerms, emailSearchTerms, statusTerm } from '@petrel/core';
 import { newEmail, storedContent, storedEvent, useStoreRedis } from './redis.fixture.js';
@@ -7,6 +7,20 @@ import { EmailStats, HOUR_MS } from './email-stats.js';
 
 const fx = useStoreRedis('email-search');
 const DAY = 86_400_000;
+const dayOf = (ms: number) => Math.floor(ms / DAY);
+
+/**
+ * The postings of `term` (lua/includes/email-search-postings.lua) in the team's day sets of the
+ * days around `atMs`: per posting its ms and its id, or `~` and the ids of a group posting.
+ */
+async function postings(store: EmailsStore, team: string, term: string, atMs = T0) {
+  const out: { ms: number; x: string }[] = [];
+  for (let d = dayOf(atMs) - 3; d <= dayOf(atMs) + 1; d++) {
+    for (const m of await fx.redis.zrangebylex(store.search.dayKey(team, d), `[${term}\0`, `(${term}\x01`))
+      out.push({ ms: Number(m.slice(term.length + 1, term.length + 14)), x: m.slice(term.length + 15) });
+  }
+  return out;
+}
 /** Recent enough to be within the retention of the stores below (their clock is the real one). */
 const T0 = Date.now() - 60_000;
 
@@ -166,8 +180,8 @@ describe('email search indexes', () => {
     expect(await find({ tag: 'k=v' })).toEqual(['b3', 'b1']);
     expect(await find({ status: 'queued' })).toEqual(['b3', 'b1', 'b0']);
     expect(await find({ status: 'scheduled' })).toEqual(['b2']);
-    // b0 keeps its first score (its record's created_ms), not the retry's
-    expect(await fx.redis.zscore(store.search.termKey(team, 'subject:order'), 'b0')).toBe(String(T0));
+    // b0 keeps its first ms (its record's created_ms), not the retry's
+    expect(await postings(store, team, 'subject:order')).toContainEqual({ ms: T0, x: 'b0' });
   });
 
   it('lists nothing older than the retention, trims the status indexes with the listing, and indexes a re-staged email once', async () => {
@@ -181,8 +195,8 @@ describe('email search indexes', () => {
     expect(
       (await store.list(team, { limit: 10, terms: ['to:x@example.test'] }))!.items.map((r) => r.id),
     ).toEqual(['new']);
-    expect(await fx.redis.zcard(store.search.termKey(team, 'to:x@example.test'))).toBe(1);
-    expect(await fx.redis.pttl(store.search.termKey(team, 'to:x@example.test'))).toBeGreaterThan(0);
+    // the old email's day is past the retention: no posting; the new one's once
+    expect(await postings(store, team, 'to:x@example.test', now)).toEqual([{ ms: now, x: 'new' }]);
     now += 10;
     await store.trimExpired(team, now - DAY);
     expect(await fx.redis.zrange(store.search.termKey(team, 'status:queued'), '0', '-1')).toEqual(['new']);
@@ -215,10 +229,31 @@ async function perEmail(store: EmailsStore, team: string, q: Record<string, stri
     .map((r) => r.id);
 }
 
-/** The members of a term index that are group postings (lua/includes/email-search-group.lua). */
-async function groupMembers(store: EmailsStore, team: string, term: string) {
-  const members = await fx.redis.zrange(store.search.termKey(team, term), '0', '-1');
-  return members.filter((m) => m.startsWith('~'));
+/** Each query pages, both ways and at each limit, exactly what per-email postings list. */
+async function expectPagesAsPerEmail(
+  store: EmailsStore,
+  team: string,
+  queries: readonly Record<string, string>[],
+  limits: readonly number[],
+) {
+  for (const q of queries) {
+    const want = await perEmail(store, team, q);
+    for (const limit of limits) {
+      const got = await pages(store, team, q, limit);
+      const what = `${JSON.stringify(q)} limit ${limit}`;
+      expect(got.forward.flat(), what).toEqual(want);
+      expect(got.backward.flat(), what).toEqual(want);
+      expect(
+        got.forward.every((p) => p.length <= limit),
+        what,
+      ).toBe(true);
+    }
+  }
+}
+
+/** The group postings of a term (lua/includes/email-search-postings.lua), oldest first. */
+async function groupMembers(store: EmailsStore, team: string, term: string, atMs = T0) {
+  return (await postings(store, team, term, atMs)).map((p) => p.x).filter((x) => x.startsWith('~'));
 }
 
 describe('group postings (a term every email of one write has, posted once for the write)', () => {
@@ -261,12 +296,12 @@ describe('group postings (a term every email of one write has, posted once for t
 
     // the shared terms are group postings: one member per request, not one per email
     expect(await groupMembers(store, team, 'subject:quarterly')).toHaveLength(3);
-    expect(await fx.redis.zcard(store.search.termKey(team, 'subject:quarterly'))).toBe(5);
+    expect(await postings(store, team, 'subject:quarterly')).toHaveLength(5);
     expect(await groupMembers(store, team, 'to:ops@example.test')).toHaveLength(1);
     expect(await groupMembers(store, team, 'tag:plan=pro')).toHaveLength(2);
     // b's plan=pro is not on all of b: per email
-    expect(await fx.redis.zscore(store.search.termKey(team, 'tag:plan=pro'), 'k2')).toBe(String(T0));
-    expect(await fx.redis.zscore(store.search.termKey(team, 'to:k1@example.test'), 'k1')).toBe(String(T0));
+    expect(await postings(store, team, 'tag:plan=pro')).toContainEqual({ ms: T0, x: 'k2' });
+    expect(await postings(store, team, 'to:k1@example.test')).toEqual([{ ms: T0, x: 'k1' }]);
 
     const queries: Record<string, string>[] = [
       { subject: 'invoice' },
@@ -293,19 +328,7 @@ describe('group postings (a term every email of one write has, posted once for t
       { subject: 'quarterly invoice', tag: 'plan=pro', status: 'queued' },
       { subject: 'reminder', status: 'canceled' },
     ];
-    for (const q of queries) {
-      const want = await perEmail(store, team, q);
-      for (const limit of [1, 2, 3, 5, 100]) {
-        const got = await pages(store, team, q, limit);
-        const what = `${JSON.stringify(q)} limit ${limit}`;
-        expect(got.forward.flat(), what).toEqual(want);
-        expect(got.backward.flat(), what).toEqual(want);
-        expect(
-          got.forward.every((p) => p.length <= limit),
-          what,
-        ).toBe(true);
-      }
-    }
+    await expectPagesAsPerEmail(store, team, queries, [1, 2, 3, 5, 100]);
     // the query set is not vacuous: groups, lone ids and both scores are in the answers
     expect(await perEmail(store, team, { subject: 'invoice' })).toEqual([
       'h4', 'h3', 'h2', 'h1', 'j5', 'j4', 'j3', 'j2', 'j1', 'k9', 'k8', 'k7', 'k6', 'k5', 'k4', 'k3', 'k2', 'k11', 'k10', 'k1',
@@ -360,11 +383,11 @@ describe('group postings (a term every email of one write has, posted once for t
     expect(await groupMembers(store, team, 'subject:receipt')).toEqual(['~d0,d3']);
     expect(await store.deleteFinished(team, 'd0')).toBe('deleted');
     expect(await store.deleteFinished(team, 'd3')).toBe('deleted');
-    expect(await fx.redis.zcard(store.search.termKey(team, 'subject:receipt'))).toBe(0);
+    expect(await postings(store, team, 'subject:receipt')).toEqual([]);
     expect((await pages(store, team, { tag: 'kind' }, 5)).forward.flat()).toEqual([]);
   });
 
-  it('lists no group older than the retention and trims it from the indexes written later', async () => {
+  it('lists no group older than the retention; its day set outlives it by less than a day', async () => {
     let now = 1_700_000_000_000;
     const clock = { now: () => now };
     const store = new EmailsStore(fx.redis, fx.keys, DAY, { clock, statsRetentionMs: DAY });
@@ -374,12 +397,123 @@ describe('group postings (a term every email of one write has, posted once for t
     await store.stage(team, batch(['m0', 'm1']), new Date(now - DAY + 1));
     const q = { subject: 'status report' };
     expect((await pages(store, team, q, 1)).forward.flat()).toEqual(['m1', 'm0']);
-    expect(await groupMembers(store, team, 'subject:report')).toEqual(['~o0,o1', '~m0,m1']);
+    expect(await groupMembers(store, team, 'subject:report', now)).toEqual(['~o0,o1', '~m0,m1']);
+    // the day set of the day before expires a retention after that day's end
+    const yesterday = store.search.dayKey(team, dayOf(now) - 1);
+    const ttl = await fx.redis.pttl(yesterday);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(dayOf(now) * DAY + DAY - now);
     now += 2;
     await store.stage(team, batch(['n0', 'n1']), new Date(now));
-    expect(await groupMembers(store, team, 'subject:report')).toEqual(['~n0,n1']);
     expect((await pages(store, team, q, 1)).forward.flat()).toEqual(['n1', 'n0']);
-    expect(await fx.redis.pttl(store.search.termKey(team, 'subject:report'))).toBeGreaterThan(0);
+    expect(await fx.redis.pttl(store.search.dayKey(team, dayOf(now)))).toBeGreaterThan(ttl);
+  });
+
+  it('a day set expires in Redis a retention after its day ends, taking its postings with it', async () => {
+    const retention = 300;
+    // 100 ms before a day's end: its set lives 400 ms
+    const now = (dayOf(1_700_000_000_000) + 1) * DAY - 100;
+    const store = new EmailsStore(fx.redis, fx.keys, retention, {
+      clock: { now: () => now },
+      statsRetentionMs: DAY,
+    });
+    const team = 'group-5';
+    await store.stage(
+      team,
+      ['x0', 'x1'].map((id) => email(id, { to: [`${id}@example.test`], subject: 'Short lived' })),
+      new Date(now),
+    );
+    const key = store.search.dayKey(team, dayOf(now));
+    expect((await postings(store, team, 'subject:short', now)).map((p) => p.x)).toEqual(['~x0,x1']);
+    expect(await postings(store, team, 'to:x1@example.test', now)).toEqual([{ ms: now, x: 'x1' }]);
+    const ttl = await fx.redis.pttl(key);
+    expect(ttl).toBeGreaterThan(0);
+    expect(ttl).toBeLessThanOrEqual(400);
+    await vi.waitFor(async () => expect(await fx.redis.exists(key)).toBe(0), {
+      timeout: 10_000,
+      interval: 50,
+    });
+  });
+});
+
+describe('day sets (postings per day of creation)', () => {
+  it('page across day boundaries both ways, rare and shared terms and statuses combined, as per-email postings would', async () => {
+    const dayEnd = (dayOf(1_700_000_000_000) + 1) * DAY;
+    let now = dayEnd + DAY + 1000;
+    const clock = { now: () => now };
+    const store = new EmailsStore(fx.redis, fx.keys, 5 * DAY, { clock, statsRetentionMs: DAY });
+    const team = 'days-1';
+    const sent = (id: string, over: Partial<EmailContent>, status: EmailStatus = 'queued') =>
+      email(id, { to: [`${id}@example.test`], ...over }, status);
+    // requests over three days, at and around their boundaries: a group, lone emails, a
+    // request whose emails share only some terms, and ties of one ms across requests
+    const writes: [number, NewEmail[]][] = [
+      [dayEnd - DAY + 5, ['a0', 'a1', 'a2'].map((id) => sent(id, { subject: 'Monthly invoice' }))],
+      [dayEnd - 1, ['b0', 'b1'].map((id) => sent(id, { subject: 'Monthly invoice', tags: [{ name: 'plan', value: 'pro' }] }))],
+      [dayEnd - 1, [sent('b2', { to: ['ops@example.test'], subject: 'Invoice overdue' })]],
+      [dayEnd, ['c0', 'c1', 'c2', 'c3'].map((id, i) => sent(id, { cc: ['ops@example.test'], subject: `Invoice ${i} overdue`, tags: i % 2 ? [] : [{ name: 'plan', value: 'pro' }] }))],
+      [dayEnd + 1, [sent('d0', { subject: 'Monthly invoice' }, 'scheduled')]],
+      [dayEnd + DAY - 1, ['e0', 'e1', 'e2'].map((id) => sent(id, { to: ['ops@example.test'], subject: 'Monthly report' }))],
+      [dayEnd + DAY, ['f0', 'f1'].map((id) => sent(id, { subject: 'Invoice reminder', tags: [{ name: 'plan', value: 'pro' }] }, 'scheduled'))],
+    ]; // prettier-ignore
+    for (const [at, emails] of writes) {
+      now = at;
+      await store.stage(team, emails, new Date(at));
+    }
+    now = dayEnd + DAY + 1000;
+    // postings live in the set of their own day
+    expect(await groupMembers(store, team, 'subject:monthly', dayEnd)).toEqual([
+      '~a0,a1,a2',
+      '~b0,b1',
+      '~e0,e1,e2',
+    ]);
+    expect(
+      (await fx.redis.zrangebylex(store.search.dayKey(team, dayOf(dayEnd - 1)), '-', '+')).length,
+    ).toBeGreaterThan(0);
+    for (const id of ['a1', 'b0', 'c2']) {
+      await store.recordEvents(team, id, [
+        { status: 'sent', event: ev('email.sent') },
+        { status: 'delivered', event: ev('email.delivered') },
+      ]);
+    }
+    expect(await store.cancelScheduled(team, 'f1', ev('email.canceled'))).toBe('canceled');
+    expect(await store.deleteFinished(team, 'a1')).toBe('deleted');
+    const queries: Record<string, string>[] = [
+      { subject: 'invoice' },
+      { subject: 'monthly' },
+      { subject: 'overdue' },
+      { to: 'ops@example.test' },
+      { to: 'c1@example.test' },
+      { subject: 'reminder', status: 'canceled' },
+      { tag: 'plan=pro' },
+      ...['queued', 'delivered', 'scheduled'].map((status) => ({ status })),
+      { subject: 'invoice', to: 'ops@example.test' },
+      { subject: 'invoice', tag: 'plan=pro' },
+      { subject: 'monthly invoice', status: 'queued' },
+      { subject: 'invoice', to: 'b1@example.test' },
+      { to: 'ops@example.test', tag: 'plan=pro', status: 'queued' },
+      { subject: 'invoice', status: 'delivered' },
+    ];
+    await expectPagesAsPerEmail(store, team, queries, [1, 2, 3, 7]);
+    // the answers span the days: not vacuous
+    expect(await perEmail(store, team, { subject: 'invoice' })).toEqual([
+      'f1', 'f0', 'd0', 'c3', 'c2', 'c1', 'c0', 'b2', 'b1', 'b0', 'a2', 'a0',
+    ]); // prettier-ignore
+    expect(await perEmail(store, team, { to: 'ops@example.test' })).toEqual([
+      'e2',
+      'e1',
+      'e0',
+      'c3',
+      'c2',
+      'c1',
+      'c0',
+      'b2',
+    ]);
+    // the whole first day leaves the reads with the retention (its set expires later)
+    now = dayEnd + 5 * DAY;
+    expect((await pages(store, team, { subject: 'invoice' }, 2)).forward.flat()).toEqual([
+      'f1', 'f0', 'd0', 'c3', 'c2', 'c1', 'c0',
+    ]); // prettier-ignore
   });
 });
 

@@ -7,7 +7,8 @@ type Arg = string | number;
 
 export interface EmailSearchStoreCommands {
   petrelIndexEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
-  petrelEmailSearchMembers(numKeys: number, ...keysAndArgv: Arg[]): Promise<string[]>;
+  /** [more (1|0), cursor ms, cursor id, ...kept ids] (petrelEmailSearchPage-n.lua). */
+  petrelEmailSearchPage(numKeys: number, ...keysAndArgv: Arg[]): Promise<(string | number)[]>;
   petrelEmailSearchRange(
     index: string,
     direction: 'desc' | 'asc',

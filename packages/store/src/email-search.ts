@@ -1,30 +1,36 @@
 /**
- * The email search indexes behind the list page's filters (GET /emails?to=&status=&tag=&subject=):
- * per team and term (core's dashboard/email-search.ts says what the terms are), a sorted set of
- * email ids by creation ms, `Keys.emailSearch(team) + term`, all in the team's slot.
+ * The email search indexes behind the list page's filters (GET /emails?to=&status=&tag=&subject=),
+ * all in the team's slot (core's dashboard/email-search.ts says what the terms are):
+ *  - per status, a sorted set of email ids by creation ms, `Keys.emailSearch(team) + status:<s>`;
+ *  - every other term in the team's DAY SETS: per day of creation, one sorted set
+ *    `Keys.emailSearch(team) + day:<n>` (n = ms / 86,400,000) whose members `<term> \0 <ms> \0
+ *    <id>` all score 0 and so sort as bytes (lua/includes/email-search-postings.lua): a term's
+ *    postings are one lexicographic run of each day's set, in listing order.
+ *
+ * Why day sets: a term only one email has (its recipient, an order number in its subject) was a
+ * sorted set of its own per email — a key created, trimmed and given a TTL for each, the bulk of
+ * acceptance's index cost. In a day set it is one more member of the write's one ZADD; the set
+ * expires a retention after its day ends, so nothing is trimmed or re-expired per term.
  *
  * Group postings: a term every email of one write has (an acceptance request's shared subject
- * words and tags) is posted once for the write — one member listing the emails' ids, scored by
- * their common creation ms (lua/includes/email-search-group.lua) — instead of once per email;
- * the other terms (each recipient, a tag only some have) and the status are per email. A
- * 100-email request whose emails share 4 subject words makes 4 inserts for them instead of 400.
- * The group's ids live in the member itself rather than in a key of their own: the scripts that
- * read a group would otherwise touch keys their caller could not name in KEYS, which Redis
- * Cluster requires (scripts.ts). Reads expand a group where it stands, so they list exactly
- * what per-email postings list, in the same order.
+ * words and tags) is posted once for the write, `<term> \0 <ms> \0 ~<id>,<id>,…`, instead of
+ * once per email. A 100-email request whose emails share 4 subject words makes 4 postings for
+ * them instead of 400. Reads expand a group where it stands, so they list exactly what
+ * per-email postings list, in the same order.
  *
- * Writes: the term indexes and the initial status index are written by `petrelIndexEmails`, in
- * the same pipeline as the records (acceptance) or right after them (broadcast fan-out), before
- * any send job exists; status moves happen inside the scripts that change the status. Term
- * indexes trim themselves and expire (see the script); the status indexes are trimmed with the
- * listing by housekeeping ({@link EmailSearch.trimStatusIndexes}); reads never list an id older
- * than the retention, trimmed yet or not.
+ * Writes: the postings and the initial status entry are written by `petrelIndexEmails`, in the
+ * same pipeline as the records (acceptance) or right after them (broadcast fan-out), before any
+ * send job exists: a few commands per write (one HMGET per email, one ZADD per day set and
+ * status). Status moves happen inside the scripts that change the status; the status indexes are
+ * trimmed with the listing by housekeeping ({@link EmailSearch.trimStatusIndexes}); reads never
+ * list an id older than the retention, trimmed or expired yet or not.
  *
- * Reads never scan the team's emails: one filter walks its own index from the cursor; several
- * filters walk the SMALLEST of their indexes (ZCARD) in chunks and keep the ids present in all
- * others (ZMSCORE), so a page costs the candidates of the most selective filter up to the page,
- * never the size of the account. Cursors are email ids placed by their creation ms (the
- * listing's score), so an email that left a status index since still marks the page's place.
+ * Reads never scan the team's emails: a page is a few steps of `petrelEmailSearchPage`, each
+ * walking the SMALLEST of the query's indexes (ZLEXCOUNT per day set, ZCARD per status) from
+ * the cursor over at most a chunk of ids and keeping those every other index lists, so a page
+ * costs the candidates of the most selective filter up to the page, never the size of the
+ * account. Cursors are email ids placed by their creation ms (the listing's score), so an email
+ * that left a status index since still marks the page's place.
  */
 import type { ChainableCommander } from 'ioredis';
 import { EMAIL_STATUSES } from '@petrel/contracts';
@@ -44,8 +50,14 @@ export interface SearchPage {
   before?: string;
 }
 
-/** Candidates read per round when several filters are combined. */
+/** Candidates read per step when several filters are combined. */
 const COMBINED_CHUNK = 200;
+const DAY_MS = 86_400_000;
+/** The separator of a posting's parts (email-search-postings.lua): below every term character. */
+const SEP = '\0';
+const GROUP_MARK = '~';
+
+const dayOf = (ms: number): number => Math.floor(ms / DAY_MS);
 
 export class EmailSearch {
   constructor(
@@ -55,8 +67,14 @@ export class EmailSearch {
     private readonly clock: { now(): number } = Date,
   ) {}
 
+  /** A status index: `status:<status>` (statusTerm), email ids by creation ms. */
   termKey(teamId: string, term: string): string {
     return `${this.keys.emailSearch(teamId)}${term}`;
+  }
+
+  /** The term postings of the emails created on day `day` (ms / 86,400,000). */
+  dayKey(teamId: string, day: number): string {
+    return `${this.keys.emailSearch(teamId)}day:${day}`;
   }
 
   /** The team's status indexes, in EMAIL_STATUSES order (a status's rank is its position). */
@@ -64,60 +82,73 @@ export class EmailSearch {
     return EMAIL_STATUSES.map((s) => this.termKey(teamId, `status:${s}`));
   }
 
-  /** Queue the indexing of `entries` (their records written before, in the same batch or earlier). */
-  queueIndex(batch: ChainableCommander, teamId: string, entries: readonly IndexEntry[]): void {
+  /**
+   * Queue the indexing of `entries` (their records written before, in the same batch or earlier)
+   * created at `createdMs` (default: now).
+   */
+  queueIndex(
+    batch: ChainableCommander,
+    teamId: string,
+    entries: readonly IndexEntry[],
+    createdMs?: number,
+  ): void {
     if (entries.length === 0) return;
-    const [keys, args] = this.indexCall(teamId, entries);
+    const [keys, args] = this.indexCall(teamId, entries, createdMs ?? this.clock.now());
     (batch as unknown as QueuedStoreCommands).petrelIndexEmails(keys.length, ...keys, ...args);
   }
 
   /**
-   * Index `entries` now (their records exist), the terms all of them have as one group posting.
-   * Returns how many were indexed.
+   * Index `entries` now (their records exist, created at `createdMs`, default now), the terms
+   * all of them have as one group posting. Returns how many were indexed.
    */
-  index(teamId: string, entries: readonly IndexEntry[]): Promise<number> {
+  index(teamId: string, entries: readonly IndexEntry[], createdMs?: number): Promise<number> {
     if (entries.length === 0) return Promise.resolve(0);
-    const [keys, args] = this.indexCall(teamId, entries);
+    const [keys, args] = this.indexCall(teamId, entries, createdMs ?? this.clock.now());
     return this.redis.petrelIndexEmails(keys.length, ...keys, ...args);
   }
 
-  private indexCall(teamId: string, entries: readonly IndexEntry[]): [string[], (string | number)[]] {
+  private indexCall(
+    teamId: string,
+    entries: readonly IndexEntry[],
+    createdMs: number,
+  ): [string[], (string | number)[]] {
     const keys = this.statusKeys(teamId);
     const n = entries.length;
     for (const e of entries) keys.push(this.keys.email(teamId, e.id));
-    // each term key once (a batch's emails share most of theirs), named by position per email;
-    // a term's count of emails tells the shared ones (an email's terms are distinct)
-    const termPos = new Map<string, number>();
-    const termKeys: string[] = [];
-    const counts: number[] = [];
-    const positions: number[] = [];
-    for (const e of entries) {
-      for (const t of e.terms) {
-        let pos = termPos.get(t);
-        if (pos === undefined) {
-          pos = termKeys.push(this.termKey(teamId, t));
-          termPos.set(t, pos);
-          counts.push(0);
-        }
-        counts[pos - 1]!++;
-        positions.push(pos);
+    // the day sets of the write's day and the day before (a retried write's records may be
+    // from then; older ones were posted by the write that created them)
+    const day = dayOf(createdMs);
+    keys.push(this.dayKey(teamId, day - 1), this.dayKey(teamId, day));
+    // a term's count of emails tells the shared ones (an email's terms are distinct); one
+    // email alone is posted on its own: a group of one would only cost its reads
+    const shared: string[] = [];
+    if (n > 1) {
+      const counts = new Map<string, number>();
+      for (const e of entries) for (const t of e.terms) counts.set(t, (counts.get(t) ?? 0) + 1);
+      for (const [t, c] of counts) if (c === n) shared.push(t);
+    }
+    const ttlBase = this.retentionMs - this.clock.now();
+    const args: (string | number)[] = [EMAIL_STATUSES.length, n, 2, day - 1, ttlBase, shared.length];
+    for (const t of shared) args.push(t);
+    if (shared.length === 0) {
+      for (const e of entries) args.push(e.id, e.terms.length, ...e.terms);
+    } else {
+      const isShared = new Set(shared);
+      for (const e of entries) {
+        const at = args.push(e.id, 0);
+        for (const t of e.terms) if (!isShared.has(t)) args.push(t);
+        args[at - 1] = args.length - at;
       }
     }
-    // one email alone is posted on its own: a group of one would only cost its reads
-    const shared: number[] = [];
-    if (n > 1) counts.forEach((c, i) => c === n && shared.push(i + 1));
-    const args: (string | number)[] = [keys.length - n, this.retentionMs, n, shared.length, ...shared];
-    let at = 0;
-    for (const e of entries) {
-      const own = e.terms.length - shared.length;
-      args.push(e.id, own);
-      for (const end = at + e.terms.length; at < end; at++) {
-        const pos = positions[at]!;
-        if (shared.length === 0 || counts[pos - 1] !== n) args.push(pos);
-      }
-    }
-    for (const k of termKeys) keys.push(k);
     return [keys, args];
+  }
+
+  /** The days whose sets a read walks: the retention's first to tomorrow (another clock's). */
+  private readDays(teamId: string, now: number): { day0: number; keys: string[] } {
+    const day0 = dayOf(now - this.retentionMs);
+    const keys: string[] = [];
+    for (let d = day0; d <= dayOf(now) + 1; d++) keys.push(this.dayKey(teamId, d));
+    return { day0, keys };
   }
 
   /**
@@ -130,42 +161,67 @@ export class EmailSearch {
     terms: readonly string[],
     page: SearchPage,
   ): Promise<{ ids: string[]; hasMore: boolean } | null> {
-    const indexes = [...new Set(terms)].map((t) => this.termKey(teamId, t));
+    const unique = [...new Set(terms)];
+    const statuses = unique.filter((t) => t.startsWith('status:')).map((t) => this.termKey(teamId, t));
+    const others = unique.filter((t) => !t.startsWith('status:'));
     const cursorId = page.after ?? page.before;
-    const batch = pipeline(this.redis, 'EmailSearch.search');
-    for (const k of indexes) batch.zcard(k);
-    if (cursorId) batch.zscore(this.keys.emails(teamId), cursorId);
-    const replies = (await batch.exec()) ?? [];
-    for (const [err] of replies) if (err) throw err;
-    let cursor: { score: string; id: string } | null = null;
+    let cursor: { ms: string; id: string } | null = null;
     if (cursorId) {
-      const score = replies[indexes.length]?.[1] as string | null;
-      if (score === null || score === undefined) return null;
-      cursor = { score, id: cursorId };
+      const score = await this.redis.zscore(this.keys.emails(teamId), cursorId);
+      if (score === null) return null;
+      cursor = { ms: score, id: cursorId };
     }
-    // the most selective index drives; the others are checked per candidate. A group posting
-    // counts one in ZCARD: the pick can be less selective than it looks, the page is the same
-    const sizes = indexes.map((_, i) => Number(replies[i]![1]));
-    const order = indexes.map((k, i) => ({ k, n: sizes[i]! })).sort((a, b) => a.n - b.n);
-    const driver = order[0]!.k;
-    if (order[0]!.n === 0) return { ids: [], hasMore: false };
-    // the term indexes first: only they may hold group postings (status moves are per email)
-    const statuses = new Set(this.statusKeys(teamId));
-    const rest = order.slice(1).map((o) => o.k);
-    const termIndexes = rest.filter((k) => !statuses.has(k));
-    const others = [...termIndexes, ...rest.filter((k) => statuses.has(k))];
+    const now = this.clock.now();
+    const { day0, keys } = this.readDays(teamId, now);
+    keys.push(...statuses);
     const desc = !page.before;
-    const bound = String(this.clock.now() - this.retentionMs);
+    const bound = String(now - this.retentionMs).padStart(13, '0');
     const want = page.limit + 1;
-    const chunk = others.length === 0 ? want : Math.max(COMBINED_CHUNK, want * 2);
-    const found = await walkIndex(
-      this.redis,
-      { driver, others, grouped: termIndexes.length, desc, cursor, chunk, bound, want },
-      async (ids) => ids,
-    );
+    const chunk = unique.length === 1 ? want : Math.max(COMBINED_CHUNK, want * 2);
+    const found: string[] = [];
+    // each step one script: the most selective index walked from the cursor, `chunk` ids at most
+    while (found.length < want) {
+      const [more, ms, id, ...kept] = await this.redis.petrelEmailSearchPage(
+        keys.length,
+        ...keys,
+        day0,
+        keys.length - statuses.length,
+        others.length,
+        ...others,
+        desc ? 'desc' : 'asc',
+        cursor?.ms ?? '',
+        cursor?.id ?? '',
+        chunk,
+        bound,
+      );
+      found.push(...(kept as string[]));
+      if (Number(more) !== 1) break;
+      cursor = { ms: String(ms), id: String(id) };
+    }
     if (desc) return { ids: found.slice(0, page.limit), hasMore: found.length > page.limit };
     // towards newer: the `limit` nearest the cursor, shown newest first
     return { ids: found.slice(0, page.limit).reverse(), hasMore: found.length > page.limit };
+  }
+
+  /**
+   * Every id listed under `term` (a status or another term) within the retention, each once,
+   * in no particular order — for an index known to be small (one recipient's emails).
+   */
+  async ids(teamId: string, term: string): Promise<string[]> {
+    if (term.startsWith('status:')) return this.redis.zrange(this.termKey(teamId, term), '0', '-1');
+    const { keys } = this.readDays(teamId, this.clock.now());
+    const batch = pipeline(this.redis, 'EmailSearch.ids');
+    for (const k of keys) batch.zrangebylex(k, `[${term}${SEP}`, `(${term}\x01`);
+    const out = new Set<string>();
+    for (const [err, members] of (await batch.exec()) ?? []) {
+      if (err) throw err;
+      for (const m of members as string[]) {
+        const x = m.slice(term.length + 15);
+        if (x.startsWith(GROUP_MARK)) for (const id of x.slice(1).split(',')) out.add(id);
+        else out.add(x);
+      }
+    }
+    return [...out];
   }
 
   /** Drop ids of emails created before `cutoffMs` from the team's status indexes. */
@@ -179,6 +235,16 @@ export class EmailSearch {
       n += Number(removed);
     }
     return n;
+  }
+
+  /** The keys and arguments of petrelDeleteEmail's search part for an email created at `createdMs`. */
+  deleteCall(
+    teamId: string,
+    terms: readonly string[],
+    createdMs: number,
+  ): { keys: string[]; args: (string | number)[] } {
+    const keys = [...this.statusKeys(teamId), this.dayKey(teamId, dayOf(createdMs))];
+    return { keys, args: [EMAIL_STATUSES.length, ...terms] };
   }
 }
 
@@ -204,18 +270,16 @@ export async function membersOfAll(
 
 /**
  * Walks the sorted set `driver` from `cursor` (exclusive; `desc` towards lower scores) in chunks
- * of `chunk` (petrelEmailSearchRange, group postings expanded; each next chunk twice the last,
- * up to `maxChunk`), keeps the ids present in every one of `others`, and hands each chunk's
- * kept ids to `take`; stops once `want` items are taken or the set ends, scores below `bound`
- * excluded. The items in walk order. With `grouped`, the first `grouped` of `others` may hold
- * group postings, and presence is checked by petrelEmailSearchMembers; without, by ZMSCORE.
+ * of `chunk` (petrelEmailSearchRange; each next chunk twice the last, up to `maxChunk`), keeps
+ * the ids present in every one of `others` (ZMSCORE), and hands each chunk's kept ids to `take`;
+ * stops once `want` items are taken or the set ends, scores below `bound` excluded. The items
+ * in walk order. (The inboxes' indexes; the email search has day sets of its own.)
  */
 export async function walkIndex<T>(
   redis: RedisClient & StoreCommands,
   o: {
     driver: string;
     others: readonly string[];
-    grouped?: number;
     desc: boolean;
     cursor: { score: string; id: string } | null;
     chunk: number;
@@ -241,11 +305,7 @@ export async function walkIndex<T>(
     const ids: string[] = [];
     for (let i = 0; i < flat.length; i += 2) ids.push(flat[i]!);
     cursor = { id: flat[flat.length - 2]!, score: flat[flat.length - 1]! };
-    const kept =
-      o.grouped === undefined || o.others.length === 0
-        ? await membersOfAll(redis, o.others, ids)
-        : await redis.petrelEmailSearchMembers(o.others.length, ...o.others, o.grouped, ...flat);
-    found.push(...(await take(kept)));
+    found.push(...(await take(await membersOfAll(redis, o.others, ids))));
     if (ids.length < chunk) break;
     if (o.maxChunk !== undefined && chunk < o.maxChunk) chunk = Math.min(chunk * 2, o.maxChunk);
   }

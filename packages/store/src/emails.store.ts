@@ -176,6 +176,7 @@ export class EmailsStore {
       batch,
       teamId,
       emails.map((e) => ({ id: e.id, terms: emailSearchTerms(e.content) })),
+      createdMs,
     );
     // GET /usage's emails sent today and this month (a crash-interrupted request retried with its
     // Idempotency-Key counts twice: the count errs high, never low)
@@ -385,10 +386,11 @@ export class EmailsStore {
    * deletable. Its term indexes are recomputed from its content, which never changes.
    */
   async deleteFinished(teamId: string, emailId: string): Promise<'deleted' | 'not_deletable' | 'missing'> {
-    const [content, broadcastId] = await this.redis.hmget(
+    const [content, broadcastId, createdMs] = await this.redis.hmget(
       this.keys.email(teamId, emailId),
       'content',
       'broadcast_id',
+      'created_ms',
     );
     if (typeof content !== 'string') return 'missing';
     const c = JSON.parse(content) as Partial<EmailContent>;
@@ -399,6 +401,7 @@ export class EmailsStore {
       tags: c.tags ?? [],
       subject: c.subject ?? '',
     });
+    const search = this.search.deleteCall(teamId, terms, Number(createdMs ?? 0));
     const keys = [
       this.keys.email(teamId, emailId),
       this.keys.emailEvents(teamId, emailId),
@@ -406,10 +409,9 @@ export class EmailsStore {
       this.keys.unfinishedEmails(teamId, 'send'),
       this.keys.unfinishedEmails(teamId, 'broadcast'),
       this.keys.broadcastRecipients(teamId, broadcastId ?? ''),
-      ...this.search.statusKeys(teamId),
-      ...terms.map((t) => this.search.termKey(teamId, t)),
+      ...search.keys,
     ];
-    const res = await this.redis.petrelDeleteEmail(keys.length, ...keys, broadcastId ?? '');
+    const res = await this.redis.petrelDeleteEmail(keys.length, ...keys, broadcastId ?? '', ...search.args);
     return res === 1 ? 'deleted' : res === 0 ? 'not_deletable' : 'missing';
   }
 
