@@ -10,7 +10,7 @@ import { log, metrics } from '@petrel/observability';
 import type { Runtime } from '@petrel/runtime';
 import { automationProcessor } from './automation.processor.js';
 import type { WorkerConfig } from './config.js';
-import { jobWorkerOptions } from './job-workers.js';
+import { jobWorkerOptions, logJobWorker } from './job-workers.js';
 
 /**
  * How long a step's acceptance holds its Idempotency-Key. A step's email has no remote
@@ -44,13 +44,12 @@ export async function startAutomationEngine(
   metrics.automationRunsStarted();
   metrics.automationRunsCompleted();
   metrics.automationRunsFailed();
-  const worker = createAutomationWorker(
-    automationProcessor(ports),
-    jobWorkerOptions(config, rt, config.AUTOMATION_CONCURRENCY),
-  );
-  worker.on('error', (err) => log().error({ err }, 'automation worker error'));
-  worker.on('failed', (job, err) =>
-    log().warn({ jobId: job?.id, err: err.message }, 'automation job failed'),
+  const worker = logJobWorker(
+    createAutomationWorker(
+      automationProcessor(ports),
+      jobWorkerOptions(config, rt, config.AUTOMATION_CONCURRENCY),
+    ),
+    'automation',
   );
   worker.on('stalled', (jobId) =>
     log().warn({ jobId }, 'automation job stalled (its worker stopped); it runs again, safely'),

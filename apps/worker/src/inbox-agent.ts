@@ -12,7 +12,7 @@ import { log, metrics, zeroSeries } from '@petrel/observability';
 import type { Runtime } from '@petrel/runtime';
 import { chatCompletionsModel } from './chat-completions.js';
 import type { WorkerConfig } from './config.js';
-import { jobWorkerOptions } from './job-workers.js';
+import { jobWorkerOptions, logJobWorker } from './job-workers.js';
 import { inboxAgentProcessor } from './inbox-agent.processor.js';
 
 /**
@@ -54,13 +54,12 @@ export async function startInboxAgent(
     clock: Date,
   };
   zeroSeries(metrics.inboxAgentAnswers(), { outcome: AGENT_ANSWER_OUTCOMES });
-  const worker = createInboxAgentWorker(
-    inboxAgentProcessor(ports),
-    jobWorkerOptions(config, rt, config.INBOX_AGENT_CONCURRENCY),
-  );
-  worker.on('error', (err) => log().error({ err }, 'inbox agent worker error'));
-  worker.on('failed', (job, err) =>
-    log().warn({ jobId: job?.id, err: err.message }, 'inbox agent job failed'),
+  const worker = logJobWorker(
+    createInboxAgentWorker(
+      inboxAgentProcessor(ports),
+      jobWorkerOptions(config, rt, config.INBOX_AGENT_CONCURRENCY),
+    ),
+    'inbox agent',
   );
   log().info({ url: endpoint.url, model: endpoint.model }, 'inbox agent started');
   return { close: () => worker.close() };

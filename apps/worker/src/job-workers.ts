@@ -1,3 +1,5 @@
+import { log } from '@petrel/observability';
+import type { Worker } from '@petrel/queue';
 import type { Runtime } from '@petrel/runtime';
 import type { WorkerConfig } from './config.js';
 
@@ -13,3 +15,10 @@ export const jobWorkerOptions = (config: WorkerConfig, rt: Runtime, concurrency:
   lockDuration: config.WORKER_LOCK_DURATION_MS,
   stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
 });
+
+/** `worker`'s errors and failed jobs in the log, as `<what> worker error` and `<what> job failed`. */
+export function logJobWorker<T>(worker: Worker<T>, what: string): Worker<T> {
+  worker.on('error', (err) => log().error({ err }, `${what} worker error`));
+  worker.on('failed', (job, err) => log().warn({ jobId: job?.id, err: err.message }, `${what} job failed`));
+  return worker;
+}
