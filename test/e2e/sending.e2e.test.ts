@@ -341,11 +341,9 @@ describe('SMTP outcomes', () => {
     });
     await stack.settled([data!.id]);
     expect(stack.sink.byMessageId(`<${data!.id}@acme.test>`)).toHaveLength(1);
-    const { Redis } = await import('ioredis');
-    const r = new Redis(stack.redis.url);
-    const [timelineKey] = await r.keys(`${stack.prefix}:*:email:${data!.id}:events`);
-    const types = (await r.lrange(timelineKey!, 0, -1)).map((e) => JSON.parse(e).type);
-    await r.quit();
+    // the timeline as GET /emails/:id/events reads it (the first event is kept in the record)
+    const timeline = await stack.http(`/emails/${data!.id}/events`);
+    const types = (timeline.body as { data: { type: string }[] }).data.map((e) => e.type);
     expect(types).toEqual(['email.queued', 'email.delivery_delayed', 'email.sent', 'email.delivered']);
   });
 

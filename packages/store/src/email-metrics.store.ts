@@ -25,6 +25,7 @@ import type { RedisClient } from './redis.js';
 import { pipeline } from './scripts.js';
 import { statsBucket } from './email-stats.js';
 import { METRIC_FIELD } from './email-metrics.fields.js';
+import { FIRST_EVENT_FIELD, timelineOf } from './email-timeline.js';
 
 const COUNTED = new Set<string>(COUNTED_METRICS);
 /** Hours per pipeline when reading a long range. */
@@ -174,19 +175,20 @@ export class EmailMetricsStore implements Pick<EmailMetricsPorts, 'counters' | '
         if (ids.length === 0) return [];
         const batch = pipeline(redis, 'EmailMetrics.timelines');
         for (const id of ids) {
-          batch.hget(keys.email(teamId, id), 'content');
+          batch.hmget(keys.email(teamId, id), 'content', FIRST_EVENT_FIELD);
           batch.lrange(keys.emailEvents(teamId, id), 0, -1);
         }
         const replies = (await batch.exec()) ?? [];
         const out: { id: string; from: string; events: TimelineEvent[] }[] = [];
         ids.forEach((id, i) => {
-          const [cErr, content] = replies[2 * i] ?? [];
+          const [cErr, fields] = replies[2 * i] ?? [];
           const [eErr, events] = replies[2 * i + 1] ?? [];
           if (cErr) throw cErr;
           if (eErr) throw eErr;
+          const [content, first] = fields as (string | null)[];
           if (typeof content !== 'string') return; // not this team's, or gone
           const from = (JSON.parse(content) as { from?: string }).from ?? '';
-          out.push({ id, from, events: (events as string[]).map((e) => JSON.parse(e) as TimelineEvent) });
+          out.push({ id, from, events: timelineOf<TimelineEvent>(first, events as string[]) });
         });
         return out;
       },

@@ -143,6 +143,50 @@ describe('per-email sequence numbers', () => {
     expect(sequences(await store.events('team', 'old2'))).toEqual([undefined, 2]);
   });
 
+  it('reads a record of the previous layout (first event at the head of its list) the same way', async () => {
+    // what acceptance wrote before the first event moved into the record: the counter at 1, the
+    // numbered first event as the list's only entry, both expiring after the retention
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
+    const [record, list] = [fx.keys.email('team', 'prev'), fx.keys.emailEvents('team', 'prev')];
+    const first = ev('email.queued', { email_id: 'prev' });
+    await fx.redis.hset(record, {
+      id: 'prev',
+      team_id: 'team',
+      status: 'queued',
+      status_rank: '1',
+      seq: '1',
+    });
+    await fx.redis.hset(record, { content: '{}', created_ms: String(Date.now()), lane: 'send' });
+    await fx.redis.rpush(list, sequencedEventJson(first, 1));
+    await fx.redis.pexpire(record, 60_000);
+    await fx.redis.pexpire(list, 30_000);
+    const before = await store.events('team', 'prev');
+    expect(before).toEqual([{ ...first, data: { ...first.data, sequence: 1 } }]);
+    await store.recordEvents('team', 'prev', [
+      { status: 'sent', event: ev('email.sent', { email_id: 'prev' }) },
+      { status: 'delivered', event: ev('email.delivered', { email_id: 'prev' }) },
+    ]);
+    const after = await store.events('team', 'prev');
+    expect(after.map((e) => [e.type, e.data.sequence])).toEqual([
+      ['email.queued', 1],
+      ['email.sent', 2],
+      ['email.delivered', 3],
+    ]);
+    expect((await store.getWithEvents('team', 'prev'))!.events).toEqual(after);
+    // the list it had keeps its own expiry (not the record's)
+    expect(await fx.redis.pttl(list)).toBeLessThanOrEqual(30_000);
+    // and an email accepted now reads the same: first event from the record, then the list
+    await staged(store, 'now');
+    await store.recordEvents('team', 'now', [
+      { status: 'sent', event: ev('email.sent', { email_id: 'now' }) },
+      { status: 'delivered', event: ev('email.delivered', { email_id: 'now' }) },
+    ]);
+    expect((await store.events('team', 'now')).map((e) => [e.type, e.data.sequence])).toEqual(
+      after.map((e) => [e.type, e.data.sequence]),
+    );
+    expect(await fx.redis.llen(fx.keys.emailEvents('team', 'now'))).toBe(2);
+  });
+
   it('starts a broadcast email at 1 (petrelCreateBroadcastEmails sets the counter)', async () => {
     const redis = defineScripts(fx.redis);
     const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });

@@ -128,8 +128,25 @@ describe('EmailsStore', () => {
     expect(m2!.attachments).toEqual([{ filename: 'a.txt', content: 'eA==' }]);
     for (const id of ['m1', 'm2']) {
       expect(await fx.redis.pttl(fx.keys.email('mix', id))).toBeGreaterThan(50_000);
-      expect(await fx.redis.pttl(fx.keys.emailEvents('mix', id))).toBeGreaterThan(50_000);
+      // one key per email: the first event is in the record, no timeline list yet
+      expect(await fx.redis.exists(fx.keys.emailEvents('mix', id))).toBe(0);
     }
+    expect((await store.events('mix', 'm2')).map((e) => e.type)).toEqual(['email.scheduled']);
+    // the first event appended creates the list, expiring with the record
+    await store.recordEvent('mix', 'm1', 'sent', ev('email.sent'));
+    await store.cancelScheduled('mix', 'm2', ev('email.canceled'));
+    for (const id of ['m1', 'm2']) {
+      const [record, timeline] = await Promise.all([
+        fx.redis.pttl(fx.keys.email('mix', id)),
+        fx.redis.pttl(fx.keys.emailEvents('mix', id)),
+      ]);
+      expect(timeline).toBeGreaterThan(50_000);
+      expect(timeline).toBeLessThanOrEqual(record + 1_000);
+    }
+    expect((await store.getWithEvents('mix', 'm2'))!.events.map((e) => e.type)).toEqual([
+      'email.scheduled',
+      'email.canceled',
+    ]);
     expect(await fx.redis.zrange(fx.keys.emails('mix'), '0', '-1', 'WITHSCORES')).toEqual([
       'm1',
       String(at.getTime()),

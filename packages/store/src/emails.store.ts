@@ -1,6 +1,7 @@
 /**
  * Email records: one hash per email under its team, a creation-time index per team, and an
- * event timeline per email. Creation writes the records together with their outbox entries
+ * event timeline per email (its first event a field of the record, the later ones a list:
+ * timelineOf). Creation writes the records together with their outbox entries
  * (`petrelAcceptEmails`, step 1 of acceptance: the jobs follow, see OutboxStore); events go
  * through `petrelRecordEmailEvents`, which only moves an email's status forward.
  */
@@ -18,6 +19,7 @@ import { outboxJobMember, outboxMember } from './outbox.store.js';
 import { defineScripts, pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
 import type { ChainableCommander } from 'ioredis';
 import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
+import { FIRST_EVENT_FIELD, timelineOf } from './email-timeline.js';
 import {
   emailSearchTerms,
   emailStatusRank,
@@ -117,7 +119,7 @@ export class EmailsStore {
     outbox?: readonly OutboxJob[],
   ): Promise<number> {
     const n = emails.length;
-    const keys: string[] = new Array<string>(4 + 2 * n);
+    const keys: string[] = new Array<string>(4 + n);
     keys[0] = this.keys.emails(teamId);
     keys[1] = this.keys.outbox(teamId);
     const createdMs = createdAt.getTime();
@@ -139,12 +141,10 @@ export class EmailsStore {
       if (domain === undefined) domains.set(e.content.from, (domain = fromDomain(e.content.from) ?? ''));
       received.set(domain, (received.get(domain) ?? 0) + 1);
       keys[2 + i] = this.keys.email(teamId, e.id);
-      keys[2 + n + i] = this.keys.emailEvents(teamId, e.id);
       const { content } = e;
       // the values of the script's EMAIL_FIELDS, in its order (their names are the script's)
       args.push(
         e.id,
-        sequencedEventJson(e.event, 1),
         outboxMember(e.lane, e.id, e.dueMs),
         e.status,
         String(statusRank(e.status)),
@@ -156,6 +156,8 @@ export class EmailsStore {
         JSON.stringify({ ...content, attachments: undefined }),
         content.scheduled_at ?? '',
         domain,
+        // FIRST_EVENT_FIELD: the first timeline event, numbered 1
+        sequencedEventJson(e.event, 1),
       );
       // the optional fields, as name/value pairs after their count
       const extrasAt = args.push(0) - 1;
@@ -166,9 +168,9 @@ export class EmailsStore {
       args[extrasAt] = (args.length - extrasAt - 1) / 2;
     }
     if (outbox) args.push(outbox.length, ...outbox.map(outboxJobMember));
-    // the unfinished indexes (stuck-email watchdog), after the timelines
-    keys[2 + 2 * n] = this.keys.unfinishedEmails(teamId, 'send');
-    keys[3 + 2 * n] = this.keys.unfinishedEmails(teamId, 'broadcast');
+    // the unfinished indexes (stuck-email watchdog), after the records
+    keys[2 + n] = this.keys.unfinishedEmails(teamId, 'send');
+    keys[3 + n] = this.keys.unfinishedEmails(teamId, 'broadcast');
     // the search indexes right behind the records, in the same round trip (before any job)
     const batch = pipeline(this.redis, 'EmailsStore.stage') as QueuedStoreCommands & ChainableCommander;
     batch.petrelAcceptEmails(keys.length, ...keys, ...args);
@@ -246,12 +248,18 @@ export class EmailsStore {
     if (evErr) throw evErr;
     const r = rec as Record<string, string>;
     if (!r?.id) return null;
-    return { record: toRecord(r), events: (rows as string[]).map((e) => JSON.parse(e) as EmailEvent) };
+    return { record: toRecord(r), events: timelineOf(r[FIRST_EVENT_FIELD], rows as string[]) };
   }
 
+  /** The email's timeline, oldest first (empty for an email that is gone). */
   async events(teamId: string, emailId: string): Promise<EmailEvent[]> {
-    const rows = await this.redis.lrange(this.keys.emailEvents(teamId, emailId), 0, -1);
-    return rows.map((r) => JSON.parse(r) as EmailEvent);
+    const pipe = pipeline(this.redis, 'EmailsStore.events');
+    pipe.hget(this.keys.email(teamId, emailId), FIRST_EVENT_FIELD);
+    pipe.lrange(this.keys.emailEvents(teamId, emailId), 0, -1);
+    const [[firstErr, first] = [], [evErr, rows] = []] = (await pipe.exec()) ?? [];
+    if (firstErr) throw firstErr;
+    if (evErr) throw evErr;
+    return timelineOf(first, rows as string[]);
   }
 
   /**

@@ -102,7 +102,10 @@ export class Keys {
   email(teamId: string, emailId: string): string {
     return `${this.prefix}:{${teamId}}:email:${emailId}`;
   }
-  /** Event timeline of an email (list of JSON events, oldest first). */
+  /**
+   * Event timeline of an email after its first event (list of JSON events, oldest first; the
+   * first is a field of the record: email-timeline.ts).
+   */
   emailEvents(teamId: string, emailId: string): string {
     return `${this.prefix}:{${teamId}}:email:${emailId}:events`;
   }

@@ -16,5 +16,10 @@ redis.call('ZREM', KEYS[3], redis.call('HGET', KEYS[1], 'id'))
 redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'id'))
 local seq = redis.call('HINCRBY', KEYS[1], 'seq', 1)
 if seq == 1 then seq = redis.call('HINCRBY', KEYS[1], 'seq', redis.call('LLEN', KEYS[2])) end
-redis.call('RPUSH', KEYS[2], ARGV[1] .. seq .. '}}')
+-- the first event after the record's own `first_event` creates the timeline list, which expires
+-- with the record (as in petrelRecordEmailEvents)
+if redis.call('RPUSH', KEYS[2], ARGV[1] .. seq .. '}}') == 1 then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+end
 return 1

@@ -15,6 +15,9 @@
 -- Each event head ends in `"sequence":` (email-event-json.ts): the script completes it with the
 -- email's next sequence number and `}}`, from the record's `seq` counter (a record written
 -- before the counter existed starts after its timeline's length).
+-- The timeline list holds the events after the first (which is the record's `first_event`
+-- field; a record of an older release has it as the list's first entry instead): the first
+-- event appended creates the list, which then takes the record's expiry.
 -- Metrics (email-metrics.store.ts, the include count-email-metrics): KEYS[6] also holds the
 -- team's `t:<metric>` counters of the hour, KEYS[19] and KEYS[20] the hour's per-domain and
 -- per-broadcast counters, KEYS[21..23] the broadcast's recipient index, clicked links and their
@@ -53,11 +56,12 @@ if n > 0 then
   end
   seq = seq - n
 end
+local created = false
 for i = first, #ARGV - 3, 5 do
   if kept[i] then
     seq = seq + 1
     local ev = ARGV[i + 2] .. seq .. '}}'
-    redis.call('RPUSH', KEYS[2], ev)
+    if redis.call('RPUSH', KEYS[2], ev) == 1 then created = true end
     redis.call('XADD', KEYS[3], 'MAXLEN', '~', ARGV[1], '*', 'event', ev)
     if COUNTED_STATUSES[ARGV[i]] then
       lane = lane or redis.call('HGET', KEYS[1], 'lane') or 'send'
@@ -68,6 +72,10 @@ for i = first, #ARGV - 3, 5 do
     local rank = tonumber(ARGV[i + 1])
     if rank > best then best = rank; status = ARGV[i] end
   end
+end
+if created then
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 end
 if best >= $[email.finishedRank] then
   redis.call('ZREM', KEYS[4], redis.call('HGET', KEYS[1], 'id'))
