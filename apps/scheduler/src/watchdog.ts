@@ -9,6 +9,7 @@ import {
   DEFAULT_RETRY_SCHEDULE_S,
   retryWindowMs,
   sweepStuckEmails,
+  systemClock,
 } from '@petrel/core';
 import type { JobState, QueuedImports, SendJobs, WatchdogObserver, WatchdogPorts } from '@petrel/core';
 import type { ContactImportQueue, SendQueues } from '@petrel/queue';
@@ -80,7 +81,7 @@ export function startWatchdog(opts: WatchdogOptions): IntervalLoop {
   const ports: WatchdogPorts = {
     ...opts.ports,
     observer: watchdogObserver,
-    clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+    clock: systemClock,
     ids: { newEventId: () => newId() },
   };
   const window = retryWindowMs(

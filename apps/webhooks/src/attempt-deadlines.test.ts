@@ -11,7 +11,7 @@ fakeTimersEachTest();
 
 describe('AttemptDeadlines', () => {
   it('aborts an attempt at its deadline and not before, once, with the timeout in the reason', () => {
-    const deadlines = new AttemptDeadlines(1_000, () => Date.now());
+    const deadlines = new AttemptDeadlines(1_000, { monotonicMs: () => Date.now() });
     const d = deadlines.start();
     const heard = vi.fn();
     d.once('abort', heard);
@@ -26,7 +26,7 @@ describe('AttemptDeadlines', () => {
   });
 
   it('never aborts an attempt that ended; the ones started after it still expire on time', () => {
-    const deadlines = new AttemptDeadlines(1_000, () => Date.now());
+    const deadlines = new AttemptDeadlines(1_000, { monotonicMs: () => Date.now() });
     const first = deadlines.start();
     vi.advanceTimersByTime(300);
     const second = deadlines.start();
@@ -41,20 +41,20 @@ describe('AttemptDeadlines', () => {
   });
 
   it('arms its timer again when it fires before the first deadline is due (no early abort)', () => {
-    let clock = 0;
-    const deadlines = new AttemptDeadlines(100, () => clock);
+    let nowMs = 0;
+    const deadlines = new AttemptDeadlines(100, { monotonicMs: () => nowMs });
     const d = deadlines.start();
     // the timer fires at 100 ms by the timers' clock while the deadlines' clock reads 99.5 ms
-    clock = 99.5;
+    nowMs = 99.5;
     vi.advanceTimersByTime(100);
     expect(d.aborted).toBe(false);
-    clock = 100;
+    nowMs = 100;
     vi.advanceTimersByTime(1);
     expect(d.aborted).toBe(true);
   });
 
   it('serves any number of attempts in flight with one timer, and none once closed', () => {
-    const deadlines = new AttemptDeadlines(1_000, () => Date.now());
+    const deadlines = new AttemptDeadlines(1_000, { monotonicMs: () => Date.now() });
     const all = Array.from({ length: 50 }, () => deadlines.start());
     expect(vi.getTimerCount()).toBe(1);
     for (const d of all.slice(0, 49)) d.end();

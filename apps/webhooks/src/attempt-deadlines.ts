@@ -11,6 +11,7 @@
  * that fires early is armed again for the rest.
  */
 import { EventEmitter } from 'node:events';
+import { systemClock, type Clock } from '@petrel/core';
 
 /** One attempt's deadline, passed to undici as its `signal`. */
 export class Deadline extends EventEmitter {
@@ -39,12 +40,13 @@ export class AttemptDeadlines {
 
   constructor(
     readonly timeoutMs: number,
-    private readonly now: () => number = () => performance.now(),
+    /** Deadlines are durations: a monotonic clock, which wall-clock steps do not move. */
+    private readonly clock: Pick<Clock, 'monotonicMs'> = systemClock,
   ) {}
 
   /** A deadline `timeoutMs` from now; call its `end()` once the attempt is over. */
   start(): Deadline {
-    const d = new Deadline(this.now() + this.timeoutMs, this);
+    const d = new Deadline(this.clock.monotonicMs() + this.timeoutMs, this);
     d.prev = this.tail;
     if (this.tail) this.tail.next = d;
     else this.head = d;
@@ -71,14 +73,17 @@ export class AttemptDeadlines {
 
   private arm(): void {
     if (this.timer || !this.head) return;
-    this.timer = setTimeout(() => this.fire(), Math.max(1, Math.ceil(this.head.at - this.now())));
+    this.timer = setTimeout(
+      () => this.fire(),
+      Math.max(1, Math.ceil(this.head.at - this.clock.monotonicMs())),
+    );
     // the requests in flight hold the process, not their deadlines (as AbortSignal.timeout's)
     this.timer.unref();
   }
 
   private fire(): void {
     this.timer = undefined;
-    const now = this.now();
+    const now = this.clock.monotonicMs();
     while (this.head && this.head.at <= now) {
       const d = this.head;
       this.remove(d);

@@ -9,6 +9,7 @@ import type { Job } from 'bullmq';
 import { webhookDeliveryJobSchema, type WebhookDeliveryJob } from '@petrel/contracts';
 import {
   deliverWebhook,
+  systemClock,
   type DeliveryPolicy,
   type DeliveryResult,
   type WebhookEventLogPort,
@@ -44,7 +45,7 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps, opts: DeliveryWork
   const ports = {
     log: deps.log,
     sender: deps.sender,
-    clock: { now: () => Date.now() },
+    clock: systemClock,
   };
 
   const processor = async (job: Job<WebhookDeliveryJob>, token?: string): Promise<void> => {

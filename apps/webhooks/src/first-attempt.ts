@@ -6,6 +6,7 @@
  */
 import {
   deliverDispatched,
+  systemClock,
   type DeliveryPolicy,
   type ReadyDelivery,
   type WebhookDeliveryQueuePort,
@@ -27,8 +28,6 @@ export interface FirstAttemptDeps {
 }
 
 export class FirstAttempts {
-  private readonly clock = { now: () => Date.now() };
-
   constructor(
     private readonly deps: FirstAttemptDeps,
     private readonly window: AttemptWindow,
@@ -51,7 +50,7 @@ export class FirstAttempts {
     const target = { teamId: d.teamId, endpointId: d.endpoint.id };
     deliverDispatched(
       d,
-      { log: this.deps.log, sender, queue: this.deps.queue, clock: this.clock },
+      { log: this.deps.log, sender, queue: this.deps.queue, clock: systemClock },
       this.deps.policy,
     )
       .then(

@@ -13,7 +13,7 @@
  * it is written; with several, a sleep of 5 ms doubling to 100 ms — one stream per command is
  * what keeps the reads cluster-safe, and an idle deployment then costs a few commands a second.
  */
-import { dispatchWebhookEvents, type WebhookDeliveryQueuePort } from '@petrel/core';
+import { dispatchWebhookEvents, systemClock, type WebhookDeliveryQueuePort } from '@petrel/core';
 import type { WebhookEventStream, WebhooksStore } from '@petrel/store';
 import { log } from '@petrel/observability';
 import type { DirectDeliveries } from './direct-deliveries.js';
@@ -55,7 +55,6 @@ export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
         resolve();
       };
     });
-  const clock = { now: () => Date.now() };
   const touchAfterMs = deps.claimIdleMs / 4;
   const blockMs = Math.max(1, Math.min(BLOCK_MS, Math.floor(deps.claimIdleMs / 4)));
 
@@ -76,7 +75,7 @@ export function startStreamConsumer(deps: StreamConsumerDeps): StreamConsumer {
     const events = entries.flatMap((e) => (e.event ? [e.event] : []));
     const { ready } = await dispatchWebhookEvents(
       { teamId, events },
-      { webhooks: deps.store, log: deps.store, queue: deps.queue, clock },
+      { webhooks: deps.store, log: deps.store, queue: deps.queue, clock: systemClock },
     );
     await deps.direct.take(teamId, entries, ready, readAt);
     return entries.length;
