@@ -78,11 +78,13 @@ const jobTotal = async () =>
   );
 
 /** The outbox relay's ports over the stores and queues, for one team. */
-const relayPortsOf = (teamId: string) => ({
+/** The relay's ports for one team, on a clock that reads `nowMs`. */
+const relayPortsOf = (teamId: string, nowMs: number) => ({
   teams: { teamIds: async () => [teamId] },
   outbox: stores.outbox,
   queues,
   observer: new RecordingOutboxObserver(),
+  clock: { now: () => nowMs },
 });
 
 describe('acceptance commit (records → jobs → outbox cleared + response stored)', () => {
@@ -139,13 +141,13 @@ describe('acceptance commit (records → jobs → outbox cleared + response stor
     expect(await stores.outbox.size(teamId)).toBe(2);
     expect(await stores.idempotency.lookup(teamId, 'key-2', 'fp')).toEqual({ outcome: 'in_flight' });
 
-    const relayPorts = relayPortsOf(teamId);
     // within the grace the relay leaves the entries to the request that wrote them
-    expect(await relayOutbox(relayPorts, { nowMs: now + 1_000, graceMs: 30_000 })).toEqual({
+    expect(await relayOutbox(relayPortsOf(teamId, now + 1_000), { graceMs: 30_000 })).toEqual({
       relayed: 0,
       failedTeams: 0,
     });
-    expect(await relayOutbox(relayPorts, { nowMs: now + 31_000, graceMs: 30_000 })).toEqual({
+    const relayPorts = relayPortsOf(teamId, now + 31_000);
+    expect(await relayOutbox(relayPorts, { graceMs: 30_000 })).toEqual({
       relayed: 2,
       failedTeams: 0,
     });
@@ -158,8 +160,8 @@ describe('acceptance commit (records → jobs → outbox cleared + response stor
 
     // idempotent: the entries back (a second relay racing the first), relayed again: one job each
     await fx.redis.zadd(fx.keys.outbox(teamId), now, `send:0:${soon.id}`);
-    await relayOutbox(relayPorts, { nowMs: now + 31_000, graceMs: 30_000 });
-    expect(await relayOutbox(relayPorts, { nowMs: now + 31_000, graceMs: 30_000 })).toMatchObject({
+    await relayOutbox(relayPorts, { graceMs: 30_000 });
+    expect(await relayOutbox(relayPorts, { graceMs: 30_000 })).toMatchObject({
       relayed: 0,
     });
     expect(await jobTotal()).toBe(4); // 2 jobs of the first test (a group, a delayed one), 2 here
@@ -189,8 +191,7 @@ describe('acceptance commit (records → jobs → outbox cleared + response stor
     // one entry for the group of three, one for the scheduled email
     expect(await stores.outbox.size(teamId)).toBe(2);
 
-    const relayPorts = relayPortsOf(teamId);
-    expect(await relayOutbox(relayPorts, { nowMs: now + 31_000, graceMs: 30_000 })).toEqual({
+    expect(await relayOutbox(relayPortsOf(teamId, now + 31_000), { graceMs: 30_000 })).toEqual({
       relayed: 4,
       failedTeams: 0,
     });

@@ -19,7 +19,7 @@ export function startHousekeeping(opts: {
   intervalMs: number;
 }): IntervalLoop {
   return startIntervalLoop(
-    () => runHousekeeping(opts.ports, { retentionMs: opts.retentionMs, nowMs: Date.now() }),
+    () => runHousekeeping(opts.ports, { retentionMs: opts.retentionMs }),
     opts.intervalMs,
     (err) => log().error({ err }, 'housekeeping round failed; trying again next interval'),
   );

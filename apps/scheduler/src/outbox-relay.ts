@@ -24,7 +24,7 @@ export const outboxRelayObserver: OutboxRelayObserver = {
  */
 export function startOutboxRelay(opts: { ports: OutboxRelayPorts; graceMs: number }): IntervalLoop {
   return startIntervalLoop(
-    () => relayOutbox(opts.ports, { nowMs: Date.now(), graceMs: opts.graceMs }),
+    () => relayOutbox(opts.ports, { graceMs: opts.graceMs }),
     Math.max(50, Math.floor(opts.graceMs / 2)),
     (err) => log().error({ err }, 'outbox relay round failed; trying again next interval'),
   );

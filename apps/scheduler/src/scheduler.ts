@@ -6,6 +6,7 @@
  * by the all-in-one launcher, which hands it the process's runtime.
  */
 import { domainDnsTargets, emailRetentionMs, fanoutPaceRule } from '@petrel/config';
+import { systemClock } from '@petrel/core';
 import { createDomainDns } from '@petrel/store';
 import { partStart, type Runtime } from '@petrel/runtime';
 import { housekeepingObserver, startHousekeeping } from './housekeeping.js';
@@ -26,7 +27,13 @@ export const startScheduler = partStart(
     const s = rt.stores;
     const queues = rt.queues.send;
     const housekeeping = startHousekeeping({
-      ports: { teams: s.apiKeys, listings: s.emails, queues, observer: housekeepingObserver },
+      ports: {
+        teams: s.apiKeys,
+        listings: s.emails,
+        queues,
+        observer: housekeepingObserver,
+        clock: systemClock,
+      },
       retentionMs: emailRetentionMs(config),
       intervalMs: config.HOUSEKEEPING_INTERVAL_S * 1000,
     });
@@ -36,7 +43,13 @@ export const startScheduler = partStart(
       intervalMs: config.METRICS_SAMPLE_INTERVAL_S * 1000,
     });
     const outboxRelay = startOutboxRelay({
-      ports: { teams: s.apiKeys, outbox: s.outbox, queues, observer: outboxRelayObserver },
+      ports: {
+        teams: s.apiKeys,
+        outbox: s.outbox,
+        queues,
+        observer: outboxRelayObserver,
+        clock: systemClock,
+      },
       graceMs: config.OUTBOX_GRACE_MS,
     });
     // Stuck emails: lost jobs re-enqueued once, hopeless ones failed with the reason. The
@@ -61,7 +74,7 @@ export const startScheduler = partStart(
         recipients: s.recipientStates,
         emails: s.broadcastEmails,
         contactProperties: s.contactProperties,
-        clock: { now: () => Date.now(), monotonicMs: () => performance.now() },
+        clock: systemClock,
         // adaptive pacing: the transactional lane's waiting + running jobs before each page
         pacer: fanoutPacer(fanoutPaceRule(config), () => queues.busy('send')),
       },

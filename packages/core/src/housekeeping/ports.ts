@@ -3,6 +3,7 @@
  * the BullMQ send queues and the observability package satisfy them (wired by apps/scheduler);
  * packages/testing has in-memory versions.
  */
+import type { Clock } from '../kernel/clock.js';
 
 /** The teams whose data housekeeping visits. */
 export interface TeamDirectory {
@@ -36,4 +37,6 @@ export interface HousekeepingPorts {
   listings: ExpiringListings;
   queues: QueueCounts;
   observer: HousekeepingObserver;
+  /** The time of the round: what is older than the retention at this instant has expired. */
+  clock: Pick<Clock, 'now'>;
 }

@@ -10,8 +10,6 @@ import type { HousekeepingPorts } from './ports.js';
 export interface HousekeepingOptions {
   /** How long email records are kept (EMAIL_RETENTION_DAYS, in ms). */
   retentionMs: number;
-  /** The time of the round (ms since the epoch). */
-  nowMs: number;
 }
 
 export interface HousekeepingResult {
@@ -23,7 +21,7 @@ export async function runHousekeeping(
   ports: HousekeepingPorts,
   opts: HousekeepingOptions,
 ): Promise<HousekeepingResult> {
-  const cutoffMs = opts.nowMs - opts.retentionMs;
+  const cutoffMs = ports.clock.now() - opts.retentionMs;
   let trimmed = 0;
   for (const teamId of await ports.teams.teamIds()) {
     trimmed += await ports.listings.trimExpired(teamId, cutoffMs);

@@ -7,6 +7,7 @@
  */
 import type { SendJobSpec, SendLane } from '@petrel/contracts';
 import type { TeamDirectory } from '../housekeeping/ports.js';
+import type { Clock } from '../kernel/clock.js';
 
 /** An email (or a group of emails due at once) whose send job may not exist yet. */
 export interface OutboxJob {
@@ -54,4 +55,6 @@ export interface OutboxRelayPorts {
   outbox: OutboxPort;
   queues: SendJobEnqueuer;
   observer: OutboxRelayObserver;
+  /** The time of the round, read once: the grace and a scheduled email's delay run from it. */
+  clock: Pick<Clock, 'now'>;
 }

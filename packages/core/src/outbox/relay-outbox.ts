@@ -19,8 +19,6 @@ import type { SendLane } from '@petrel/contracts';
 import type { OutboxEntry, OutboxRelayPorts } from './ports.js';
 
 export interface OutboxRelayOptions {
-  /** The time of the round (ms since the epoch). */
-  nowMs: number;
   /** Only entries accepted at least this long ago are relayed (OUTBOX_GRACE_MS). */
   graceMs: number;
   /** Entries read per team and step (default 500). */
@@ -42,7 +40,8 @@ export async function relayOutbox(
 ): Promise<OutboxRelayResult> {
   const limit = opts.batchSize ?? 500;
   const maxPerTeam = opts.maxPerTeam ?? 50_000;
-  const before = opts.nowMs - opts.graceMs;
+  const nowMs = ports.clock.now();
+  const before = nowMs - opts.graceMs;
   let relayed = 0;
   let failedTeams = 0;
   for (const teamId of await ports.teams.teamIds()) {
@@ -61,7 +60,7 @@ export async function relayOutbox(
                 : {
                     teamId,
                     emailId: e.emailId,
-                    ...(e.dueMs > opts.nowMs ? { delayMs: e.dueMs - opts.nowMs } : {}),
+                    ...(e.dueMs > nowMs ? { delayMs: e.dueMs - nowMs } : {}),
                   },
             ),
           );

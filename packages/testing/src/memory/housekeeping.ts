@@ -10,6 +10,7 @@ import type {
   QueueCounts,
   TeamDirectory,
 } from '@petrel/core';
+import { ManualClock } from './deliver-ports.js';
 
 /** Teams and, per team, its listing: email id → creation time (ms). */
 export class MemoryListings implements TeamDirectory, ExpiringListings {
@@ -78,15 +79,17 @@ export class RecordingHousekeepingObserver implements HousekeepingObserver {
   }
 }
 
-/** A full set of in-memory housekeeping ports, with handles on each part. */
-export function memoryHousekeeping(): {
+/** A full set of in-memory housekeeping ports, with handles on each part; the clock reads `nowMs`. */
+export function memoryHousekeeping(nowMs?: number): {
   listings: MemoryListings;
   queues: MemoryQueueCounts;
   observer: RecordingHousekeepingObserver;
+  clock: ManualClock;
   ports: HousekeepingPorts;
 } {
   const listings = new MemoryListings();
   const queues = new MemoryQueueCounts();
   const observer = new RecordingHousekeepingObserver();
-  return { listings, queues, observer, ports: { teams: listings, listings, queues, observer } };
+  const clock = new ManualClock(nowMs);
+  return { listings, queues, observer, clock, ports: { teams: listings, listings, queues, observer, clock } };
 }

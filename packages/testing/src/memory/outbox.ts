@@ -14,6 +14,7 @@ import type {
   TeamDirectory,
 } from '@petrel/core';
 import { isGroupSpec, sendGroupJobId, type SendJobSpec, type SendLane } from '@petrel/contracts';
+import { ManualClock } from './deliver-ports.js';
 
 const sameJob = (a: OutboxJob, b: OutboxJob) =>
   a.lane === b.lane &&
@@ -101,15 +102,17 @@ export class RecordingOutboxObserver implements OutboxRelayObserver {
   }
 }
 
-/** A full set of in-memory relay ports, with handles on each part. */
-export function memoryOutboxRelay(): {
+/** A full set of in-memory relay ports, with handles on each part; the clock reads `nowMs`. */
+export function memoryOutboxRelay(nowMs?: number): {
   outbox: MemoryOutbox;
   queues: MemorySendQueues;
   observer: RecordingOutboxObserver;
+  clock: ManualClock;
   ports: OutboxRelayPorts;
 } {
   const outbox = new MemoryOutbox();
   const queues = new MemorySendQueues();
   const observer = new RecordingOutboxObserver();
-  return { outbox, queues, observer, ports: { teams: outbox, outbox, queues, observer } };
+  const clock = new ManualClock(nowMs);
+  return { outbox, queues, observer, clock, ports: { teams: outbox, outbox, queues, observer, clock } };
 }
