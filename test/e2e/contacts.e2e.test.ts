@@ -7,7 +7,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CreateContactOptions } from 'resend';
 import type { TeamEvent } from '@petrel/contracts';
-import { createdId, fileStack, uniqueAddress } from './helpers.js';
+import { createdId, fileStack, ok, uniqueAddress } from './helpers.js';
 
 const stack = fileStack();
 
@@ -19,14 +19,8 @@ const newContact = (opts: CreateContactOptions) => createdId(stack.resend.contac
 describe('contacts', () => {
   it('creates, reads by id and by raw email, updates, lists and deletes a contact', async () => {
     const { resend } = stack;
-    const plan = await resend.contactProperties.create({
-      key: 'plan',
-      type: 'string',
-      fallbackValue: 'free',
-    });
-    expect(plan.error).toBeNull();
-    const seats = await resend.contactProperties.create({ key: 'seats', type: 'number' });
-    expect(seats.error).toBeNull();
+    ok(await resend.contactProperties.create({ key: 'plan', type: 'string', fallbackValue: 'free' }));
+    ok(await resend.contactProperties.create({ key: 'seats', type: 'number' }));
 
     const email = uniqueAddress('Ada+tag');
     const id = await createdId(
@@ -39,9 +33,8 @@ describe('contacts', () => {
       'contact',
     );
 
-    const byEmail = await resend.contacts.get({ email: email.toUpperCase() });
-    expect(byEmail.error).toBeNull();
-    expect(byEmail.data).toMatchObject({
+    const byEmail = ok(await resend.contacts.get({ email: email.toUpperCase() }));
+    expect(byEmail).toMatchObject({
       object: 'contact',
       id,
       email,
@@ -50,7 +43,7 @@ describe('contacts', () => {
       unsubscribed: false,
       properties: { plan: { type: 'string', value: 'pro' }, seats: { type: 'number', value: 3 } },
     });
-    expect((await resend.contacts.get(id)).data).toEqual(byEmail.data);
+    expect((await resend.contacts.get(id)).data).toEqual(byEmail);
     // percent-encoded works too
     expect((await stack.http(`/contacts/${encodeURIComponent(email)}`)).body).toMatchObject({ id });
 
@@ -130,16 +123,10 @@ describe('contacts', () => {
 describe('contact properties', () => {
   it('create, list (snake_case on the wire, camelCase from the SDK), get, update, remove', async () => {
     const { resend } = stack;
-    const created = await resend.contactProperties.create({
-      key: 'company_Name',
-      type: 'string',
-      fallbackValue: 'Acme',
-    });
-    expect(created).toMatchObject({
-      error: null,
-      data: { object: 'contact_property', id: expect.any(String) },
-    });
-    const id = created.data!.id;
+    const id = await createdId(
+      resend.contactProperties.create({ key: 'company_Name', type: 'string', fallbackValue: 'Acme' }),
+      'contact_property',
+    );
     expect(
       (await resend.contactProperties.create({ key: 'company_Name', type: 'string' })).error,
     ).toMatchObject({

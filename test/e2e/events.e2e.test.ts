@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ReceivedEventRecord } from '@petrel/contracts';
-import { createdId, fileStack } from './helpers.js';
+import { createdId, fileStack, ok } from './helpers.js';
 
 const stack = fileStack();
 
@@ -32,9 +32,8 @@ describe('events (SDK)', () => {
       'event',
     );
 
-    const byId = await stack.resend.events.get(id);
-    expect(byId.error).toBeNull();
-    expect(byId.data).toEqual({
+    const byId = ok(await stack.resend.events.get(id));
+    expect(byId).toEqual({
       object: 'event',
       id,
       name,
@@ -42,13 +41,12 @@ describe('events (SDK)', () => {
       created_at: expect.any(String),
       updated_at: expect.any(String),
     });
-    expect((await stack.resend.events.get(name)).data).toEqual(byId.data);
+    expect((await stack.resend.events.get(name)).data).toEqual(byId);
 
-    const listed = await stack.resend.events.list({ limit: 100 });
-    expect(listed.error).toBeNull();
-    expect(listed.data).toMatchObject({ object: 'list', has_more: false });
-    const { object: _object, ...item } = byId.data!;
-    expect(listed.data!.data).toContainEqual(item);
+    const listed = ok(await stack.resend.events.list({ limit: 100 }));
+    expect(listed).toMatchObject({ object: 'list', has_more: false });
+    const { object: _object, ...item } = byId;
+    expect(listed.data).toContainEqual(item);
 
     const updated = await stack.resend.events.update(name, { schema: { at: 'date' } });
     expect(updated.data).toEqual({ object: 'event', id });

@@ -192,6 +192,33 @@ export async function createdId(
   return data!.id;
 }
 
+/** The data of an SDK answer, failing the test with the answer's error otherwise (`what` names the call). */
+export function ok<T>(answer: { data: T | null; error: unknown }, what?: string): T {
+  expect(answer.error, what).toBeNull();
+  return answer.data!;
+}
+
+/** Resolves once the email `id` of `on`'s team reads `wanted` as its last_event (GET /emails/:id). */
+export async function lastEvent(
+  on: { resend: Resend },
+  id: string,
+  wanted: string,
+  timeoutMs = 20_000,
+): Promise<void> {
+  await waitUntil(async () => (await on.resend.emails.get(id)).data?.last_event === wanted, {
+    timeoutMs,
+    message: `email ${id} to be ${wanted}`,
+  });
+}
+
+/** Sends one plain-text email (its subject is its text) through `on`'s SDK client; its id. */
+export const sendPlain = (
+  on: { resend: Resend },
+  from: string,
+  to: string | string[],
+  subject: string,
+): Promise<string> => createdId(on.resend.emails.send({ from, to, subject, text: subject }));
+
 let addressSeq = 0;
 /** A recipient address no other test of the file uses: `${tag}-N@example.test`. */
 export const uniqueAddress = (tag: string): string => `${tag}-${++addressSeq}@example.test`;

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_AGENT_QUEUE, inboxAgentJobId, type TeamEvent } from '@petrel/contracts';
 import { InboxesStore, Keys, createRedis, type RedisClient } from '@petrel/store';
 import { startHttpReceiver, waitUntil, type HttpReceiver, type RecordedRequest } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { ok, startStack, type Stack } from './helpers.js';
 import { mta } from './scenarios/inbound.js';
 import { inboxHook, type InboxHook } from './scenarios/inboxes-support.js';
 
@@ -81,11 +81,6 @@ afterAll(async () => {
 
 let n = 0;
 const tag = () => `${++n}x${Date.now()}`;
-
-function ok<T>(r: { data: T | null; error: unknown }): T {
-  expect(r.error).toBeNull();
-  return r.data!;
-}
 
 /** Sends a plain message to `to` over SMTP; its Message-ID. */
 async function send(

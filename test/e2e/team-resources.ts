@@ -5,7 +5,7 @@
  */
 import { expect } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { email, type Stack } from './helpers.js';
+import { email, ok, type Stack } from './helpers.js';
 import { INBOUND_DOMAIN, mta } from './scenarios/inbound.js';
 import { connectApp, registerApp } from './oauth-flow.js';
 
@@ -35,11 +35,6 @@ export const isLinkRoute = (path: string): boolean => LINK_ROUTE_PREFIXES.some((
 /** The dashboard's own routes: its files and its session, for a browser rather than an API key. */
 export const isDashboardRoute = (path: string): boolean =>
   path === '/dashboard' || path.startsWith('/dashboard/');
-
-const ok = <T>(r: { data: T | null; error: unknown }, what: string): T => {
-  expect(r.error, what).toBeNull();
-  return r.data!;
-};
 
 /**
  * The wire body of an automation using every branching step: on `event`, wait for `<event>.done`

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import type { CreateTemplateOptions } from 'resend';
 import { RESERVED_VARIABLES } from '@petrel/contracts';
 import { waitUntil, type SinkMessage } from '@petrel/testing';
-import { createdId, fileStack, uniqueAddress } from './helpers.js';
+import { createdId, fileStack, ok, uniqueAddress } from './helpers.js';
 
 const stack = fileStack();
 
@@ -82,9 +82,8 @@ describe('template CRUD (SDK)', () => {
       'template',
     );
 
-    const byId = await stack.resend.templates.get(id);
-    expect(byId.error).toBeNull();
-    expect(byId.data).toMatchObject({
+    const byId = ok(await stack.resend.templates.get(id));
+    expect(byId).toMatchObject({
       object: 'template',
       id,
       alias,
@@ -99,7 +98,7 @@ describe('template CRUD (SDK)', () => {
       current_version_id: expect.any(String),
       has_unpublished_versions: true,
     });
-    expect(byId.data!.variables).toEqual([
+    expect(byId.variables).toEqual([
       expect.objectContaining({
         key: 'NAME',
         type: 'string',
@@ -108,7 +107,7 @@ describe('template CRUD (SDK)', () => {
       }),
     ]);
     const byAlias = await stack.resend.templates.get(alias);
-    expect(byAlias.data).toEqual(byId.data);
+    expect(byAlias.data).toEqual(byId);
 
     const list = await stack.resend.templates.list({ limit: 100 });
     expect(list.error).toBeNull();

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TeamEvent } from '@petrel/contracts';
-import { createdId, fileStack } from './helpers.js';
+import { createdId, fileStack, ok } from './helpers.js';
 
 const stack = fileStack();
 
@@ -26,9 +26,8 @@ describe('topics (SDK)', () => {
       'topic',
     );
 
-    const got = await stack.resend.topics.get(id);
-    expect(got.error).toBeNull();
-    expect(got.data).toEqual({
+    const got = ok(await stack.resend.topics.get(id));
+    expect(got).toEqual({
       object: 'topic',
       id,
       name: 'Product updates',
@@ -39,16 +38,15 @@ describe('topics (SDK)', () => {
       updated_at: expect.any(String),
     });
 
-    const listed = await stack.resend.topics.list();
-    expect(listed.error).toBeNull();
-    expect(listed.data).toMatchObject({ object: 'list', has_more: false });
-    expect(listed.data!.data).toContainEqual({
+    const listed = ok(await stack.resend.topics.list());
+    expect(listed).toMatchObject({ object: 'list', has_more: false });
+    expect(listed.data).toContainEqual({
       id,
       name: 'Product updates',
       description: 'Monthly',
       default_subscription: 'opt_in',
       visibility: 'private',
-      created_at: got.data!.created_at,
+      created_at: got.created_at,
     });
 
     const updated = await stack.resend.topics.update({ id, name: 'Product news', description: 'Weekly' });
@@ -74,7 +72,7 @@ describe('topics (SDK)', () => {
       description: 'Weekly',
       default_subscription: 'opt_in',
       deleted: true,
-      created_at: got.data!.created_at,
+      created_at: got.created_at,
       updated_at: expect.any(String),
     });
   });

@@ -10,9 +10,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import type { Stack } from '../helpers.js';
+import { ok, type Stack } from '../helpers.js';
 import { INBOUND_DOMAIN, mta } from './inbound.js';
-import { inboxHook, ok, type InboxHook } from './inboxes-support.js';
+import { inboxHook, type InboxHook } from './inboxes-support.js';
 
 function fixture(name: string, vars: Record<string, string>): string {
   let s = readFileSync(new URL(`../../fixtures/inboxes/${name}`, import.meta.url), 'utf8');

@@ -9,9 +9,8 @@
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import { waitUntil, type TestDnsServer } from '@petrel/testing';
-import type { Stack } from '../helpers.js';
 import { mta } from './inbound.js';
-import { ok } from './inboxes-support.js';
+import { ok, type Stack } from '../helpers.js';
 
 export function inboxDomainScenarios(current: () => Stack, dns: () => TestDnsServer): void {
   describe('inboxes at a verified domain', () => inboxDomainTests(current, dns));

@@ -13,9 +13,9 @@ import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { waitUntil, type SinkMessage, type TestDnsServer } from '@petrel/testing';
-import type { Stack } from '../helpers.js';
+import { ok, type Stack } from '../helpers.js';
 import { INBOUND_DOMAIN, mta } from './inbound.js';
-import { inboxHook, ok, type InboxHook } from './inboxes-support.js';
+import { inboxHook, type InboxHook } from './inboxes-support.js';
 
 /** The team's verified sending domain the inbox is at (also a receiving domain). */
 export const REPLIES_DOMAIN = 'replies.e2e.test';

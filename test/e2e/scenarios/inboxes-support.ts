@@ -1,5 +1,5 @@
 /**
- * What the inbox scenarios (scenarios/inboxes*.ts) share: the SDK answer unwrapper, a webhook
+ * What the inbox scenarios (scenarios/inboxes*.ts) share: a webhook
  * endpoint for `inbox.*` events whose deliveries are verified as Standard Webhooks signatures
  * (https://www.standardwebhooks.com/) with the SDK's `resend.webhooks.verify` and with `svix`,
  * and the record of which `resend.inboxes.*` methods a suite called — so the Redis Cluster suite
@@ -11,14 +11,8 @@ import type { Resend } from 'resend';
 import { Webhook as SvixWebhook } from 'svix';
 import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
 import type { InboxEventType } from '@petrel/contracts';
-import type { Stack } from '../helpers.js';
+import { ok, type Stack } from '../helpers.js';
 import { recordingSdkCalls, sdkMethodPaths } from '../sdk-methods.js';
-
-/** The SDK's answer's data, failing the test with its error otherwise. */
-export function ok<T>(r: { data: T | null; error: unknown }): T {
-  expect(r.error).toBeNull();
-  return r.data!;
-}
 
 export interface InboxHook {
   rx: HttpReceiver;

@@ -9,9 +9,8 @@
  */
 import { beforeEach, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import type { Stack } from '../helpers.js';
 import { INBOUND_DOMAIN, mta } from './inbound.js';
-import { ok } from './inboxes-support.js';
+import { ok, type Stack } from '../helpers.js';
 
 export function inboxScenarios(current: () => Stack): void {
   let stack: Stack;
