@@ -210,13 +210,14 @@ async function indexTerms() {
       for (let k = 0; k < PER_REQUEST; k++, seq++) {
         const id = `e${seq}`;
         batch.hset(keys.email(teamId, id), 'id', id, 'created_ms', now, 'status_rank', 0);
+        batch.zadd(keys.emails(teamId), now, id);
         const subject = `Your order #${100_000 + seq} is confirmed`;
         const all = emailSearchTerms({ to: [`user${seq}@rcpt.example`], cc: [], bcc: [], tags: [], subject });
-        entries.push({ id, terms: all.filter(keep) });
+        entries.push({ id, terms: all.filter(keep), status: 'queued' });
       }
       await batch.exec();
       const r0 = await redisCpu();
-      await emails.search.index(teamId, entries);
+      await emails.search.index(teamId, entries, now);
       return ((await redisCpu()) - r0) * 1e6 - infoCost;
     };
     for (let i = 0; i < 30; i++) await request();

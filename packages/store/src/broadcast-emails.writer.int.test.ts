@@ -101,6 +101,10 @@ describe('BroadcastEmailsStore', () => {
     const page = await store.list(t, { limit: 100 });
     expect(page!.items).toHaveLength(100);
     expect(page!.hasMore).toBe(true);
+    // the list page finds them by recipient and status (the fan-out indexes each chunk)
+    const byTo = await store.list(t, { limit: 10, terms: ['to:u299@example.test', 'status:queued'] });
+    expect(byTo!.items.map((r) => r.id)).toEqual([emails[299]!.emailId]);
+    expect((await store.list(t, { limit: 1000, terms: ['status:queued'] }))!.items).toHaveLength(600);
     expect(await fx.redis.pttl(fx.keys.email(t, first.emailId))).toBeGreaterThan(RETENTION_MS - 60_000);
     for (const e of [emails[0]!, emails[299]!, emails[599]!]) expect(await jobExists(e.emailId)).toBe(true);
   });

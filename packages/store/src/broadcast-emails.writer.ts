@@ -153,7 +153,12 @@ export class BroadcastEmailsStore extends TeamStore implements BroadcastEmailsWr
           // the list page's search indexes, before the jobs (email-search.ts)
           await this.search.index(
             teamId,
-            chunk.map((e) => ({ id: e.emailId, terms: emailSearchTerms({ ...terms, to: [e.to] }) })),
+            chunk.map((e) => ({
+              id: e.emailId,
+              terms: emailSearchTerms({ ...terms, to: [e.to] }),
+              status: 'queued' as const,
+            })),
+            nowMs,
           );
           await this.queues.enqueue(
             'broadcast',

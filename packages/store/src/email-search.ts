@@ -20,8 +20,8 @@
  *
  * Writes: the postings and the initial status entry are written by `petrelIndexEmails`, in the
  * same pipeline as the records (acceptance) or right after them (broadcast fan-out), before any
- * send job exists: a few commands per write (one HMGET per email, one ZADD per day set and
- * status). Status moves happen inside the scripts that change the status; the status indexes are
+ * send job exists: a few commands per write, none per email (one ZMSCORE of the listing, one
+ * ZADD per day set and status). Status moves happen inside the scripts that change the status; the status indexes are
  * trimmed with the listing by housekeeping ({@link EmailSearch.trimStatusIndexes}); reads never
  * list an id older than the retention, trimmed or expired yet or not.
  *
@@ -33,7 +33,8 @@
  * that left a status index since still marks the page's place.
  */
 import type { ChainableCommander } from 'ioredis';
-import { EMAIL_STATUSES } from '@petrel/contracts';
+import { EMAIL_STATUSES, type EmailStatus } from '@petrel/contracts';
+import { emailStatusRank } from '@petrel/core';
 import type { Keys } from './keys.js';
 import type { RedisClient } from './redis.js';
 import { pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
@@ -42,6 +43,8 @@ export interface IndexEntry {
   id: string;
   /** The email's terms (`emailSearchTerms`), its status excepted. */
   terms: readonly string[];
+  /** Its status when the write created it. */
+  status: EmailStatus;
 }
 
 export interface SearchPage {
@@ -83,27 +86,27 @@ export class EmailSearch {
   }
 
   /**
-   * Queue the indexing of `entries` (their records written before, in the same batch or earlier)
-   * created at `createdMs` (default: now).
+   * Queue the indexing of `entries` (their records written before, in the same batch or earlier,
+   * by a write at `createdMs`: the emails it created have that listing score).
    */
   queueIndex(
     batch: ChainableCommander,
     teamId: string,
     entries: readonly IndexEntry[],
-    createdMs?: number,
+    createdMs: number,
   ): void {
     if (entries.length === 0) return;
-    const [keys, args] = this.indexCall(teamId, entries, createdMs ?? this.clock.now());
+    const [keys, args] = this.indexCall(teamId, entries, createdMs);
     (batch as unknown as QueuedStoreCommands).petrelIndexEmails(keys.length, ...keys, ...args);
   }
 
   /**
-   * Index `entries` now (their records exist, created at `createdMs`, default now), the terms
-   * all of them have as one group posting. Returns how many were indexed.
+   * Index `entries` now (their records written by a write at `createdMs`), the terms all of them
+   * have as one group posting. Returns how many were indexed.
    */
-  index(teamId: string, entries: readonly IndexEntry[], createdMs?: number): Promise<number> {
+  index(teamId: string, entries: readonly IndexEntry[], createdMs: number): Promise<number> {
     if (entries.length === 0) return Promise.resolve(0);
-    const [keys, args] = this.indexCall(teamId, entries, createdMs ?? this.clock.now());
+    const [keys, args] = this.indexCall(teamId, entries, createdMs);
     return this.redis.petrelIndexEmails(keys.length, ...keys, ...args);
   }
 
@@ -113,8 +116,8 @@ export class EmailSearch {
     createdMs: number,
   ): [string[], (string | number)[]] {
     const keys = this.statusKeys(teamId);
+    keys.push(this.keys.emails(teamId));
     const n = entries.length;
-    for (const e of entries) keys.push(this.keys.email(teamId, e.id));
     // the day sets of the write's day and the day before (a retried write's records may be
     // from then; older ones were posted by the write that created them)
     const day = dayOf(createdMs);
@@ -128,14 +131,22 @@ export class EmailSearch {
       for (const [t, c] of counts) if (c === n) shared.push(t);
     }
     const ttlBase = this.retentionMs - this.clock.now();
-    const args: (string | number)[] = [EMAIL_STATUSES.length, n, 2, day - 1, ttlBase, shared.length];
-    for (const t of shared) args.push(t);
+    const args: (string | number)[] = [
+      EMAIL_STATUSES.length,
+      n,
+      2,
+      day - 1,
+      ttlBase,
+      createdMs,
+      shared.length,
+      ...shared,
+    ];
     if (shared.length === 0) {
-      for (const e of entries) args.push(e.id, e.terms.length, ...e.terms);
+      for (const e of entries) args.push(e.id, emailStatusRank(e.status), e.terms.length, ...e.terms);
     } else {
       const isShared = new Set(shared);
       for (const e of entries) {
-        const at = args.push(e.id, 0);
+        const at = args.push(e.id, emailStatusRank(e.status), 0);
         for (const t of e.terms) if (!isShared.has(t)) args.push(t);
         args[at - 1] = args.length - at;
       }

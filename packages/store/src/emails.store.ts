@@ -177,7 +177,7 @@ export class EmailsStore {
     this.search.queueIndex(
       batch,
       teamId,
-      emails.map((e) => ({ id: e.id, terms: emailSearchTerms(e.content) })),
+      emails.map((e) => ({ id: e.id, terms: emailSearchTerms(e.content), status: e.status })),
       createdMs,
     );
     // GET /usage's emails sent today and this month (a crash-interrupted request retried with its
