@@ -18,6 +18,11 @@ export const IN_FLIGHT = 16;
 /** Measured requests per query and account, after WARMUP unmeasured ones. */
 export const SAMPLES = 300;
 export const WARMUP = 20;
+/** --quick (the CI smoke run): enough to show the phase works, not a p99 to quote. */
+export const SAMPLES_QUICK = 40;
+
+/** Measured requests per query and account in this run: SAMPLES (--quick: SAMPLES_QUICK). */
+export const samplesOf = (ctx) => (ctx.opts.quick ? SAMPLES_QUICK : SAMPLES);
 
 /** The two accounts' sizes of this run: SMALL and 100× as many (--quick: SMALL_QUICK). */
 export function accountSizes(ctx) {

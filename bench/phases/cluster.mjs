@@ -40,7 +40,8 @@ const redisUsPerEmail = (cpu, perS) =>
   perS && cpu?.redis != null ? round((cpu.redis * 10_000) / perS, 1) : null;
 
 export async function run(ctx) {
-  const n = ctx.opts.n;
+  // --quick proves the code paths (CI): a few hundred emails per delivery are enough
+  const n = ctx.opts.quick ? Math.min(ctx.opts.n, 300) : ctx.opts.n;
   const workers = ctx.opts.quick ? 1 : 2;
   const ingestOpts = {
     durationS: ctx.opts.ingestSeconds,

@@ -6,8 +6,9 @@
 // the first page, a next page (`after=` an email half-way down the listing), a filtered page
 // (`to=` one recipient), a status page (after the middle) and a combined filter (to + tag);
 // requests to the two teams alternate, so load from elsewhere on the machine hits both alike.
-// p99 of 300 requests per team and page. Target: p99 at 1M ≤ 1.5 × p99 at 10k — the pages answer
-// from sorted-set indexes (O(log N) to find the place, O(page) to read it), never a scan.
+// p99 of 300 requests per team and page (--quick: 40). Target: p99 at 1M ≤ 1.5 × p99 at 10k —
+// the pages answer from sorted-set indexes (O(log N) to find the place, O(page) to read it),
+// never a scan.
 // Also prints the gzip size of the built dashboard (apps/dashboard/dist), when it is built.
 import { readdirSync, readFileSync, statSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -95,7 +96,7 @@ async function measure(ctx, api, keys, teams) {
   const sides = { small: await side(teams.small), large: await side(teams.large) };
   return scale.measurePairs(ctx, api, sides, {
     warmup: scale.WARMUP,
-    samples: scale.SAMPLES,
+    samples: scale.samplesOf(ctx),
     unit: 'emails',
     pad: 8,
   });
@@ -151,7 +152,7 @@ export async function run(ctx) {
         small: smallN,
         large: largeN,
         fill_s: { small: fillSmallS, large: fillLargeS },
-        samples: scale.SAMPLES,
+        samples: scale.samplesOf(ctx),
       },
     };
   } finally {

@@ -19,7 +19,7 @@ import { ApiKeysStore, InboxesStore, Keys, createRedis } from '@petrel/store';
 import { createInbox, messageTerms, newId, subjectKey } from '@petrel/core';
 import { INBOUND_BENCH_DOMAIN, inboundRun } from '../lib/inbound-bench.mjs';
 import { PETREL_PREFIX, startPetrelApi } from '../lib/stacks.mjs';
-import { fillProgress, measurePairs, p99Ratios, ratioRows, timedGet } from '../lib/scale.mjs';
+import { fillProgress, measurePairs, p99Ratios, ratioRows, samplesOf, timedGet } from '../lib/scale.mjs';
 import { fmtInt, median, round } from '../lib/util.mjs';
 import { startPetrelSmtp } from './smtp.mjs';
 
@@ -153,7 +153,7 @@ async function listsAndSearch(ctx) {
   const quick = ctx.opts.quick;
   const smallN = quick ? 100 : 1_000;
   const largeN = quick ? 5_000 : 100_000;
-  const samples = quick ? 40 : 300;
+  const samples = samplesOf(ctx);
   await ctx.redis.reset();
   const api = await startPetrelApi(ctx, { INBOUND_DOMAINS: DOMAIN });
   const redis = createRedis(ctx.redis.url);

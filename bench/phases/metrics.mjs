@@ -35,8 +35,6 @@ export const order = 91;
 export const title =
   'GET /emails/metrics p99 at 1M emails vs 10k; Redis and client CPU per email of the counters';
 
-/** --quick (the CI smoke run): enough to show the phase works, not a p99 to quote. */
-const SAMPLES_QUICK = 40;
 const DOMAINS = 5;
 const BROADCASTS = 10;
 const HOUR = 3_600_000;
@@ -231,7 +229,7 @@ async function measure(ctx, api, teams) {
     broadcast: `/emails/metrics?dimensions=broadcast&start_date=${start}`,
   };
   const side = (t) => ({ n: t.n, headers: { authorization: `Bearer ${t.token}` }, queries });
-  const samples = ctx.opts.quick ? SAMPLES_QUICK : scale.SAMPLES;
+  const samples = scale.samplesOf(ctx);
   const sides = { small: side(teams.small), large: side(teams.large) };
   return scale.measurePairs(ctx, api, sides, { warmup: scale.WARMUP, samples, unit: 'emails', pad: 13 });
 }
@@ -373,7 +371,7 @@ export async function run(ctx) {
         small: smallN,
         large: largeN,
         fill_s: { small: fillSmallS, large: fillLargeS },
-        samples: ctx.opts.quick ? SAMPLES_QUICK : scale.SAMPLES,
+        samples: scale.samplesOf(ctx),
       },
     };
   } finally {
