@@ -12,6 +12,7 @@ import { UnrecoverableError } from '@petrel/queue';
 import { emailToDeliver, memoryDeliverDeps } from '@petrel/testing';
 import { deliverEmailProcessor } from './deliver-email.processor.js';
 import type { GroupDelivery } from './group-delivery.js';
+import { GroupLockLostError } from './group-lock.js';
 import { SoftFailError } from './job-result.js';
 import { smtpRetryBackoff } from './retry-backoff.js';
 
@@ -62,7 +63,15 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
   };
 
   /** A group processor over memory ports; `own` are the jobs handed over, by email id. */
-  function groupProcessor(opts: { limit?: number; own?: Iterable<string>; handOverAll?: boolean } = {}) {
+  function groupProcessor(
+    opts: {
+      limit?: number;
+      own?: Iterable<string>;
+      handOverAll?: boolean;
+      /** The lock checks that answer true (then the lock is gone); every one by default. */
+      lockHeldFor?: number;
+    } = {},
+  ) {
     const deps = memoryDeliverDeps({ retries: 3 });
     for (const id of ids) deps.emails.put(emailToDeliver({ id, content: { to: [to[id]!] } }));
     deps.smtp.refuse(
@@ -74,6 +83,7 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
     );
     let running = 0;
     const peak = { running: 0 };
+    const lockChecks: (string | undefined)[] = [];
     const limit = pLimit(opts.limit ?? 8);
     const group: GroupDelivery = {
       // counts the deliveries running at once through the shared bound
@@ -90,11 +100,15 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
         for (const j of jobs) if (!isGroupSpec(j) && !own.has(j.emailId)) own.set(j.emailId, j);
       },
       hasOwnJob: async (emailId) => own.has(emailId),
+      holdsLock: async (_job, token) => {
+        lockChecks.push(token);
+        return lockChecks.length <= (opts.lockHeldFor ?? Infinity);
+      },
       retryDelay: (attemptsMade, err) => smtpRetryBackoff([60, 300, 900], 1)(attemptsMade, undefined, err),
       startAhead: 2,
       handOverAll: opts.handOverAll ?? false,
     };
-    return { deps, own, peak, process: deliverEmailProcessor(deps, undefined, group) };
+    return { deps, own, peak, lockChecks, process: deliverEmailProcessor(deps, undefined, group) };
   }
   /** A group job whose progress writes are kept (BullMQ's `updateProgress`), in order. */
   const groupJob = (over: Partial<Job> = {}) => {
@@ -189,6 +203,16 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
     expect(again.progressWrites).toEqual([]);
   });
 
+  it('checks its lock with the worker’s token before each email, and once it is lost starts none of the others and fails the attempt', async () => {
+    const { deps, own, lockChecks, process } = groupProcessor({ limit: 1, lockHeldFor: 1 });
+    await expect(process(groupJob(), 'token-1')).rejects.toBeInstanceOf(GroupLockLostError);
+    // the first email started under the lock; the second found it gone; the third read nothing
+    expect(deps.smtp.sent.map((m) => m.envelope.to)).toEqual([['ada@example.test']]);
+    expect(lockChecks).toEqual(['token-1', 'token-1']);
+    expect(deps.emails.get(teamId, 'grp-soft')?.status).toBe('queued');
+    expect(own.size).toBe(0);
+  });
+
   it('with a send rate (BullMQ limits jobs, not emails): hands every email over to its own job, sends none itself', async () => {
     const { deps, own, process } = groupProcessor({ handOverAll: true });
     await expect(process(groupJob())).resolves.toEqual({ handed_over: 3 });
@@ -203,6 +227,7 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
       limit: pLimit(1),
       handOver: () => Promise.reject(new Error('queue unavailable')),
       hasOwnJob: async () => false,
+      holdsLock: async () => true,
       retryDelay: () => 60_000,
       startAhead: 2,
       handOverAll: false,

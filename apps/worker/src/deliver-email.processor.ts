@@ -24,7 +24,7 @@ export function deliverEmailProcessor(
     if (typeof job.data === 'object' && job.data !== null && 'emailIds' in job.data) {
       const { teamId, emailIds } = parseJobData(sendGroupJobSchema, job);
       if (!group) throw new UnrecoverableError('a group job on a lane that takes none');
-      return deliverGroup(job, teamId, emailIds, deps, stages, group);
+      return deliverGroup(job, token, teamId, emailIds, deps, stages, group);
     }
     const data = parseJobData(sendJobSchema, job);
     const { teamId, emailId } = data;

@@ -2,12 +2,14 @@
  * A group job's deliveries: the emails of one accepted request due at once, each through the
  * deliver-email use-case under the lane's process-wide bound; one that must wait (a retry, a
  * deferral) is handed over to a job of its own, so the group ends when each of its emails is
- * terminal or handed over.
+ * terminal or handed over — or, once the job's lock is lost, when the emails started here end.
  */
 import type { SendJobSpec, SendQueueJob } from '@petrel/contracts';
 import { deliverEmail, type DeliverDeps, type DeliverOutcome, type DeliverStage } from '@petrel/core';
 import type { Job } from '@petrel/queue';
 import { log, withLogContext } from '@petrel/observability';
+import { GroupLockLostError, groupLock } from './group-lock.js';
+import { startedMark } from './started-mark.js';
 import { SoftFailError, toJobResult, waitsWithoutAttempt, type JobResult } from './job-result.js';
 
 /** What a lane that takes group jobs needs besides the delivery ports. */
@@ -21,6 +23,8 @@ export interface GroupDelivery {
   handOver(jobs: SendJobSpec[]): Promise<void>;
   /** Whether the email has a job of its own already (checked when a group job runs again). */
   hasOwnJob(emailId: string): Promise<boolean>;
+  /** Whether the worker that got `token` with `job` still holds its lock (group-lock.ts). */
+  holdsLock(job: Job<SendQueueJob>, token: string | undefined): Promise<boolean>;
   /** The retry ladder's wait after `attemptsMade` failed attempts (the `smtp-retry` strategy). */
   retryDelay(attemptsMade: number, err: Error): number;
   /** How many emails a group marks as started per progress write (the lane's concurrency). */
@@ -37,6 +41,7 @@ export type GroupResult = Partial<Record<JobResult | 'handed_over' | 'rejected',
 
 export async function deliverGroup(
   job: Job<SendQueueJob>,
+  token: string | undefined,
   teamId: string,
   emailIds: readonly string[],
   deps: DeliverDeps,
@@ -52,13 +57,18 @@ export async function deliverGroup(
   }
   const again = job.attemptsMade > 0 || (job.stalledCounter ?? 0) > 0;
   const started = startedMark(job, emailIds.length, group.startAhead);
+  const lock = groupLock(job, token, group.holdsLock.bind(group));
   // allSettled, not all: the job must not end (and be taken over by another worker once Redis is
   // back) while some of its emails are still being sent here
   const settled = await Promise.allSettled(
     emailIds.map((emailId, index) =>
       withLogContext({ jobId: job.id, teamId, emailId }, () =>
         group.limit(async () => {
-          await started(index);
+          // the lock is read once the email has its slot, so nothing but its own delivery
+          // lies between the read and the send (group-lock.ts); the started mark's write, when
+          // due, goes out with it in the same round trip
+          const [, held] = await Promise.all([started(index), lock.held()]);
+          if (!held) return 'not_started' as const;
           if (again && (await group.hasOwnJob(emailId))) return 'handed_over' as const;
           const end = await deliverOne(teamId, emailId, deps, stages, group);
           if (typeof end === 'string') return end;
@@ -68,39 +78,19 @@ export async function deliverGroup(
       ),
     ),
   );
+  // after every email started here has ended: the worker that holds the job now runs the rest
+  if (lock.lost) {
+    const left = settled.filter((end) => end.status === 'fulfilled' && end.value === 'not_started');
+    log().warn({ jobId: job.id, notStarted: left.length }, 'group job lost its lock; it sent nothing more');
+    throw new GroupLockLostError(job.id, left.length);
+  }
   const result: GroupResult = {};
   for (const end of settled) {
     // a failed write (the store or the queue unreachable): the job attempt fails and runs again
     if (end.status === 'rejected') throw end.reason;
-    result[end.value] = (result[end.value] ?? 0) + 1;
+    if (end.value !== 'not_started') result[end.value] = (result[end.value] ?? 0) + 1;
   }
   return result;
-}
-
-/**
- * The group's mark of how many of its emails may have started (the job's progress, a count of
- * emails in order), written before any email at or past the last mark starts: `startAhead` more
- * at a time, so it costs one write per `startAhead` emails. The lane's limit starts a group's
- * emails in order (p-limit runs queued calls first in, first out), so the emails at or past the
- * mark never started. When the job is failed by BullMQ's stall check (its worker died too often),
- * the watchdog re-enqueues those as their own jobs instead of failing them
- * (`SendQueues.jobState`). The mark only grows, also across runs of the job.
- */
-function startedMark(
-  job: Pick<Job, 'progress' | 'updateProgress'>,
-  count: number,
-  startAhead: number,
-): (index: number) => Promise<void> {
-  let mark = typeof job.progress === 'number' ? job.progress : 0;
-  let written: Promise<void> = Promise.resolve();
-  return (index) => {
-    if (index >= mark) {
-      mark = Math.min(count, index + Math.max(1, startAhead));
-      written = job.updateProgress(mark);
-    }
-    // every email waits for the write that covers it, also when an earlier email issued it
-    return written;
-  };
 }
 
 /** One email of a group: how it ended, or the own job it must be handed over to. */

@@ -38,7 +38,7 @@ export function startSendLanes(
     /** The transactional lane's jobs waiting and running (SendQueues.busy('send')). */
     pressure: () => Promise<number>;
     /** The send queues: a group job hands an email that must wait over to a job of its own. */
-    queues: Pick<SendQueues, 'enqueue' | 'hasOwnJob'>;
+    queues: Pick<SendQueues, 'enqueue' | 'hasOwnJob' | 'holdsLock'>;
   },
 ): SendLanes {
   // Every process consumes every shard. createSendWorkers splits WORKER_CONCURRENCY over a lane's
@@ -62,12 +62,11 @@ export function startSendLanes(
             hasOwnJob: (emailId) => deps.queues.hasOwnJob(lane, emailId),
             retryDelay: (attemptsMade, err) => backoff(attemptsMade, undefined, err),
             startAhead: config.WORKER_CONCURRENCY,
-            // Every email is handed over to a job of its own for now: a group job whose lock
-            // expires while Redis is away (kill -9 of redis-server) is taken over by another
-            // worker while this one still sends the group's remaining emails, so duplicates are
-            // no longer bounded by the in-flight sends (chaos R4: 94 against a bound of 40).
-            // In-group delivery returns once each email checks the group still holds its lock.
-            handOverAll: true,
+            // each email of a group starts only while this worker holds the group's lock: one
+            // taken over by another worker (its lock expired while Redis was away) sends nothing
+            // more here (group-lock.ts)
+            holdsLock: (job, token) => deps.queues.holdsLock(job, token),
+            handOverAll: Boolean(config.WORKER_SEND_RATE),
           }
         : undefined;
     return createSendWorkers(

@@ -22,6 +22,7 @@ import {
   type SendLane,
   type SendQueueJob,
 } from '@petrel/contracts';
+import { holdsJobLock } from './job-lock.js';
 
 /** One Redis server or a Redis Cluster (the union packages/store names `RedisClient`). */
 export type QueueConnection = Redis | Cluster;
@@ -84,8 +85,10 @@ export class SendQueues {
   private readonly byName = new Map<string, Queue<SendQueueJob>>();
   private readonly layouts: QueueLayout[];
   private readonly jobOptions: JobsOptions = sendJobOptions();
+  private readonly connection: QueueConnection;
 
   constructor(connection: QueueConnection, opts: SendQueueOptions = {}) {
+    this.connection = connection;
     this.layouts = layouts(opts);
     for (const layout of this.layouts) {
       for (const lane of SEND_LANES) {
@@ -181,6 +184,16 @@ export class SendQueues {
   /** Whether `emailId` has a job of its own on `lane` (in any state). */
   async hasOwnJob(lane: SendLane, emailId: string): Promise<boolean> {
     return (await this.locate(lane, emailId)) !== undefined;
+  }
+
+  /**
+   * Whether the worker that got `token` with `job` (a job of one of these queues) still holds
+   * its lock (job-lock.ts); false without a token or for a queue this layout does not open.
+   */
+  async holdsLock(job: Pick<Job, 'id' | 'queueName'>, token: string | undefined): Promise<boolean> {
+    const queue = this.byName.get(job.queueName);
+    if (token === undefined || job.id === undefined || !queue) return false;
+    return holdsJobLock(this.connection, queue, job.id, token);
   }
 
   /**
