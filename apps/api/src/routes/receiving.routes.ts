@@ -106,7 +106,7 @@ export function receivingDownloadRoutes(deps: ReceivingDeps): RouteSpec[] {
     const d = await openReceivedDownload(token, {
       inbound: deps.inbound,
       secret: deps.secret,
-      nowMs: deps.clock.now(),
+      clock: deps.clock,
     });
     res
       .status(200)

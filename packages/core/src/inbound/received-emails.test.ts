@@ -75,7 +75,7 @@ describe('received emails', () => {
 
   it('opens the raw message and each attachment a valid token names', async () => {
     const { record, reader } = await received();
-    const ports = { inbound: reader, secret: SECRET, nowMs: NOW };
+    const ports = { inbound: reader, secret: SECRET, clock: { now: () => NOW } };
     const raw = await openReceivedDownload(
       token({ teamId: 't1', emailId: record.id, attachmentId: null }),
       ports,
@@ -94,8 +94,9 @@ describe('received emails', () => {
 
   it('is 404 for a sent email’s token, an expired or forged one, another team, an unknown part', async () => {
     const { record, reader } = await received();
-    const ports = { inbound: reader, secret: SECRET, nowMs: NOW };
-    const open = (t: string, nowMs = NOW) => missing(() => openReceivedDownload(t, { ...ports, nowMs }));
+    const ports = { inbound: reader, secret: SECRET };
+    const open = (t: string, nowMs = NOW) =>
+      missing(() => openReceivedDownload(t, { ...ports, clock: { now: () => nowMs } }));
     const rawToken = token({ teamId: 't1', emailId: record.id, attachmentId: null });
     expect(await open(rawToken)).toBe('found');
     expect(await open(token({ teamId: 't1', emailId: record.id, attachmentId: null, source: 'sent' }))).toBe(

@@ -12,6 +12,7 @@ import {
   parseInboundMessage,
 } from './inbound-message.js';
 import { found } from '../kernel/found.js';
+import type { Clock } from '../kernel/clock.js';
 
 /** The received emails and their raw copies (the inbound store). */
 export interface ReceivedEmailsReader {
@@ -62,9 +63,9 @@ export interface ReceivedDownload {
  */
 export async function openReceivedDownload(
   token: string,
-  ports: { inbound: ReceivedEmailsReader; secret: string; nowMs: number },
+  ports: { inbound: ReceivedEmailsReader; secret: string; clock: Pick<Clock, 'now'> },
 ): Promise<ReceivedDownload> {
-  const claims = verifyDownloadToken(token, ports.secret, ports.nowMs);
+  const claims = verifyDownloadToken(token, ports.secret, ports.clock.now());
   if (!claims || claims.source === 'sent') throw notFound('Download');
   const raw = await ports.inbound.raw(claims.teamId, claims.emailId);
   if (!raw) throw notFound('Email');
