@@ -39,12 +39,7 @@ describe('authentication', () => {
     expect(created.error).toBeNull();
     const sender = new Resend(created.data!.token, { baseUrl: stack.baseUrl });
 
-    const sent = await sender.emails.send({
-      from: 'a@acme.test',
-      to: 'b@example.test',
-      subject: 's',
-      html: '<p>x</p>',
-    });
+    const sent = await sender.emails.send(email(1) as any);
     expect(sent.error).toBeNull();
     expect(sent.data?.id).toMatch(/^[0-9a-f-]{36}$/);
     const batch = await sender.batch.send([

@@ -10,7 +10,7 @@ import { Queue } from 'bullmq';
 import { AUTOMATION_QUEUE } from '@petrel/contracts';
 import { createRedis, Keys } from '@petrel/store';
 import { freePort, waitUntil, type NodeProcess } from '@petrel/testing';
-import { startApp, startStack, type Stack } from './helpers.js';
+import { createdId, ok, startApp, startStack, type Stack } from './helpers.js';
 import {
   automationWelcomeScenario,
   distinctMail,
@@ -62,16 +62,15 @@ describe('automations API', () => {
   it('creates, reads, lists, updates, duplicates, stops and deletes; refuses broken graphs naming the field', async () => {
     const { resend } = stack;
     const event = unique('api.test');
-    const created = await resend.automations.create({
-      name: 'API shapes',
-      steps: [trigger(event), { key: 'later', type: 'delay', config: { duration: 'PT1S' } }],
-      connections: [{ from: 'start', to: 'later' }],
-    });
-    expect(created.error).toBeNull();
-    const id = created.data!.id;
+    const id = await createdId(
+      resend.automations.create({
+        name: 'API shapes',
+        steps: [trigger(event), { key: 'later', type: 'delay', config: { duration: 'PT1S' } }],
+        connections: [{ from: 'start', to: 'later' }],
+      }),
+    );
 
-    const got = await resend.automations.get(id);
-    expect(got.data).toEqual({
+    expect(ok(await resend.automations.get(id))).toEqual({
       object: 'automation',
       id,
       name: 'API shapes',

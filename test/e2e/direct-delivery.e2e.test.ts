@@ -9,8 +9,7 @@
  * STARTTLS: it is deferred, then bounced as Temporary, with the reason.
  */
 import { describe, expect, it } from 'vitest';
-import { waitUntil } from '@petrel/testing';
-import { createdId, fileDirectStack } from './helpers.js';
+import { fileDirectStack, lastEvent, sendPlain } from './helpers.js';
 
 const { stack, dns, mx } = fileDirectStack((zone) => {
   zone.add({ name: 'direct.e2e.test', type: 'MX', value: 'mx1.direct.e2e.test', priority: 10 });
@@ -20,29 +19,20 @@ const { stack, dns, mx } = fileDirectStack((zone) => {
   zone.add({ name: 'nomail.e2e.test', type: 'MX', value: '.', priority: 0 });
 });
 
-async function lastEvent(id: string, wanted: string): Promise<void> {
-  await waitUntil(async () => (await stack.resend.emails.get(id)).data?.last_event === wanted, {
-    timeoutMs: 15_000,
-    message: `email ${id} to be ${wanted}`,
-  });
-}
-
 describe('direct delivery', () => {
   it('delivers to the next MX when the preferred one is down, one transaction per domain', async () => {
-    const { data, error } = await stack.resend.emails.send({
-      from: 'Petrel <sender@petrel.e2e.test>',
-      to: ['someone@direct.e2e.test', 'nobody@nomail.e2e.test'],
-      subject: 'direct',
-      text: 'straight to the MX',
-    });
-    expect(error).toBeNull();
-    const id = data!.id;
+    const id = await sendPlain(
+      stack,
+      'Petrel <sender@petrel.e2e.test>',
+      ['someone@direct.e2e.test', 'nobody@nomail.e2e.test'],
+      'direct',
+    );
 
     const [received] = await mx.waitFor(1, 15_000);
     expect(received?.envelope.to).toEqual(['someone@direct.e2e.test']);
     expect(received?.parsed.subject).toBe('direct');
     // the null-MX recipient is refused permanently while the other one got the email
-    await lastEvent(id, 'delivered');
+    await lastEvent(stack, id, 'delivered');
     expect(stack.sink.messages).toHaveLength(0);
 
     const metrics = await (await fetch(stack.metricsUrl)).text();
@@ -63,18 +53,9 @@ describe('direct delivery', () => {
     mx.rejectConnections(3, { code: 421, message: '4.7.0 Too many connections, slow down' });
     const to = Array.from({ length: 5 }, (_, i) => `user${i}@busy.e2e.test`);
     const ids = await Promise.all(
-      to.map((address) =>
-        createdId(
-          stack.resend.emails.send({
-            from: 'sender@petrel.e2e.test',
-            to: address,
-            subject: `busy ${address}`,
-            text: 'slow down',
-          }),
-        ),
-      ),
+      to.map((address) => sendPlain(stack, 'sender@petrel.e2e.test', address, `busy ${address}`)),
     );
-    for (const id of ids) await lastEvent(id, 'delivered');
+    for (const id of ids) await lastEvent(stack, id, 'delivered');
     expect(mx.messages.map((m) => m.envelope.to.join()).sort()).toEqual(to);
 
     const metrics = await (await fetch(stack.metricsUrl)).text();
@@ -94,18 +75,12 @@ describe('direct delivery', () => {
     expect(updated.error).toBeNull();
     mx.clear();
 
-    const { data, error } = await stack.resend.emails.send({
-      from: 'sender@strict.e2e.test',
-      to: 'someone@direct.e2e.test',
-      subject: 'tls only',
-      text: 'never in plaintext',
-    });
-    expect(error).toBeNull();
+    const id = await sendPlain(stack, 'sender@strict.e2e.test', 'someone@direct.e2e.test', 'tls only');
     // the short retry ladder of the stack (3 retries) runs out: a Temporary bounce with the reason
-    await lastEvent(data!.id, 'bounced');
+    await lastEvent(stack, id, 'bounced');
     expect(mx.messages).toHaveLength(0);
     const bounced = (await stack.teamEvents('email.bounced')).find(
-      (e) => (e.data as { email_id?: string }).email_id === data!.id,
+      (e) => (e.data as { email_id?: string }).email_id === id,
     );
     expect(bounced?.data).toMatchObject({ bounce: { type: 'Temporary' } });
     expect(JSON.stringify(bounced?.data)).toContain(
@@ -114,13 +89,7 @@ describe('direct delivery', () => {
   });
 
   it('bounces an email to a domain that takes no mail (null MX)', async () => {
-    const { data, error } = await stack.resend.emails.send({
-      from: 'sender@petrel.e2e.test',
-      to: 'someone.else@nomail.e2e.test',
-      subject: 'nowhere',
-      text: 'no MX',
-    });
-    expect(error).toBeNull();
-    await lastEvent(data!.id, 'bounced');
+    const id = await sendPlain(stack, 'sender@petrel.e2e.test', 'someone.else@nomail.e2e.test', 'nowhere');
+    await lastEvent(stack, id, 'bounced');
   });
 });

@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { createdId, fileDirectStack } from './helpers.js';
+import { fileDirectStack, sendPlain } from './helpers.js';
 
 const DAY_S = 4;
 const { stack, mx } = fileDirectStack(
@@ -36,9 +36,6 @@ const { stack, mx } = fileDirectStack(
   },
 );
 
-const send = (from: string, to: string, subject: string) =>
-  createdId(stack.resend.emails.send({ from, to, subject, text: subject }));
-
 async function delivered(ids: readonly string[]): Promise<void> {
   await waitUntil(
     async () =>
@@ -55,9 +52,9 @@ const peerOf = (to: string): string | undefined =>
 describe('sending IP pools', () => {
   it("opens the connection from the from-domain's pool, else from the default pool", async () => {
     const ids = [
-      await send('News <news@acme-pool.e2e.test>', 'one@pools-a.test', 'pool 1'),
-      await send('news@acme-pool.e2e.test', 'two@pools-a.test', 'pool 2'),
-      await send('someone@elsewhere.e2e.test', 'three@pools-a.test', 'default pool'),
+      await sendPlain(stack, 'News <news@acme-pool.e2e.test>', 'one@pools-a.test', 'pool 1'),
+      await sendPlain(stack, 'news@acme-pool.e2e.test', 'two@pools-a.test', 'pool 2'),
+      await sendPlain(stack, 'someone@elsewhere.e2e.test', 'three@pools-a.test', 'default pool'),
     ];
     await delivered(ids);
     // round robin over the pool's two addresses
@@ -76,7 +73,9 @@ describe('sending IP pools', () => {
 
   it("defers what exceeds a new address's daily cap for a provider, and sends it on a later day", async () => {
     const to = Array.from({ length: 5 }, (_, i) => `user${i}@warm-b.test`);
-    const ids = await Promise.all(to.map((address, i) => send('team@warm.e2e.test', address, `warm ${i}`)));
+    const ids = await Promise.all(
+      to.map((address, i) => sendPlain(stack, 'team@warm.e2e.test', address, `warm ${i}`)),
+    );
     await delivered(ids);
 
     const received = mx.messages.filter((m) => to.includes(m.envelope.to[0]!));

@@ -26,7 +26,7 @@ import {
   type SmtpSink,
   type TestDnsServer,
 } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { lastEvent, sendPlain, startStack, type Stack } from './helpers.js';
 
 interface Report {
   'date-range': { 'start-datetime': string };
@@ -149,23 +149,8 @@ afterAll(async () => {
   await new Promise((resolve) => (https ? https.close(resolve) : resolve(undefined)));
 });
 
-async function send(to: string, subject: string): Promise<string> {
-  const { data, error } = await stack.resend.emails.send({
-    from: 'sender@petrel.e2e.test',
-    to,
-    subject,
-    text: subject,
-  });
-  expect(error).toBeNull();
-  return data!.id;
-}
-
-async function lastEvent(id: string, wanted: string): Promise<void> {
-  await waitUntil(async () => (await stack.resend.emails.get(id)).data?.last_event === wanted, {
-    timeoutMs: 20_000,
-    message: `email ${id} to be ${wanted}`,
-  });
-}
+/** An email from the verified sender domain to `to`; its id. */
+const send = (to: string, subject: string) => sendPlain(stack, 'sender@petrel.e2e.test', to, subject);
 
 /** The email's events as the webhooks carry them. */
 async function eventsOf(id: string) {
@@ -175,9 +160,9 @@ async function eventsOf(id: string) {
 describe('MTA-STS enforce', () => {
   it('delivers only to a listed MX over a verified TLS session; the unlisted MX never gets a connection', async () => {
     const first = await send('ada@enforce.sts.test', 'enforced 1');
-    await lastEvent(first, 'delivered');
+    await lastEvent(stack, first, 'delivered');
     const second = await send('bob@enforce.sts.test', 'enforced 2');
-    await lastEvent(second, 'delivered');
+    await lastEvent(stack, second, 'delivered');
 
     expect(good.messages.map((m) => m.envelope.to.join())).toEqual([
       'ada@enforce.sts.test',
@@ -193,14 +178,14 @@ describe('MTA-STS enforce', () => {
   it('fetches the policy again when the TXT id changes', async () => {
     publish('enforce.sts.test', 'e2', policy('enforce', ['*.enforce.sts.test', 'mx9.enforce.sts.test']));
     const id = await send('cy@enforce.sts.test', 'enforced 3');
-    await lastEvent(id, 'delivered');
+    await lastEvent(stack, id, 'delivered');
     expect(fetches.get('mta-sts.enforce.sts.test')).toBe(2);
     expect(rogue.connectionCount()).toBe(0);
   });
 
   it('defers, never downgrades, when no MX of the domain is in its policy: the email ends a Temporary bounce', async () => {
     const id = await send('dee@only-rogue.sts.test', 'nowhere to go');
-    await lastEvent(id, 'bounced');
+    await lastEvent(stack, id, 'bounced');
     expect(rogue.connectionCount()).toBe(0);
     expect(rogue.messages).toHaveLength(0);
     const events = await eventsOf(id);
@@ -235,7 +220,7 @@ describe('MTA-STS enforce', () => {
 describe('MTA-STS testing', () => {
   it('delivers despite an untrusted certificate, and counts the failure', async () => {
     const id = await send('fay@testing.sts.test', 'testing mode');
-    await lastEvent(id, 'delivered');
+    await lastEvent(stack, id, 'delivered');
     expect(untrusted.messages.map((m) => m.envelope.to.join())).toContain('fay@testing.sts.test');
     const metrics = await (await fetch(stack.metricsUrl)).text();
     expect(metrics).toMatch(

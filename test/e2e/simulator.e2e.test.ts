@@ -13,7 +13,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { createdId, fileStack } from './helpers.js';
+import { createdId, fileStack, lastEvent } from './helpers.js';
 import { WEBHOOK_TEST_ENV, fileWebhookEndpoint } from './scenarios/webhooks.js';
 
 const SIMULATOR_DOMAIN = 'sim.petrel.test';
@@ -56,13 +56,6 @@ const send = (to: string[]) =>
     }),
   );
 
-async function lastEvent(id: string, want: string): Promise<void> {
-  await waitUntil(async () => (await stack.resend.emails.get(id)).data?.last_event === want, {
-    timeoutMs: 20_000,
-    message: `email ${id} ${want}`,
-  });
-}
-
 async function timeline(id: string): Promise<{ type: string; data: Record<string, any> }[]> {
   const r = await stack.http(`/emails/${id}/events`);
   expect(r.status).toBe(200);
@@ -86,14 +79,18 @@ async function webhookEvents(
 }
 
 const types = (events: { type: string }[]) => events.map((e) => e.type);
+/** The types of the email's timeline, once its last event is `last`. */
+async function typesOnce(id: string, last: string): Promise<string[]> {
+  await lastEvent(stack, id, last);
+  return types(await timeline(id));
+}
 const sorted = (list: string[]) => [...list].sort();
 
 describe('simulated addresses (SDK)', () => {
   it('delivered+label@resend.dev: sent + delivered, on the API and the webhook', async () => {
     const to = label('delivered');
     const id = await send([to]);
-    await lastEvent(id, 'delivered');
-    expect(types(await timeline(id))).toEqual(['email.queued', 'email.sent', 'email.delivered']);
+    expect(await typesOnce(id, 'delivered')).toEqual(['email.queued', 'email.sent', 'email.delivered']);
     expect(sorted(types(await webhookEvents(id, 2)))).toEqual(['email.delivered', 'email.sent']);
     expect((await stack.resend.suppressions.get(to)).error).toMatchObject({ statusCode: 404 });
   });
@@ -101,7 +98,7 @@ describe('simulated addresses (SDK)', () => {
   it('bounced@resend.dev: a Permanent bounce with a 5.1.1 reason, and the address suppressed (bounce)', async () => {
     const to = label('Bounced');
     const id = await send([to]);
-    await lastEvent(id, 'bounced');
+    await lastEvent(stack, id, 'bounced');
     const bounced = (await timeline(id)).find((e) => e.type === 'email.bounced')!;
     expect(bounced.data.bounce).toEqual({
       type: 'Permanent',
@@ -116,15 +113,13 @@ describe('simulated addresses (SDK)', () => {
 
     // the next email to it is left out, as for any bounced address
     const next = await send([to]);
-    await lastEvent(next, 'failed');
-    expect(types(await timeline(next))).toEqual(['email.queued', 'email.suppressed', 'email.failed']);
+    expect(await typesOnce(next, 'failed')).toEqual(['email.queued', 'email.suppressed', 'email.failed']);
   });
 
   it('complained@: delivered, then complained, and the address suppressed (complaint)', async () => {
     const to = label('complained');
     const id = await send([to]);
-    await lastEvent(id, 'complained');
-    expect(types(await timeline(id))).toEqual([
+    expect(await typesOnce(id, 'complained')).toEqual([
       'email.queued',
       'email.sent',
       'email.delivered',
@@ -143,15 +138,13 @@ describe('simulated addresses (SDK)', () => {
 
   it('suppressed@: left out as a suppressed address is (email.suppressed, then email.failed)', async () => {
     const id = await send([label('suppressed')]);
-    await lastEvent(id, 'failed');
-    expect(types(await timeline(id))).toEqual(['email.queued', 'email.suppressed', 'email.failed']);
+    expect(await typesOnce(id, 'failed')).toEqual(['email.queued', 'email.suppressed', 'email.failed']);
     expect(sorted(types(await webhookEvents(id, 2)))).toEqual(['email.failed', 'email.suppressed']);
   });
 
   it('delayed@: delivery_delayed on the first attempt, delivered on the retry', async () => {
     const id = await send([label('delayed')]);
-    await lastEvent(id, 'delivered');
-    expect(types(await timeline(id))).toEqual([
+    expect(await typesOnce(id, 'delivered')).toEqual([
       'email.queued',
       'email.delivery_delayed',
       'email.sent',
@@ -162,7 +155,7 @@ describe('simulated addresses (SDK)', () => {
   it('tempfail@: delayed on every attempt, then a Temporary bounce (RetriesExhausted), nobody suppressed', async () => {
     const to = label('tempfail');
     const id = await send([to]);
-    await lastEvent(id, 'bounced');
+    await lastEvent(stack, id, 'bounced');
     const events = await timeline(id);
     expect(types(events)).toEqual(['email.queued', 'email.delivery_delayed', 'email.bounced']);
     expect(events[2]!.data.bounce).toMatchObject({ type: 'Temporary', subType: 'RetriesExhausted' });
@@ -172,8 +165,8 @@ describe('simulated addresses (SDK)', () => {
   it('the configured SIMULATOR_DOMAIN simulates the same local parts', async () => {
     const delivered = await send([label('delivered', SIMULATOR_DOMAIN)]);
     const bounced = await send([label('bounced', SIMULATOR_DOMAIN.toUpperCase())]);
-    await lastEvent(delivered, 'delivered');
-    await lastEvent(bounced, 'bounced');
+    await lastEvent(stack, delivered, 'delivered');
+    await lastEvent(stack, bounced, 'bounced');
   });
 
   it('none of them opened an SMTP connection', async () => {
@@ -187,7 +180,7 @@ describe('mixed and lookalike recipients (SDK)', () => {
   it('a real recipient gets the message; the test address stays out of the envelope, its outcome listed', async () => {
     const bounced = label('bounced');
     const id = await send(['ada@example.test', bounced]);
-    await lastEvent(id, 'delivered');
+    await lastEvent(stack, id, 'delivered');
     const [message] = await stack.sink.waitFor(1);
     expect(message!.envelope.to).toEqual(['ada@example.test']);
     // the counter counts: the one real recipient took a connection
@@ -202,7 +195,7 @@ describe('mixed and lookalike recipients (SDK)', () => {
 
   it('a lookalike domain is real mail: it reaches the SMTP sink', async () => {
     const id = await send(['delivered@resend.dev.evil.test']);
-    await lastEvent(id, 'delivered');
+    await lastEvent(stack, id, 'delivered');
     const [, message] = await stack.sink.waitFor(2);
     expect(message!.envelope.to).toEqual(['delivered@resend.dev.evil.test']);
   });
@@ -212,13 +205,13 @@ describe('soft-bounce suppression (SDK)', () => {
   it('tempfail@: a Temporary bounce on 2 emails in a row suppresses the address (origin bounce)', async () => {
     const to = label('tempfail');
     const first = await send([to]);
-    await lastEvent(first, 'bounced');
+    await lastEvent(stack, first, 'bounced');
     // its job has ended, the soft-bounces stage (after the record) included
     await stack.settled([first]);
     // one soft-bounced email is not a streak yet
     expect((await stack.resend.suppressions.get(to)).error).toMatchObject({ statusCode: 404 });
     const second = await send([to]);
-    await lastEvent(second, 'bounced');
+    await lastEvent(stack, second, 'bounced');
     const suppression = await waitUntil(async () => (await stack.resend.suppressions.get(to)).data ?? null, {
       timeoutMs: 10_000,
       message: `${to} suppressed`,
@@ -230,15 +223,14 @@ describe('soft-bounce suppression (SDK)', () => {
 
     // the next email to it is left out, as for any suppressed address
     const next = await send([to]);
-    await lastEvent(next, 'failed');
-    expect(types(await timeline(next))).toEqual(['email.queued', 'email.suppressed', 'email.failed']);
+    expect(await typesOnce(next, 'failed')).toEqual(['email.queued', 'email.suppressed', 'email.failed']);
   });
 
   it('a 4xx for one recipient while the other got it is final and counts; a delivery in between resets', async () => {
     const other = () => label('delivered');
     // 1: the sink refuses FLAKY with a 451 (final: the message went to the other) → streak 1
     const one = await send([other(), FLAKY]);
-    await lastEvent(one, 'delivered');
+    await lastEvent(stack, one, 'delivered');
     // each job ends (its streak written, after the record) before the next email is sent
     await stack.settled([one]);
     const got = await stack.http(`/emails/${one}`);
@@ -247,17 +239,17 @@ describe('soft-bounce suppression (SDK)', () => {
     });
     // 2: delivered to FLAKY → the streak ends
     const two = await send([other(), FLAKY]);
-    await lastEvent(two, 'delivered');
+    await lastEvent(stack, two, 'delivered');
     await stack.settled([two]);
     expect(stack.sink.messages.some((m) => m.envelope.to.includes(FLAKY))).toBe(true);
     // 3: refused again → streak 1 again, not suppressed (without the reset it would be 2)
     const three = await send([other(), FLAKY]);
-    await lastEvent(three, 'delivered');
+    await lastEvent(stack, three, 'delivered');
     await stack.settled([three]);
     expect((await stack.resend.suppressions.get(FLAKY)).error).toMatchObject({ statusCode: 404 });
     // 4: refused again → 2 in a row: suppressed, this email as the source
     const four = await send([other(), FLAKY]);
-    await lastEvent(four, 'delivered');
+    await lastEvent(stack, four, 'delivered');
     const suppression = await waitUntil(
       async () => (await stack.resend.suppressions.get(FLAKY)).data ?? null,
       {
@@ -312,9 +304,6 @@ describe('REFUSE_NON_MAIL_DOMAINS=true (SDK)', () => {
   it('sends to resend.dev and to SIMULATOR_DOMAIN, even under .test', async () => {
     const { data, error } = await sendTo({ to: ['delivered@resend.dev', `delivered+x@${SIMULATOR_DOMAIN}`] });
     expect(error).toBeNull();
-    await waitUntil(async () => (await strict.resend.emails.get(data!.id)).data?.last_event === 'delivered', {
-      timeoutMs: 20_000,
-      message: 'the simulated email delivered',
-    });
+    await lastEvent(strict, data!.id, 'delivered');
   });
 });

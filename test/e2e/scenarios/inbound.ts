@@ -21,7 +21,7 @@ import { afterAll, beforeEach, expect, it } from 'vitest';
 import nodemailer from 'nodemailer';
 import { startHttpReceiver, waitUntil, type HttpReceiver } from '@petrel/testing';
 import type { EmailEvent, TeamEvent } from '@petrel/contracts';
-import type { Stack } from '../helpers.js';
+import { ok, type Stack } from '../helpers.js';
 
 export const INBOUND_DOMAIN = 'in.e2e.test';
 export const BOUNCE_DOMAIN = 'bounce.e2e.test';
@@ -151,9 +151,7 @@ export function inboundScenarios(current: () => Stack): void {
     expect(verified.data.email_id).toBe(id);
     await stack.resend.webhooks.remove(hook.data!.id);
 
-    const got = await stack.resend.emails.receiving.get(id);
-    expect(got.error).toBeNull();
-    const email = got.data!;
+    const email = ok(await stack.resend.emails.receiving.get(id));
     expect(email).toMatchObject({
       object: 'email',
       id,
