@@ -8,21 +8,14 @@
  */
 import { Resolver } from 'node:dns/promises';
 import { dkimVerify } from 'mailauth';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, type SinkMessage, type TestDnsServer } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { SinkMessage } from '@petrel/testing';
+import { fileDnsStack, sendPlain } from './helpers.js';
 
-let stack: Stack;
-let dns: TestDnsServer;
 const resolver = new Resolver({ timeout: 1_000, tries: 2 });
-beforeAll(async () => {
-  dns = await startDnsServer();
-  resolver.setServers([dns.address]);
-  stack = await startStack({ env: { DNS_SERVERS: dns.address, DKIM_ED25519: 'true' } });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
+const { stack, dns } = fileDnsStack((server) => {
+  resolver.setServers([server.address]);
+  return { DKIM_ED25519: 'true' };
 });
 
 /** mailauth's DNS hook over the local server. */
@@ -79,13 +72,9 @@ describe('DKIM signing', () => {
   });
 
   it('leaves an email from a domain the team does not have unsigned', async () => {
-    const { data } = await stack.resend.emails.send({
-      from: 'plain@elsewhere.e2e.test',
-      to: 'three@dest.e2e.test',
-      subject: 'Plain',
-      text: 'plain',
-    });
-    const message = await sent(data!.id);
+    const message = await sent(
+      await sendPlain(stack, 'plain@elsewhere.e2e.test', 'three@dest.e2e.test', 'Plain'),
+    );
     expect(message.raw.toString('latin1')).not.toMatch(/^DKIM-Signature:/im);
     expect(message.envelope.from).toBe('plain@elsewhere.e2e.test');
   });

@@ -7,11 +7,9 @@
  * with what became of it, the refused one with its reason (so does a refusal by the server at
  * RCPT TO).
  */
-import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Keys } from '@petrel/store';
 import { waitUntil, type SinkMessage } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { sendPlain, startStack, type Stack } from './helpers.js';
 
 /** A mailbox the sink refuses at RCPT TO (its plan reads an A-label domain as U-labels). */
 const UNKNOWN_USER = 'gone@bücher.example';
@@ -213,35 +211,22 @@ describe('UTF-8 local parts', () => {
   });
 
   it('without SMTPUTF8: a UTF-8 sender bounces for good, with the reason, and nothing is sent', async () => {
-    const { data, error } = await plain.resend.emails.send({
-      from: 'josé@acme.test',
-      to: 'plain@example.test',
-      subject: 'no SMTPUTF8 for the sender',
-      text: 'hello',
-    });
-    expect(error).toBeNull();
-    await plain.settled([data!.id]);
-    expect((await plain.resend.emails.get(data!.id)).data?.last_event).toBe('bounced');
-    expect(plain.sink.byMessageId(`<${data!.id}@acme.test>`)).toEqual([]);
-    const redis = new Redis(plain.redis.url);
-    try {
-      const keys = new Keys(plain.prefix);
-      const [teamId] = await redis.smembers(keys.teams()); // the stack's one team
-      const events = (await redis.xrange(keys.events(teamId!), '-', '+'))
-        .map(([, f]) => JSON.parse(f[1]!) as { type: string; data: { email_id: string; bounce?: object } })
-        .filter((e) => e.data.email_id === data!.id && e.type === 'email.bounced');
-      expect(events).toEqual([
-        expect.objectContaining({
-          data: expect.objectContaining({
-            bounce: expect.objectContaining({
-              type: 'Permanent',
-              message: 'sender josé@acme.test needs SMTPUTF8, which the receiving server does not offer',
-            }),
+    const id = await sendPlain(plain, 'josé@acme.test', 'plain@example.test', 'no SMTPUTF8 for the sender');
+    await plain.settled([id]);
+    expect((await plain.resend.emails.get(id)).data?.last_event).toBe('bounced');
+    expect(plain.sink.byMessageId(`<${id}@acme.test>`)).toEqual([]);
+    const bounces = (await plain.teamEvents('email.bounced')).filter(
+      (e) => (e.data as { email_id?: string }).email_id === id,
+    );
+    expect(bounces).toEqual([
+      expect.objectContaining({
+        data: expect.objectContaining({
+          bounce: expect.objectContaining({
+            type: 'Permanent',
+            message: 'sender josé@acme.test needs SMTPUTF8, which the receiving server does not offer',
           }),
         }),
-      ]);
-    } finally {
-      await redis.quit();
-    }
+      }),
+    ]);
   });
 });
