@@ -75,6 +75,20 @@ describe('domain claims', () => {
     const ttl = Date.parse(claim.expires_at) - Date.parse(claim.created_at);
     expect(ttl).toBe(7 * 86_400_000);
     const placeholderId = claim.domain_id!;
+    // the claim as POST /domains/:id/claim/verify answers now, and once `done` holds for it
+    const verify = async () => (await claimant.domains.claims.verify(placeholderId)).data;
+    const verifyUntil = (
+      done: (v: NonNullable<Awaited<ReturnType<typeof verify>>>) => boolean,
+      timeoutMs: number,
+      message: string,
+    ) =>
+      waitUntil(
+        async () => {
+          const v = await verify();
+          return v && done(v) ? v : null;
+        },
+        { timeoutMs, message },
+      );
     // the same claim again: the open one, unchanged, with 200
     const again = await stack.http('/domains/claim', {
       method: 'POST',
@@ -88,19 +102,14 @@ describe('domain claims', () => {
     expect((await stack.resend.domains.claims.get(placeholderId)).error).toMatchObject({ statusCode: 404 });
 
     // no TXT record yet: pending
-    expect((await claimant.domains.claims.verify(placeholderId)).data).toMatchObject({ status: 'pending' });
+    expect(await verify()).toMatchObject({ status: 'pending' });
 
     dns.add({ name, type: 'TXT', value: claim.record.value });
-    expect((await claimant.domains.claims.verify(placeholderId)).data).toMatchObject({
-      status: 'blocked',
-      blocked_reason: 'grace_period',
-    });
-    const afterGrace = await waitUntil(
-      async () => {
-        const v = (await claimant.domains.claims.verify(placeholderId)).data;
-        return v?.blocked_reason !== 'grace_period' ? v : null;
-      },
-      { timeoutMs: 15_000, message: 'the grace period to end' },
+    expect(await verify()).toMatchObject({ status: 'blocked', blocked_reason: 'grace_period' });
+    const afterGrace = await verifyUntil(
+      (v) => v.blocked_reason !== 'grace_period',
+      15_000,
+      'the grace period to end',
     );
     expect(afterGrace).toMatchObject({ status: 'blocked', blocked_reason: 'pending_scheduled_emails' });
     expect((await claimant.domains.claims.get(placeholderId)).data).toMatchObject({
@@ -112,24 +121,16 @@ describe('domain claims', () => {
     const sent = await send(stack.resend, `news@${name}`);
     expect(sent.error).toBeNull();
     expect((await stack.resend.emails.cancel(scheduled.data!.id)).error).toBeNull();
-    expect((await claimant.domains.claims.verify(placeholderId)).data).toMatchObject({
-      status: 'blocked',
-      blocked_reason: 'recent_owner_activity',
-    });
+    expect(await verify()).toMatchObject({ status: 'blocked', blocked_reason: 'recent_owner_activity' });
 
-    const completed = await waitUntil(
-      async () => {
-        const v = (await claimant.domains.claims.verify(placeholderId)).data;
-        return v?.status === 'completed' ? v : null;
-      },
-      {
-        timeoutMs: (ACTIVITY_WINDOW_S + 15) * 1000,
-        message: 'the activity window to pass and the claim to complete',
-      },
+    const completed = await verifyUntil(
+      (v) => v.status === 'completed',
+      (ACTIVITY_WINDOW_S + 15) * 1000,
+      'the activity window to pass and the claim to complete',
     );
     expect(completed).toMatchObject({ id: claim.id, blocked_reason: null, domain_id: placeholderId });
     // a completed claim stays completed
-    expect((await claimant.domains.claims.verify(placeholderId)).data).toMatchObject({ status: 'completed' });
+    expect(await verify()).toMatchObject({ status: 'completed' });
 
     // the holder's domain is gone, and the holder was told
     expect((await stack.resend.domains.get(held.id)).error).toMatchObject({ statusCode: 404 });

@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Queue } from 'bullmq';
 import { Resend } from 'resend';
-import { EVENTS_STREAM_FIELD, Keys, SEND_GROUP_FIELD, type RedisClient } from '@petrel/store';
+import { ApiKeysStore, EVENTS_STREAM_FIELD, Keys, SEND_GROUP_FIELD, type RedisClient } from '@petrel/store';
 import { openRuntime } from '@petrel/runtime';
 import { sendGroupJobId, type EmailEvent, type TeamEvent } from '@petrel/contracts';
 import {
@@ -218,6 +218,21 @@ export const sendPlain = (
   to: string | string[],
   subject: string,
 ): Promise<string> => createdId(on.resend.emails.send({ from, to, subject, text: subject }));
+
+/**
+ * A team of its own (`name`) on the stack's Redis, next to the stack's, and a key of it: another
+ * tenant, as the API sees it, for the cross-team tests.
+ */
+export async function otherTeam(
+  stack: Pick<Stack, 'admin' | 'keys' | 'baseUrl'>,
+  name: string,
+  permission: 'full_access' | 'sending_access' = 'full_access',
+): Promise<{ teamId: string; key: string; resend: Resend }> {
+  const store = new ApiKeysStore(stack.admin, stack.keys);
+  const teamId = await store.createTeam(name);
+  const key = (await store.create(teamId, { name, permission })).token;
+  return { teamId, key, resend: new Resend(key, { baseUrl: stack.baseUrl }) };
+}
 
 let addressSeq = 0;
 /** A recipient address no other test of the file uses: `${tag}-N@example.test`. */

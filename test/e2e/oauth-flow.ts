@@ -8,7 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
 import { newId, registerOAuthClient, type OAuthClientRecord } from '@petrel/core';
-import { Keys, OAuthClientsStore, createRedis } from '@petrel/store';
+import { OAuthClientsStore } from '@petrel/store';
 import { signInToDashboard, type DashboardBrowser } from './dashboard-browser.js';
 import type { Stack } from './helpers.js';
 
@@ -24,27 +24,22 @@ export async function registerApp(
   stack: Stack,
   over: { name?: string; logo_uri?: string | null; redirect_uris?: string[]; confidential?: boolean } = {},
 ): Promise<OAuthApp> {
-  const redis = createRedis(stack.redis.url);
-  try {
-    const redirectUris = over.redirect_uris ?? ['http://127.0.0.1:9/callback'];
-    const { client, secret } = await registerOAuthClient(
-      {
-        name: 'Mailer App',
-        logo_uri: 'https://mailer-app.example/logo.png',
-        ...over,
-        redirect_uris: redirectUris,
-      },
-      {
-        clients: new OAuthClientsStore(redis, new Keys(stack.prefix)),
-        newId: () => newId(),
-        randomSecret: () => randomBytes(32).toString('base64url'),
-        clock: Date,
-      },
-    );
-    return { client, secret, redirectUri: redirectUris[0]! };
-  } finally {
-    await redis.quit();
-  }
+  const redirectUris = over.redirect_uris ?? ['http://127.0.0.1:9/callback'];
+  const { client, secret } = await registerOAuthClient(
+    {
+      name: 'Mailer App',
+      logo_uri: 'https://mailer-app.example/logo.png',
+      ...over,
+      redirect_uris: redirectUris,
+    },
+    {
+      clients: new OAuthClientsStore(stack.admin, stack.keys),
+      newId: () => newId(),
+      randomSecret: () => randomBytes(32).toString('base64url'),
+      clock: Date,
+    },
+  );
+  return { client, secret, redirectUri: redirectUris[0]! };
 }
 
 /** A PKCE verifier and its S256 challenge (RFC 7636 section 4.1, 4.2). */
@@ -106,6 +101,25 @@ export async function consent(
   return new URL(decided.body.redirect_to as string);
 }
 
+/**
+ * A person of `apiKey`'s team signs in to the dashboard and approves `app` for `scope` (PKCE,
+ * S256): the code the app is sent back with, its verifier and the URL it came back on.
+ */
+export async function authorizationCode(
+  stack: Stack,
+  app: OAuthApp,
+  apiKey: string,
+  scope: string,
+  state?: string,
+): Promise<{ code: string; verifier: string; back: URL }> {
+  const browser = await signInToDashboard(stack, apiKey);
+  const { verifier, challenge } = pkce();
+  const back = await consent(stack, browser, authorizationQuery(app, { scope, challenge, state }));
+  const code = back.searchParams.get('code');
+  expect(code, back.toString()).toBeTruthy();
+  return { code: code!, verifier, back };
+}
+
 type FormAnswer = { status: number; body: any; headers: Headers };
 
 /** A form POST to one of the client's endpoints; `basic`: client id and secret (RFC 6749 2.3.1). */
@@ -141,13 +155,8 @@ export const revokeRequest = (
 ) => postForm(stack, '/oauth/revoke', form, basic);
 
 /** Delete a registered app as the operator's CLI does (`oauth-clients delete`: the same store call). */
-export async function deleteApp(stack: Stack, app: OAuthApp): Promise<boolean> {
-  const redis = createRedis(stack.redis.url);
-  try {
-    return await new OAuthClientsStore(redis, new Keys(stack.prefix)).delete(app.client.id);
-  } finally {
-    await redis.quit();
-  }
+export function deleteApp(stack: Stack, app: OAuthApp): Promise<boolean> {
+  return new OAuthClientsStore(stack.admin, stack.keys).delete(app.client.id);
 }
 
 export interface Connected {
@@ -164,17 +173,13 @@ export async function connectApp(
   apiKey: string,
   scope: string,
 ): Promise<Connected> {
-  const browser = await signInToDashboard(stack, apiKey);
-  const { verifier, challenge } = pkce();
-  const back = await consent(stack, browser, authorizationQuery(app, { scope, challenge, state: 'conn' }));
+  const { code, verifier, back } = await authorizationCode(stack, app, apiKey, scope, 'conn');
   expect(back.searchParams.get('state')).toBe('conn');
-  const code = back.searchParams.get('code');
-  expect(code, back.toString()).toBeTruthy();
   const token = await tokenRequest(
     stack,
     {
       grant_type: 'authorization_code',
-      code: code!,
+      code,
       redirect_uri: app.redirectUri,
       client_id: app.client.id,
       code_verifier: verifier,

@@ -8,9 +8,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
-import { email, petrelCli, startStack, type Stack } from './helpers.js';
+import { email, otherTeam, petrelCli, startStack, type Stack } from './helpers.js';
 import {
+  authorizationCode,
   authorizationQuery,
   connectApp,
   consent,
@@ -27,19 +27,13 @@ import { signInToDashboard } from './dashboard-browser.js';
 let stack: Stack;
 let app: OAuthApp;
 let teamB: { full: string };
-let close: () => Promise<unknown>;
 
 beforeAll(async () => {
   stack = await startStack();
   app = await registerApp(stack);
-  const r = createRedis(stack.redis.url);
-  close = () => r.quit();
-  const store = new ApiKeysStore(r, new Keys(stack.prefix));
-  const team = await store.createTeam('team-b');
-  teamB = { full: (await store.create(team, { name: 'b-full' })).token };
+  teamB = { full: (await otherTeam(stack, 'team-b')).key };
 }, 60_000);
 afterAll(async () => {
-  await close?.();
   await stack?.stop();
 });
 
@@ -123,16 +117,15 @@ describe('the authorization code flow with PKCE', () => {
       confidential: true,
     });
     expect(confidential.secret).toMatch(/^[A-Za-z0-9_-]{43}$/);
-    const browser = await signInToDashboard(stack, stack.key);
-    const { verifier, challenge } = pkce();
-    const back = await consent(
+    const { code, verifier } = await authorizationCode(
       stack,
-      browser,
-      authorizationQuery(confidential, { scope: 'full_access sending_access', challenge }),
+      confidential,
+      stack.key,
+      'full_access sending_access',
     );
     const form = {
       grant_type: 'authorization_code',
-      code: back.searchParams.get('code')!,
+      code,
       redirect_uri: confidential.redirectUri,
       client_id: confidential.client.id,
       code_verifier: verifier,
@@ -415,16 +408,7 @@ describe('refusals', () => {
       code_verifier: verifier,
     });
 
-  async function freshCode(): Promise<{ code: string; verifier: string }> {
-    const browser = await signInToDashboard(stack, stack.key);
-    const { verifier, challenge } = pkce();
-    const back = await consent(
-      stack,
-      browser,
-      authorizationQuery(app, { scope: 'sending_access', challenge }),
-    );
-    return { code: back.searchParams.get('code')!, verifier };
-  }
+  const freshCode = () => authorizationCode(stack, app, stack.key, 'sending_access');
 
   it('a wrong PKCE verifier is refused and uses the code up', async () => {
     const { code, verifier } = await freshCode();
