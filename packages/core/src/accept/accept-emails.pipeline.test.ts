@@ -184,7 +184,7 @@ describe('acceptEmails: idempotency around the commit', () => {
 
   it('derives ids from team, key, index and the claim time: a recomputation gives the same ids', async () => {
     const run = async () => {
-      const ports = memoryAcceptPorts({ clock: () => now.getTime() - 5_000 });
+      const ports = memoryAcceptPorts({ clock: { now: () => now.getTime() - 5_000 } });
       await acceptEmails(batch([mail(0), mail(1)], 'strict', 'order-7'), ports);
       return ports.store.records.map((r) => r.id);
     };

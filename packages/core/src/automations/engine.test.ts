@@ -182,7 +182,7 @@ function setup(raw: RawGraph) {
     remove: async () => null,
     setSegment: async () => 'done' as const,
   });
-  const accept = memoryAcceptPorts({ clock: () => now });
+  const accept = memoryAcceptPorts({ clock: { now: () => now } });
   const ports: EnginePorts = {
     automations: { triggeredBy: async (_t, name) => (name === 'signed_up' ? [automation] : []) },
     runs,

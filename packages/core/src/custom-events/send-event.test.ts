@@ -16,7 +16,7 @@ function ports(defs: CustomEventRecord[] = [], handOver?: (e: ReceivedEvent) => 
   const log: string[] = [];
   const recorded: ReceivedEventRecord[] = [];
   const handed: ReceivedEvent[] = [];
-  const idem = new MemoryIdempotency(() => 5_000);
+  const idem = new MemoryIdempotency({ now: () => 5_000 });
   const events: CustomEventsPort = {
     get: async (_t, idOrName) => defs.find((d) => d.id === idOrName || d.name === idOrName) ?? null,
     list: async () => null,

@@ -57,7 +57,7 @@ function issue(
 
 beforeEach(async () => {
   clients = new MemoryOAuthClients();
-  grants = new MemoryOAuthGrants(() => NOW);
+  grants = new MemoryOAuthGrants({ now: () => NOW });
   ports = { grants, tokens: grants, clients, clock: { now: () => NOW } };
   await clients.create(client('public-app', false), null);
   await clients.create(client('server-app', true), hashOAuthSecret('s3cret'));

@@ -14,6 +14,7 @@ import {
   type AttachmentFetcher,
   type AttachmentFetchLimits,
   type ClaimResult,
+  type Clock,
   type FetchedAttachment,
   type IdempotencyPort,
   type Preparer,
@@ -47,20 +48,23 @@ interface KeyRecord {
   done?: StoredResponse;
 }
 
+/** The default clock of the kit: it stands at 1,000 ms, so claim times and ids repeat from run to run. */
+const STILL_CLOCK: Pick<Clock, 'now'> = { now: () => 1_000 };
+
 export class MemoryIdempotency implements IdempotencyPort {
   readonly keys = new Map<string, KeyRecord>();
   readonly calls = { claim: 0, lookup: 0, release: 0 };
   readonly outcomes: ClaimResult['outcome'][] = [];
 
   /** `clock` stamps claims (the ids of a keyed request derive from it). */
-  constructor(private readonly clock: () => number = () => 1_000) {}
+  constructor(private readonly clock: Pick<Clock, 'now'> = STILL_CLOCK) {}
 
   async claim(teamId: string, key: string, fingerprint: string): Promise<ClaimResult> {
     this.calls.claim++;
     const token = `${teamId}\n${key}`;
     const rec = this.keys.get(token);
     if (!rec) {
-      const startedMs = this.clock();
+      const startedMs = this.clock.now();
       this.keys.set(token, { fingerprint, startedMs });
       return { outcome: 'proceed', token, startedMs };
     }
@@ -114,7 +118,7 @@ export class MemoryAcceptCommit {
 
   constructor(
     private readonly idempotency: MemoryIdempotency,
-    private readonly clock: () => number = () => 1_000,
+    private readonly clock: Pick<Clock, 'now'> = STILL_CLOCK,
   ) {}
 
   commit(
@@ -125,7 +129,7 @@ export class MemoryAcceptCommit {
     return commitAcceptance(
       { teamId, emails, completion },
       {
-        clock: { now: this.clock },
+        clock: this.clock,
         stage: async (team, staged) => {
           const failure = this.failNext;
           this.failNext = undefined;
@@ -201,7 +205,7 @@ export interface MemoryAcceptPorts extends AcceptPorts {
  * emails through untouched); `clock` stamps idempotency claims.
  */
 export function memoryAcceptPorts(
-  opts: { preparer?: Preparer; clock?: () => number } = {},
+  opts: { preparer?: Preparer; clock?: Pick<Clock, 'now'> } = {},
 ): MemoryAcceptPorts {
   const idempotency = new MemoryIdempotency(opts.clock);
   const store = new MemoryAcceptCommit(idempotency, opts.clock);

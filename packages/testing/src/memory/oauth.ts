@@ -41,7 +41,7 @@ export class MemoryOAuthGrants implements core.OAuthGrantsRepository, core.OAuth
   readonly grants = new Map<string, core.OAuthGrantRecord>();
   readonly tokens = new Map<string, MemoryOAuthToken>();
 
-  constructor(private readonly nowMs: () => number = Date.now) {}
+  constructor(private readonly clock: Pick<core.Clock, 'now'> = Date) {}
 
   async approve(
     teamId: string,
@@ -93,14 +93,14 @@ export class MemoryOAuthGrants implements core.OAuthGrantsRepository, core.OAuth
     const record = this.tokens.get(token);
     const grant = this.grants.get(`${teamId}/${grantId}`);
     if (!record || record.team_id !== teamId || record.grant_id !== grantId) return null;
-    if (!grant || grant.revoked_at !== null || record.expires_ms <= this.nowMs()) return null;
+    if (!grant || grant.revoked_at !== null || record.expires_ms <= this.clock.now()) return null;
     return { ...record };
   }
 
   /** Take a one-time credential: 'taken' for one caller, 'replayed' after, 'gone' when none lives. */
   async take(token: string): Promise<core.OAuthTakeResult> {
     const record = this.tokens.get(token);
-    if (!record || record.expires_ms <= this.nowMs()) return 'gone';
+    if (!record || record.expires_ms <= this.clock.now()) return 'gone';
     if (record.used) return 'replayed';
     record.used = true;
     return 'taken';
