@@ -5,7 +5,7 @@
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { email, fileStack } from './helpers.js';
+import { email, fileStack, otherTeam } from './helpers.js';
 
 const stack = fileStack();
 
@@ -218,13 +218,7 @@ describe('error shape', () => {
 
 describe('tenant isolation', () => {
   it("another team's key sees 404 for this team's email and keys", async () => {
-    const { ApiKeysStore, Keys, createRedis } = await import('@petrel/store');
-    const r = createRedis(stack.redis.url);
-    const store = new ApiKeysStore(r, new Keys(stack.prefix));
-    const otherTeam = await store.createTeam('other');
-    const { token } = await store.create(otherTeam, { name: 'other' });
-    await r.quit();
-    const other = new Resend(token, { baseUrl: stack.baseUrl });
+    const { resend: other } = await otherTeam(stack, 'other');
 
     const mine = await stack.resend.emails.send(email(1) as any);
     expect((await other.emails.get(mine.data!.id)).error).toMatchObject({

@@ -22,8 +22,7 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
 import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
-import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
-import { email, startStack, type Stack } from './helpers.js';
+import { email, otherTeam, startStack, type Stack } from './helpers.js';
 import { automationBody, receivedEmail } from './team-resources.js';
 import { connectApp, registerApp } from './oauth-flow.js';
 
@@ -956,10 +955,7 @@ describe('routes served against the document', () => {
     for (const r of records)
       dns.add({ name: r.name, type: r.type, value: r.value, ...(r.priority && { priority: r.priority }) });
     await stack.http(`/domains/${(held.body as { id: string }).id}/verify`, json('POST'));
-    const r = createRedis(stack.redis.url);
-    const store = new ApiKeysStore(r, new Keys(stack.prefix));
-    const key = (await store.create(await store.createTeam('contract-claimant'), { name: 'claimant' })).token;
-    await r.quit();
+    const { key } = await otherTeam(stack, 'contract-claimant');
     const created = await stack.http('/domains/claim', { ...json('POST', { name }), key });
     expectDocumented('POST', '/domains/claim', created, 201);
     expectDocumented(

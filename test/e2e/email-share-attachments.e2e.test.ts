@@ -8,21 +8,17 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiKeysStore, Keys, createRedis, type RedisClient } from '@petrel/store';
 import { waitUntil } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { otherTeam, startStack, type Stack } from './helpers.js';
 import { receivedEmail } from './team-resources.js';
 
 let stack: Stack;
-let redis: RedisClient;
 /** A recipient domain whose SMTP sessions stall after DATA: its emails stay on their way. */
 const HELD = 'held.e2e.test';
 beforeAll(async () => {
   stack = await startStack({ plan: { [HELD]: [{ at: 'data', stall: true }] } });
-  redis = createRedis(stack.redis.url);
 });
 afterAll(async () => {
-  await redis?.quit();
   await stack?.stop();
 });
 
@@ -143,8 +139,7 @@ describe('sent email attachments', () => {
     });
     const emailId = sent.data!.id;
     const [own] = (await stack.resend.emails.attachments.list({ emailId })).data!.data;
-    const store = new ApiKeysStore(redis, new Keys(stack.prefix));
-    const other = (await store.create(await store.createTeam('other'), { name: 'other' })).token;
+    const { key: other } = await otherTeam(stack, 'other');
     for (const [method, path] of [
       ['GET', `/emails/${emailId}/attachments`],
       ['GET', `/emails/${emailId}/attachments/${own!.id}`],
@@ -260,9 +255,9 @@ describe('shared email links', () => {
     });
 
     // the email's record removed, as the retention removes it: every link to it is dead
-    const [recordKey] = await redis.keys(`${new Keys(stack.prefix).email('*', emailId)}`);
+    const [recordKey] = await stack.admin.keys(stack.keys.email('*', emailId));
     expect(recordKey).toBeDefined();
-    await redis.del(recordKey!);
+    await stack.admin.del(recordKey!);
     expect((await stack.resend.emails.get(emailId)).error).toMatchObject({ statusCode: 404 });
     expect((await anonymous(long)).status).toBe(404);
 
@@ -375,8 +370,7 @@ describe('DELETE /emails/:id (a Petrel extension)', () => {
 
   it("another team's key gets 404 and deletes nothing", async () => {
     const id = await sendText('kept@example.test', 'Not yours', 'x');
-    const store = new ApiKeysStore(redis, new Keys(stack.prefix));
-    const other = (await store.create(await store.createTeam('deleter'), { name: 'other' })).token;
+    const { key: other } = await otherTeam(stack, 'deleter');
     expect(await remove(id, other)).toMatchObject({ status: 404, body: { name: 'not_found' } });
     expect(await remove('not-an-id')).toMatchObject({ status: 404, body: { name: 'not_found' } });
     expect((await stack.resend.emails.get(id)).error).toBeNull();

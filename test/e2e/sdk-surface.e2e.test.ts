@@ -13,9 +13,8 @@
 import { createHmac } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
 import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
-import { email, startStack, type Stack } from './helpers.js';
+import { email, otherTeam, startStack, type Stack } from './helpers.js';
 import { createTeamResources, type TeamResources } from './team-resources.js';
 import { connectApp, registerApp } from './oauth-flow.js';
 import { INBOUND_DOMAIN } from './scenarios/inbound.js';
@@ -45,26 +44,19 @@ beforeAll(async () => {
   ctx.sent = sent.data!.id;
   await stack.settled([ctx.sent]);
   // a domain another team holds verified: what domains.claims.create claims
-  const redis = createRedis(stack.redis.url);
-  try {
-    const store = new ApiKeysStore(redis, new Keys(stack.prefix));
-    const holderKey = (await store.create(await store.createTeam('holder'), { name: 'holder' })).token;
-    const holder = new Resend(holderKey, { baseUrl: stack.baseUrl });
-    const held = (await holder.domains.create({ name: CLAIMED })).data!;
-    for (const rec of held.records as { name: string; type: string; value: string; priority?: number }[])
-      dns.add({
-        name: rec.name,
-        type: rec.type as 'TXT' | 'MX',
-        value: rec.value,
-        ...(rec.priority !== undefined && { priority: rec.priority }),
-      });
-    expect((await holder.domains.verify(held.id)).error).toBeNull();
-    await waitUntil(async () => (await holder.domains.get(held.id)).data?.status === 'verified', {
-      message: `${CLAIMED} verified for its holder`,
+  const { resend: holder } = await otherTeam(stack, 'holder');
+  const held = (await holder.domains.create({ name: CLAIMED })).data!;
+  for (const rec of held.records as { name: string; type: string; value: string; priority?: number }[])
+    dns.add({
+      name: rec.name,
+      type: rec.type as 'TXT' | 'MX',
+      value: rec.value,
+      ...(rec.priority !== undefined && { priority: rec.priority }),
     });
-  } finally {
-    await redis.quit();
-  }
+  expect((await holder.domains.verify(held.id)).error).toBeNull();
+  await waitUntil(async () => (await holder.domains.get(held.id)).data?.status === 'verified', {
+    message: `${CLAIMED} verified for its holder`,
+  });
   // a second OAuth grant of the team, for oauthGrants.revoke (the first stays listed)
   ctx.grant = (await connectApp(stack, await registerApp(stack), stack.key, 'full_access')).grantId;
   // the received email's thread: its first email (replies and forwards address it)

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { ApiKeysStore, Keys, createRedis } from '@petrel/store';
+import { ApiKeysStore } from '@petrel/store';
 import { waitUntil } from '@petrel/testing';
 import { email, startStack, type Stack } from './helpers.js';
 import {
@@ -22,15 +22,12 @@ import {
 
 let stack: Stack;
 let b: { full: string; sending: string; store: ApiKeysStore; team: string };
-let close: () => Promise<unknown>;
 /** Team A's resources: one of each, so every id-bearing route has an id of A's to try. */
 let a: TeamResources;
 
 beforeAll(async () => {
   stack = await startStack();
-  const r = createRedis(stack.redis.url);
-  close = () => r.quit();
-  const store = new ApiKeysStore(r, new Keys(stack.prefix));
+  const store = new ApiKeysStore(stack.admin, stack.keys);
   const team = await store.createTeam('team-b');
   b = {
     full: (await store.create(team, { name: 'b-full' })).token,
@@ -41,7 +38,6 @@ beforeAll(async () => {
   a = await createTeamResources(stack, 'team-a');
 });
 afterAll(async () => {
-  await close?.();
   await stack?.stop();
 });
 
