@@ -533,24 +533,23 @@ describe('sending from a template', () => {
       uniqueAddress('pin-late'),
       uniqueAddress('pin-deleted'),
     ];
-    const at = new Date(Date.now() + 2_500).toISOString();
-    const first = await stack.resend.emails.send({
-      to: early,
-      scheduledAt: at,
-      template: { id: alias, variables: { NAME: 'Ada' } },
-    });
-    expect(first.error).toBeNull();
+    // an email of the template to `to` for NAME, accepted now and due `inMs` later (or at once)
+    const sendAs = async (to: string, name: string, inMs?: number) =>
+      ok(
+        await stack.resend.emails.send({
+          to,
+          ...(inMs !== undefined && { scheduledAt: new Date(Date.now() + inMs).toISOString() }),
+          template: { id: alias, variables: { NAME: name } },
+        }),
+      );
+    await sendAs(early, 'Ada', 2_500);
 
     // An unpublished edit does not change what new sends use.
     await stack.resend.templates.update(alias, {
       subject: 'Version two {{{NAME}}}',
       html: '<p>v2 {{{NAME}}}</p>',
     });
-    const draftSend = await stack.resend.emails.send({
-      to: late,
-      template: { id: alias, variables: { NAME: 'Bob' } },
-    });
-    expect(draftSend.error).toBeNull();
+    await sendAs(late, 'Bob');
     const bob = await waitForMessage(late);
     expect(bob.parsed.subject).toBe('Version one Bob');
     expect(bob.parsed.html).toContain('<p>v1 Bob</p>');
@@ -562,13 +561,7 @@ describe('sending from a template', () => {
     expect(ada.parsed.html).toContain('<p>v1 Ada</p>');
 
     // Deleting the template after acceptance: the accepted email still renders its version.
-    const at2 = new Date(Date.now() + 1_500).toISOString();
-    const third = await stack.resend.emails.send({
-      to: deleted,
-      scheduledAt: at2,
-      template: { id: alias, variables: { NAME: 'Cy' } },
-    });
-    expect(third.error).toBeNull();
+    await sendAs(deleted, 'Cy', 1_500);
     expect((await stack.resend.templates.remove(id)).error).toBeNull();
     const cy = await waitForMessage(deleted);
     expect(cy.parsed.subject).toBe('Version two Cy');
