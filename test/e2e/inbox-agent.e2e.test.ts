@@ -7,6 +7,7 @@
  * an endpoint queueing nothing and saying so.
  */
 import { Queue } from 'bullmq';
+import type { InboxAgentAction, InboxAgentTone } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INBOX_AGENT_QUEUE, inboxAgentJobId, type TeamEvent } from '@petrel/contracts';
 import { InboxesStore, Keys, createRedis, type RedisClient } from '@petrel/store';
@@ -125,23 +126,38 @@ async function onlyThread(on: Stack, inboxId: string) {
   });
 }
 
+/** What a test sets an inbox's agent to (the SDK's agent.update without its inbox selector). */
+interface AgentSettings {
+  instructions: string;
+  actions: InboxAgentAction[];
+  tone?: InboxAgentTone;
+}
+
+/** A new inbox `<name>.<t>@DOMAIN` of `on` whose agent has the settings `agent(t)` gives. */
+async function agentInbox(on: Stack, name: string, agent: (t: string) => AgentSettings, fromName?: string) {
+  const t = tag();
+  const address = `${name}.${t}@${DOMAIN}`;
+  const inbox = ok(await on.resend.inboxes.create({ emailAddress: address, ...(fromName && { fromName }) }));
+  const sel = { inboxId: inbox.id };
+  ok(await on.resend.inboxes.agent.update({ ...sel, ...agent(t) }));
+  return { t, address, inbox, sel };
+}
+
 /**
  * An inbox whose agent may forward `what` to billing.<t>@acme.test and archive, and the model's
  * answer for a message with `key:<key>`: forward there with a note, then archive.
  */
 async function forwardingInbox(name: string, what: string) {
-  const t = tag();
-  const address = `${name}.${t}@${DOMAIN}`;
-  const billing = `billing.${t}@acme.test`;
-  const inbox = ok(await stack.resend.inboxes.create({ emailAddress: address, fromName: 'Acme Inbox' }));
-  const sel = { inboxId: inbox.id };
-  ok(
-    await stack.resend.inboxes.agent.update({
-      ...sel,
-      instructions: `Forward ${what} to ${billing}.`,
+  const { t, address, inbox, sel } = await agentInbox(
+    stack,
+    name,
+    (t) => ({
+      instructions: `Forward ${what} to billing.${t}@acme.test.`,
       actions: ['forward_thread', 'archive'],
     }),
+    'Acme Inbox',
   );
+  const billing = `billing.${t}@acme.test`;
   const key = `${name}.${t}`;
   answers.set(
     key,
@@ -467,18 +483,11 @@ describe('the inbox agent', () => {
   });
 
   it('refuses every forbidden answer — an action the inbox does not allow, an unknown action, malformed JSON, a forward to an address the instructions do not name — and changes nothing', async () => {
-    const t = tag();
-    const address = `triage.${t}@${DOMAIN}`;
-    const inbox = ok(await stack.resend.inboxes.create({ emailAddress: address }));
-    const sel = { inboxId: inbox.id };
+    const { t, address, inbox, sel } = await agentInbox(stack, 'triage', (t) => ({
+      instructions: `Archive newsletters. Forward invoices to billing.${t}@acme.test only.`,
+      actions: ['add_labels', 'archive', 'forward_thread'],
+    }));
     ok(await stack.resend.inboxes.labels.create({ ...sel, name: 'Refund' }));
-    ok(
-      await stack.resend.inboxes.agent.update({
-        ...sel,
-        instructions: `Archive newsletters. Forward invoices to billing.${t}@acme.test only.`,
-        actions: ['add_labels', 'archive', 'forward_thread'],
-      }),
-    );
     const cases = [
       ['not_allowed', '{"actions":[{"type":"draft_reply","text":"Hello!"}]}'],
       ['unknown_action', '{"actions":[{"type":"delete_mailbox"}]}'],
@@ -523,16 +532,10 @@ describe('the inbox agent', () => {
   });
 
   it('an inbox whose agent has no actions queues no run and calls no model', async () => {
-    const t = tag();
-    const address = `quiet.${t}@${DOMAIN}`;
-    const inbox = ok(await stack.resend.inboxes.create({ emailAddress: address }));
-    ok(
-      await stack.resend.inboxes.agent.update({
-        inboxId: inbox.id,
-        instructions: 'Archive everything.',
-        actions: [],
-      }),
-    );
+    const { t, address, inbox } = await agentInbox(stack, 'quiet', () => ({
+      instructions: 'Archive everything.',
+      actions: [],
+    }));
     answers.set(`quiet.${t}`, '{"actions":[{"type":"archive"}]}');
     await send(stack, {
       from: `bob.${t}@example.org`,
@@ -560,16 +563,10 @@ describe('the inbox agent', () => {
   });
 
   it('without a model endpoint the settings are kept, nothing is queued or called, and agent.get says so', async () => {
-    const t = tag();
-    const address = `kept.${t}@${DOMAIN}`;
-    const inbox = ok(await bare.resend.inboxes.create({ emailAddress: address }));
-    ok(
-      await bare.resend.inboxes.agent.update({
-        inboxId: inbox.id,
-        instructions: 'Archive everything.',
-        actions: ['archive'],
-      }),
-    );
+    const { t, address, inbox } = await agentInbox(bare, 'kept', () => ({
+      instructions: 'Archive everything.',
+      actions: ['archive'],
+    }));
     const got = await bare.http(`/inboxes/${inbox.id}/agent`);
     expect(got.status).toBe(200);
     expect(got.headers.get('petrel-agent-runner')).toBe('off');
