@@ -104,7 +104,10 @@ describe('a group job that loses its lock mid-group', () => {
       try {
         await group.enqueue();
         // two emails (WORKER_CONCURRENCY) are past their lock check, held before SMTP
-        await waitUntil(() => gate.started.length === 2, { message: 'two emails of the group started' });
+        await waitUntil(() => gate.started.length === 2, {
+          timeoutMs: 30_000,
+          message: 'two emails of the group started',
+        });
         await loseLock(group);
         const startedBeforeLoss = [...gate.started].sort();
         gate.open();
