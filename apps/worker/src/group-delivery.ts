@@ -66,7 +66,7 @@ export async function deliverGroup(
         group.limit(async () => {
           // the lock is read once the email has its slot, so nothing but its own delivery
           // lies between the read and the send (group-lock.ts); the started mark's write, when
-          // due, goes out with it in the same round trip
+          // due, is awaited together with it (one wait, not two)
           const [, held] = await Promise.all([started(index), lock.held()]);
           if (!held) return 'not_started' as const;
           if (again && (await group.hasOwnJob(emailId))) return 'handed_over' as const;

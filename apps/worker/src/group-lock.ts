@@ -27,7 +27,11 @@ export class GroupLockLostError extends Error {
 }
 
 export interface GroupLock {
-  /** True when the email may start: the lock read just now holds this worker's token. */
+  /**
+   * True when the email may start: the lock read just now holds this worker's token. A read that
+   * fails (Redis unreachable) rejects: that email is not sent and fails the attempt as a failed
+   * write does, once the others have ended.
+   */
   held(): Promise<boolean>;
   /** Whether a check found the lock gone (then every later `held` is false without a read). */
   readonly lost: boolean;
