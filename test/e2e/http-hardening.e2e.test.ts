@@ -7,8 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawHttpClient } from '@petrel/testing';
-import { ApiKeysStore, Keys, RateLimitStore, createRedis } from '@petrel/store';
-import { email, startStack, type Stack } from './helpers.js';
+import { RateLimitStore } from '@petrel/store';
+import { email, otherTeam, startStack, type Stack } from './helpers.js';
 
 /** Small, so the test waits seconds; the stack's servers sweep for expired requests every 200 ms. */
 const REQUEST_TIMEOUT_MS = 2_000;
@@ -113,23 +113,13 @@ describe('security headers', () => {
 
   it('are on a 429', async () => {
     // a team of its own limited to 1 request a second: the stack's other requests are not limited
-    const admin = createRedis(stack.redis.url);
-    try {
-      const keys = new Keys(stack.prefix);
-      const apiKeys = new ApiKeysStore(admin, keys);
-      const team = await apiKeys.createTeam('limited');
-      const { token } = await apiKeys.create(team, { name: 'limited', permission: 'full_access' });
-      await new RateLimitStore(admin, keys).setLimits(team, { rps: 1 });
-      // ten at once: more than one second's allowance, however slow the machine
-      const answers = await Promise.all(
-        Array.from({ length: 10 }, () => stack.http('/emails', { key: token })),
-      );
-      const limited = answers.filter((a) => a.status === 429);
-      expect(limited.length).toBeGreaterThan(0);
-      for (const a of limited) expectJsonApiHeaders(a.headers);
-    } finally {
-      await admin.quit();
-    }
+    const { teamId, key } = await otherTeam(stack, 'limited');
+    await new RateLimitStore(stack.admin, stack.keys).setLimits(teamId, { rps: 1 });
+    // ten at once: more than one second's allowance, however slow the machine
+    const answers = await Promise.all(Array.from({ length: 10 }, () => stack.http('/emails', { key })));
+    const limited = answers.filter((a) => a.status === 429);
+    expect(limited.length).toBeGreaterThan(0);
+    for (const a of limited) expectJsonApiHeaders(a.headers);
   });
 
   it('leave the dashboard its own policy and caching', async () => {

@@ -17,8 +17,8 @@
 import { Resend } from 'resend';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, gcraBounds, type NodeProcess } from '@petrel/testing';
-import { ApiKeysStore, Keys, RateLimitStore, createRedis, type RedisClient } from '@petrel/store';
-import { email, startApp, startStack, type Stack } from './helpers.js';
+import { RateLimitStore, type RedisClient } from '@petrel/store';
+import { email, otherTeam, startApp, startStack, type Stack } from './helpers.js';
 import { submissionTransport } from './scenarios/smtp-submission.js';
 
 let stack: Stack;
@@ -29,17 +29,14 @@ let other: { team: string; key: string };
 
 beforeAll(async () => {
   stack = await startStack();
-  admin = createRedis(stack.redis.url);
-  const keys = new Keys(stack.prefix);
-  limits = new RateLimitStore(admin, keys);
-  const apiKeys = new ApiKeysStore(admin, keys);
-  defaultTeam = await apiKeys.ensureDefaultTeam();
-  const team = await apiKeys.createTeam('other');
-  other = { team, key: (await apiKeys.create(team, { name: 'other', permission: 'full_access' })).token };
+  admin = stack.admin;
+  limits = new RateLimitStore(admin, stack.keys);
+  defaultTeam = stack.teamId;
+  const { teamId: team, key } = await otherTeam(stack, 'other');
+  other = { team, key };
 });
 
 afterAll(async () => {
-  await admin?.quit();
   await stack?.stop();
 });
 
@@ -55,7 +52,7 @@ async function redisNowMs(): Promise<number> {
  * second ahead (the SMTP test's, at 1 a second), and two API processes may start within it.
  */
 async function wholeAllowance(team: string): Promise<void> {
-  await admin.del(new Keys(stack.prefix).rateLimit(team));
+  await admin.del(stack.keys.rateLimit(team));
 }
 
 const RATE_HEADERS = ['ratelimit-limit', 'ratelimit-remaining', 'ratelimit-reset', 'ratelimit-policy'];
@@ -101,7 +98,7 @@ describe('per-team rate limits', () => {
 
     // a raw 429 read with fetch: the body is Resend's error shape (the allowance used up for 3 s)
     await limits.setLimits(defaultTeam, { rps: 1 });
-    await admin.set(new Keys(stack.prefix).rateLimit(defaultTeam), String(Date.now() + 3_000));
+    await admin.set(stack.keys.rateLimit(defaultTeam), String(Date.now() + 3_000));
     const viaSdk = await stack.resend.emails.send(email(99) as never);
     expect(viaSdk.error).toMatchObject({ name: 'rate_limit_exceeded', statusCode: 429 });
     expect(viaSdk.headers).toMatchObject({ 'ratelimit-limit': '1', 'ratelimit-remaining': '0' });
@@ -121,11 +118,8 @@ describe('per-team rate limits', () => {
 
   it('refuses emails past the daily quota with daily_quota_exceeded (429)', async () => {
     // a team of its own: the API reuses a team's quota setting for a few seconds
-    const apiKeys = new ApiKeysStore(admin, new Keys(stack.prefix));
-    const team = await apiKeys.createTeam('quota');
+    const { teamId: team, resend: otherResend } = await otherTeam(stack, 'quota');
     await limits.setLimits(team, { dailyQuota: 3 });
-    const key = (await apiKeys.create(team, { name: 'quota', permission: 'full_access' })).token;
-    const otherResend = new Resend(key, { baseUrl: stack.baseUrl });
     // a permissive batch of 2: both counted
     const batch = await otherResend.batch.send([email(1), email(2)] as never, {
       batchValidation: 'permissive',
@@ -165,9 +159,9 @@ describe('SMTP submission shares the API allowance', () => {
             (err: { responseCode?: number; response?: string }) => ({ ok: false, ...err }),
           );
       // the team's allowance used up for the next 5 s (its TAT moved ahead, as a burst would)
-      await admin.set(new Keys(stack.prefix).rateLimit(defaultTeam), String(Date.now() + 5_000));
+      await admin.set(stack.keys.rateLimit(defaultTeam), String(Date.now() + 5_000));
       const results = [await send(0)];
-      await admin.del(new Keys(stack.prefix).rateLimit(defaultTeam));
+      await admin.del(stack.keys.rateLimit(defaultTeam));
       results.push(await send(1));
       expect(results[0]).toMatchObject({ ok: false, responseCode: 451 });
       expect((results[0] as { response?: string }).response).toMatch(/1 requests per second/);

@@ -13,10 +13,8 @@
  * only when that fresh connection fails too does the email wait on the ladder. So a (b) email is
  * delivered after 2 attempts with 0 or 1 delivery_delayed, and its second attempt may be early.
  */
-import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
 import { waitUntil, type SinkPlan } from '@petrel/testing';
-import { Keys } from '@petrel/store';
 import { fileStack } from './helpers.js';
 
 const LADDER_S = [1, 1, 1, 1]; // 4 retries
@@ -69,11 +67,7 @@ describe('SMTP response matrix (R8)', () => {
     }
 
     // Wait for every email to reach a terminal event on the internal event stream.
-    const redis = new Redis(stack.redis.url);
-    const keys = new Keys(stack.prefix);
-    const [teamId] = await redis.smembers(keys.teams()); // the stack's one team
-    const events = async (): Promise<Ev[]> =>
-      (await redis.xrange(keys.events(teamId!), '-', '+')).map(([, f]) => JSON.parse(f[1]!) as Ev);
+    const events = async (): Promise<Ev[]> => (await stack.teamEvents('email.')) as unknown as Ev[];
     const TERMINAL = new Set(['email.delivered', 'email.bounced', 'email.failed']);
     let all: Ev[] = [];
     await waitUntil(
@@ -88,7 +82,6 @@ describe('SMTP response matrix (R8)', () => {
     // every send job over: no attempt, event or copy can still come
     await stack.settled([...byId.keys()], 30_000);
     all = await events();
-    await redis.quit();
 
     const expected: Record<
       string,
