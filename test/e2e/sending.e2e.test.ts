@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { email, fileStack } from './helpers.js';
+import { email, fileStack, lastEvent, sendPlain } from './helpers.js';
 
 const stack = fileStack({
   plan: {
@@ -326,51 +326,29 @@ describe('idempotency', () => {
 
 describe('SMTP outcomes', () => {
   it('4xx then 250: delivered once after retries, with one delivery_delayed on the timeline', async () => {
-    const { data } = await stack.resend.emails.send({
-      from: 'a@acme.test',
-      to: 'user@soft.test',
-      subject: 'retry me',
-      html: '<p>x</p>',
-    });
-    await waitUntil(() => stack.sink.byMessageId(`<${data!.id}@acme.test>`).length > 0, {
+    const id = await sendPlain(stack, 'a@acme.test', 'user@soft.test', 'retry me');
+    await waitUntil(() => stack.sink.byMessageId(`<${id}@acme.test>`).length > 0, {
       timeoutMs: 20_000,
     });
     expect(stack.sink.attemptsFor('user@soft.test')).toBe(3);
-    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'delivered', {
-      timeoutMs: 10_000,
-    });
-    await stack.settled([data!.id]);
-    expect(stack.sink.byMessageId(`<${data!.id}@acme.test>`)).toHaveLength(1);
+    await lastEvent(stack, id, 'delivered', 10_000);
+    await stack.settled([id]);
+    expect(stack.sink.byMessageId(`<${id}@acme.test>`)).toHaveLength(1);
     // the timeline as GET /emails/:id/events reads it (the first event is kept in the record)
-    const timeline = await stack.http(`/emails/${data!.id}/events`);
+    const timeline = await stack.http(`/emails/${id}/events`);
     const types = (timeline.body as { data: { type: string }[] }).data.map((e) => e.type);
     expect(types).toEqual(['email.queued', 'email.delivery_delayed', 'email.sent', 'email.delivered']);
   });
 
   it('5xx: bounced without a retry', async () => {
-    const { data } = await stack.resend.emails.send({
-      from: 'a@acme.test',
-      to: 'user@hard.test',
-      subject: 'bounce',
-      html: '<p>x</p>',
-    });
-    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'bounced', {
-      timeoutMs: 10_000,
-    });
-    await stack.settled([data!.id]); // the job failed for good: no attempt can follow
+    const id = await sendPlain(stack, 'a@acme.test', 'user@hard.test', 'bounce');
+    await lastEvent(stack, id, 'bounced', 10_000);
+    await stack.settled([id]); // the job failed for good: no attempt can follow
     expect(stack.sink.attemptsFor('user@hard.test')).toBe(1);
   });
 
   it('retries exhausted: bounced (transient) after the ladder', async () => {
-    const { data } = await stack.resend.emails.send({
-      from: 'a@acme.test',
-      to: 'user@never.test',
-      subject: 'never',
-      html: '<p>x</p>',
-    });
-    await waitUntil(async () => (await stack.resend.emails.get(data!.id)).data?.last_event === 'bounced', {
-      timeoutMs: 20_000,
-    });
+    await lastEvent(stack, await sendPlain(stack, 'a@acme.test', 'user@never.test', 'never'), 'bounced');
     // RETRY_SCHEDULE_S=1,1,1 → 1 attempt + 3 retries.
     expect(stack.sink.attemptsFor('user@never.test')).toBe(4);
   });
