@@ -13,10 +13,10 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { dkimSign } from 'mailauth';
 import nodemailer from 'nodemailer';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { EmailEvent, InboundAuthentication } from '@petrel/contracts';
-import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { waitUntil } from '@petrel/testing';
+import { fileDnsStack } from './helpers.js';
 import {
   BOUNCE_DOMAIN,
   crlf,
@@ -34,10 +34,7 @@ const PUBLIC_B64 = publicKey.export({ type: 'spki', format: 'der' }).toString('b
 /** The inbound server's name: the authserv-id of its Authentication-Results. */
 const AUTHSERV = 'mx.petrel.test';
 
-let stack: Stack;
-let dns: TestDnsServer;
-beforeAll(async () => {
-  dns = await startDnsServer();
+const { stack } = fileDnsStack((dns) => {
   const txt = (name: string, value: string) => dns.add({ name, type: 'TXT', value });
   txt('genuine.test', 'v=spf1 ip4:127.0.0.1 -all');
   txt('mx.genuine.test', 'v=spf1 ip4:127.0.0.1 -all');
@@ -47,13 +44,7 @@ beforeAll(async () => {
   txt('lenient.test', 'v=spf1 -all');
   txt('mx.lenient.test', 'v=spf1 -all');
   txt('_dmarc.lenient.test', 'v=DMARC1; p=none');
-  stack = await startStack({
-    env: { ...INBOUND_TEST_ENV, DNS_SERVERS: dns.address, INBOUND_AUTH: 'on', SMTP_HOSTNAME: AUTHSERV },
-  });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
+  return { ...INBOUND_TEST_ENV, INBOUND_AUTH: 'on', SMTP_HOSTNAME: AUTHSERV };
 });
 
 let n = 0;

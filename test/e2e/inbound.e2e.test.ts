@@ -4,9 +4,9 @@
  * return path of a verified sending domain (`bounces+<id>@send.<domain>`, where the domain's
  * published MX sends DSNs): a DSN there bounces the email, and unknown domains stay refused.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
-import { startStack, type Stack } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { waitUntil } from '@petrel/testing';
+import { fileDnsStack } from './helpers.js';
 import {
   FIXTURE_ID,
   INBOUND_TEST_ENV,
@@ -17,16 +17,7 @@ import {
   sendAndDeliverWith,
 } from './scenarios/inbound.js';
 
-let stack: Stack;
-let dns: TestDnsServer;
-beforeAll(async () => {
-  dns = await startDnsServer();
-  stack = await startStack({ env: { ...INBOUND_TEST_ENV, DNS_SERVERS: dns.address } });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
-});
+const { stack, dns } = fileDnsStack(() => INBOUND_TEST_ENV);
 
 describe('inbound mail (SMTP_INBOUND_PORT)', () => {
   inboundScenarios(() => stack);
