@@ -17,12 +17,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import { parse } from 'yaml';
-import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
-import { email, otherTeam, startStack, type Stack } from './helpers.js';
+import { waitUntil } from '@petrel/testing';
+import { email, fileDnsStack, otherTeam, type Stack } from './helpers.js';
 import { automationBody, receivedEmail } from './team-resources.js';
 import { connectApp, registerApp } from './oauth-flow.js';
 
@@ -367,17 +367,8 @@ function expectDocumentedError(method: string, expressPath: string, res: HttpRes
     .toEqual([]);
 }
 
-let stack: Stack;
-/** The zone of the claimed domain (domain claims need a domain another team verified). */
-let dns: TestDnsServer;
-beforeAll(async () => {
-  dns = await startDnsServer();
-  stack = await startStack({ env: { DNS_SERVERS: dns.address } });
-});
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
-});
+/** `dns`: the zone of the claimed domain (domain claims need a domain another team verified). */
+const { stack, dns } = fileDnsStack();
 
 const json = (method: string, body?: unknown): RequestInit => ({
   method,

@@ -11,17 +11,16 @@
  * on a resource of its own.
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { Resend } from 'resend';
-import { startDnsServer, waitUntil, type TestDnsServer } from '@petrel/testing';
-import { email, otherTeam, startStack, type Stack } from './helpers.js';
+import { waitUntil } from '@petrel/testing';
+import { email, fileDnsStack, otherTeam } from './helpers.js';
 import { createTeamResources, type TeamResources } from './team-resources.js';
 import { connectApp, registerApp } from './oauth-flow.js';
 import { INBOUND_DOMAIN } from './scenarios/inbound.js';
 import { SDK_VERSION, sdkDeclaredFields, sdkMethodPaths, type DeclaredAnswer } from './sdk-methods.js';
 
-let stack: Stack;
-let dns: TestDnsServer;
+const { stack, dns } = fileDnsStack(() => ({ DOMAIN_MX_HOST: 'mx.petrel.e2e.test' }));
 let r: Resend;
 let res: TeamResources;
 /** Ids the rows create and read (a row's resource, an email of a thread, …). */
@@ -31,8 +30,6 @@ const id = (name: string): string => res.ids[name]![0]!;
 const CLAIMED = 'claimable.sdk.e2e.test';
 
 beforeAll(async () => {
-  dns = await startDnsServer();
-  stack = await startStack({ env: { DNS_SERVERS: dns.address, DOMAIN_MX_HOST: 'mx.petrel.e2e.test' } });
   r = stack.resend;
   res = await createTeamResources(stack, 'sdk');
   // a sent email with an attachment (emails.attachments.*)
@@ -64,11 +61,6 @@ beforeAll(async () => {
     await r.inboxes.threads.emails.list({ inboxId: id('inboxes'), threadId: id('threads') })
   ).data!.data[0]!.id;
 }, 120_000);
-
-afterAll(async () => {
-  await stack?.stop();
-  await dns?.stop();
-});
 
 type Answer = { data: unknown; error: unknown };
 interface Row {
