@@ -44,6 +44,12 @@ export default defineConfig({
         resolve: { alias },
         test: {
           name: 'unit',
+          // Unit files share their worker's modules instead of importing the workspace's sources
+          // again for each file (https://vitest.dev/config/isolate): the 167 files took 63 s
+          // instead of 182 s (import 55 s instead of 213 s summed) on a busy 2-core machine. So a
+          // unit test leaves no global state behind it: it mocks no module (vi.mock) and restores
+          // the timers and globals it changes.
+          isolate: false,
           maxWorkers: GROUP0_WORKERS,
           include: ['{packages,apps}/*/src/**/*.test.ts', 'scripts/**/*.test.{ts,mjs}'],
           exclude: ['**/*.int.test.ts', '**/node_modules/**', '**/dist/**'],
