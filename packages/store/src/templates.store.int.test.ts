@@ -182,18 +182,24 @@ describe('TemplatesStore', () => {
     expect(await store.update(t, 'missing', { name: 'x' })).toEqual({ ok: false, reason: 'not_found' });
   });
 
-  it('applies concurrent updates of different fields without losing one', async () => {
-    const t = nextTeam();
-    const id = await created(t);
-    await Promise.all([
-      store.update(t, id, { subject: 'S' }),
-      store.update(t, id, { text: 'T' }),
-      store.update(t, id, { from: 'x@acme.test' }),
-      store.update(t, id, { html: 'H' }),
-    ]);
-    const v = (await store.get(t, id))!.version;
-    expect(v).toMatchObject({ subject: 'S', text: 'T', from: 'x@acme.test', html: 'H' });
-  });
+  it.each(Array.from({ length: 10 }, (_, round) => round))(
+    'applies concurrent updates of different fields without losing one (round %i)',
+    async () => {
+      const t = nextTeam();
+      const id = await created(t);
+      // every update succeeds: one that read the template just before another replaced its draft
+      // version reads again (it once answered not_found and its field was lost)
+      const results = await Promise.all([
+        store.update(t, id, { subject: 'S' }),
+        store.update(t, id, { text: 'T' }),
+        store.update(t, id, { from: 'x@acme.test' }),
+        store.update(t, id, { html: 'H' }),
+      ]);
+      for (const r of results) expect(r).toMatchObject({ ok: true });
+      const v = (await store.get(t, id))!.version;
+      expect(v).toMatchObject({ subject: 'S', text: 'T', from: 'x@acme.test', html: 'H' });
+    },
+  );
 
   it('refuses to publish a version that is no longer current', async () => {
     const t = nextTeam();

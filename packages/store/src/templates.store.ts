@@ -209,7 +209,12 @@ export class TemplatesStore {
       if (!raw.id) return { ok: false, reason: 'not_found' };
       const meta = toMeta(raw);
       const current = await this.getVersion(teamId, id, meta.current_version_id);
-      if (!current) return { ok: false, reason: 'not_found' };
+      if (!current) {
+        // A concurrent edit between the two reads replaced that draft version (and deleted it,
+        // never published): read again. Only an unchanged template without it is not found.
+        if ((await this.redis.hget(key, 'rev')) !== (raw.rev ?? null)) continue;
+        return { ok: false, reason: 'not_found' };
+      }
       const nowMs = this.clock.now();
       const iso = new Date(nowMs).toISOString();
       const next = mergeContent(current, patch, iso);
