@@ -1,13 +1,20 @@
 // Phase — webhook deliveries. N events (email.sent-shaped, ~600 bytes of data) are on one team's
 // events stream when the Petrel dispatcher (apps/webhooks/dist/main.js) starts; it reads them,
 // writes their event-log entries and POSTs each, signed, to a local HTTP receiver (in the bench
-// process, answering 200 at once) straight from the batch, records it and acknowledges it. Reported: signed deliveries
-// per second from the first arrival to the N-th distinct message (start-up not counted). Baseline, same run, same Redis, same
-// receiver and concurrency: a bare BullMQ worker (bench/lib/webhook-baseline.mjs) whose N jobs
-// carry the body, signing with `standardwebhooks` and POSTing with undici — no stream, no log, no
-// endpoint lookup. Target: ≥ 1.0× the baseline.
-// Then a steady load: events at a fixed rate for a while, the dispatcher running; the latency of
-// each from its XADD (the event's created_at) to its arrival at the receiver, p50/p99, and the
+// process, answering 200 at once) straight from the batch, records it and acknowledges it.
+// Baseline, same Redis, same receiver and concurrency: a bare BullMQ worker
+// (bench/lib/webhook-baseline.mjs) whose jobs carry the body, signing with `standardwebhooks` and
+// POSTing with undici — no stream, no log, no endpoint lookup. Target: ≥ 1.0× the baseline.
+//
+// One burst of 20,000 takes ~3 s on a quiet machine, so a single burst per side moved the ratio by
+// ±15 % run to run. A run is now ROUNDS interleaved rounds (Petrel, baseline; then baseline,
+// Petrel; …: a drift of the machine's load falls on both sides), each a fresh process given
+// WARMUP + N events: the first WARMUP deliveries warm it up (JIT, connections, pools) and are not
+// counted; the rate is the N after them (first to last arrival) and the CPU per delivery is the
+// processes' and Redis's over the same deliveries. Reported: the median round of each side and
+// the ratio of the medians.
+// Then a steady load on the last round's process: events at a fixed rate for a while; the latency
+// of each from its XADD (the event's created_at) to its arrival at the receiver, p50/p99, and the
 // same for the baseline from its job's add.
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
@@ -17,7 +24,17 @@ import { newId, newSigningSecret, newWebhookEndpoint } from '@petrel/core';
 import { cpuSnapshot } from '../lib/cpu.mjs';
 import { spawnNode } from '../lib/proc.mjs';
 import { PETREL_PREFIX, ROOT, profileArgs, startPetrelProcess } from '../lib/stacks.mjs';
-import { fmtInt, now, percentile, ratio, round, sleep, startHttpReceiver, waitUntil } from '../lib/util.mjs';
+import {
+  fmtInt,
+  median,
+  now,
+  percentile,
+  ratio,
+  round,
+  sleep,
+  startHttpReceiver,
+  waitUntil,
+} from '../lib/util.mjs';
 
 export const name = 'webhooks';
 export const order = 95;
@@ -25,6 +42,9 @@ export const title =
   'Webhook deliveries: signed deliveries/s vs a bare BullMQ + standardwebhooks + undici worker; event→delivery p99';
 
 const SIZES = { full: 20_000, quick: 1_000 };
+/** Rounds per side (interleaved), and the deliveries of each round not counted (warm-up). */
+const ROUNDS = { full: 3, quick: 1 };
+const WARMUP = { full: 2_000, quick: 200 };
 const STEADY = { full: { rate: 200, seconds: 10 }, quick: { rate: 100, seconds: 2 } };
 const CONCURRENCY = 50;
 const RATIO_TARGET = 1.0;
@@ -111,11 +131,8 @@ async function startBaseline(ctx, receiver, secret) {
   return child;
 }
 
-/**
- * Waits until `n` distinct deliveries arrived; returns the seconds from the first arrival to the
- * last (process start-up is not counted, on either side).
- */
-async function delivered(ctx, receiver, n, child, what) {
+/** Waits until `n` distinct deliveries arrived (showing progress every 2 s). */
+async function arrived(ctx, receiver, n, child, what) {
   let shown = now();
   await waitUntil(
     () => {
@@ -128,8 +145,6 @@ async function delivered(ctx, receiver, n, child, what) {
     },
     { what: `${n} deliveries (${what})`, timeoutMs: 600_000, intervalMs: 10 },
   );
-  const times = [...receiver.arrivals.values()].map((a) => a.at);
-  return Math.max(1, Math.max(...times) - Math.min(...times)) / 1000;
 }
 
 /** Latencies (ms) of the arrivals, from each body's sent_ms, ascending. */
@@ -140,52 +155,68 @@ function latencies(receiver) {
 }
 
 /**
- * The burst (the `n` events already queued: deliveries/s and CPU per delivery of `cpu`'s
- * process and Redis), then the steady load fed by `feed(from, count)` every 100 ms: latencies.
+ * One round's burst: `warmup + n` events are queued when `child` starts. The first `warmup`
+ * arrivals are not counted; from there to the last: deliveries/s (arrival times) and the CPU per
+ * delivery of `cpu`'s process and of Redis (snapshots when `warmup` and when all had arrived,
+ * divided by the arrivals between the two).
  */
-async function measure(ctx, { label, cpu, child, receiver, n, steady }, feed) {
+async function burst(ctx, { label, cpu, child, receiver, n, warmup }) {
+  await arrived(ctx, receiver, warmup, child, `${label} warm-up`);
   await ctx.redis.resetStats();
   const a = await cpuSnapshot({ [cpu]: child.pid }, ctx.redis.client);
-  const seconds = await delivered(ctx, receiver, n, child, label);
+  const fromCount = receiver.arrivals.size;
+  await arrived(ctx, receiver, warmup + n, child, label);
   const b = await cpuSnapshot({ [cpu]: child.pid }, ctx.redis.client);
+  const counted = Math.max(1, receiver.arrivals.size - fromCount);
+  const times = [...receiver.arrivals.values()].map((x) => x.at).sort((x, y) => x - y);
+  const seconds = Math.max(1, times[times.length - 1] - times[warmup - 1]) / 1000;
   // Nothing XADDs during Petrel's burst but BullMQ's job events (the bench's events are written
   // before it): 0 when every first attempt went straight from the stream, a few per delivery
   // that went through a job (added, active, completed).
-  const xadd = (await ctx.redis.commandStats(100)).find((c) => c.cmd === 'xadd')?.calls ?? 0;
-  const burst = {
+  const stats = await ctx.redis.commandStats(100);
+  const calls = (cmd) => stats.find((c) => c.cmd === cmd)?.calls ?? 0;
+  const result = {
     deliveries: n,
     seconds: round(seconds, 2),
     per_s: Math.round(n / seconds),
-    job_event_xadds: xadd,
+    job_event_xadds: calls('xadd'),
+    // Redis round trips of the burst, per 1,000 deliveries (scripts, stream acks)
+    calls_per_1000: {
+      scripts: round(((calls('evalsha') + calls('eval')) / counted) * 1000, 1),
+      xack: round((calls('xack') / counted) * 1000, 1),
+    },
     cpu_us_per_delivery: {
-      [cpu]: round(((b.per[cpu] - a.per[cpu]) / n) * 1e6, 1),
-      redis: round(((b.redis.self - a.redis.self) / n) * 1e6, 1),
+      [cpu]: round(((b.per[cpu] - a.per[cpu]) / counted) * 1e6, 1),
+      redis: round(((b.redis.self - a.redis.self) / counted) * 1e6, 1),
     },
   };
   ctx.progress(
-    `  ${label.padEnd(8)} ${fmtInt(n)} signed deliveries in ${burst.seconds} s = ${fmtInt(burst.per_s)}/s (first to last arrival; ${fmtInt(xadd)} BullMQ job-event XADDs)`,
+    `  ${label.padEnd(8)} ${fmtInt(n)} signed deliveries in ${result.seconds} s = ${fmtInt(result.per_s)}/s after ${fmtInt(warmup)} not counted; ${cpu} ${result.cpu_us_per_delivery[cpu]} µs + redis ${result.cpu_us_per_delivery.redis} µs per delivery (${fmtInt(result.job_event_xadds)} BullMQ job-event XADDs)`,
   );
+  return result;
+}
+
+/** The steady load fed by `feed(from, count)` every 100 ms, on a process done with its burst. */
+async function steadyLoad(ctx, { label, child, receiver, from, steady }, feed) {
   receiver.arrivals.clear();
   const perTick = steady.rate / 10;
   for (let s = 0; s < steady.seconds * 10; s++) {
     const tick = Date.now();
-    await feed(n + s * perTick, perTick);
+    await feed(from + s * perTick, perTick);
     await sleep(Math.max(0, 100 - (Date.now() - tick)));
   }
-  await delivered(ctx, receiver, steady.rate * steady.seconds, child, `${label} steady`);
+  await arrived(ctx, receiver, steady.rate * steady.seconds, child, `${label} steady`);
   const lat = latencies(receiver);
   return {
-    burst,
-    steady: {
-      rate: steady.rate,
-      seconds: steady.seconds,
-      p50_ms: percentile(lat, 50),
-      p99_ms: percentile(lat, 99),
-    },
+    rate: steady.rate,
+    seconds: steady.seconds,
+    p50_ms: percentile(lat, 50),
+    p99_ms: percentile(lat, 99),
   };
 }
 
-async function petrelRun(ctx, n, steady) {
+/** One Petrel round: a fresh dispatcher, its burst, then (`steady` given) the steady load. */
+async function petrelRound(ctx, n, warmup, steady) {
   await ctx.redis.reset();
   const receiver = await startReceiver();
   const keys = new Keys(PETREL_PREFIX);
@@ -200,21 +231,25 @@ async function petrelRun(ctx, n, steady) {
       secret: newSigningSecret(),
     }),
   );
-  await publish(ctx, keys, 0, n);
+  await publish(ctx, keys, 0, warmup + n);
   const child = await startDispatcher(ctx);
   try {
-    return await measure(
-      ctx,
-      { label: 'petrel', cpu: 'dispatcher', child, receiver, n, steady },
-      (from, count) => publish(ctx, keys, from, count),
-    );
+    const label = 'petrel';
+    const b = await burst(ctx, { label, cpu: 'dispatcher', child, receiver, n, warmup });
+    if (!steady) return { burst: b };
+    const feed = (from, count) => publish(ctx, keys, from, count);
+    return {
+      burst: b,
+      steady: await steadyLoad(ctx, { label, child, receiver, from: warmup + n, steady }, feed),
+    };
   } finally {
     await child.stop(15_000);
     await receiver.stop();
   }
 }
 
-async function baselineRun(ctx, n, steady) {
+/** One baseline round, as `petrelRound`. */
+async function baselineRound(ctx, n, warmup, steady) {
   await ctx.redis.reset();
   const receiver = await startReceiver();
   const secret = newSigningSecret();
@@ -238,10 +273,16 @@ async function baselineRun(ctx, n, steady) {
       );
     }
   };
-  await add(0, n);
+  await add(0, warmup + n);
   const child = await startBaseline(ctx, receiver, secret);
   try {
-    return await measure(ctx, { label: 'baseline', cpu: 'worker', child, receiver, n, steady }, add);
+    const label = 'baseline';
+    const b = await burst(ctx, { label, cpu: 'worker', child, receiver, n, warmup });
+    if (!steady) return { burst: b };
+    return {
+      burst: b,
+      steady: await steadyLoad(ctx, { label, child, receiver, from: warmup + n, steady }, add),
+    };
   } finally {
     await child.stop(15_000);
     await queue.close();
@@ -249,13 +290,62 @@ async function baselineRun(ctx, n, steady) {
   }
 }
 
+/** The median round's figures of one side, with every round's rate and CPU kept. */
+function summary(rounds, cpu) {
+  const bursts = rounds.map((r) => r.burst);
+  const mid = (f) => median(bursts.map(f));
+  return {
+    burst: {
+      deliveries: bursts[0].deliveries,
+      rounds: bursts.length,
+      per_s: mid((b) => b.per_s),
+      seconds: mid((b) => b.seconds),
+      job_event_xadds: mid((b) => b.job_event_xadds),
+      calls_per_1000: {
+        scripts: mid((b) => b.calls_per_1000.scripts),
+        xack: mid((b) => b.calls_per_1000.xack),
+      },
+      cpu_us_per_delivery: {
+        [cpu]: mid((b) => b.cpu_us_per_delivery[cpu]),
+        redis: mid((b) => b.cpu_us_per_delivery.redis),
+      },
+      per_round: bursts.map((b) => ({ per_s: b.per_s, cpu_us: b.cpu_us_per_delivery })),
+    },
+    steady: rounds[rounds.length - 1].steady,
+  };
+}
+
 export async function run(ctx) {
+  const size = ctx.opts.quick ? 'quick' : 'full';
   const n = ctx.opts.quick ? SIZES.quick : Math.max(SIZES.quick, ctx.opts.n ?? SIZES.full);
-  const steady = ctx.opts.quick ? STEADY.quick : STEADY.full;
-  const petrel = await petrelRun(ctx, n, steady);
-  const baseline = ctx.opts.skipBaseline ? null : await baselineRun(ctx, n, steady);
+  const steady = STEADY[size];
+  const rounds = ROUNDS[size];
+  const warmup = WARMUP[size];
+  const petrelRounds = [];
+  const baselineRounds = [];
+  for (let r = 0; r < rounds; r++) {
+    const last = r === rounds - 1 ? steady : null;
+    ctx.progress(`  round ${r + 1} of ${rounds}`);
+    const petrel = () => petrelRound(ctx, n, warmup, last).then((x) => petrelRounds.push(x));
+    const baseline = () =>
+      ctx.opts.skipBaseline ? null : baselineRound(ctx, n, warmup, last).then((x) => baselineRounds.push(x));
+    // the side that goes first alternates, so a change of the machine's load falls on both
+    if (r % 2 === 0) {
+      await petrel();
+      await baseline();
+    } else {
+      await baseline();
+      await petrel();
+    }
+  }
   await ctx.redis.reset();
+  const petrel = summary(petrelRounds, 'dispatcher');
+  const baseline = baselineRounds.length ? summary(baselineRounds, 'worker') : null;
   const rat = baseline ? ratio(petrel.burst.per_s, baseline.burst.per_s) : null;
+  const roundRatios = baselineRounds.map((b, i) => ratio(petrelRounds[i].burst.per_s, b.burst.per_s));
+  ctx.progress(
+    `  median of ${rounds}: petrel ${fmtInt(petrel.burst.per_s)}/s, baseline ${baseline ? fmtInt(baseline.burst.per_s) : '–'}/s (round ratios ${roundRatios.join(', ')})`,
+  );
   ctx.progress(
     `  steady ${steady.rate}/s: event→delivery p50 ${petrel.steady.p50_ms} ms, p99 ${petrel.steady.p99_ms} ms` +
       (baseline
@@ -268,10 +358,12 @@ export async function run(ctx) {
     baseline_is:
       'bare BullMQ worker, jobs carrying the body, signed with standardwebhooks, POSTed with undici',
     ratio: rat,
+    round_ratios: roundRatios,
     unit: 'deliveries/s',
     target: { ratio_min: RATIO_TARGET },
     met: rat !== null && rat >= RATIO_TARGET,
     concurrency: CONCURRENCY,
+    warmup,
     petrel_run: petrel,
     baseline_run: baseline,
   };
@@ -287,13 +379,13 @@ export function rows(r) {
   return [
     {
       phase: 'webhooks',
-      metric: `signed deliveries/s, ${fmtInt(p.burst.deliveries)} events, concurrency ${r.concurrency} (dispatcher CPU ${p.burst.cpu_us_per_delivery.dispatcher} µs, redis ${p.burst.cpu_us_per_delivery.redis} µs per delivery)`,
+      metric: `signed deliveries/s, median of ${p.burst.rounds} interleaved rounds of ${fmtInt(p.burst.deliveries)} events after ${fmtInt(r.warmup)} not counted, concurrency ${r.concurrency} (dispatcher CPU ${p.burst.cpu_us_per_delivery.dispatcher} µs, redis ${p.burst.cpu_us_per_delivery.redis} µs per delivery)`,
       petrel: fmtInt(r.petrel),
       baseline: b
         ? `${fmtInt(r.baseline)} (bare BullMQ + standardwebhooks + undici; worker CPU ${b.burst.cpu_us_per_delivery.worker} µs, redis ${b.burst.cpu_us_per_delivery.redis} µs)`
         : 'skipped',
       ratio: r.ratio,
-      target: `≥ ${RATIO_TARGET.toFixed(2)}×`,
+      target: `≥ ${RATIO_TARGET.toFixed(2)}× (round ratios ${r.round_ratios.join(', ')})`,
       met: r.met,
     },
     {
