@@ -55,6 +55,8 @@ export async function startSink() {
     mode: (args) => call('mode', args),
     /** Realistic mode: Message-ID → the answers its attempts got. */
     attempts: () => call('attempts'),
+    /** Every message answered 250, in order: { ids, times } (Message-ID, receive epoch ms). */
+    received: () => call('received'),
 
     /**
      * Polls until the sink holds `count` messages. `onTick(stats)` runs at every poll (the CPU

@@ -36,6 +36,7 @@ class Series {
 const recv = new Series(); // receive ms (epoch) per message
 const lat = new Series(); // acceptance-to-250 ms per message (NaN when the id is not a v7 UUID)
 const domains = []; // the Message-ID's domain per message (the sender's): summary({ domain }) keeps one stream
+const ids = []; // the Message-ID per message ('' without one): received() lists which message came when
 const seen = new Set();
 let dup = 0;
 let noId = 0;
@@ -123,6 +124,7 @@ function received(id, cb) {
   const t = Date.now();
   recv.push(t);
   domains.push(id === undefined ? '' : id.slice(id.lastIndexOf('@') + 1));
+  ids.push(id ?? '');
   if (id === undefined) {
     noId++;
     lat.push(NaN);
@@ -203,11 +205,14 @@ const commands = {
   },
   /** Realistic mode: every Message-ID with the answers its attempts got, in order. */
   attempts: () => Object.fromEntries(answered),
+  /** Every message answered 250, in order: its Message-ID and receive ms (the tail's analysis). */
+  received: () => ({ ids: ids.slice(), times: Array.from(recv.a.subarray(0, recv.n)) }),
   reset: () => {
     answered.clear();
     recv.clear();
     lat.clear();
     domains.length = 0;
+    ids.length = 0;
     seen.clear();
     dup = 0;
     noId = 0;

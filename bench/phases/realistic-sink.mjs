@@ -11,8 +11,13 @@
 // attempt table (docs/architecture.md, "What the attempt means"), each once and signed.
 // Reported: delivered/s (first to last 250 at the sink) as a ratio of the plain run (target
 // ≥ 0.7×) and the acceptance → email.delivered webhook p50/p99. The emails are queued before
-// the workers start, so that latency includes the backlog's age in both runs.
+// the workers start, so that latency includes the backlog's age in both runs. Beside it, where
+// the time goes: CPU per email of each process (worker, scheduler, dispatcher, API, Redis, sink)
+// from the workers' start to the last terminal event, the tail (from the 95th / 99th percentile
+// 250 to the last, and what the last emails were: retried, slow), a tail-independent rate (5th
+// to 95th percentile 250) and the SMTP connections the run opened.
 import { join } from 'node:path';
+import { cpuDelta, cpuSnapshot } from '../lib/cpu.mjs';
 import { postBatches } from '../lib/load.mjs';
 import { sinkDecision } from '../lib/sink-decision.mjs';
 import { ROOT, startPetrelApi, startPetrelProcess, startPetrelWorkers } from '../lib/stacks.mjs';
@@ -52,6 +57,62 @@ function expectedFor(decision) {
 /** UUIDv7 → its millisecond (Petrel's email ids are UUIDv7, minted at acceptance). */
 const acceptMs = (id) => parseInt(id.replace(/-/g, '').slice(0, 12), 16);
 
+/** The processes whose CPU is not per email of the service (machine-wide shares, the bench). */
+const NOT_PER_EMAIL = new Set(['machine', 'other', 'bench', 'redis_children']);
+
+/** % of one core over `secs` → µs of CPU per email, per process. */
+function cpuPerEmail(cpu, secs, n) {
+  const out = {};
+  for (const [label, pct] of Object.entries(cpu))
+    if (!NOT_PER_EMAIL.has(label) && pct !== null) out[label] = round(((pct / 100) * secs * 1e6) / n, 1);
+  out.total = round(
+    Object.values(out).reduce((a, b) => a + b, 0),
+    1,
+  );
+  return out;
+}
+
+/**
+ * The 250s at the sink in time: how long the run's last 5 % and 1 % took, the rate between the
+ * 5th and the 95th percentile 250 (tail-independent), and what the last emails were (the first
+ * attempt's answer; `retried` = a 421/451 first). `firstOf(mid)` → the first answer of a message.
+ */
+function tailOf({ ids, times }, firstOf) {
+  const order = times.map((_t, i) => i).sort((x, y) => times[x] - times[y]);
+  const n = order.length;
+  if (n < 2) return null;
+  const at = (p) => times[order[Math.min(n - 1, Math.floor((n * p) / 100))]];
+  const first = times[order[0]];
+  const last = times[order[n - 1]];
+  const kind = (i) => {
+    const d = firstOf(ids[i]);
+    return d === 'temp421' || d === 'temp451' ? `retried_${d.slice(4)}` : d;
+  };
+  const count = (idx) => {
+    const c = {};
+    for (const i of idx) c[kind(i)] = (c[kind(i)] ?? 0) + 1;
+    return c;
+  };
+  // when each kind's last 250 came (ms after the first): what ended the run
+  const lastOf = {};
+  for (const i of order) lastOf[kind(i)] = round(times[i] - first, 0);
+  return {
+    span_ms: round(last - first, 0),
+    last_250_of: lastOf,
+    first_to_p5_ms: round(at(5) - first, 0),
+    p5_to_p95_ms: round(at(95) - at(5), 0),
+    p95_to_last_ms: round(last - at(95), 0),
+    p99_to_last_ms: round(last - at(99), 0),
+    steady_per_s: round(
+      ((Math.floor(n * 0.95) - Math.floor(n * 0.05)) / Math.max(1, at(95) - at(5))) * 1000,
+      0,
+    ),
+    last_5pct: count(order.slice(Math.floor(n * 0.95))),
+    last_1pct: count(order.slice(Math.floor(n * 0.99))),
+    last_10: order.slice(-10).map((i) => `${kind(i)}@+${round(times[i] - first, 0)}ms`),
+  };
+}
+
 async function oneRun(ctx, n, realistic) {
   await ctx.redis.reset();
   await ctx.sink.reset();
@@ -72,8 +133,13 @@ async function oneRun(ctx, n, realistic) {
     stop.unshift(() => scheduler.stop(15_000));
     const disp = await startDispatchers(ctx, 1, env);
     stop.unshift(() => disp.stop());
+    const procs = { api: api.child, scheduler, dispatcher: disp.children[0], sink: ctx.sink.pid };
+    const connectionsBefore = (await ctx.sink.stats()).connections;
+    // from before the worker starts (its start-up counts, in both runs alike) to the last event
+    const cpuStart = await cpuSnapshot(procs, ctx.redis.client);
     const workers = await startPetrelWorkers(ctx, 1, { env });
     stop.unshift(() => workers.stop());
+    procs.worker = workers.children[0];
 
     // until every email has a terminal event (email.delivered or email.bounced) at the endpoint
     const terminal = new Set();
@@ -94,8 +160,15 @@ async function oneRun(ctx, n, realistic) {
       },
       { what: `${n} terminal events`, timeoutMs: 1_200_000, intervalMs: 50 },
     );
+    const cpuEnd = await cpuSnapshot(procs, ctx.redis.client);
+    const cpu = cpuDelta(cpuStart, cpuEnd);
+    const cpuSecs = (cpuEnd.t - cpuStart.t) / 1000;
     const sum = await ctx.sink.summary();
+    const stats = await ctx.sink.stats();
     const attempts = realistic ? await ctx.sink.attempts() : {};
+    const tail = tailOf(await ctx.sink.received(), (mid) =>
+      realistic ? (attempts[mid]?.[0] ?? 'unknown') : 'ok',
+    );
     // email id (the Message-ID's left part) → { mid, answers }
     const bySink = new Map(
       Object.entries(attempts).map(([mid, answers]) => [mid.slice(0, mid.indexOf('@')), { mid, answers }]),
@@ -138,7 +211,12 @@ async function oneRun(ctx, n, realistic) {
       n,
       realistic,
       delivered_per_s: round(sum.rate, 0),
+      steady_per_s: tail?.steady_per_s ?? null,
       delivered_at_sink: sum.count,
+      smtp_connections: stats.connections - connectionsBefore,
+      cpu_pct: cpu,
+      cpu_us_per_email: cpuPerEmail(cpu, cpuSecs, n),
+      tail,
       decided,
       terminal_as_decided: asDecided,
       still_retrying: retrying,
@@ -164,11 +242,22 @@ export async function run(ctx) {
   );
   const real = await oneRun(ctx, n, true);
   const rat = ratio(real.delivered_per_s, plain.delivered_per_s);
+  const steadyRatio = ratio(real.steady_per_s, plain.steady_per_s);
   ctx.progress(
     `  realistic sink: ${fmtInt(real.delivered_per_s)} emails/s delivered (${rat}× plain), accept→email.delivered webhook p50 ${fmtInt(real.accept_to_delivered_webhook_ms.p50)} / p99 ${fmtInt(real.accept_to_delivered_webhook_ms.p99)} ms; ` +
       `decided ${JSON.stringify(real.decided)}; terminal as decided ${fmtInt(real.terminal_as_decided)}/${fmtInt(n)}, still retrying ${real.still_retrying}, ` +
       `events as documented ${fmtInt(real.events_as_documented)}/${fmtInt(n)}, ${real.duplicate_ids} dup ids, ${real.bad_signatures} bad sigs`,
   );
+  for (const [label, x] of [
+    ['plain', plain],
+    ['realistic', real],
+  ]) {
+    ctx.progress(
+      `  ${label}: steady (p5→p95 250) ${fmtInt(x.steady_per_s)}/s; ${x.smtp_connections} SMTP connections; CPU µs/email ${JSON.stringify(x.cpu_us_per_email)} (machine ${x.cpu_pct.machine}%, other ${x.cpu_pct.other ?? '-'}%)`,
+    );
+    ctx.progress(`  ${label} tail: ${JSON.stringify(x.tail)}`);
+  }
+  ctx.progress(`  steady-state ratio ${steadyRatio}×`);
   if (real.mismatches.length) ctx.progress(`  mismatches: ${JSON.stringify(real.mismatches.slice(0, 5))}`);
   await ctx.redis.reset();
   const correct =
@@ -181,6 +270,7 @@ export async function run(ctx) {
     petrel: real.delivered_per_s,
     baseline: plain.delivered_per_s,
     ratio: rat,
+    steady_ratio: steadyRatio,
     target: { ratio_min: RATIO_TARGET },
     met: correct && rat !== null && rat >= RATIO_TARGET,
     correct,
@@ -208,6 +298,26 @@ export function rows(r) {
     {
       phase: 'realistic-sink',
       metric:
+        'steady-state delivered emails/s (5th to 95th percentile 250: without ramp-up and tail); the last 5 % of 250s took',
+      petrel: `${fmtInt(x.steady_per_s)}; ${fmtInt(x.tail?.p95_to_last_ms)} ms`,
+      baseline: `${fmtInt(r.plain.steady_per_s)}; ${fmtInt(r.plain.tail?.p95_to_last_ms)} ms (plain)`,
+      ratio: r.steady_ratio,
+      target: 'reported',
+      met: null,
+    },
+    {
+      phase: 'realistic-sink',
+      metric:
+        'CPU µs per email: worker, Redis, dispatcher, scheduler, API (from the worker start to the last event)',
+      petrel: cpuCell(x.cpu_us_per_email),
+      baseline: `${cpuCell(r.plain.cpu_us_per_email)} (plain)`,
+      ratio: null,
+      target: 'reported',
+      met: null,
+    },
+    {
+      phase: 'realistic-sink',
+      metric:
         'accept → email.delivered webhook p50 / p99 (queued before the workers start: includes the backlog)',
       petrel: `${fmtInt(x.accept_to_delivered_webhook_ms.p50)} / ${fmtInt(x.accept_to_delivered_webhook_ms.p99)} ms`,
       baseline: `${fmtInt(r.plain.accept_to_delivered_webhook_ms.p50)} / ${fmtInt(r.plain.accept_to_delivered_webhook_ms.p99)} ms (plain)`,
@@ -216,4 +326,8 @@ export function rows(r) {
       met: null,
     },
   ];
+}
+
+function cpuCell(c) {
+  return ['worker', 'redis', 'dispatcher', 'scheduler', 'api'].map((k) => `${k} ${c[k] ?? '-'}`).join(', ');
 }
