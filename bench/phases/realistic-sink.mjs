@@ -19,7 +19,7 @@
 import { join } from 'node:path';
 import { cpuDelta, cpuSnapshot } from '../lib/cpu.mjs';
 import { postBatches } from '../lib/load.mjs';
-import { sinkDecision } from '../lib/sink-decision.mjs';
+import { SLOW_MS, sinkDecision } from '../lib/sink-decision.mjs';
 import { ROOT, startPetrelApi, startPetrelProcess, startPetrelWorkers } from '../lib/stacks.mjs';
 import { fmtInt, httpJson, mapLimit, now, percentile, ratio, round, waitUntil } from '../lib/util.mjs';
 import { deliveryEmail } from './delivery.mjs';
@@ -99,6 +99,8 @@ function tailOf({ ids, times }, firstOf) {
   return {
     span_ms: round(last - first, 0),
     last_250_of: lastOf,
+    // the run past its last first-attempt 250: retries and slow answers only
+    after_last_ok_ms: lastOf.ok === undefined ? null : round(last - first - lastOf.ok, 0),
     first_to_p5_ms: round(at(5) - first, 0),
     p5_to_p95_ms: round(at(95) - at(5), 0),
     p95_to_last_ms: round(last - at(95), 0),
@@ -207,6 +209,9 @@ async function oneRun(ctx, n, realistic) {
     }
     latencies.sort((a, b) => a - b);
     const retrying = [...lastEvent.values()].filter((s) => s === 'delivery_delayed').length;
+    // delivery slots (WORKER_CONCURRENCY) a slow answer holds on average over the run: each holds
+    // its slot — and a connection — for SLOW_MS while the worker's CPU could send others
+    const slowSlots = tail?.span_ms ? round(((decided.slow ?? 0) * SLOW_MS) / tail.span_ms, 1) : 0;
     return {
       n,
       realistic,
@@ -214,6 +219,8 @@ async function oneRun(ctx, n, realistic) {
       steady_per_s: tail?.steady_per_s ?? null,
       delivered_at_sink: sum.count,
       smtp_connections: stats.connections - connectionsBefore,
+      slow_slots_avg: slowSlots,
+      concurrency: ctx.opts.concurrency,
       cpu_pct: cpu,
       cpu_us_per_email: cpuPerEmail(cpu, cpuSecs, n),
       tail,
@@ -253,7 +260,7 @@ export async function run(ctx) {
     ['realistic', real],
   ]) {
     ctx.progress(
-      `  ${label}: steady (p5→p95 250) ${fmtInt(x.steady_per_s)}/s; ${x.smtp_connections} SMTP connections; CPU µs/email ${JSON.stringify(x.cpu_us_per_email)} (machine ${x.cpu_pct.machine}%, other ${x.cpu_pct.other ?? '-'}%)`,
+      `  ${label}: steady (p5→p95 250) ${fmtInt(x.steady_per_s)}/s; ${x.smtp_connections} SMTP connections; slow answers hold ${x.slow_slots_avg} of ${x.concurrency} delivery slots on average; CPU µs/email ${JSON.stringify(x.cpu_us_per_email)} (machine ${x.cpu_pct.machine}%, other ${x.cpu_pct.other ?? '-'}%)`,
     );
     ctx.progress(`  ${label} tail: ${JSON.stringify(x.tail)}`);
   }

@@ -249,6 +249,31 @@ describe('createSmtpSender against a real smtp-server', () => {
     expect(r).toMatchObject({ kind: 'hard_fail', code: 552, enhancedCode: '5.3.4' });
   });
 
+  it('a 451 after DATA keeps the pooled connection; a 421 closes it and the next message opens one', async () => {
+    // RFC 5321 section 4.2.5: a 4yz to the final dot refuses this transaction only, the session
+    // goes on (after RSET); section 3.8: a 421 means the server closes the channel. So a retried
+    // 451 costs no reconnect, and a 421 costs exactly one.
+    const answers = [451, 250, 421, 250];
+    const server = await startServer({
+      onData(stream, _s, cb) {
+        stream.resume();
+        stream.on('end', () => {
+          const code = answers.shift();
+          if (code === 250) cb();
+          else cb(smtpError(code!, code === 421 ? '4.3.2 Try again later' : '4.3.0 Local error'));
+        });
+      },
+    });
+    const s = sender(server.url, { poolSize: 1 });
+    const send = (i: number) => s.send(buildMessage({ ...input, emailId: `4xx-${i}` }));
+    expect(await send(0)).toMatchObject({ kind: 'soft_fail', code: 451 });
+    expect(await send(1)).toMatchObject({ kind: 'sent' });
+    expect(server.connections()).toBe(1);
+    expect(await send(2)).toMatchObject({ kind: 'soft_fail', code: 421 });
+    expect(await send(3)).toMatchObject({ kind: 'sent' });
+    expect(server.connections()).toBe(2);
+  });
+
   it('421 at connect → soft_fail', async () => {
     const server = await startServer({
       onConnect(_s, cb) {
