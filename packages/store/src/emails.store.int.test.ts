@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EmailEvent } from '@petrel/contracts';
 import { newEmail, storedContent, useStoreRedis } from './redis.fixture.js';
-import { EmailsStore } from './emails.store.js';
+import { EmailsStore, statusRank } from './emails.store.js';
+import { sequencedEventJson } from './email-event-json.js';
 import { IdempotencyStore, requestFingerprint } from './idempotency.store.js';
 import { execAll, transaction } from './scripts.js';
 
@@ -153,6 +154,125 @@ describe('EmailsStore', () => {
       'm2',
       String(at.getTime()),
     ]);
+  });
+
+  it('writes each record field for field, whether the request shares a value or each email has its own; a partly staged request creates only the missing records', async () => {
+    const store = new EmailsStore(fx.redis, fx.keys, 60_000, { statsRetentionMs: 60_000 });
+    const at = new Date('2026-11-21T10:00:00.000Z');
+    const due = Date.parse('2026-11-22T10:00:00.000Z');
+    const { attachments: _none, ...plain } = storedContent();
+    const later = storedContent({
+      from: 'B <b@other.test>',
+      scheduled_at: '2026-11-22T10:00:00.000Z',
+      attachments: [{ filename: 'a.txt', content: 'eA==' }],
+    });
+    const { attachments: _one, ...laterPlain } = later;
+    const events = Object.fromEntries(
+      ['g1', 'g2', 'x1', 'x2', 'x3', 'y1', 'y2', 'y3'].map((id) => [
+        id,
+        { ...ev('email.queued'), id: `ev-${id}` },
+      ]),
+    );
+    // the fields every record has, with this test's own values
+    const record = (id: string, teamId: string, over: Record<string, string> = {}) => ({
+      id,
+      team_id: teamId,
+      created_at: at.toISOString(),
+      created_ms: String(at.getTime()),
+      attempts: '0',
+      seq: '1',
+      status: 'queued',
+      status_rank: String(statusRank('queued')),
+      lane: 'send',
+      message_id: `<${id}@x.test>`,
+      content: JSON.stringify(plain),
+      scheduled_at: '',
+      from_domain: 'acme.test',
+      first_event: sequencedEventJson(events[id]!, 1),
+      ...over,
+    });
+    const hash = (teamId: string, id: string) => fx.redis.hgetall(fx.keys.email(teamId, id));
+
+    // every value but the ids, Message-IDs and events the same: a group job's request
+    const g = ['g1', 'g2'].map((id) => newEmail(id, events[id]!, { group: 'g1' }));
+    expect(
+      await store.stage('same', g, at, [{ lane: 'send', emailId: 'g1', dueMs: 0, emailIds: ['g1', 'g2'] }]),
+    ).toBe(2);
+    for (const id of ['g1', 'g2'])
+      expect(await hash('same', id)).toEqual(record(id, 'same', { send_group: 'g1' }));
+    expect(await fx.redis.zrange(fx.keys.outbox('same'), '0', '-1', 'WITHSCORES')).toEqual([
+      'send:0:g1,g2',
+      String(at.getTime()),
+    ]);
+
+    // each its own status, sending domain, schedule, group membership, lane and optional fields
+    const x = [
+      newEmail('x1', events.x1!, { group: 'x1' }),
+      newEmail('x2', events.x2!, { group: 'x1', content: storedContent({ from: 'C <c@third.test>' }) }),
+      newEmail('x3', events.x3!, {
+        content: later,
+        status: 'scheduled',
+        lane: 'broadcast',
+        dueMs: due,
+        template: { id: 'tpl', versionId: 'v1' },
+        broadcastId: 'b1',
+      }),
+    ];
+    expect(await store.stage('own', x, at)).toBe(3);
+    expect(await hash('own', 'x1')).toEqual(record('x1', 'own', { send_group: 'x1' }));
+    expect(await hash('own', 'x2')).toEqual(
+      record('x2', 'own', {
+        send_group: 'x1',
+        content: JSON.stringify({ ...plain, from: 'C <c@third.test>' }),
+        from_domain: 'third.test',
+      }),
+    );
+    expect(await hash('own', 'x3')).toEqual(
+      record('x3', 'own', {
+        status: 'scheduled',
+        status_rank: String(statusRank('scheduled')),
+        lane: 'broadcast',
+        content: JSON.stringify(laterPlain),
+        scheduled_at: '2026-11-22T10:00:00.000Z',
+        from_domain: 'other.test',
+        attachments: JSON.stringify(later.attachments),
+        template_id: 'tpl',
+        template_version_id: 'v1',
+        broadcast_id: 'b1',
+      }),
+    );
+    // without an outbox of group jobs, one entry per email: its lane, when it is due, its id
+    expect(await fx.redis.zrange(fx.keys.outbox('own'), '0', '-1')).toEqual([
+      'broadcast:' + due + ':x3',
+      'send:0:x1',
+      'send:0:x2',
+    ]);
+    // the watchdog's indexes: each email in its lane's, scored when its job is due (or created)
+    expect(await fx.redis.zrange(fx.keys.unfinishedEmails('own', 'send'), '0', '-1', 'WITHSCORES')).toEqual([
+      'x1',
+      String(at.getTime()),
+      'x2',
+      String(at.getTime()),
+    ]);
+    expect(
+      await fx.redis.zrange(fx.keys.unfinishedEmails('own', 'broadcast'), '0', '-1', 'WITHSCORES'),
+    ).toEqual(['x3', String(due)]);
+
+    // a retry whose first attempt wrote y1 only (its status moved since): y2 and y3 are created,
+    // y1 is left as it is, and every email has its outbox entry again
+    const y = ['y1', 'y2', 'y3'].map((id) => newEmail(id, events[id]!, { group: 'y1' }));
+    const outbox = [{ lane: 'send' as const, emailId: 'y1', dueMs: 0, emailIds: ['y1', 'y2', 'y3'] }];
+    expect(await store.stage('retry', [y[0]!], at, outbox)).toBe(1);
+    await store.recordEvent('retry', 'y1', 'delivered', ev('email.delivered'));
+    const y1 = await hash('retry', 'y1');
+    await fx.redis.del(fx.keys.outbox('retry'));
+    expect(await store.stage('retry', y, at, outbox)).toBe(2);
+    expect(await hash('retry', 'y1')).toEqual(y1);
+    expect(y1).toMatchObject({ status: 'delivered' });
+    for (const id of ['y2', 'y3'])
+      expect(await hash('retry', id)).toEqual(record(id, 'retry', { send_group: 'y1' }));
+    expect(await fx.redis.zrange(fx.keys.outbox('retry'), '0', '-1')).toEqual(['send:0:y1,y2,y3']);
+    expect(await fx.redis.zrange(fx.keys.emails('retry'), '0', '-1')).toEqual(['y1', 'y2', 'y3']);
   });
 
   it('cancels only scheduled emails', async () => {

@@ -15,7 +15,7 @@ import {
 } from '@petrel/contracts';
 import { EVENTS_STREAM_MAXLEN, Keys } from './keys.js';
 import { pageIndex } from './page-index.js';
-import { outboxJobMember, outboxMember } from './outbox.store.js';
+import { outboxJobMember } from './outbox.store.js';
 import { defineScripts, pipeline, type QueuedStoreCommands, type StoreCommands } from './scripts.js';
 import type { ChainableCommander } from 'ioredis';
 import { eventJsonHead, sequencedEventJson } from './email-event-json.js';
@@ -131,31 +131,50 @@ export class EmailsStore {
       // the first event's sequence number: later scripts count on from here
       'seq', '1',
     ]; // prettier-ignore
-    const args: (string | number)[] = [n, createdMs, this.retentionMs, shared.length / 2, ...shared];
     // the sending domain of each email (GET /emails/metrics counts per domain), read once per from
     const domains = new Map<string, string>();
     const received = new Map<string, number>();
+    const domainOf = new Array<string>(n);
     for (let i = 0; i < n; i++) {
       const e = emails[i]!;
       let domain = domains.get(e.content.from);
       if (domain === undefined) domains.set(e.content.from, (domain = fromDomain(e.content.from) ?? ''));
       received.set(domain, (received.get(domain) ?? 0) + 1);
+      domainOf[i] = domain;
       keys[2 + i] = this.keys.email(teamId, e.id);
+    }
+    // a field whose value every email of the request has (most often its status, lane, sending
+    // domain and group job) is sent once, with the shared ones; the others go per email
+    const own: ((e: NewEmail, i: number) => string)[] = [];
+    const ownNames: string[] = [];
+    let groupShared = false;
+    for (const [name, value] of stagedColumns(domainOf)) {
+      const v = n > 0 ? value(emails[0]!, 0) : undefined;
+      let same = v !== undefined;
+      for (let i = 1; same && i < n; i++) same = value(emails[i]!, i) === v;
+      if (same) shared.push(name, v!);
+      // the group job is an optional field: an email outside it has none (not an empty one)
+      if (name === SEND_GROUP_FIELD) groupShared = same;
+      else if (!same) {
+        ownNames.push(name);
+        own.push(value as (e: NewEmail, i: number) => string);
+      }
+    }
+    ownNames.push('message_id', 'content', FIRST_EVENT_FIELD);
+    const args: (string | number)[] = [
+      n, createdMs, this.retentionMs, shared.length / 2, ...shared, ownNames.length, ...ownNames,
+    ]; // prettier-ignore
+    for (let i = 0; i < n; i++) {
+      const e = emails[i]!;
       const { content } = e;
-      // the values of the script's EMAIL_FIELDS, in its order (their names are the script's)
+      args.push(e.id, e.dueMs);
+      for (const value of own) args.push(value(e, i));
       args.push(
-        e.id,
-        outboxMember(e.lane, e.id, e.dueMs),
-        e.status,
-        String(statusRank(e.status)),
-        e.lane,
         e.messageId,
         // the content less its attachments (stored apart): a spread with the member undefined
         // writes the same JSON as a rest copy (JSON.stringify skips undefined members) for less
         // CPU than V8's rest-with-excluded-keys
         JSON.stringify({ ...content, attachments: undefined }),
-        content.scheduled_at ?? '',
-        domain,
         // FIRST_EVENT_FIELD: the first timeline event, numbered 1
         sequencedEventJson(e.event, 1),
       );
@@ -164,7 +183,7 @@ export class EmailsStore {
       if (content.attachments.length > 0) args.push('attachments', JSON.stringify(content.attachments));
       if (e.template) args.push('template_id', e.template.id, 'template_version_id', e.template.versionId);
       if (e.broadcastId) args.push('broadcast_id', e.broadcastId);
-      if (e.group) args.push(SEND_GROUP_FIELD, e.group);
+      if (e.group && !groupShared) args.push(SEND_GROUP_FIELD, e.group);
       args[extrasAt] = (args.length - extrasAt - 1) / 2;
     }
     if (outbox) args.push(outbox.length, ...outbox.map(outboxJobMember));
@@ -438,6 +457,24 @@ export class EmailsStore {
   async incrementAttempts(teamId: string, emailId: string): Promise<number> {
     return this.redis.hincrby(this.keys.email(teamId, emailId), 'attempts', 1);
   }
+}
+
+/**
+ * The record fields every accepted email has whose value is often the same for the whole
+ * request (`stage` sends such a value once), with how each email's value is read; the group
+ * job's field is optional (undefined: the email has none).
+ */
+function stagedColumns(
+  domainOf: readonly string[],
+): [name: string, value: (e: NewEmail, i: number) => string | undefined][] {
+  return [
+    ['status', (e) => e.status],
+    ['status_rank', (e) => String(statusRank(e.status))],
+    ['lane', (e) => e.lane],
+    ['scheduled_at', (e) => e.content.scheduled_at ?? ''],
+    ['from_domain', (_, i) => domainOf[i]],
+    [SEND_GROUP_FIELD, (e) => e.group],
+  ];
 }
 
 function toRecord(r: Record<string, string>): EmailRecord {
