@@ -73,6 +73,17 @@ function cpuPerEmail(cpu, secs, n) {
 }
 
 /**
+ * Redis commands per email by command (INFO commandstats; a script's own commands count on their
+ * own and in its call): what the failure paths add, whatever the machine's speed.
+ */
+function callsPerEmail(commands, n) {
+  const out = { total: round(commands.reduce((a, c) => a + c.calls, 0) / n, 2) };
+  for (const c of commands.filter((x) => x.calls / n >= 0.05).sort((a, b) => b.calls - a.calls))
+    out[c.cmd] = round(c.calls / n, 2);
+  return out;
+}
+
+/**
  * The 250s at the sink in time: how long the run's last 5 % and 1 % took, the rate between the
  * 5th and the 95th percentile 250 (tail-independent), and what the last emails were (the first
  * attempt's answer; `retried` = a 421/451 first). `firstOf(mid)` → the first answer of a message.
@@ -139,6 +150,7 @@ async function oneRun(ctx, n, realistic) {
     const connectionsBefore = (await ctx.sink.stats()).connections;
     // from before the worker starts (its start-up counts, in both runs alike) to the last event
     const cpuStart = await cpuSnapshot(procs, ctx.redis.client);
+    await ctx.redis.resetStats(); // Redis commands per email count from here (load-independent)
     const workers = await startPetrelWorkers(ctx, 1, { env });
     stop.unshift(() => workers.stop());
     procs.worker = workers.children[0];
@@ -163,6 +175,7 @@ async function oneRun(ctx, n, realistic) {
       { what: `${n} terminal events`, timeoutMs: 1_200_000, intervalMs: 50 },
     );
     const cpuEnd = await cpuSnapshot(procs, ctx.redis.client);
+    const commands = await ctx.redis.commandStats(100, n);
     const cpu = cpuDelta(cpuStart, cpuEnd);
     const cpuSecs = (cpuEnd.t - cpuStart.t) / 1000;
     const sum = await ctx.sink.summary();
@@ -220,6 +233,7 @@ async function oneRun(ctx, n, realistic) {
       delivered_at_sink: sum.count,
       smtp_connections: stats.connections - connectionsBefore,
       slow_slots_avg: slowSlots,
+      redis_calls_per_email: callsPerEmail(commands, n),
       concurrency: ctx.opts.concurrency,
       cpu_pct: cpu,
       cpu_us_per_email: cpuPerEmail(cpu, cpuSecs, n),
@@ -263,6 +277,7 @@ export async function run(ctx) {
       `  ${label}: steady (p5→p95 250) ${fmtInt(x.steady_per_s)}/s; ${x.smtp_connections} SMTP connections; slow answers hold ${x.slow_slots_avg} of ${x.concurrency} delivery slots on average; CPU µs/email ${JSON.stringify(x.cpu_us_per_email)} (machine ${x.cpu_pct.machine}%, other ${x.cpu_pct.other ?? '-'}%)`,
     );
     ctx.progress(`  ${label} tail: ${JSON.stringify(x.tail)}`);
+    ctx.progress(`  ${label} Redis calls per email: ${JSON.stringify(x.redis_calls_per_email)}`);
   }
   ctx.progress(`  steady-state ratio ${steadyRatio}×`);
   if (real.mismatches.length) ctx.progress(`  mismatches: ${JSON.stringify(real.mismatches.slice(0, 5))}`);
