@@ -52,6 +52,16 @@ export const metrics = {
         registers: [registry],
       }),
   ),
+  smtpSubmissionReply: once(
+    () =>
+      new client.Histogram({
+        name: 'petrel_smtp_submission_reply_seconds',
+        help: "Time from a submitted message's final dot to the server's reply (parse, checks, acceptance), by reply class (2xx, 4xx, 5xx)",
+        labelNames: ['reply'],
+        buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+        registers: [registry],
+      }),
+  ),
   idempotency: once(
     () =>
       new client.Counter({

@@ -237,7 +237,15 @@ export function smtpSubmissionScenarios(current: () => Stack): void {
       expect(copiesOf(id)).toHaveLength(1);
     });
 
-    it('many messages on one pooled connection each get their own email', async () => {
+    it('many messages on one pooled connection each get their own email, each reply timed', async () => {
+      // petrel_smtp_submission_reply_seconds: final dot to reply, one observation per message
+      const replies = async () =>
+        Number(
+          /^petrel_smtp_submission_reply_seconds_count\{[^}]*reply="2xx"[^}]*\} (\d+)/m.exec(
+            await (await fetch(stack.metricsUrl)).text(),
+          )?.[1],
+        );
+      const before = await replies();
       const transport = submissionTransport(port, stack.key, { pool: true, maxConnections: 2 });
       try {
         const infos = await Promise.all(
@@ -247,6 +255,7 @@ export function smtpSubmissionScenarios(current: () => Stack): void {
         );
         const ids = infos.map((i) => idOf(i.response));
         expect(new Set(ids).size).toBe(10);
+        expect((await replies()) - before).toBe(10);
         await stack.settled(ids);
         for (const id of ids) expect(copiesOf(id)).toHaveLength(1);
       } finally {

@@ -19,7 +19,7 @@ import { log, metrics } from '@petrel/observability';
 import { listen, type SmtpContext, type SmtpListener } from '../context.js';
 import { readData, smtpError } from '../smtp-data.js';
 import { AuthThrottle } from './auth-throttle.js';
-import { submissionCounter, submit } from './submit.js';
+import { observeReply, submissionCounter, submit } from './submit.js';
 
 export async function startSubmission(ctx: SmtpContext): Promise<SmtpListener[]> {
   const { apiKeys, limits } = ctx.rt.stores;
@@ -93,8 +93,10 @@ export async function startSubmission(ctx: SmtpContext): Promise<SmtpListener[]>
       callback();
     },
     onData(stream, session, callback) {
+      let dotMs: number | undefined;
       readData(stream, maxBytes)
         .then(async (data) => {
+          dotMs = performance.now();
           if (data === 'too_large') {
             count('too_large');
             return tooLargeReply(maxBytes);
@@ -110,12 +112,14 @@ export async function startSubmission(ctx: SmtpContext): Promise<SmtpListener[]>
           return submit(accept, data.raw, session, count);
         })
         .then(
-          (reply) =>
-            reply.code === 250
-              ? callback(null, reply.message)
-              : callback(smtpError(reply.code, reply.message)),
+          (reply) => {
+            if (dotMs !== undefined) observeReply(reply.code, dotMs);
+            if (reply.code === 250) callback(null, reply.message);
+            else callback(smtpError(reply.code, reply.message));
+          },
           (err: unknown) => {
             log().error({ err }, 'SMTP submission failed');
+            if (dotMs !== undefined) observeReply(451, dotMs);
             callback(smtpError(451, 'Temporary failure, try again later'));
           },
         );

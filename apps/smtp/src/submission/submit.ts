@@ -27,7 +27,22 @@ export function submissionCounter(): (outcome: Outcome) => void {
   });
   zeroSeries(metrics.emailsAccepted(), { endpoint: [ACCEPTED_ENDPOINT] });
   for (const kind of ['rate', 'daily_quota']) metrics.rateLimited().inc({ kind }, 0);
+  zeroSeries(metrics.smtpSubmissionReply(), {
+    reply: allOf<ReplyClass>({ '2xx': true, '4xx': true, '5xx': true }),
+  });
   return (outcome) => metrics.smtpSubmissions().inc({ outcome });
+}
+
+type ReplyClass = '2xx' | '4xx' | '5xx';
+
+/**
+ * Records how long the client waited for the reply to its final dot: `dotMs` is when the message
+ * ended (`performance.now()`). A client that waits for this reply before its next message, as
+ * nodemailer does, waits this long per message on top of its own round trips.
+ */
+export function observeReply(code: number, dotMs: number): void {
+  const reply = `${Math.floor(code / 100)}xx` as ReplyClass;
+  metrics.smtpSubmissionReply().observe({ reply }, (performance.now() - dotMs) / 1000);
 }
 
 /** Accept one message for the authenticated key's team; the reply the client gets. */
