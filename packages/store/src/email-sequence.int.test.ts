@@ -65,6 +65,12 @@ describe('sequencedEventJson', () => {
       { data: { sequence: 1, email_id: 'y' }, id: 'ev-d', type: 'email.sent', created_at: 'c', teamId: 't' },
       { ...base, data: {} as EmailEvent['data'] },
       { ...base, data: { sequence: 2 } as unknown as EmailEvent['data'] },
+      // members JSON leaves out (undefined), integer-like names (written first), nested values
+      {
+        ...base,
+        teamId: undefined,
+        data: { z: undefined, '2': 'two', '10': { a: [1, undefined] }, email_id: 'w', sequence: 4 },
+      } as unknown as EmailEvent,
     ];
     for (const event of shapes) {
       for (const sequence of [0, 7])
