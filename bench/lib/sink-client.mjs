@@ -55,6 +55,8 @@ export async function startSink() {
     mode: (args) => call('mode', args),
     /** Realistic mode: Message-ID → the answers its attempts got. */
     attempts: () => call('attempts'),
+    /** Realistic mode: Message-ID → when its first attempt was answered (epoch ms). */
+    firstAttempts: () => call('firstAttempts'),
     /** Every message answered 250, in order: { ids, times } (Message-ID, receive epoch ms). */
     received: () => call('received'),
 

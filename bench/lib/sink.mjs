@@ -46,6 +46,8 @@ let connections = 0;
 let seed = null;
 /** Realistic mode: Message-ID → answers given, in order. */
 const answered = new Map();
+/** Realistic mode: Message-ID → when its first attempt was answered (epoch ms). */
+const firstAnsweredAt = new Map();
 
 /** The SMTP reply to a message's DATA: null for a 250 now, else { delayMs } or { code, message }. */
 function answerFor(id) {
@@ -53,7 +55,10 @@ function answerFor(id) {
   const before = answered.get(id);
   const decision = before ? 'ok' : sinkDecision(id, seed);
   if (before) before.push(decision);
-  else answered.set(id, [decision]);
+  else {
+    answered.set(id, [decision]);
+    firstAnsweredAt.set(id, Date.now());
+  }
   switch (decision) {
     case 'temp421':
       return { code: 421, message: 'Service not available, try again later' };
@@ -201,14 +206,18 @@ const commands = {
   mode: ({ realistic = false, seed: s = 'bench' } = {}) => {
     seed = realistic ? String(s) : null;
     answered.clear();
+    firstAnsweredAt.clear();
     return true;
   },
   /** Realistic mode: every Message-ID with the answers its attempts got, in order. */
   attempts: () => Object.fromEntries(answered),
+  /** Realistic mode: every Message-ID with the time its first attempt was answered (a slow one's: when its data ended). */
+  firstAttempts: () => Object.fromEntries(firstAnsweredAt),
   /** Every message answered 250, in order: its Message-ID and receive ms (the tail's analysis). */
   received: () => ({ ids: ids.slice(), times: Array.from(recv.a.subarray(0, recv.n)) }),
   reset: () => {
     answered.clear();
+    firstAnsweredAt.clear();
     recv.clear();
     lat.clear();
     domains.length = 0;

@@ -73,6 +73,26 @@ function cpuPerEmail(cpu, secs, n) {
 }
 
 /**
+ * A retried email's wait from its refused first attempt to its 250 (ms): the ladder's first step
+ * scaled (600–720 ms with jitter) plus however long the due retry waited for its turn.
+ */
+function retryWaitsOf({ ids, times }, attempts, firstAt) {
+  const waits = [];
+  ids.forEach((mid, i) => {
+    const first = attempts[mid]?.[0];
+    if ((first === 'temp421' || first === 'temp451') && firstAt[mid] !== undefined)
+      waits.push(times[i] - firstAt[mid]);
+  });
+  waits.sort((a, b) => a - b);
+  return {
+    n: waits.length,
+    p50: percentile(waits, 50),
+    p90: percentile(waits, 90),
+    max: waits.length ? round(waits[waits.length - 1], 0) : null,
+  };
+}
+
+/**
  * Redis commands per email by command (INFO commandstats; a script's own commands count on their
  * own and in its call): what the failure paths add, whatever the machine's speed.
  */
@@ -181,9 +201,9 @@ async function oneRun(ctx, n, realistic) {
     const sum = await ctx.sink.summary();
     const stats = await ctx.sink.stats();
     const attempts = realistic ? await ctx.sink.attempts() : {};
-    const tail = tailOf(await ctx.sink.received(), (mid) =>
-      realistic ? (attempts[mid]?.[0] ?? 'unknown') : 'ok',
-    );
+    const rec = await ctx.sink.received();
+    const tail = tailOf(rec, (mid) => (realistic ? (attempts[mid]?.[0] ?? 'unknown') : 'ok'));
+    const retryWaits = realistic ? retryWaitsOf(rec, attempts, await ctx.sink.firstAttempts()) : null;
     // email id (the Message-ID's left part) → { mid, answers }
     const bySink = new Map(
       Object.entries(attempts).map(([mid, answers]) => [mid.slice(0, mid.indexOf('@')), { mid, answers }]),
@@ -233,6 +253,7 @@ async function oneRun(ctx, n, realistic) {
       delivered_at_sink: sum.count,
       smtp_connections: stats.connections - connectionsBefore,
       slow_slots_avg: slowSlots,
+      retry_wait_ms: retryWaits,
       redis_calls_per_email: callsPerEmail(commands, n),
       concurrency: ctx.opts.concurrency,
       cpu_pct: cpu,
@@ -277,6 +298,8 @@ export async function run(ctx) {
       `  ${label}: steady (p5→p95 250) ${fmtInt(x.steady_per_s)}/s; ${x.smtp_connections} SMTP connections; slow answers hold ${x.slow_slots_avg} of ${x.concurrency} delivery slots on average; CPU µs/email ${JSON.stringify(x.cpu_us_per_email)} (machine ${x.cpu_pct.machine}%, other ${x.cpu_pct.other ?? '-'}%)`,
     );
     ctx.progress(`  ${label} tail: ${JSON.stringify(x.tail)}`);
+    if (x.retry_wait_ms)
+      ctx.progress(`  ${label} retried: refusal → 250 ms ${JSON.stringify(x.retry_wait_ms)}`);
     ctx.progress(`  ${label} Redis calls per email: ${JSON.stringify(x.redis_calls_per_email)}`);
   }
   ctx.progress(`  steady-state ratio ${steadyRatio}×`);
