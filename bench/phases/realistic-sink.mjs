@@ -15,7 +15,9 @@
 // the time goes: CPU per email of each process (worker, scheduler, dispatcher, API, Redis, sink)
 // from the workers' start to the last terminal event, the tail (from the 95th / 99th percentile
 // 250 to the last, and what the last emails were: retried, slow), a tail-independent rate (5th
-// to 95th percentile 250) and the SMTP connections the run opened.
+// to 95th percentile 250), the SMTP connections the run opened, Redis commands per email, and a
+// retried email's wait from its refused first attempt to its 250 (the ladder's scaled first step
+// is 600–720 ms; more is time the due retry waited for its turn).
 import { join } from 'node:path';
 import { cpuDelta, cpuSnapshot } from '../lib/cpu.mjs';
 import { postBatches } from '../lib/load.mjs';
