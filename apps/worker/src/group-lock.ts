@@ -44,16 +44,31 @@ export function groupLock(
   holdsLock: (job: Job<SendQueueJob>, token: string | undefined) => Promise<boolean>,
 ): GroupLock {
   let lost = false;
+  const check = async (): Promise<boolean> => {
+    // true only if no other email's check found the lock gone meanwhile
+    if ((await holdsLock(job, token)) && !lost) return true;
+    lost = true;
+    return false;
+  };
+  // The check not issued yet: it goes out once the current turn of the event loop is over
+  // (setImmediate: after the I/O callbacks and their microtasks), so every email that got its
+  // slot in this turn (the replies that ended several deliveries arrive together) waits for the
+  // same GET, and each one's check is still issued after it got its slot.
+  let next: Promise<boolean> | undefined;
   return {
     get lost() {
       return lost;
     },
-    async held() {
-      if (lost) return false;
-      // true only if no other email's check found the lock gone meanwhile
-      if ((await holdsLock(job, token)) && !lost) return true;
-      lost = true;
-      return false;
+    held() {
+      if (lost) return Promise.resolve(false);
+      next ??= new Promise<boolean>((resolve, reject) =>
+        setImmediate(() => {
+          // from here on an email waits for a check issued after it got its slot
+          next = undefined;
+          check().then(resolve, reject);
+        }),
+      );
+      return next;
     },
   };
 }
