@@ -82,12 +82,13 @@ function cpuPerEmail(cpu, secs, n) {
  * A retried email's wait from its refused first attempt to its 250 (ms): the ladder's first step
  * scaled (600–720 ms with jitter) plus however long the due retry waited for its turn.
  */
+/** Whether the sink's first answer was a temporary failure (the email is retried). */
+const retried = (decision) => decision === 'temp421' || decision === 'temp451';
+
 function retryWaitsOf({ ids, times }, attempts, firstAt) {
   const waits = [];
   ids.forEach((mid, i) => {
-    const first = attempts[mid]?.[0];
-    if ((first === 'temp421' || first === 'temp451') && firstAt[mid] !== undefined)
-      waits.push(times[i] - firstAt[mid]);
+    if (retried(attempts[mid]?.[0]) && firstAt[mid] !== undefined) waits.push(times[i] - firstAt[mid]);
   });
   waits.sort((a, b) => a - b);
   return {
@@ -118,12 +119,13 @@ function tailOf({ ids, times }, firstOf) {
   const order = times.map((_t, i) => i).sort((x, y) => times[x] - times[y]);
   const n = order.length;
   if (n < 2) return null;
-  const at = (p) => times[order[Math.min(n - 1, Math.floor((n * p) / 100))]];
-  const first = times[order[0]];
-  const last = times[order[n - 1]];
+  const sorted = order.map((i) => times[i]);
+  const at = (p) => percentile(sorted, p);
+  const first = sorted[0];
+  const last = sorted[n - 1];
   const kind = (i) => {
     const d = firstOf(ids[i]);
-    return d === 'temp421' || d === 'temp451' ? `retried_${d.slice(4)}` : d;
+    return retried(d) ? `retried_${d.slice(4)}` : d;
   };
   const count = (idx) => {
     const c = {};

@@ -21,6 +21,8 @@ import { defineScripts, execAll, transaction, type StoreCommands } from './scrip
  * The outbox member of an email's own job: `<lane>:<dueMs>:<emailId>`, or of a group job (one
  * per request: one write instead of one per email): `<lane>:<dueMs>:<id1>,<id2>,…` (email ids
  * hold no comma). Deterministic, so the steps that remove an entry rebuild it from the job alone.
+ * petrelAcceptEmails-n.lua builds an email's own member the same way from its lane, due time and
+ * id (emails.store.int.test.ts checks its members).
  */
 export function outboxMember(lane: SendLane, emailId: string, dueMs: number): string {
   return `${lane}:${dueMs}:${emailId}`;
