@@ -459,13 +459,14 @@ describe('the inbox agent', () => {
       prefix: new Keys(stack.prefix).bullPrefix(),
     });
     try {
-      const job = await waitUntil(
-        async () => {
-          const j = await queue.getJob(inboxAgentJobId(inbox.id, email!.id));
-          return j && (await j.getState()) === 'failed' ? j : undefined;
-        },
-        { timeoutMs: 20_000, message: 'the agent run failed' },
-      );
+      const jobId = inboxAgentJobId(inbox.id, email!.id);
+      await waitUntil(async () => (await queue.getJobState(jobId)) === 'failed', {
+        timeoutMs: 20_000,
+        message: 'the agent run failed',
+      });
+      // read once the job is failed: BullMQ moves it to failed and writes attemptsMade and
+      // failedReason in one script, so a job read before that (while active) would be stale
+      const job = (await queue.getJob(jobId))!;
       // not retried: asking the model again cannot make the forward pass
       expect(job.attemptsMade).toBe(1);
       expect(job.failedReason).toBe(
