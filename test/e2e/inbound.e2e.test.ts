@@ -3,12 +3,14 @@
  * bounces and complaints through the VERP return path, and R22 on the inbound port. Then the
  * return path of a verified sending domain (`bounces+<id>@send.<domain>`, where the domain's
  * published MX sends DSNs): a DSN there bounces the email, and unknown domains stay refused.
+ * And a message in windows-1252 reads back with its own characters (0x80-0x9F included).
  */
 import { describe, expect, it } from 'vitest';
 import { waitUntil } from '@petrel/testing';
-import { fileDnsStack } from './helpers.js';
+import { fileDnsStack, ok } from './helpers.js';
 import {
   FIXTURE_ID,
+  INBOUND_DOMAIN,
   INBOUND_TEST_ENV,
   crlf,
   fixture,
@@ -70,5 +72,62 @@ describe("a sending domain's return path", () => {
         raw: dsn,
       }),
     ).rejects.toMatchObject({ responseCode: 550 });
+  });
+});
+
+describe('inbound mail in windows-1252', () => {
+  it('an Outlook-shaped windows-1252 message reads back right through the SDK: subject, text and html', async () => {
+    const t = Date.now();
+    const to = `support@${INBOUND_DOMAIN}`;
+    const boundary = '----=_NextPart_000_0002_01DA6D26.BCF08240';
+    // As Outlook writes it (encoded words, a quoted-printable text part), with an 8-bit html part
+    // as older clients send it; `\xNN` are the bytes on the wire, 0x80-0x9F among them.
+    const raw = Buffer.from(
+      [
+        'From: =?windows-1252?Q?Ren=E9_=93Ray=94_M=FCller?= <rene@sender.test>',
+        `To: ${to}`,
+        `Subject: =?windows-1252?Q?Invoice_=96_=8010_=85_Caf=E9=99_${t}?=`,
+        `Message-ID: <${t}.cp1252@sender.test>`,
+        'MIME-Version: 1.0',
+        `Content-Type: multipart/alternative; boundary="${boundary}"`,
+        'X-Mailer: Microsoft Outlook 16.0',
+        '',
+        `--${boundary}`,
+        'Content-Type: text/plain; charset="windows-1252"',
+        'Content-Transfer-Encoding: quoted-printable',
+        '',
+        'Hi =93team=94 =96 the total is =8012,50 =85 that=92s all=99.',
+        `--${boundary}`,
+        'Content-Type: text/html; charset="windows-1252"',
+        'Content-Transfer-Encoding: 8bit',
+        '',
+        '<p>Gr\xfc\xdfe \x96 \x84Angebot\x93 \x80 5</p>',
+        `--${boundary}--`,
+        '',
+      ].join('\r\n'),
+      'latin1',
+    );
+    const info = await mta(stack.smtpPorts.inbound!).sendMail({
+      envelope: { from: 'rene@sender.test', to: [to] },
+      raw,
+    });
+    expect(info.response).toMatch(/^250 /);
+
+    const subject = `Invoice – €10 … Café™ ${t}`;
+    const listed = await waitUntil(
+      async () =>
+        ok(await stack.resend.emails.receiving.list()).data.find(
+          (e) => e.message_id === `<${t}.cp1252@sender.test>`,
+        ),
+      { timeoutMs: 20_000, message: 'the received email in receiving.list' },
+    );
+    expect(listed.subject).toBe(subject);
+    const email = ok(await stack.resend.emails.receiving.get(listed.id));
+    expect(email).toMatchObject({
+      from: 'rene@sender.test',
+      subject,
+      text: 'Hi “team” – the total is €12,50 … that’s all™.\n',
+      html: '<p>Grüße – „Angebot“ € 5</p>\n',
+    });
   });
 });
