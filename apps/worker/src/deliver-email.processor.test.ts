@@ -1,4 +1,3 @@
-import pLimit from 'p-limit';
 import { describe, expect, it } from 'vitest';
 import {
   isGroupSpec,
@@ -11,6 +10,7 @@ import type { Job } from '@petrel/queue';
 import { UnrecoverableError } from '@petrel/queue';
 import { emailToDeliver, memoryDeliverDeps } from '@petrel/testing';
 import { deliverEmailProcessor } from './deliver-email.processor.js';
+import { deliveryLimiter, type DeliveryTurn } from './delivery-limiter.js';
 import type { GroupDelivery } from './group-delivery.js';
 import { GroupLockLostError } from './group-lock.js';
 import { SoftFailError } from './job-result.js';
@@ -84,18 +84,21 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
     let running = 0;
     const peak = { running: 0 };
     const lockChecks: (string | undefined)[] = [];
-    const limit = pLimit(opts.limit ?? 8);
+    const turns: DeliveryTurn[] = [];
+    const limit = deliveryLimiter(opts.limit ?? 8);
     const group: GroupDelivery = {
-      // counts the deliveries running at once through the shared bound
-      limit: (fn) =>
-        limit(async () => {
+      // counts the deliveries running at once through the shared bound, and the turn each asked for
+      limit: (fn, turn) => {
+        turns.push(turn ?? 'first');
+        return limit(async () => {
           peak.running = Math.max(peak.running, ++running);
           try {
             return await fn();
           } finally {
             running--;
           }
-        }),
+        }, turn);
+      },
       handOver: async (jobs) => {
         for (const j of jobs) if (!isGroupSpec(j) && !own.has(j.emailId)) own.set(j.emailId, j);
       },
@@ -108,7 +111,7 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
       startAhead: 2,
       handOverAll: opts.handOverAll ?? false,
     };
-    return { deps, own, peak, lockChecks, process: deliverEmailProcessor(deps, undefined, group) };
+    return { deps, own, peak, lockChecks, turns, process: deliverEmailProcessor(deps, undefined, group) };
   }
   /** A group job whose progress writes are kept (BullMQ's `updateProgress`), in order. */
   const groupJob = (over: Partial<Job> = {}) => {
@@ -158,6 +161,24 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
     // retries = 3: the attempt after three failures bounces, as it would have in one job
     await expect(process({ ...ownJob, attemptsMade: 2 } as Job<SendQueueJob>)).resolves.toBe('bounced');
     expect(deps.emails.get(teamId, 'grp-soft')?.status).toBe('bounced');
+  });
+
+  it('asks the lane’s bound for a retry’s turn for an own job that made an attempt (in its group or in its job), a first attempt’s for the rest', async () => {
+    const { own, turns, process } = groupProcessor();
+    await process(groupJob());
+    // a group runs first attempts only
+    expect(turns).toEqual(['first', 'first', 'first']);
+    const ownJob = (data: object, attemptsMade: number) =>
+      ({ id: 'grp-soft', data: { v: 1, ...data }, attemptsMade }) as Job<SendQueueJob>;
+    const handedOver = own.get('grp-soft') as EmailJobSpec;
+    turns.length = 0;
+    // handed over by its group after one attempt (attemptsBefore 1), BullMQ's count still 0
+    await process(ownJob(handedOver, 0)).catch(() => undefined);
+    // an own job's own attempt made (BullMQ's attemptsMade), nothing before it
+    await process(ownJob({ teamId, emailId: 'grp-soft' }, 1)).catch(() => undefined);
+    // an own job's first attempt (a request of one email, a scheduled email)
+    await process(ownJob({ teamId, emailId: 'grp-ok' }, 0));
+    expect(turns).toEqual(['retry', 'retry', 'first']);
   });
 
   it('run again (a stalled group taken over): sends none of the emails delivered, bounced or handed over', async () => {
@@ -224,7 +245,7 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
     let done = 0;
     const fails = groupProcessor({ limit: 1 });
     const proc = deliverEmailProcessor(fails.deps, undefined, {
-      limit: pLimit(1),
+      limit: deliveryLimiter(1),
       handOver: () => Promise.reject(new Error('queue unavailable')),
       hasOwnJob: async () => false,
       holdsLock: async () => true,

@@ -11,6 +11,7 @@ import { deliverEmail, DELIVERY_STAGES, type DeliverDeps, type DeliverStage } fr
 import { DelayedError, parseJobData, UnrecoverableError, type Job } from '@petrel/queue';
 import { withLogContext } from '@petrel/observability';
 import { toJobResult, waitsWithoutAttempt, type JobResult } from './job-result.js';
+import { turnOf, type DeliveryLimiter } from './delivery-limiter.js';
 import { deliverGroup, type GroupDelivery, type GroupResult } from './group-delivery.js';
 
 export function deliverEmailProcessor(
@@ -18,7 +19,7 @@ export function deliverEmailProcessor(
   stages: readonly DeliverStage[] = DELIVERY_STAGES,
   group?: GroupDelivery,
 ): (job: Job<SendQueueJob>, token?: string) => Promise<JobResult | GroupResult> {
-  const limit = group ? group.limit.bind(group) : <T>(fn: () => Promise<T>) => fn();
+  const limit: DeliveryLimiter = group ? group.limit.bind(group) : (fn) => fn();
   return async (job, token) => {
     // a group's payload is told by its `emailIds`, so a malformed one is checked (and named) as such
     if (typeof job.data === 'object' && job.data !== null && 'emailIds' in job.data) {
@@ -28,9 +29,11 @@ export function deliverEmailProcessor(
     }
     const data = parseJobData(sendJobSchema, job);
     const { teamId, emailId } = data;
+    // attempts made in its group or by this job: a due retry, which goes before the first
+    // attempts queued in the lane's bound (delivery-limiter.ts)
+    const attemptsMade = job.attemptsMade + attemptsBefore(data);
     return withLogContext({ jobId: job.id, teamId, emailId }, () =>
       limit(async () => {
-        const attemptsMade = job.attemptsMade + attemptsBefore(data);
         const outcome = await deliverEmail({ teamId, emailId, attemptsMade }, deps, stages);
         const until = waitsWithoutAttempt(outcome, Date.now());
         if (until !== null) {
@@ -39,7 +42,7 @@ export function deliverEmailProcessor(
           throw new DelayedError();
         }
         return toJobResult(outcome);
-      }),
+      }, turnOf(attemptsMade)),
     );
   };
 }

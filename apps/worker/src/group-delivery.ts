@@ -8,6 +8,7 @@ import type { SendJobSpec, SendQueueJob } from '@petrel/contracts';
 import { deliverEmail, type DeliverDeps, type DeliverOutcome, type DeliverStage } from '@petrel/core';
 import type { Job } from '@petrel/queue';
 import { log, withLogContext } from '@petrel/observability';
+import type { DeliveryLimiter } from './delivery-limiter.js';
 import { GroupLockLostError, groupLock } from './group-lock.js';
 import { startedMark } from './started-mark.js';
 import { SoftFailError, toJobResult, waitsWithoutAttempt, type JobResult } from './job-result.js';
@@ -16,9 +17,10 @@ import { SoftFailError, toJobResult, waitsWithoutAttempt, type JobResult } from 
 export interface GroupDelivery {
   /**
    * Runs one delivery when the lane's process-wide bound allows (WORKER_CONCURRENCY): own jobs and
-   * the emails of group jobs share it, so a group never multiplies the deliveries run at once.
+   * the emails of group jobs share it, so a group never multiplies the deliveries run at once; a
+   * due retry goes before the queued first attempts (delivery-limiter.ts).
    */
-  limit<T>(fn: () => Promise<T>): Promise<T>;
+  limit: DeliveryLimiter;
   /** Queue jobs of their own (job id = email id: an existing one is kept). */
   handOver(jobs: SendJobSpec[]): Promise<void>;
   /** Whether the email has a job of its own already (checked when a group job runs again). */

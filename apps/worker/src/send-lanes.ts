@@ -6,13 +6,13 @@
  */
 import { broadcastLaneYieldRule } from '@petrel/config';
 import type { DeliverStage } from '@petrel/core';
-import pLimit from 'p-limit';
 import { LANE_QUEUE, SEND_LANES, type SendQueueJob } from '@petrel/contracts';
 import { createSendWorkers, type QueueConnection, type SendQueues, type Worker } from '@petrel/queue';
 import { log, metrics, zeroSeries } from '@petrel/observability';
 import type { WorkerConfig } from './config.js';
 import type { LaneIndependentDeliverDeps } from './delivery-ports.js';
 import { deliverEmailProcessor } from './deliver-email.processor.js';
+import { deliveryLimiter } from './delivery-limiter.js';
 import type { GroupDelivery } from './group-delivery.js';
 import { deliverObserver } from './deliver-observer.js';
 import { SoftFailError } from './job-result.js';
@@ -41,8 +41,9 @@ export function startSendLanes(
     queues: Pick<SendQueues, 'enqueue' | 'hasOwnJob' | 'holdsLock'>;
   },
 ): SendLanes {
-  // Every process consumes every shard. createSendWorkers splits WORKER_CONCURRENCY over a lane's
-  // queues, so a process still runs at most that many jobs of a lane at once, and
+  // Every process consumes every shard. createSendWorkers splits a lane's jobs at once over its
+  // queues (the broadcast lane's WORKER_BROADCAST_CONCURRENCY, the transactional lane's
+  // sendLaneJobs, whose deliveries the lane's bound keeps at WORKER_CONCURRENCY), and
   // WORKER_SEND_RATE likewise, so it stays the lane's rate across processes.
   const byLane = SEND_LANES.map((lane) => {
     // Metrics name the lane's queues by their base name, whatever the shards.
@@ -52,12 +53,12 @@ export function startSendLanes(
     const backoff = smtpRetryBackoff(deps.schedule, config.RETRY_TIME_SCALE);
     // Only the transactional lane has group jobs (acceptance makes them; a broadcast's fan-out
     // writes one job per email, which its pacing and lane yield count). One bound for all its
-    // deliveries in this process: a group job holds one of BullMQ's WORKER_CONCURRENCY slots but
-    // runs its emails through this limit, shared with the own jobs.
+    // deliveries in this process: a group job holds one BullMQ slot but runs its emails through
+    // this limit, shared with the own jobs; a due retry takes its next free slot first.
     const group: GroupDelivery | undefined =
       lane === 'send'
         ? {
-            limit: pLimit(config.WORKER_CONCURRENCY),
+            limit: deliveryLimiter(config.WORKER_CONCURRENCY),
             handOver: (jobs) => deps.queues.enqueue(lane, jobs),
             hasOwnJob: (emailId) => deps.queues.hasOwnJob(lane, emailId),
             retryDelay: (attemptsMade, err) => backoff(attemptsMade, undefined, err),
@@ -77,7 +78,7 @@ export function startSendLanes(
         prefix: deps.prefix,
         shards: config.QUEUE_SHARDS,
         previousShards: config.QUEUE_SHARDS_PREVIOUS,
-        concurrency: lane === 'broadcast' ? config.WORKER_BROADCAST_CONCURRENCY : config.WORKER_CONCURRENCY,
+        concurrency: lane === 'broadcast' ? config.WORKER_BROADCAST_CONCURRENCY : sendLaneJobs(config),
         sendRate: config.WORKER_SEND_RATE,
         lockDuration: config.WORKER_LOCK_DURATION_MS,
         stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
@@ -132,3 +133,16 @@ export function startSendLanes(
     },
   };
 }
+
+/**
+ * The transactional lane's BullMQ slots in a process: twice its delivery bound. Group jobs hold a
+ * slot while their emails wait in the bound, so with as many slots as deliveries a process whose
+ * slots are all held by groups fetches nothing else, and a due retry waits in Redis until a whole
+ * group ends. The extra WORKER_CONCURRENCY let it (or any job) be fetched then, to take the
+ * bound's next free slot; a fetched job that waits for one holds BullMQ's lock, which the worker
+ * renews as for a running job. Deliveries stay at WORKER_CONCURRENCY (the bound counts them, not
+ * jobs); what the extra slots cost is jobs held by this process before it can run them — at most
+ * WORKER_CONCURRENCY more, which the stall check hands to another worker if this one dies.
+ */
+export const sendLaneJobs = (config: Pick<WorkerConfig, 'WORKER_CONCURRENCY'>): number =>
+  config.WORKER_CONCURRENCY * 2;

@@ -8,8 +8,8 @@ import type { Job } from '@petrel/queue';
  * The group's mark of how many of its emails may have started (the job's progress, a count of
  * emails in order), written before any email at or past the last mark starts: `startAhead` more
  * at a time, so it costs one write per `startAhead` emails. The lane's limit starts a group's
- * emails in order (p-limit runs queued calls first in, first out), so the emails at or past the
- * mark never started. When the job is failed by BullMQ's stall check (its worker died too often),
+ * emails in order (first attempts, all of them: it runs those first in, first out;
+ * delivery-limiter.ts), so the emails at or past the mark never started. When the job is failed by BullMQ's stall check (its worker died too often),
  * the watchdog re-enqueues those as their own jobs instead of failing them
  * (`SendQueues.jobState`). The mark only grows, also across runs of the job.
  */

@@ -312,7 +312,11 @@ export interface SendWorkersOptions
   extends ShardOptions, Omit<WorkerOptions, 'connection' | 'prefix' | 'concurrency' | 'limiter'> {
   connection: QueueConnection;
   prefix?: string;
-  /** WORKER_CONCURRENCY: jobs of the lane this process runs at once, over all its queues. */
+  /**
+   * Jobs of the lane this process holds at once (BullMQ's concurrency), over all its queues: the
+   * broadcast lane's WORKER_BROADCAST_CONCURRENCY; the transactional lane's twice
+   * WORKER_CONCURRENCY, whose deliveries the worker's bound keeps at WORKER_CONCURRENCY.
+   */
   concurrency: number;
   /** WORKER_SEND_RATE: jobs of the lane started per second by all worker processes (0: no limit). */
   sendRate?: number;
