@@ -3,7 +3,9 @@
  * attempt is made straight from the stream (direct-deliveries.ts); a job carries every other one
  * — a retry, a replay, a delivery read again after a crash, a first attempt whose endpoint was at
  * its cap. Each job is one attempt of `deliverWebhook` (core); a retry moves the job back to
- * delayed for the wait the retry decision chose (DelayedError: BullMQ then leaves it alone).
+ * delayed for the wait the retry decision chose (DelayedError: BullMQ then leaves it alone). A job
+ * whose endpoint is at its cap is parked the same way, without an attempt, until a slot of its
+ * endpoint frees (parked-deliveries.ts).
  */
 import type { Job } from 'bullmq';
 import { webhookDeliveryJobSchema, type WebhookDeliveryJob } from '@petrel/contracts';
@@ -19,9 +21,7 @@ import { DelayedError, createWebhookDeliveryWorker, parseJobData, type QueueConn
 import { log } from '@petrel/observability';
 import type { EndpointSlots } from './endpoint-slots.js';
 import { observeDelivery, zeroDeliveryMetrics } from './delivery-metrics.js';
-
-/** How long a delivery waits when its endpoint is at its cap (plus jitter). */
-const BUSY_RETRY_MS = 50;
+import { ParkedDeliveries } from './parked-deliveries.js';
 
 export interface DeliveryWorkerDeps {
   log: WebhookEventLogPort;
@@ -42,6 +42,12 @@ export interface DeliveryWorkerOptions {
 export function startDeliveryWorker(deps: DeliveryWorkerDeps, opts: DeliveryWorkerOptions) {
   zeroDeliveryMetrics();
   const slots = deps.slots;
+  // A parked job comes back by itself after the lock's duration, woken or not: the time BullMQ
+  // takes to hand a dead dispatcher's running job to another, so a dispatcher's death delays its
+  // parked deliveries no more than its running ones. A live dispatcher wakes them long before; one
+  // left waiting that long is fetched and parked again (a round per lock duration, not per 75 ms).
+  const parkMaxMs = opts.lockDurationMs;
+  const parked = new ParkedDeliveries(slots, parkMaxMs);
   const ports = {
     log: deps.log,
     sender: deps.sender,
@@ -50,8 +56,11 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps, opts: DeliveryWork
 
   const processor = async (job: Job<WebhookDeliveryJob>, token?: string): Promise<void> => {
     const data = parseJobData(webhookDeliveryJobSchema, job);
+    parked.arrived(data.endpointId, job.id);
     if (!slots.tryAcquire(data.endpointId)) {
-      await job.moveToDelayed(Date.now() + BUSY_RETRY_MS + Math.floor(Math.random() * BUSY_RETRY_MS), token);
+      const since = Date.now();
+      await job.moveToDelayed(since + parkMaxMs, token);
+      parked.park(data.endpointId, job, since);
       throw new DelayedError();
     }
     let result: DeliveryResult;
@@ -79,5 +88,12 @@ export function startDeliveryWorker(deps: DeliveryWorkerDeps, opts: DeliveryWork
     log().error({ err, jobId: job?.id }, 'webhook delivery job failed');
   });
   worker.on('error', (err) => log().error({ err }, 'webhook delivery worker error'));
-  return worker;
+  return {
+    /** Stops fetching, lets the jobs in hand finish, then hands the parked ones to the others. */
+    async close(): Promise<void> {
+      await worker.pause();
+      await parked.wakeAll();
+      await worker.close();
+    },
+  };
 }

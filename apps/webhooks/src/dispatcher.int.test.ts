@@ -6,12 +6,13 @@
  */
 import { describe, expect, it } from 'vitest';
 import { webhookDeliveryJobId } from '@petrel/contracts';
-import { newId, newSigningSecret, newWebhookEndpoint } from '@petrel/core';
+import { newId } from '@petrel/core';
 import { WebhookDeliveryQueue } from '@petrel/queue';
 import { EVENTS_STREAM_FIELD, Keys, WEBHOOK_CONSUMER_GROUP, WebhooksStore } from '@petrel/store';
 import { useStoreRedis } from '../../../packages/store/src/redis.fixture.js';
 import { startHttpReceiver, uniquePrefix, waitUntil, type ScriptedResponse } from '@petrel/testing';
 import { loadWebhooksConfig } from './config.js';
+import { addContactEndpoint } from './endpoint.fixture.js';
 import { startWebhookDispatcher, type WebhookDispatcher } from './dispatcher.js';
 
 const TEAM = 'team-1';
@@ -22,17 +23,7 @@ async function setup(respond: () => ScriptedResponse, env: Record<string, string
   const keys = new Keys(prefix);
   const rx = await startHttpReceiver({ respond });
   const store = new WebhooksStore(db.redis, keys, 86_400_000);
-  const webhookId = newId();
-  await store.create(
-    TEAM,
-    newWebhookEndpoint({
-      id: webhookId,
-      endpoint: rx.url,
-      events: ['contact.created'],
-      created_at: new Date().toISOString(),
-      secret: newSigningSecret(),
-    }),
-  );
+  const webhookId = await addContactEndpoint(store, TEAM, rx.url);
   const dispatcher: WebhookDispatcher = await startWebhookDispatcher(
     loadWebhooksConfig({
       REDIS_URL: db.url,

@@ -1,8 +1,8 @@
 /**
  * The per-endpoint concurrency cap of one dispatcher process: at most `limit` deliveries in
  * flight to one endpoint, so a slow endpoint holds at most `limit` of the process's slots and
- * the others keep flowing. A queued delivery that finds its endpoint full goes back to the
- * delayed set for a moment (its job is not an attempt) instead of waiting in a slot.
+ * the others keep flowing. A queued delivery that finds its endpoint full is parked until a slot
+ * of its endpoint frees (parked-deliveries.ts: no attempt is counted, and no slot is held).
  *
  * A first attempt made straight from the stream may instead wait a bounded time for a slot
  * (`acquire`): the queued deliveries share the cap, and a first attempt that went to the queue
@@ -27,8 +27,21 @@ export class EndpointSlots {
   private readonly waiting = new Map<string, (() => void)[]>();
   /** Endpoints whose slot did not come in time: until when their first attempts do not wait. */
   private readonly slowUntil = new Map<string, number>();
+  /** Told when a slot becomes free (released with no first attempt waiting for it). */
+  private freed: (endpointId: string) => void = () => undefined;
 
   constructor(private readonly limit: number) {}
+
+  /** Calls `listener` with the endpoint each time one of its slots becomes free. */
+  whenFree(listener: (endpointId: string) => void): void {
+    this.freed = listener;
+  }
+
+  /** Slots `tryAcquire` could take now: none while a first attempt waits for one. */
+  free(endpointId: string): number {
+    if (this.waiting.has(endpointId)) return 0;
+    return this.limit - (this.inFlight.get(endpointId) ?? 0);
+  }
 
   /** Takes a slot if one is free and nobody waits for one of this endpoint. */
   tryAcquire(endpointId: string): boolean {
@@ -91,6 +104,7 @@ export class EndpointSlots {
     const n = (this.inFlight.get(endpointId) ?? 1) - 1;
     if (n <= 0) this.inFlight.delete(endpointId);
     else this.inFlight.set(endpointId, n);
+    this.freed(endpointId);
   }
 
   /** Deliveries in flight to the endpoint (for tests and metrics). */
