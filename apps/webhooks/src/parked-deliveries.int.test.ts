@@ -124,7 +124,6 @@ describe('deliveries to an endpoint at its cap', () => {
           wait: 0,
           active: 0,
         });
-        console.log(`cap ${cap}: ${perDelivery.toFixed(1)} Redis commands per parked delivery`);
       } finally {
         letFirstGo();
         await dispatcher.close();
