@@ -44,7 +44,7 @@ interface Parked {
 }
 
 export class ParkedDeliveries {
-  /** Per endpoint, the jobs parked by this process, oldest first (by job id). */
+  /** Per endpoint, the jobs parked by this process by job id, oldest park first. */
   private readonly parked = new Map<string, Map<string, Parked>>();
   /** Per endpoint, the wake-ups whose job has not come in yet: their grace timers, oldest first. */
   private readonly waking = new Map<string, NodeJS.Timeout[]>();
@@ -91,7 +91,10 @@ export class ParkedDeliveries {
     return n;
   }
 
-  /** Wakes every parked job (a closing process hands them to the others now, not when their longest park runs out). */
+  /**
+   * Wakes every parked job: a closing process hands them to the others now, not when their
+   * longest park runs out.
+   */
   async wakeAll(): Promise<void> {
     const now = Date.now();
     const jobs = [...this.parked.values()].flatMap((m) => [...m.values()]).filter((p) => now < p.wakeBy);
