@@ -1,23 +1,12 @@
 // Small helpers shared by the harness: time, ports, percentiles, formatting, HTTP.
-import net from 'node:net';
 import http from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { freePort } from '@petrel/testing/free-port';
 
 export const now = () => performance.now();
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-/** A free TCP port on 127.0.0.1 (the OS picks it; the caller binds it soon after). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const srv = net.createServer();
-    srv.unref();
-    srv.on('error', reject);
-    srv.listen(0, '127.0.0.1', () => {
-      const { port } = srv.address();
-      srv.close(() => resolve(port));
-    });
-  });
-}
+/** A free loopback port below the kernel's ephemeral range (the tests' own pick: free-port.ts). */
+export { freePort };
 
 /**
  * An HTTP receiver on a free loopback port (its `url` ends in /hook): `onRequest(req, body)`
