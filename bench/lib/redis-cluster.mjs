@@ -43,7 +43,8 @@ function portFree(port) {
 /** A port P with P and P + 10000 free and not in `taken`. */
 async function nodePort(taken) {
   for (let i = 0; i < 200; i++) {
-    const p = 20_000 + Math.floor(Math.random() * 30_000);
+    // P and P + 10000 below the kernel's ephemeral range (why: packages/testing/src/free-port.ts)
+    const p = 10_000 + Math.floor(Math.random() * 12_768);
     if ([p, p + BUS_OFFSET, p - BUS_OFFSET].some((q) => taken.has(q))) continue;
     if ((await portFree(p)) && (await portFree(p + BUS_OFFSET))) return p;
   }

@@ -21,8 +21,9 @@ const run = promisify(execFile);
  * bus"), so a node's port must leave room for that below 65536 and both must be free.
  */
 const BUS_OFFSET = 10_000;
-const PORT_MIN = 20_000;
-const PORT_MAX = 50_000;
+/** P and P + 10000 both below the kernel's ephemeral range (32768 on Linux; why: free-port.ts). */
+const PORT_MIN = 10_000;
+const PORT_MAX = 22_768;
 
 export interface StartRedisClusterOptions {
   /** Masters (default 3, the minimum Redis Cluster accepts). */
