@@ -20,6 +20,7 @@ import { log } from '@petrel/observability';
 import type { Runtime } from '@petrel/runtime';
 import type { WorkerConfig } from './config.js';
 import { mimeBuilderFor } from './mime-builder.js';
+import { batchedOutcomes, batchedRecords } from './outcome-batches.js';
 import { outcomeWriter } from './outcome-writer.js';
 
 export type LaneIndependentDeliverDeps = Omit<DeliverDeps, 'smtp' | 'observer'>;
@@ -45,8 +46,10 @@ export async function deliveryPorts(
     clock: Date,
   };
   return {
-    emails: s.emails,
-    outcomes: outcomeWriter(s.emails),
+    // the records of a team's emails that start together are read in one script call, and the
+    // outcomes of those that finish together written in one (outcome-batches.ts)
+    emails: batchedRecords(s.emails),
+    outcomes: outcomeWriter(batchedOutcomes(s.emails)),
     templates: s.templates,
     mime: mimeBuilderFor(config.BOUNCE_DOMAIN),
     clock: systemClock,

@@ -85,8 +85,20 @@ export interface EmailRecord {
   hasAttachments: boolean;
 }
 
+/** One email's events to record with others of its team (EmailsStore.recordEventsMany). */
+export interface RecordEventsCall<S extends RecordedEventKind = EmailStatus> {
+  emailId: string;
+  items: { status: S; event: EmailEvent }[];
+  fields?: Record<string, string>;
+  also?: RecordedWithEvents;
+}
+
 /** The record field naming the group job an email was accepted into (its first email id). */
 export const SEND_GROUP_FIELD = 'send_group';
+
+/** recordEvents's reply from petrelRecordEmailEvents's (1 moved, 0 kept, -1 the record gone). */
+const recordedAs = (reply: number): 'moved' | 'kept' | 'missing' =>
+  reply === 1 ? 'moved' : reply === 0 ? 'kept' : 'missing';
 
 /** The rank of an email status: its place in core's email table, where a status only moves forward. */
 export const statusRank = emailStatusRank;
@@ -222,12 +234,24 @@ export class EmailsStore {
     teamId: string,
     emailId: string,
   ): Promise<{ record: EmailRecord; attachments: AttachmentInput[] } | null> {
-    const r = await this.redis.hgetall(this.keys.email(teamId, emailId));
-    if (!r.id) return null;
-    return {
-      record: toRecord(r),
-      attachments: r.attachments ? (JSON.parse(r.attachments) as AttachmentInput[]) : [],
-    };
+    return toSendable(await this.redis.hgetall(this.keys.email(teamId, emailId)));
+  }
+
+  /**
+   * getForSend of several emails of one team in one script call (their records share the
+   * team's slot): per email, in order, what getForSend would have returned.
+   */
+  async getManyForSend(
+    teamId: string,
+    emailIds: readonly string[],
+  ): Promise<({ record: EmailRecord; attachments: AttachmentInput[] } | null)[]> {
+    const keys = emailIds.map((id) => this.keys.email(teamId, id));
+    const replies = await this.redis.petrelReadEmails(keys.length, ...keys);
+    return replies.map((pairs) => {
+      const r: Record<string, string> = {};
+      for (let i = 0; i < pairs.length; i += 2) r[pairs[i]!] = pairs[i + 1]!;
+      return toSendable(r);
+    });
   }
 
   async getMany(teamId: string, ids: string[]): Promise<EmailRecord[]> {
@@ -307,8 +331,7 @@ export class EmailsStore {
     fields: Record<string, string> = {},
     also: RecordedWithEvents = {},
   ): Promise<'moved' | 'kept' | 'missing'> {
-    const res = await this.runRecordEvents(teamId, emailId, items, fields, also);
-    return res === 1 ? 'moved' : res === 0 ? 'kept' : 'missing';
+    return recordedAs(await this.runRecordEvents(teamId, emailId, items, fields, also));
   }
 
   /**
@@ -331,6 +354,42 @@ export class EmailsStore {
     fields: Record<string, string>,
     also: RecordedWithEvents = {},
   ): Promise<number> {
+    const { keys, args } = this.recordEventsCall(teamId, { emailId, items, fields, also });
+    return this.redis.petrelRecordEmailEvents(keys.length, ...keys, ...args);
+  }
+
+  /**
+   * recordEvents of several emails of one team in one script call (their keys share the team's
+   * slot): per email, in order, what recordEvents would have returned, or the error its part
+   * raised (the other emails' writes and results are as they would be alone). The keys the
+   * emails share (the team's stream, indexes and counters) are sent once.
+   */
+  async recordEventsMany(
+    teamId: string,
+    calls: readonly RecordEventsCall[],
+  ): Promise<('moved' | 'kept' | 'missing' | Error)[]> {
+    const keys: string[] = [];
+    const index = new Map<string, number>();
+    const args: (string | number)[] = [calls.length];
+    for (const call of calls) {
+      const one = this.recordEventsCall(teamId, call);
+      args.push(one.keys.length);
+      for (const key of one.keys) {
+        let i = index.get(key);
+        if (i === undefined) index.set(key, (i = keys.push(key)));
+        args.push(i);
+      }
+      args.push(one.args.length, ...one.args);
+    }
+    const replies = await this.redis.petrelRecordManyEmailEvents(keys.length, ...keys, ...args);
+    return replies.map((r) => (typeof r === 'string' ? new Error(r.replace(/^ERR /, '')) : recordedAs(r)));
+  }
+
+  /** The KEYS and ARGV of petrelRecordEmailEvents for one email's events. */
+  private recordEventsCall(
+    teamId: string,
+    { emailId, items, fields = {}, also = {} }: RecordEventsCall<RecordedEventKind>,
+  ): { keys: string[]; args: (string | number)[] } {
     const names = Object.keys(fields);
     const args: (string | number)[] = [EVENTS_STREAM_MAXLEN, names.length];
     for (const n of names) args.push(n, fields[n]!);
@@ -367,7 +426,7 @@ export class EmailsStore {
       ...counts.keys,
       ...streaks,
     ];
-    return this.redis.petrelRecordEmailEvents(keys.length, ...keys, ...args);
+    return { keys, args };
   }
 
   /** Set plain fields (no event), e.g. a new scheduled_at. Returns false if the email is gone. */
@@ -475,6 +534,17 @@ function stagedColumns(
     ['from_domain', (_, i) => domainOf[i]],
     [SEND_GROUP_FIELD, (e) => e.group],
   ];
+}
+
+/** A record's fields as getForSend gives them: the record and its attachments, null when it is gone. */
+function toSendable(
+  r: Record<string, string>,
+): { record: EmailRecord; attachments: AttachmentInput[] } | null {
+  if (!r.id) return null;
+  return {
+    record: toRecord(r),
+    attachments: r.attachments ? (JSON.parse(r.attachments) as AttachmentInput[]) : [],
+  };
 }
 
 function toRecord(r: Record<string, string>): EmailRecord {

@@ -80,6 +80,8 @@ export interface StoreCommands
   petrelReleaseIdempotencyKey(key: string, owner: string): Promise<number>;
   petrelAcceptEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
   petrelRecordEmailEvents(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
+  petrelRecordManyEmailEvents(numKeys: number, ...keysAndArgv: Arg[]): Promise<(number | string)[]>;
+  petrelReadEmails(numKeys: number, ...keys: string[]): Promise<string[][]>;
   petrelCreateBroadcastEmails(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
   petrelDeleteEmail(numKeys: number, ...keysAndArgv: Arg[]): Promise<number>;
   petrelSegmentMembersAfter(members: string, score: Arg, id: string, limit: number): Promise<string[]>;
