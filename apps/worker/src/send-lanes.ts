@@ -144,5 +144,5 @@ export function startSendLanes(
  * jobs); what the extra slots cost is jobs held by this process before it can run them — at most
  * WORKER_CONCURRENCY more, which the stall check hands to another worker if this one dies.
  */
-export const sendLaneJobs = (config: Pick<WorkerConfig, 'WORKER_CONCURRENCY'>): number =>
+const sendLaneJobs = (config: Pick<WorkerConfig, 'WORKER_CONCURRENCY'>): number =>
   config.WORKER_CONCURRENCY * 2;
