@@ -110,6 +110,7 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
       retryDelay: (attemptsMade, err) => smtpRetryBackoff([60, 300, 900], 1)(attemptsMade, undefined, err),
       startAhead: 2,
       handOverAll: opts.handOverAll ?? false,
+      lockDurationMs: 30_000,
     };
     return { deps, own, peak, lockChecks, turns, process: deliverEmailProcessor(deps, undefined, group) };
   }
@@ -234,6 +235,26 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
     expect(own.size).toBe(0);
   });
 
+  it('an own job that waited for its slot for half the lock’s duration reads its lock first: sends nothing once it is lost', async () => {
+    const { deps, lockChecks, process } = groupProcessor({ lockHeldFor: 0 });
+    const ownJob = (processedOn: number) =>
+      ({
+        id: 'grp-ok',
+        data: { v: 1, teamId, emailId: 'grp-ok' },
+        attemptsMade: 0,
+        processedOn,
+      }) as Job<SendQueueJob>;
+    // fetched 15 s ago (half of 30 s): the lock may have expired and the job gone to another worker
+    await expect(process(ownJob(Date.now() - 15_000), 'token-2')).rejects.toBeInstanceOf(GroupLockLostError);
+    expect(lockChecks).toEqual(['token-2']);
+    expect(deps.smtp.sent).toEqual([]);
+    expect(deps.emails.get(teamId, 'grp-ok')?.status).toBe('queued');
+    // fetched just now: its lock cannot have expired, so no read, and it is sent
+    await process(ownJob(Date.now()), 'token-3');
+    expect(lockChecks).toEqual(['token-2']);
+    expect(deps.smtp.sent.map((m) => m.envelope.to)).toEqual([['ada@example.test']]);
+  });
+
   it('with a send rate (BullMQ limits jobs, not emails): hands every email over to its own job, sends none itself', async () => {
     const { deps, own, process } = groupProcessor({ handOverAll: true });
     await expect(process(groupJob())).resolves.toEqual({ handed_over: 3 });
@@ -249,6 +270,7 @@ describe('deliverEmailProcessor: a group job (the emails of one request due at o
       handOver: () => Promise.reject(new Error('queue unavailable')),
       hasOwnJob: async () => false,
       holdsLock: async () => true,
+      lockDurationMs: 30_000,
       retryDelay: () => 60_000,
       startAhead: 2,
       handOverAll: false,

@@ -13,6 +13,7 @@ import { withLogContext } from '@petrel/observability';
 import { toJobResult, waitsWithoutAttempt, type JobResult } from './job-result.js';
 import { turnOf, type DeliveryLimiter } from './delivery-limiter.js';
 import { deliverGroup, type GroupDelivery, type GroupResult } from './group-delivery.js';
+import { GroupLockLostError } from './group-lock.js';
 
 export function deliverEmailProcessor(
   deps: DeliverDeps,
@@ -34,6 +35,15 @@ export function deliverEmailProcessor(
     const attemptsMade = job.attemptsMade + attemptsBefore(data);
     return withLogContext({ jobId: job.id, teamId, emailId }, () =>
       limit(async () => {
+        // The lane fetches more jobs than it runs deliveries (send-lanes.ts), so an own job can
+        // wait here. A lock is set when its job is fetched (processedOn) and lasts
+        // WORKER_LOCK_DURATION_MS unless renewed; if Redis was away for that long, BullMQ's stall
+        // check gave the job to another worker. A job that waited for half of it reads its lock
+        // once it has its slot, as a group's email does (group-lock.ts); a shorter wait cannot
+        // have outlived the lock, and costs no read.
+        if (group && Date.now() - (job.processedOn ?? 0) >= group.lockDurationMs / 2) {
+          if (!(await group.holdsLock(job, token))) throw new GroupLockLostError(job.id, 1);
+        }
         const outcome = await deliverEmail({ teamId, emailId, attemptsMade }, deps, stages);
         const until = waitsWithoutAttempt(outcome, Date.now());
         if (until !== null) {

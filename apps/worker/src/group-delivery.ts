@@ -27,6 +27,11 @@ export interface GroupDelivery {
   hasOwnJob(emailId: string): Promise<boolean>;
   /** Whether the worker that got `token` with `job` still holds its lock (group-lock.ts). */
   holdsLock(job: Job<SendQueueJob>, token: string | undefined): Promise<boolean>;
+  /**
+   * WORKER_LOCK_DURATION_MS: an own job that waited for its slot for half of it reads its lock
+   * before it sends (deliver-email.processor.ts).
+   */
+  lockDurationMs: number;
   /** The retry ladder's wait after `attemptsMade` failed attempts (the `smtp-retry` strategy). */
   retryDelay(attemptsMade: number, err: Error): number;
   /** How many emails a group marks as started per progress write (the lane's concurrency). */

@@ -21,7 +21,8 @@ import type { Job } from '@petrel/queue';
  */
 export class GroupLockLostError extends Error {
   constructor(jobId: string | undefined, notStarted: number) {
-    super(`group job ${jobId} lost its lock; ${notStarted} of its emails left to the worker that holds it`);
+    // a group's job, or an own job that waited for its slot (deliver-email.processor.ts)
+    super(`job ${jobId} lost its lock; ${notStarted} of its emails left to the worker that holds it`);
     this.name = 'GroupLockLostError';
   }
 }

@@ -67,6 +67,7 @@ export function startSendLanes(
             // taken over by another worker (its lock expired while Redis was away) sends nothing
             // more here (group-lock.ts)
             holdsLock: (job, token) => deps.queues.holdsLock(job, token),
+            lockDurationMs: config.WORKER_LOCK_DURATION_MS,
             handOverAll: Boolean(config.WORKER_SEND_RATE),
           }
         : undefined;
