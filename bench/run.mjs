@@ -132,6 +132,9 @@ function parseArgs(argv) {
       if (!set.has(k)) o[k] = v;
     }
   }
+  // the number options given on the command line (a phase with its own default size uses `n`
+  // only when it was given)
+  o.given = set;
   return o;
 }
 

@@ -283,9 +283,12 @@ async function oneRun(ctx, n, realistic) {
 }
 
 export async function run(ctx) {
+  // the phase's own size unless --n was given (the run's default n, 20,000, is the other phases')
   const n = ctx.opts.quick
     ? SIZES.quick
-    : Math.max(SIZES.quick, Math.min(ctx.opts.n ?? SIZES.full, SIZES.full));
+    : ctx.opts.given?.has('n')
+      ? Math.max(SIZES.quick, Math.min(ctx.opts.n, SIZES.full))
+      : SIZES.full;
   const plain = await oneRun(ctx, n, false);
   ctx.progress(
     `  plain sink:     ${fmtInt(plain.delivered_per_s)} emails/s delivered, accept→email.delivered webhook p50 ${fmtInt(plain.accept_to_delivered_webhook_ms.p50)} / p99 ${fmtInt(plain.accept_to_delivered_webhook_ms.p99)} ms`,
