@@ -91,10 +91,7 @@ export class ParkedDeliveries {
     return n;
   }
 
-  /**
-   * Wakes every parked job: a closing process hands them to the others now, not when their
-   * longest park runs out.
-   */
+  /** Wakes every parked job: a closing process hands them over now, not after their longest park. */
   async wakeAll(): Promise<void> {
     const now = Date.now();
     const jobs = [...this.parked.values()].flatMap((m) => [...m.values()]).filter((p) => now < p.wakeBy);

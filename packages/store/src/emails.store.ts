@@ -93,6 +93,9 @@ export interface RecordEventsCall<S extends RecordedEventKind = EmailStatus> {
   also?: RecordedWithEvents;
 }
 
+/** What getForSend gives for an email: its record and attachments, null when it is gone. */
+type SendableEmail = { record: EmailRecord; attachments: AttachmentInput[] } | null;
+
 /** The record field naming the group job an email was accepted into (its first email id). */
 export const SEND_GROUP_FIELD = 'send_group';
 
@@ -230,10 +233,7 @@ export class EmailsStore {
   }
 
   /** The record plus its attachments, for the worker. */
-  async getForSend(
-    teamId: string,
-    emailId: string,
-  ): Promise<{ record: EmailRecord; attachments: AttachmentInput[] } | null> {
+  async getForSend(teamId: string, emailId: string): Promise<SendableEmail> {
     return toSendable(await this.redis.hgetall(this.keys.email(teamId, emailId)));
   }
 
@@ -241,10 +241,7 @@ export class EmailsStore {
    * getForSend of several emails of one team in one script call (their records share the
    * team's slot): per email, in order, what getForSend would have returned.
    */
-  async getManyForSend(
-    teamId: string,
-    emailIds: readonly string[],
-  ): Promise<({ record: EmailRecord; attachments: AttachmentInput[] } | null)[]> {
+  async getManyForSend(teamId: string, emailIds: readonly string[]): Promise<SendableEmail[]> {
     const keys = emailIds.map((id) => this.keys.email(teamId, id));
     const replies = await this.redis.petrelReadEmails(keys.length, ...keys);
     return replies.map((pairs) => {
@@ -536,10 +533,8 @@ function stagedColumns(
   ];
 }
 
-/** A record's fields as getForSend gives them: the record and its attachments, null when it is gone. */
-function toSendable(
-  r: Record<string, string>,
-): { record: EmailRecord; attachments: AttachmentInput[] } | null {
+/** A record's fields as getForSend gives them. */
+function toSendable(r: Record<string, string>): SendableEmail {
   if (!r.id) return null;
   return {
     record: toRecord(r),
